@@ -1,0 +1,66 @@
+package hippo
+
+// Config holds every tunable constant of the strength model, scoring,
+// conflict resolution and input limits. DefaultConfig returns the values of
+// the design document; the zero Config is not useful on its own.
+type Config struct {
+	// Lambda is the decay rate per hour (λ).
+	Lambda float64
+	// ResistanceFactor scales ln(1+access_count) in the decay resistance.
+	ResistanceFactor float64
+	// RetrievalBoost is added to running intensity when a chunk is recalled.
+	RetrievalBoost float64
+	// RecencyRate is the per-day rate of the recency score e^(-rate·days).
+	RecencyRate float64
+	// WeightSimilarity, WeightStrength and WeightRecency weigh the three
+	// signals of the recall score.
+	WeightSimilarity float64
+	WeightStrength   float64
+	WeightRecency    float64
+	// StrengthFloor excludes chunks whose effective strength is below it.
+	StrengthFloor float64
+	// DefaultIntensity is the reading used when none is given (store_memory).
+	DefaultIntensity float64
+
+	// DuplicateThreshold: similarity above it is a duplicate, no LLM asked.
+	DuplicateThreshold float64
+	// NewThreshold: similarity below it is a new fact, no LLM asked.
+	NewThreshold float64
+	// ForgetThreshold is forget_memory's default minimum similarity.
+	ForgetThreshold float64
+	// Candidates is how many existing facts a new fact is compared with.
+	Candidates int
+
+	// DefaultLimit and MaxLimit bound recall result counts.
+	DefaultLimit int
+	MaxLimit     int
+	// MaxFactText bounds remember_facts input; MaxContent store_memory's.
+	MaxFactText int
+	MaxContent  int
+	// MaxBlockValue bounds the size of a memory block.
+	MaxBlockValue int
+}
+
+// DefaultConfig returns the constants of seed 000.
+func DefaultConfig() Config {
+	return Config{
+		Lambda:             0.001,
+		ResistanceFactor:   0.3,
+		RetrievalBoost:     0.02,
+		RecencyRate:        0.01,
+		WeightSimilarity:   0.6,
+		WeightStrength:     0.3,
+		WeightRecency:      0.1,
+		StrengthFloor:      0.05,
+		DefaultIntensity:   0.5,
+		DuplicateThreshold: 0.93,
+		NewThreshold:       0.78,
+		ForgetThreshold:    0.7,
+		Candidates:         5,
+		DefaultLimit:       10,
+		MaxLimit:           50,
+		MaxFactText:        10_000,
+		MaxContent:         50_000,
+		MaxBlockValue:      100_000,
+	}
+}

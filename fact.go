@@ -1,0 +1,73 @@
+package hippo
+
+import "context"
+
+// Fact is one discrete statement extracted from text, with how intensely
+// it was stated (0..1).
+type Fact struct {
+	Content   string  `json:"fact"`
+	Intensity float64 `json:"intensity"`
+}
+
+// Verdict is how a new fact relates to an existing, similar one.
+type Verdict string
+
+const (
+	// Duplicate: same information, different words. Strengthen the existing fact.
+	Duplicate Verdict = "DUPLICATE"
+	// Supersedes: same topic, new value. The existing fact is superseded.
+	Supersedes Verdict = "SUPERSEDES"
+	// Distinct: related but both true. Insert the new fact.
+	Distinct Verdict = "DISTINCT"
+)
+
+// FactPair is a new fact and an existing candidate to classify.
+type FactPair struct {
+	New      string `json:"new"`
+	Existing string `json:"existing"`
+}
+
+// Extractor pulls discrete facts out of free text.
+type Extractor interface {
+	ExtractFacts(ctx context.Context, text string) ([]Fact, error)
+}
+
+// Classifier decides, in one call, the verdict of each pair. It returns one
+// verdict per pair, in order.
+type Classifier interface {
+	ClassifyFacts(ctx context.Context, pairs []FactPair) ([]Verdict, error)
+}
+
+// Action is what remember_facts did with one extracted fact.
+type Action string
+
+const (
+	ActionNew        Action = "new"
+	ActionDuplicate  Action = "duplicate"
+	ActionSupersedes Action = "supersedes"
+	ActionDistinct   Action = "distinct"
+)
+
+// FactOutcome is the result for one extracted fact.
+type FactOutcome struct {
+	Action  Action `json:"action"`
+	Content string `json:"content"`
+	// ChunkID is the inserted chunk, or the strengthened one for duplicates.
+	ChunkID   string  `json:"chunk_id"`
+	Intensity float64 `json:"intensity"`
+	// For duplicates: the existing chunk's content and intensity before and
+	// after the moving average.
+	ExistingContent string  `json:"existing_content,omitempty"`
+	OldIntensity    float64 `json:"old_intensity,omitempty"`
+	NewIntensity    float64 `json:"new_intensity,omitempty"`
+	// For supersessions: the fact that stopped being current.
+	SupersededID      string  `json:"superseded_id,omitempty"`
+	SupersededContent string  `json:"superseded_content,omitempty"`
+	Similarity        float64 `json:"similarity,omitempty"`
+}
+
+// RememberResult is the outcome of RememberFacts.
+type RememberResult struct {
+	Summary string        `json:"summary"`
+	Facts   []FactOutcome `json:"facts"`
+}

@@ -1,0 +1,82 @@
+// Package hippo is persistent memory for AI agents: facts and memories with
+// a strength that decays unless used, recalled semantically, forgotten on
+// command, plus named memory blocks and past-conversation search.
+//
+// The root package holds the domain: types, the strength and scoring math,
+// the error type and the interfaces that the storage, provider and tool
+// packages implement or consume. It imports nothing from the project.
+package hippo
+
+import (
+	"context"
+	"encoding/json"
+	"time"
+)
+
+// Kind distinguishes the two sorts of chunk sharing the chunks table.
+type Kind string
+
+const (
+	// KindFact is an atomic claim that can conflict and be superseded.
+	KindFact Kind = "fact"
+	// KindMemory is raw content, deduplicated by hash, never superseded.
+	KindMemory Kind = "memory"
+)
+
+// Valid reports whether k is one of the known kinds.
+func (k Kind) Valid() bool { return k == KindFact || k == KindMemory }
+
+// Chunk is one stored fact or memory.
+type Chunk struct {
+	ID               string          `json:"id"`
+	AgentID          string          `json:"agent_id"`
+	Scope            string          `json:"scope"`
+	Kind             Kind            `json:"kind"`
+	Content          string          `json:"content"`
+	ContentHash      string          `json:"content_hash,omitempty"`
+	Embedding        []float32       `json:"-"`
+	Metadata         json.RawMessage `json:"metadata,omitempty"`
+	RunningIntensity float64         `json:"running_intensity"`
+	EncounterCount   int             `json:"encounter_count"`
+	AccessCount      int             `json:"access_count"`
+	LastAccessedAt   time.Time       `json:"last_accessed_at"`
+	SupersededBy     string          `json:"superseded_by,omitempty"`
+	SupersededAt     *time.Time      `json:"superseded_at,omitempty"`
+	CreatedAt        time.Time       `json:"created_at"`
+}
+
+// Strength is the chunk's effective strength at now under cfg.
+func (c *Chunk) Strength(cfg Config, now time.Time) float64 {
+	return cfg.EffectiveStrength(c.RunningIntensity, c.AccessCount, now.Sub(c.LastAccessedAt))
+}
+
+// Block is a named, agent-owned piece of working memory ("persona",
+// "human", "objectives").
+type Block struct {
+	AgentID   string    `json:"agent_id"`
+	Scope     string    `json:"scope"`
+	Key       string    `json:"key"`
+	Value     string    `json:"value"`
+	UpdatedAt time.Time `json:"updated_at"`
+}
+
+// Message is one turn sent to an LLM.
+type Message struct {
+	Role    string `json:"role"` // "user", "assistant" or "system"
+	Content string `json:"content"`
+}
+
+// Embedder turns texts into vectors, one request per call.
+type Embedder interface {
+	// Embed returns one vector per text, in order.
+	Embed(ctx context.Context, texts []string) ([][]float32, error)
+	// Model names the embedding model; it is recorded in the database.
+	Model() string
+	// Dimension is the vector length, or 0 when unknown until the first call.
+	Dimension() int
+}
+
+// LLM completes a conversation given a system prompt.
+type LLM interface {
+	Complete(ctx context.Context, system string, messages []Message) (string, error)
+}

@@ -1,0 +1,105 @@
+package hippo
+
+import (
+	"context"
+	"encoding/json"
+)
+
+// MemoryService is everything an agent can do with its memory. It is bound
+// to one agent, a write scope and a recall scope filter; the tools, the CLI
+// and the MCP server all go through it.
+type MemoryService interface {
+	// StoreMemory embeds and stores raw content; a verbatim duplicate in the
+	// same scope is strengthened instead of inserted.
+	StoreMemory(ctx context.Context, in StoreInput) (*StoreResult, error)
+	// RememberFacts extracts facts from text and resolves each against the
+	// facts already known: new, duplicate, supersedes or distinct.
+	RememberFacts(ctx context.Context, text string) (*RememberResult, error)
+	// Recall ranks live chunks against a query.
+	Recall(ctx context.Context, in RecallInput) ([]Recalled, error)
+	// Forget hard-deletes every live chunk similar enough to a description.
+	Forget(ctx context.Context, in ForgetInput) (*ForgetResult, error)
+
+	// Block returns a named block, or nil when it does not exist.
+	Block(ctx context.Context, key string) (*Block, error)
+	// AppendBlock appends text to a block, creating it when missing.
+	AppendBlock(ctx context.Context, key, text string) (*Block, error)
+	// ReplaceBlock replaces every occurrence of old with new in a block and
+	// reports how many there were. ENOTFOUND when the block or text is missing.
+	ReplaceBlock(ctx context.Context, key, old, new string) (*Block, int, error)
+
+	// SearchConversation runs a full-text search over the configured
+	// messages table. EINVALID when no messages table is configured.
+	SearchConversation(ctx context.Context, query string, limit int) ([]ConversationHit, error)
+}
+
+// StoreInput is the input of StoreMemory.
+type StoreInput struct {
+	Content string
+	// Metadata, if set, must be a JSON object (source, tags, category, ...).
+	Metadata json.RawMessage
+	// Intensity is the reading for a new memory or a repeat; nil means
+	// Config.DefaultIntensity.
+	Intensity *float64
+}
+
+// StoreResult says what StoreMemory did.
+type StoreResult struct {
+	Chunk *Chunk `json:"chunk"`
+	// Duplicate is true when the content was already stored and the
+	// existing chunk was strengthened.
+	Duplicate bool `json:"duplicate"`
+}
+
+// RecallInput is the input of Recall.
+type RecallInput struct {
+	Query string
+	// Limit is 1..Config.MaxLimit; 0 means Config.DefaultLimit.
+	Limit int
+	// Kind restricts results to facts or memories; "" means both.
+	Kind Kind
+}
+
+// Recalled is one recall result with the parts of its score.
+type Recalled struct {
+	Chunk      *Chunk  `json:"chunk"`
+	Similarity float64 `json:"similarity"`
+	Strength   float64 `json:"strength"`
+	Recency    float64 `json:"recency"`
+	Score      float64 `json:"score"`
+}
+
+// ForgetInput is the input of Forget.
+type ForgetInput struct {
+	Description string
+	// Threshold is the minimum similarity in (0, 1]; 0 means
+	// Config.ForgetThreshold.
+	Threshold float64
+	// DryRun finds what would be deleted and deletes nothing.
+	DryRun bool
+}
+
+// ForgetResult lists what Forget deleted (or would delete).
+type ForgetResult struct {
+	Deleted []Forgotten `json:"deleted"`
+	// Resurrected are IDs of chunks that a deleted chunk had superseded and
+	// that are live again.
+	Resurrected []string `json:"resurrected,omitempty"`
+}
+
+// Forgotten is one chunk removed by Forget.
+type Forgotten struct {
+	ID         string  `json:"id"`
+	Kind       Kind    `json:"kind"`
+	Content    string  `json:"content"`
+	Similarity float64 `json:"similarity"`
+}
+
+// ConversationHit is one message found by SearchConversation.
+type ConversationHit struct {
+	ID        int64   `json:"id"`
+	Role      string  `json:"role,omitempty"`
+	Content   string  `json:"content"`
+	CreatedAt string  `json:"created_at,omitempty"`
+	Rank      float64 `json:"rank"`
+}

@@ -1,0 +1,165 @@
+package hippo_test
+
+import (
+	"math"
+	"testing"
+	"time"
+
+	"github.com/hippo-mem/hippo"
+)
+
+const day = 24 * time.Hour
+
+func TestDecayResistanceAndHalfLife(t *testing.T) {
+	cfg := hippo.DefaultConfig()
+	// Seed 000's table: access count, decay resistance, half-life in days.
+	tests := []struct {
+		access     int
+		resistance float64
+		halfLife   float64
+	}{
+		{0, 1.0, 29},
+		{5, 1.54, 44},
+		{20, 1.91, 55},
+		{100, 2.38, 69},
+	}
+	for _, tt := range tests {
+		if got := cfg.DecayResistance(tt.access); math.Abs(got-tt.resistance) > 0.005 {
+			t.Errorf("DecayResistance(%d) = %.4f, want ~%.2f", tt.access, got, tt.resistance)
+		}
+		days := cfg.HalfLife(tt.access).Hours() / 24
+		if math.Round(days) != tt.halfLife {
+			t.Errorf("HalfLife(%d) = %.2f days, want ~%.0f", tt.access, days, tt.halfLife)
+		}
+		// The half-life really halves the effective strength.
+		s := cfg.EffectiveStrength(0.8, tt.access, cfg.HalfLife(tt.access))
+		if math.Abs(s-0.4) > 1e-9 {
+			t.Errorf("strength after half-life (access %d) = %.6f, want 0.4", tt.access, s)
+		}
+	}
+}
+
+func TestEffectiveStrength(t *testing.T) {
+	cfg := hippo.DefaultConfig()
+	tests := []struct {
+		name      string
+		intensity float64
+		access    int
+		since     time.Duration
+		want      float64
+	}{
+		{"fresh", 0.85, 0, 0, 0.85},
+		{"future access counts as now", 0.5, 0, -time.Hour, 0.5},
+		{"one day", 1.0, 0, day, math.Exp(-0.024)},
+		{"thirty days", 0.5, 0, 30 * day, 0.5 * math.Exp(-0.72)},
+		{"thirty days, 5 accesses", 0.5, 5, 30 * day, 0.5 * math.Exp(-0.72/(1+math.Log(6)*0.3))},
+	}
+	for _, tt := range tests {
+		got := cfg.EffectiveStrength(tt.intensity, tt.access, tt.since)
+		if math.Abs(got-tt.want) > 1e-12 {
+			t.Errorf("%s: EffectiveStrength = %.12f, want %.12f", tt.name, got, tt.want)
+		}
+	}
+}
+
+func TestStrengthFloorCrossing(t *testing.T) {
+	// An intensity-0.5 chunk never accessed falls under the 0.05 floor after
+	// ln(10)/0.001 hours ≈ 96 days.
+	cfg := hippo.DefaultConfig()
+	if s := cfg.EffectiveStrength(0.5, 0, 95*day); s < cfg.StrengthFloor {
+		t.Errorf("95 days: strength %.4f already under floor", s)
+	}
+	if s := cfg.EffectiveStrength(0.5, 0, 97*day); s >= cfg.StrengthFloor {
+		t.Errorf("97 days: strength %.4f still above floor", s)
+	}
+}
+
+func TestRecency(t *testing.T) {
+	cfg := hippo.DefaultConfig()
+	// Seed 000: ~0.97 at 3 days, ~0.74 at 30 days, ~0.03 at a year.
+	tests := []struct {
+		age  time.Duration
+		want float64
+	}{
+		{0, 1},
+		{3 * day, 0.97},
+		{30 * day, 0.74},
+		{365 * day, 0.03},
+		{-day, 1},
+	}
+	for _, tt := range tests {
+		got := cfg.Recency(tt.age)
+		if math.Abs(got-tt.want) > 0.005 {
+			t.Errorf("Recency(%v) = %.4f, want ~%.2f", tt.age, got, tt.want)
+		}
+	}
+}
+
+func TestMovingAverage(t *testing.T) {
+	tests := []struct {
+		running    float64
+		encounters int
+		reading    float64
+		want       float64
+	}{
+		{0.5, 1, 1.0, 0.75},
+		{0.85, 1, 0.81, 0.83},    // seed: 0.85 → running avg 0.83
+		{0.9, 9, 0.0, 0.81},      // late readings move the average less
+		{0.2, 0, 0.7, 0.7},       // no history: the reading is the value
+		{0.6, 3, 0.6, 0.6},       // same reading leaves it unchanged
+		{0.4, -2, 0.8, 0.8},      // negative counts treated as zero
+		{1.0, 4, 0.0, 0.8},       // a downvote fades, does not erase
+		{0.3, 2, 0.9, 0.3 + 0.2}, // (0.6+0.9)/3
+	}
+	for _, tt := range tests {
+		got := hippo.MovingAverage(tt.running, tt.encounters, tt.reading)
+		if math.Abs(got-tt.want) > 1e-9 {
+			t.Errorf("MovingAverage(%v, %d, %v) = %v, want %v", tt.running, tt.encounters, tt.reading, got, tt.want)
+		}
+	}
+}
+
+func TestBoost(t *testing.T) {
+	cfg := hippo.DefaultConfig()
+	tests := []struct{ in, want float64 }{
+		{0.5, 0.52},
+		{0.99, 1.0},
+		{1.0, 1.0},
+	}
+	for _, tt := range tests {
+		if got := cfg.Boost(tt.in); math.Abs(got-tt.want) > 1e-12 {
+			t.Errorf("Boost(%v) = %v, want %v", tt.in, got, tt.want)
+		}
+	}
+}
+
+func TestScore(t *testing.T) {
+	cfg := hippo.DefaultConfig()
+	tests := []struct {
+		name               string
+		sim, strength, rec float64
+		want               float64
+	}{
+		{"all ones", 1, 1, 1, 1},
+		{"seed weights", 0.8, 0.5, 0.74, 0.6*0.8 + 0.3*0.5 + 0.1*0.74},
+		{"negative cosine clamps to zero", -0.4, 0.5, 1, 0.3*0.5 + 0.1},
+		{"nothing", 0, 0, 0, 0},
+	}
+	for _, tt := range tests {
+		if got := cfg.Score(tt.sim, tt.strength, tt.rec); math.Abs(got-tt.want) > 1e-12 {
+			t.Errorf("%s: Score = %v, want %v", tt.name, got, tt.want)
+		}
+	}
+}
+
+func TestClampIntensity(t *testing.T) {
+	cfg := hippo.DefaultConfig()
+	tests := []struct{ in, want float64 }{
+		{-0.5, 0}, {0.3, 0.3}, {1.7, 1}, {math.NaN(), 0.5},
+	}
+	for _, tt := range tests {
+		if got := cfg.ClampIntensity(tt.in); got != tt.want {
+			t.Errorf("ClampIntensity(%v) = %v, want %v", tt.in, got, tt.want)
+		}
+	}
+}
