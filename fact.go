@@ -1,6 +1,10 @@
 package hippo
 
-import "context"
+import (
+	"context"
+	"fmt"
+	"strings"
+)
 
 // Fact is one discrete statement extracted from text, with how intensely
 // it was stated (0..1).
@@ -70,4 +74,48 @@ type FactOutcome struct {
 type RememberResult struct {
 	Summary string        `json:"summary"`
 	Facts   []FactOutcome `json:"facts"`
+}
+
+// Summarize renders outcomes the way seed 000 shows them: "Learned 2
+// facts: 1 new (…), 1 updated (… — intensity 0.85 → running avg 0.83)".
+func Summarize(outcomes []FactOutcome) string {
+	if len(outcomes) == 0 {
+		return "No facts extracted."
+	}
+	groups := []struct {
+		action Action
+		label  string
+		items  []string
+	}{
+		{ActionNew, "new", nil},
+		{ActionDuplicate, "updated", nil},
+		{ActionSupersedes, "superseding", nil},
+		{ActionDistinct, "distinct", nil},
+	}
+	for _, o := range outcomes {
+		for g := range groups {
+			if groups[g].action != o.Action {
+				continue
+			}
+			item := o.Content
+			switch o.Action {
+			case ActionDuplicate:
+				item = fmt.Sprintf("%s — intensity %.2f → running avg %.2f", o.ExistingContent, o.OldIntensity, o.NewIntensity)
+			case ActionSupersedes:
+				item = fmt.Sprintf("%s — replaces %q", o.Content, o.SupersededContent)
+			}
+			groups[g].items = append(groups[g].items, item)
+		}
+	}
+	noun := "facts"
+	if len(outcomes) == 1 {
+		noun = "fact"
+	}
+	var parts []string
+	for _, g := range groups {
+		if len(g.items) > 0 {
+			parts = append(parts, fmt.Sprintf("%d %s (%s)", len(g.items), g.label, strings.Join(g.items, "; ")))
+		}
+	}
+	return fmt.Sprintf("Learned %d %s: %s", len(outcomes), noun, strings.Join(parts, ", "))
 }

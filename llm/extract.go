@@ -1,0 +1,199 @@
+package llm
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"math"
+	"slices"
+	"strings"
+	"unicode/utf8"
+
+	"github.com/hippo-mem/hippo"
+)
+
+// maxFacts caps how many facts one extraction returns.
+const maxFacts = 50
+
+// defaultIntensity is the reading given to a fact whose intensity is
+// missing or unreadable: the middle of the scale, neither aside nor
+// conviction.
+const defaultIntensity = 0.5
+
+// extractPrompt is the extraction system prompt. It carries the seed's
+// intensity signals and calibration bands.
+var extractPrompt = mustRender("extract.tmpl", struct{ MaxFacts int }{maxFacts})
+
+// Extractor pulls facts and their intensity out of free text with one LLM
+// call. It implements hippo.Extractor.
+type Extractor struct {
+	client hippo.LLM
+}
+
+var _ hippo.Extractor = (*Extractor)(nil)
+
+// NewExtractor returns an Extractor asking client, which must not be nil.
+func NewExtractor(client hippo.LLM) *Extractor {
+	return &Extractor{client: client}
+}
+
+// ExtractFacts asks the LLM once for the facts stated in text, each a
+// standalone third-person statement about the user with an intensity in
+// [0,1]. Blank text yields no facts without a call. A reply with no
+// readable JSON is an EINTERNAL *hippo.Error; one with no facts yields an
+// empty slice.
+func (e *Extractor) ExtractFacts(ctx context.Context, text string) ([]hippo.Fact, error) {
+	if strings.TrimSpace(text) == "" {
+		return []hippo.Fact{}, nil
+	}
+	reply, err := e.client.Complete(ctx, extractPrompt, []hippo.Message{{Role: "user", Content: text}})
+	if err != nil {
+		return nil, fmt.Errorf("llm: fact extraction failed: %w", err)
+	}
+	return parseFacts(reply)
+}
+
+// parseFacts reads the facts out of an extraction reply: a bare array, a
+// {"facts":[...]} wrapper, a single fact object, any of them inside code
+// fences or prose. Malformed entries and repeated facts are dropped.
+func parseFacts(reply string) ([]hippo.Fact, error) {
+	var facts []hippo.Fact
+	parsed := eachJSON(reply, func(raw json.RawMessage) bool {
+		items, ok := factItems(raw)
+		if ok {
+			facts = collectFacts(items)
+		}
+		return ok
+	})
+	if !parsed {
+		return nil, hippo.Errorf(hippo.EINTERNAL, "llm: the extraction reply could not be parsed: no JSON in %q", truncate(reply, 200))
+	}
+	if facts == nil {
+		// Valid JSON, but nothing shaped like facts: the model found none.
+		facts = []hippo.Fact{}
+	}
+	return facts, nil
+}
+
+// factItems returns the candidate fact entries of one JSON value, and false
+// when the value does not look like an extraction reply.
+func factItems(raw json.RawMessage) ([]json.RawMessage, bool) {
+	switch jsonKind(raw) {
+	case '[':
+		var items []json.RawMessage
+		if err := json.Unmarshal(raw, &items); err != nil {
+			return nil, false
+		}
+		// An array of numbers or strings is more likely prose ("[1]")
+		// than a reply; keep looking.
+		if len(items) > 0 && !slices.ContainsFunc(items, isObject) {
+			return nil, false
+		}
+		return items, true
+	case '{':
+		m, ok := object(raw)
+		if !ok {
+			return nil, false
+		}
+		for _, key := range []string{"facts", "items", "results", "data", "memories"} {
+			v, ok := field(m, key)
+			if !ok {
+				continue
+			}
+			switch jsonKind(v) {
+			case 'n': // null: no facts
+				return []json.RawMessage{}, true
+			case '[':
+				var items []json.RawMessage
+				if err := json.Unmarshal(v, &items); err == nil {
+					return items, true
+				}
+			}
+		}
+		if _, ok := field(m, factKeys...); ok {
+			return []json.RawMessage{raw}, true
+		}
+	}
+	return nil, false
+}
+
+// factKeys and intensityKeys are the names models use for a fact's two
+// fields, preferred first.
+var (
+	factKeys      = []string{"fact", "content", "text", "statement"}
+	intensityKeys = []string{"intensity", "importance", "strength"}
+)
+
+// collectFacts turns entries into facts: trimmed, clamped, deduplicated
+// case-insensitively, at most maxFacts.
+func collectFacts(items []json.RawMessage) []hippo.Fact {
+	facts := []hippo.Fact{}
+	seen := make(map[string]bool)
+	for _, item := range items {
+		f, ok := parseFact(item)
+		if !ok {
+			continue
+		}
+		key := strings.ToLower(f.Content)
+		if seen[key] {
+			continue
+		}
+		seen[key] = true
+		facts = append(facts, f)
+		if len(facts) == maxFacts {
+			break
+		}
+	}
+	return facts
+}
+
+// parseFact reads one entry; it fails for non-objects and empty facts.
+func parseFact(raw json.RawMessage) (hippo.Fact, bool) {
+	m, ok := object(raw)
+	if !ok {
+		return hippo.Fact{}, false
+	}
+	v, ok := field(m, factKeys...)
+	if !ok {
+		return hippo.Fact{}, false
+	}
+	var content string
+	if err := json.Unmarshal(v, &content); err != nil {
+		return hippo.Fact{}, false
+	}
+	content = strings.TrimSpace(content)
+	if content == "" {
+		return hippo.Fact{}, false
+	}
+	intensity := defaultIntensity
+	if v, ok := field(m, intensityKeys...); ok {
+		if f, ok := number(v); ok {
+			intensity = f
+		}
+	}
+	return hippo.Fact{Content: content, Intensity: clamp(intensity)}, true
+}
+
+// clamp bounds an intensity to [0,1]; NaN becomes defaultIntensity.
+func clamp(x float64) float64 {
+	switch {
+	case math.IsNaN(x):
+		return defaultIntensity
+	case x < 0:
+		return 0
+	case x > 1:
+		return 1
+	}
+	return x
+}
+
+// truncate shortens s to at most n bytes, on a rune boundary, for messages.
+func truncate(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	for n > 0 && !utf8.RuneStart(s[n]) {
+		n--
+	}
+	return s[:n] + "…"
+}

@@ -1,0 +1,243 @@
+// Package mock fakes Hippo's external services for tests: an HTTP server
+// speaking the OpenAI wire format (embeddings and chat completions), so the
+// real client code runs, and a deterministic embedder behind it.
+package mock
+
+import (
+	"encoding/json"
+	"fmt"
+	"hash/fnv"
+	"math"
+	"math/rand/v2"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"sync"
+	"testing"
+	"unicode"
+)
+
+// Server is an OpenAI-compatible endpoint: POST /v1/embeddings and
+// POST /v1/chat/completions. Embeddings come from Vector (or Set
+// overrides); chat replies from the Chat function or the Replies queue.
+type Server struct {
+	*httptest.Server
+	Dim int
+
+	mu            sync.Mutex
+	vectors       map[string][]float32
+	replies       []string
+	embedRequests int
+	embedInputs   int
+	chatRequests  int
+	chatBodies    []ChatRequest
+	// Chat, if set, answers chat requests instead of the Replies queue.
+	Chat func(req ChatRequest) (string, int)
+	// EmbedStatus, if set, returns an HTTP status to fail the nth (1-based)
+	// embedding request with, or 0 to answer it.
+	EmbedStatus func(n int) int
+}
+
+// ChatRequest is the body of a chat completion request.
+type ChatRequest struct {
+	Model       string           `json:"model"`
+	Messages    []map[string]any `json:"messages"`
+	Temperature *float64         `json:"temperature"`
+	MaxTokens   int              `json:"max_tokens"`
+}
+
+// NewServer starts a server with vectors of dim dimensions; it is closed
+// when the test ends.
+func NewServer(t testing.TB, dim int) *Server {
+	s := &Server{Dim: dim, vectors: map[string][]float32{}}
+	mux := http.NewServeMux()
+	mux.HandleFunc("POST /v1/embeddings", s.embeddings)
+	mux.HandleFunc("POST /v1/chat/completions", s.chat)
+	s.Server = httptest.NewServer(mux)
+	t.Cleanup(s.Close)
+	return s
+}
+
+// BaseURL is the API base to configure clients with.
+func (s *Server) BaseURL() string { return s.URL + "/v1" }
+
+// Set makes text embed to v.
+func (s *Server) Set(text string, v []float32) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.vectors[text] = v
+}
+
+// Reply queues chat replies, answered in order.
+func (s *Server) Reply(replies ...string) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.replies = append(s.replies, replies...)
+}
+
+// Counts returns how many embedding and chat requests were served.
+func (s *Server) Counts() (embed, chat int) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.embedRequests, s.chatRequests
+}
+
+// ChatBodies returns the chat requests received.
+func (s *Server) ChatBodies() []ChatRequest {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return append([]ChatRequest(nil), s.chatBodies...)
+}
+
+func (s *Server) embeddings(w http.ResponseWriter, r *http.Request) {
+	var req struct {
+		Model string          `json:"model"`
+		Input json.RawMessage `json:"input"`
+	}
+	if err := json.NewDecoder(r.Body).Decode(&req); err != nil {
+		writeError(w, http.StatusBadRequest, "bad json: "+err.Error())
+		return
+	}
+	var inputs []string
+	if err := json.Unmarshal(req.Input, &inputs); err != nil {
+		var one string
+		if err := json.Unmarshal(req.Input, &one); err != nil {
+			writeError(w, http.StatusBadRequest, "input must be a string or an array of strings")
+			return
+		}
+		inputs = []string{one}
+	}
+	s.mu.Lock()
+	s.embedRequests++
+	n := s.embedRequests
+	s.embedInputs += len(inputs)
+	fail := s.EmbedStatus
+	s.mu.Unlock()
+	if fail != nil {
+		if code := fail(n); code != 0 {
+			writeError(w, code, "scripted failure")
+			return
+		}
+	}
+	type item struct {
+		Object    string    `json:"object"`
+		Index     int       `json:"index"`
+		Embedding []float32 `json:"embedding"`
+	}
+	data := make([]item, len(inputs))
+	for i, text := range inputs {
+		data[i] = item{Object: "embedding", Index: i, Embedding: s.Vector(text)}
+	}
+	writeJSON(w, map[string]any{"object": "list", "data": data, "model": req.Model})
+}
+
+func (s *Server) chat(w http.ResponseWriter, r *http.Request) {
+	var req ChatRequest
+	if err := json.NewDecoder(r.Body).Decode(&req); err != nil {
+		writeError(w, http.StatusBadRequest, "bad json: "+err.Error())
+		return
+	}
+	s.mu.Lock()
+	s.chatRequests++
+	s.chatBodies = append(s.chatBodies, req)
+	chat := s.Chat
+	var reply string
+	status := http.StatusOK
+	if chat == nil {
+		if len(s.replies) == 0 {
+			status = http.StatusInternalServerError
+		} else {
+			reply, s.replies = s.replies[0], s.replies[1:]
+		}
+	}
+	s.mu.Unlock()
+	if chat != nil {
+		reply, status = chat(req)
+	}
+	if status != http.StatusOK {
+		writeError(w, status, "scripted failure")
+		return
+	}
+	writeJSON(w, map[string]any{
+		"id": "chatcmpl-mock", "object": "chat.completion", "model": req.Model,
+		"choices": []map[string]any{{
+			"index": 0, "finish_reason": "stop",
+			"message": map[string]any{"role": "assistant", "content": reply},
+		}},
+	})
+}
+
+func writeJSON(w http.ResponseWriter, v any) {
+	w.Header().Set("Content-Type", "application/json")
+	json.NewEncoder(w).Encode(v)
+}
+
+func writeError(w http.ResponseWriter, code int, msg string) {
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(code)
+	fmt.Fprintf(w, `{"error":{"message":%q,"type":"mock_error"}}`, msg)
+}
+
+// Vector embeds text: an override from Set, or a deterministic bag of
+// hashed words, so texts sharing words are similar.
+func (s *Server) Vector(text string) []float32 {
+	s.mu.Lock()
+	v, ok := s.vectors[text]
+	s.mu.Unlock()
+	if ok {
+		return v
+	}
+	return HashVector(text, s.Dim)
+}
+
+// HashVector is a deterministic unit vector: the normalised sum of one
+// pseudo-random vector per lower-cased word.
+func HashVector(text string, dim int) []float32 {
+	v := make([]float32, dim)
+	words := strings.FieldsFunc(strings.ToLower(text), func(r rune) bool {
+		return !unicode.IsLetter(r) && !unicode.IsDigit(r)
+	})
+	if len(words) == 0 {
+		words = []string{text}
+	}
+	for _, w := range words {
+		h := fnv.New64a()
+		h.Write([]byte(w))
+		r := rand.New(rand.NewPCG(h.Sum64(), 7))
+		for i := range v {
+			v[i] += float32(r.NormFloat64())
+		}
+	}
+	return unit(v)
+}
+
+// Axis is the unit vector along dimension i.
+func Axis(dim, i int) []float32 {
+	v := make([]float32, dim)
+	v[i] = 1
+	return v
+}
+
+// AtCosine returns a unit vector whose cosine with Axis(dim, a) is c, lying
+// in the plane of axes a and b.
+func AtCosine(dim, a, b int, c float64) []float32 {
+	v := make([]float32, dim)
+	v[a] = float32(c)
+	v[b] = float32(math.Sqrt(1 - c*c))
+	return v
+}
+
+func unit(v []float32) []float32 {
+	var n float64
+	for _, f := range v {
+		n += float64(f) * float64(f)
+	}
+	if n == 0 {
+		return v
+	}
+	inv := float32(1 / math.Sqrt(n))
+	for i := range v {
+		v[i] *= inv
+	}
+	return v
+}

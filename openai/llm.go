@@ -1,0 +1,107 @@
+package openai
+
+import (
+	"context"
+	"encoding/json"
+	"math"
+	"strings"
+
+	"github.com/hippo-mem/hippo"
+)
+
+// maxChatBody bounds a chat completion response; a completion of
+// MaxTokens tokens is a tiny fraction of it.
+const maxChatBody = 8 << 20
+
+// LLM is a hippo.LLM over POST {BaseURL}/chat/completions. It is safe for
+// concurrent use.
+type LLM struct {
+	c           *client
+	model       string
+	maxTokens   int
+	temperature float64
+}
+
+// NewLLM returns an LLM for cfg. Empty fields default to OpenRouter,
+// google/gemini-flash-2.0, 2048 max tokens and temperature 0.
+func NewLLM(cfg Config) (*LLM, error) {
+	if cfg.MaxTokens < 0 {
+		return nil, hippo.Invalidf("max_tokens", "must not be negative, got %d", cfg.MaxTokens)
+	}
+	if math.IsNaN(cfg.Temperature) || cfg.Temperature < 0 {
+		return nil, hippo.Invalidf("temperature", "must be zero or more, got %v", cfg.Temperature)
+	}
+	model := cfg.Model
+	if model == "" {
+		model = DefaultChatModel
+	}
+	if strings.TrimSpace(model) == "" {
+		return nil, hippo.Invalidf("model", "must not be blank")
+	}
+	c, err := newClient(cfg, DefaultChatBaseURL, "chat/completions", maxChatBody)
+	if err != nil {
+		return nil, err
+	}
+	l := &LLM{c: c, model: model, maxTokens: cfg.MaxTokens, temperature: cfg.Temperature}
+	if l.maxTokens == 0 {
+		l.maxTokens = DefaultMaxTokens
+	}
+	return l, nil
+}
+
+// Model returns the chat model's name.
+func (l *LLM) Model() string { return l.model }
+
+// Complete sends the system prompt, when not empty, followed by messages
+// and returns the first choice's content. An empty reply is an error.
+func (l *LLM) Complete(ctx context.Context, system string, messages []hippo.Message) (string, error) {
+	msgs := make([]hippo.Message, 0, len(messages)+1)
+	if system != "" {
+		msgs = append(msgs, hippo.Message{Role: "system", Content: system})
+	}
+	msgs = append(msgs, messages...)
+	body, err := l.c.post(ctx, chatRequest{
+		Model:       l.model,
+		Messages:    msgs,
+		Temperature: l.temperature,
+		MaxTokens:   l.maxTokens,
+	})
+	if err != nil {
+		return "", err
+	}
+	var resp chatResponse
+	if err := json.Unmarshal(body, &resp); err != nil {
+		return "", l.c.errorf(hippo.EINTERNAL, "response is not a chat completion (%v): %s", err, l.c.excerpt(body))
+	}
+	if len(resp.Choices) == 0 {
+		// OpenRouter reports some upstream failures as a 200 with an error.
+		if msg := errorField(resp.Error); msg != "" {
+			return "", l.c.errorf(hippo.EINTERNAL, "no choices returned: %s", l.c.excerpt([]byte(msg)))
+		}
+		return "", l.c.errorf(hippo.EINTERNAL, "no choices returned")
+	}
+	ch := resp.Choices[0]
+	if strings.TrimSpace(ch.Message.Content) == "" {
+		return "", l.c.errorf(hippo.EINTERNAL, "empty completion (finish_reason %q)", ch.FinishReason)
+	}
+	return ch.Message.Content, nil
+}
+
+// chatRequest always sends temperature and max_tokens, even when zero.
+type chatRequest struct {
+	Model       string          `json:"model"`
+	Messages    []hippo.Message `json:"messages"`
+	Temperature float64         `json:"temperature"`
+	MaxTokens   int             `json:"max_tokens"`
+}
+
+// chatResponse ignores usage, which some servers omit.
+type chatResponse struct {
+	Choices []struct {
+		Message struct {
+			Content string `json:"content"`
+		} `json:"message"`
+		FinishReason string `json:"finish_reason"`
+	} `json:"choices"`
+	Error json.RawMessage `json:"error"`
+}

@@ -1,0 +1,63 @@
+// Package openai implements hippo.Embedder and hippo.LLM over any
+// OpenAI-compatible HTTP API: OpenAI, OpenRouter, Ollama, vLLM, LM Studio
+// and the like.
+//
+// Both clients share one HTTP core: a timeout per attempt, retries with
+// exponential backoff and jitter on 429, 408, 5xx and transient network
+// errors, Retry-After honoured up to 30s, and error messages that name the
+// endpoint and status, quote the server's error message and never contain
+// the API key.
+package openai
+
+import (
+	"net/http"
+	"time"
+
+	"github.com/hippo-mem/hippo"
+)
+
+// Defaults used for the empty fields of a Config.
+const (
+	DefaultEmbeddingBaseURL = "https://api.openai.com/v1"
+	DefaultEmbeddingModel   = "text-embedding-3-small"
+	DefaultChatBaseURL      = "https://openrouter.ai/api/v1"
+	DefaultChatModel        = "google/gemini-flash-2.0"
+	DefaultMaxTokens        = 2048
+	DefaultTimeout          = 60 * time.Second
+	DefaultMaxRetries       = 3
+)
+
+// Config configures an Embedder or an LLM. The zero value works: each empty
+// field takes the default of the constructor it is passed to.
+type Config struct {
+	// BaseURL is the API root, such as "https://api.openai.com/v1" or
+	// "http://localhost:11434/v1" for Ollama. A trailing slash is fine.
+	BaseURL string
+	// APIKey is sent as a Bearer token. Empty sends no Authorization
+	// header, which local servers expect.
+	APIKey string
+	// Model names the model.
+	Model string
+	// Dimensions asks the embedding model for vectors of this length and
+	// is checked against every response. 0 sends no "dimensions" field and
+	// accepts the model's native length. Embedder only.
+	Dimensions int
+	// MaxTokens caps the length of a completion; 0 means 2048. LLM only.
+	MaxTokens int
+	// Temperature is the sampling temperature. The default 0 keeps fact
+	// extraction repeatable. LLM only.
+	Temperature float64
+	// Timeout bounds each HTTP attempt, not the call with its retries
+	// (the caller's context bounds that); 0 means 60s.
+	Timeout time.Duration
+	// MaxRetries is how many times a request is retried after a 429, 408,
+	// 5xx or network error; 0 means 3 and a negative value means never.
+	MaxRetries int
+	// HTTPClient sends the requests; nil means http.DefaultClient.
+	HTTPClient *http.Client
+}
+
+var (
+	_ hippo.Embedder = (*Embedder)(nil)
+	_ hippo.LLM      = (*LLM)(nil)
+)

@@ -1,0 +1,126 @@
+package sqlite
+
+import (
+	"context"
+	"database/sql"
+	"fmt"
+	"strings"
+	"unicode/utf8"
+
+	"github.com/hippo-mem/hippo"
+)
+
+// Block implements hippo.MemoryService: nil, nil when the block is missing.
+func (m *Memory) Block(ctx context.Context, key string) (*hippo.Block, error) {
+	if err := hippo.ValidateBlockKey(key); err != nil {
+		return nil, err
+	}
+	b, err := getBlock(ctx, m.db.read, m.opts.AgentID, m.opts.Scope, key)
+	if err == sql.ErrNoRows {
+		return nil, nil
+	}
+	return b, err
+}
+
+// AppendBlock implements hippo.MemoryService. A missing block is created
+// with text as its value; otherwise text is appended on a new line.
+func (m *Memory) AppendBlock(ctx context.Context, key, text string) (*hippo.Block, error) {
+	if err := hippo.ValidateBlockKey(key); err != nil {
+		return nil, err
+	}
+	if err := hippo.ValidateText("text", text, m.db.cfg.MaxBlockValue); err != nil {
+		return nil, err
+	}
+	return m.updateBlock(ctx, key, true, func(old string, exists bool) (string, error) {
+		if !exists || old == "" {
+			return text, nil
+		}
+		return old + "\n" + text, nil
+	})
+}
+
+// ReplaceBlock implements hippo.MemoryService: every occurrence of old is
+// replaced. ENOTFOUND when the block does not exist or old does not occur.
+func (m *Memory) ReplaceBlock(ctx context.Context, key, old, new string) (*hippo.Block, int, error) {
+	if err := hippo.ValidateBlockKey(key); err != nil {
+		return nil, 0, err
+	}
+	if old == "" {
+		return nil, 0, hippo.Invalidf("old_text", "must not be empty")
+	}
+	if err := hippo.ValidateText("old_text", old, m.db.cfg.MaxBlockValue); err != nil {
+		return nil, 0, err
+	}
+	if !utf8.ValidString(new) {
+		return nil, 0, hippo.Invalidf("new_text", "must be valid UTF-8")
+	}
+	var count int
+	b, err := m.updateBlock(ctx, key, false, func(value string, exists bool) (string, error) {
+		if !exists {
+			return "", hippo.Errorf(hippo.ENOTFOUND, "block %q does not exist", key)
+		}
+		count = strings.Count(value, old)
+		if count == 0 {
+			return "", hippo.Errorf(hippo.ENOTFOUND, "text %q not found in block %q", old, key)
+		}
+		return strings.ReplaceAll(value, old, new), nil
+	})
+	if err != nil {
+		return nil, 0, err
+	}
+	return b, count, nil
+}
+
+// updateBlock reads, changes and writes a block in one write transaction.
+func (m *Memory) updateBlock(ctx context.Context, key string, create bool, change func(string, bool) (string, error)) (*hippo.Block, error) {
+	tx, err := m.db.write.BeginTx(ctx, nil)
+	if err != nil {
+		return nil, err
+	}
+	defer tx.Rollback()
+	b, err := getBlock(ctx, tx, m.opts.AgentID, m.opts.Scope, key)
+	exists := err == nil
+	if err != nil && err != sql.ErrNoRows {
+		return nil, err
+	}
+	var old string
+	if exists {
+		old = b.Value
+	}
+	value, err := change(old, exists)
+	if err != nil {
+		return nil, err
+	}
+	if n, max := utf8.RuneCountInString(value), m.db.cfg.MaxBlockValue; n > max {
+		return nil, hippo.Invalidf("text", "block %q would grow to %d characters, more than the %d allowed", key, n, max)
+	}
+	if !exists && !create {
+		return nil, hippo.Errorf(hippo.ENOTFOUND, "block %q does not exist", key)
+	}
+	now := m.db.now()
+	if _, err := tx.ExecContext(ctx, `INSERT INTO memory_blocks (agent_id, scope, key, value, updated_at)
+		VALUES (?, ?, ?, ?, ?) ON CONFLICT (agent_id, scope, key)
+		DO UPDATE SET value = excluded.value, updated_at = excluded.updated_at`,
+		m.opts.AgentID, m.opts.Scope, key, value, formatTime(now)); err != nil {
+		return nil, fmt.Errorf("write block %q: %w", key, err)
+	}
+	if err := tx.Commit(); err != nil {
+		return nil, err
+	}
+	return &hippo.Block{AgentID: m.opts.AgentID, Scope: m.opts.Scope, Key: key, Value: value, UpdatedAt: now.UTC()}, nil
+}
+
+func getBlock(ctx context.Context, q queryRower, agentID, scope, key string) (*hippo.Block, error) {
+	var b hippo.Block
+	var updated string
+	err := q.QueryRowContext(ctx, `SELECT agent_id, scope, key, value, updated_at FROM memory_blocks
+		WHERE agent_id = ? AND scope = ? AND key = ?`, agentID, scope, key).
+		Scan(&b.AgentID, &b.Scope, &b.Key, &b.Value, &updated)
+	if err != nil {
+		return nil, err
+	}
+	if b.UpdatedAt, err = parseTime(updated); err != nil {
+		return nil, fmt.Errorf("block %q: %w", key, err)
+	}
+	return &b, nil
+}

@@ -1,0 +1,226 @@
+package sqlite
+
+import (
+	"context"
+	"crypto/sha256"
+	"database/sql"
+	"encoding/hex"
+	"encoding/json"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/hippo-mem/hippo"
+	"github.com/hippo-mem/hippo/vector"
+	"github.com/oklog/ulid/v2"
+)
+
+// chunkColumns is the column list scanChunk reads, in order.
+const chunkColumns = `id, agent_id, scope, kind, content, content_hash, embedding, metadata,
+	running_intensity, encounter_count, access_count, last_accessed_at,
+	superseded_by, superseded_at, created_at`
+
+type rowScanner interface{ Scan(dest ...any) error }
+
+func scanChunk(r rowScanner) (*hippo.Chunk, error) {
+	var (
+		c                          hippo.Chunk
+		kind, hash, meta           string
+		supBy, supAt, last, create string
+		blob                       []byte
+	)
+	err := r.Scan(&c.ID, &c.AgentID, &c.Scope, &kind, &c.Content, nullable(&hash), &blob, nullable(&meta),
+		&c.RunningIntensity, &c.EncounterCount, &c.AccessCount, &last,
+		nullable(&supBy), nullable(&supAt), &create)
+	if err != nil {
+		return nil, err
+	}
+	c.Kind = hippo.Kind(kind)
+	c.ContentHash = hash
+	c.SupersededBy = supBy
+	if meta != "" {
+		c.Metadata = json.RawMessage(meta)
+	}
+	if c.Embedding, err = vector.Decode(nil, blob); err != nil {
+		return nil, fmt.Errorf("chunk %s: %w", c.ID, err)
+	}
+	if c.LastAccessedAt, err = parseTime(last); err != nil {
+		return nil, fmt.Errorf("chunk %s: %w", c.ID, err)
+	}
+	if c.CreatedAt, err = parseTime(create); err != nil {
+		return nil, fmt.Errorf("chunk %s: %w", c.ID, err)
+	}
+	if supAt != "" {
+		t, err := parseTime(supAt)
+		if err != nil {
+			return nil, fmt.Errorf("chunk %s: %w", c.ID, err)
+		}
+		c.SupersededAt = &t
+	}
+	return &c, nil
+}
+
+// nullString scans a nullable TEXT column into a string ("" for NULL).
+type nullString struct{ s *string }
+
+func (n nullString) Scan(v any) error {
+	switch v := v.(type) {
+	case nil:
+		*n.s = ""
+	case string:
+		*n.s = v
+	case []byte:
+		*n.s = string(v)
+	default:
+		*n.s = fmt.Sprint(v)
+	}
+	return nil
+}
+
+func nullable(s *string) nullString { return nullString{s} }
+
+// nullIfEmpty stores "" as NULL.
+func nullIfEmpty(s string) any {
+	if s == "" {
+		return nil
+	}
+	return s
+}
+
+// ContentHash is the hex SHA-256 of content: the memory dedup key.
+func ContentHash(content string) string {
+	sum := sha256.Sum256([]byte(content))
+	return hex.EncodeToString(sum[:])
+}
+
+// NewID returns a new ULID.
+func NewID(now time.Time) string {
+	return ulid.MustNew(ulid.Timestamp(now), ulid.DefaultEntropy()).String()
+}
+
+type execer interface {
+	ExecContext(ctx context.Context, query string, args ...any) (sql.Result, error)
+}
+
+func insertChunk(ctx context.Context, tx execer, c *hippo.Chunk) error {
+	var supAt any
+	if c.SupersededAt != nil {
+		supAt = formatTime(*c.SupersededAt)
+	}
+	_, err := tx.ExecContext(ctx, `INSERT INTO chunks (`+chunkColumns+`)
+		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+		c.ID, c.AgentID, c.Scope, string(c.Kind), c.Content, nullIfEmpty(c.ContentHash),
+		vector.Encode(c.Embedding), nullIfEmpty(string(c.Metadata)),
+		c.RunningIntensity, c.EncounterCount, c.AccessCount, formatTime(c.LastAccessedAt),
+		nullIfEmpty(c.SupersededBy), supAt, formatTime(c.CreatedAt))
+	if err != nil {
+		return fmt.Errorf("insert chunk: %w", err)
+	}
+	return nil
+}
+
+// Chunk returns one chunk by ID, of agentID unless agentID is "".
+func (db *DB) Chunk(ctx context.Context, agentID, id string) (*hippo.Chunk, error) {
+	return getChunk(ctx, db.read, agentID, id)
+}
+
+func getChunk(ctx context.Context, q queryRower, agentID, id string) (*hippo.Chunk, error) {
+	query := `SELECT ` + chunkColumns + ` FROM chunks WHERE id = ?`
+	args := []any{id}
+	if agentID != "" {
+		query += ` AND agent_id = ?`
+		args = append(args, agentID)
+	}
+	c, err := scanChunk(q.QueryRowContext(ctx, query, args...))
+	if err == sql.ErrNoRows {
+		return nil, hippo.Errorf(hippo.ENOTFOUND, "chunk %s not found", id)
+	}
+	return c, err
+}
+
+// DeleteChunks hard-deletes chunks by ID (of agentID only, unless agentID
+// is "") and clears supersession references to them, so what they had
+// superseded is current again. It returns the IDs deleted and resurrected.
+func (db *DB) DeleteChunks(ctx context.Context, agentID string, ids []string) (deleted, resurrected []string, err error) {
+	tx, err := db.write.BeginTx(ctx, nil)
+	if err != nil {
+		return nil, nil, err
+	}
+	defer tx.Rollback()
+	deleted, resurrected, err = deleteChunksTx(ctx, tx, agentID, ids)
+	if err != nil {
+		return nil, nil, err
+	}
+	if err := tx.Commit(); err != nil {
+		return nil, nil, err
+	}
+	db.checkpoint(ctx)
+	return deleted, resurrected, nil
+}
+
+func deleteChunksTx(ctx context.Context, tx *sql.Tx, agentID string, ids []string) (deleted, resurrected []string, err error) {
+	for _, id := range ids {
+		query := `DELETE FROM chunks WHERE id = ?`
+		args := []any{id}
+		if agentID != "" {
+			query += ` AND agent_id = ?`
+			args = append(args, agentID)
+		}
+		res, err := tx.ExecContext(ctx, query, args...)
+		if err != nil {
+			return nil, nil, fmt.Errorf("delete chunk %s: %w", id, err)
+		}
+		if n, _ := res.RowsAffected(); n == 0 {
+			continue
+		}
+		deleted = append(deleted, id)
+		rows, err := tx.QueryContext(ctx, `UPDATE chunks SET superseded_by = NULL, superseded_at = NULL
+			WHERE superseded_by = ? RETURNING id`, id)
+		if err != nil {
+			return nil, nil, fmt.Errorf("resurrect chunks superseded by %s: %w", id, err)
+		}
+		for rows.Next() {
+			var rid string
+			if err := rows.Scan(&rid); err != nil {
+				rows.Close()
+				return nil, nil, err
+			}
+			resurrected = append(resurrected, rid)
+		}
+		if err := rows.Close(); err != nil {
+			return nil, nil, err
+		}
+	}
+	// A chunk deleted in the same call is not resurrected.
+	resurrected = without(resurrected, deleted)
+	return deleted, resurrected, nil
+}
+
+func without(xs, drop []string) []string {
+	if len(drop) == 0 {
+		return xs
+	}
+	skip := make(map[string]bool, len(drop))
+	for _, d := range drop {
+		skip[d] = true
+	}
+	out := xs[:0]
+	for _, x := range xs {
+		if !skip[x] {
+			out = append(out, x)
+		}
+	}
+	return out
+}
+
+// checkpoint folds the WAL back into the database after deletes, so
+// forgotten text does not linger in the log. Failure is harmless: the next
+// checkpoint does it.
+func (db *DB) checkpoint(ctx context.Context) {
+	_, _ = db.write.ExecContext(ctx, `PRAGMA wal_checkpoint(TRUNCATE)`)
+}
+
+// placeholders returns "?, ?, ?" for n arguments.
+func placeholders(n int) string {
+	return strings.TrimSuffix(strings.Repeat("?, ", n), ", ")
+}

@@ -1,0 +1,210 @@
+// Package sqlite stores Hippo's chunks, blocks and metadata in one SQLite
+// file shared by many agents, and implements hippo.MemoryService on it.
+package sqlite
+
+import (
+	"context"
+	"database/sql"
+	"embed"
+	"errors"
+	"fmt"
+	"io/fs"
+	"net/url"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/hippo-mem/hippo"
+	_ "modernc.org/sqlite" // registers the "sqlite" driver
+)
+
+//go:embed migration/*.sql
+var migrationFS embed.FS
+
+// Options configures Open. The zero value is usable.
+type Options struct {
+	// MustExist refuses to create a missing database file: commands that
+	// only read should not leave an empty file behind.
+	MustExist bool
+	// NoSync trades crash durability for speed (synchronous=NORMAL): a
+	// power loss may drop the last commits, never corrupt the file.
+	NoSync bool
+	// Config holds the strength, scoring and limit constants; zero means
+	// hippo.DefaultConfig().
+	Config *hippo.Config
+	// Now is the clock; nil means time.Now.
+	Now func() time.Time
+}
+
+// DB is an open Hippo database. It is safe for concurrent use.
+type DB struct {
+	path  string
+	write *sql.DB // one connection, BEGIN IMMEDIATE: writers queue here
+	read  *sql.DB // readers run beside the writer under WAL
+	cfg   hippo.Config
+	now   func() time.Time
+
+	lockMu sync.Mutex
+	lock   *ModelLock // cached once recorded; a lock never changes
+}
+
+// Open opens (creating unless opts.MustExist) the database at path and
+// applies pending migrations.
+func Open(ctx context.Context, path string, opts Options) (*DB, error) {
+	if strings.TrimSpace(path) == "" {
+		return nil, hippo.Invalidf("db", "path must not be empty")
+	}
+	if strings.ContainsRune(path, 0) {
+		return nil, hippo.Invalidf("db", "path must not contain NUL bytes")
+	}
+	abs, err := filepath.Abs(path)
+	if err != nil {
+		return nil, hippo.Invalidf("db", "cannot resolve path %q: %v", path, err)
+	}
+	st, err := os.Stat(abs)
+	switch {
+	case err == nil && st.IsDir():
+		return nil, hippo.Invalidf("db", "%s is a directory, not a database file", abs)
+	case errors.Is(err, fs.ErrNotExist) && opts.MustExist:
+		return nil, hippo.Errorf(hippo.ENOTFOUND, "database %s does not exist (run `hippo init` to create it)", abs)
+	case errors.Is(err, fs.ErrNotExist):
+		if err := os.MkdirAll(filepath.Dir(abs), 0o755); err != nil {
+			return nil, hippo.Errorf(hippo.EINVALID, "cannot create directory for %s: %v", abs, err)
+		}
+	case err != nil:
+		return nil, hippo.Errorf(hippo.EINVALID, "cannot open %s: %v", abs, err)
+	}
+
+	db := &DB{path: abs, cfg: hippo.DefaultConfig(), now: time.Now}
+	if opts.Config != nil {
+		db.cfg = *opts.Config
+	}
+	if opts.Now != nil {
+		db.now = opts.Now
+	}
+	sync := "FULL"
+	if opts.NoSync {
+		sync = "NORMAL"
+	}
+	u := url.URL{Scheme: "file", Path: abs}
+	params := "?_pragma=busy_timeout(5000)&_pragma=journal_mode(WAL)&_pragma=synchronous(" + sync + ")" +
+		"&_pragma=foreign_keys(1)&_pragma=secure_delete(ON)"
+	if db.write, err = sql.Open("sqlite", u.String()+params+"&_txlock=immediate"); err != nil {
+		return nil, fmt.Errorf("open %s: %w", abs, err)
+	}
+	db.write.SetMaxOpenConns(1)
+	db.write.SetConnMaxIdleTime(0)
+	if db.read, err = sql.Open("sqlite", u.String()+params); err != nil {
+		db.write.Close()
+		return nil, fmt.Errorf("open %s: %w", abs, err)
+	}
+	db.read.SetMaxIdleConns(4)
+
+	if err := db.migrate(ctx); err != nil {
+		db.Close()
+		return nil, err
+	}
+	return db, nil
+}
+
+// Close closes the database.
+func (db *DB) Close() error {
+	var errs []error
+	if db.read != nil {
+		errs = append(errs, db.read.Close())
+	}
+	if db.write != nil {
+		errs = append(errs, db.write.Close())
+	}
+	return errors.Join(errs...)
+}
+
+// Path is the absolute path of the database file.
+func (db *DB) Path() string { return db.path }
+
+// Config is the configuration the database scores and limits with.
+func (db *DB) Config() hippo.Config { return db.cfg }
+
+// Ping checks that the database answers.
+func (db *DB) Ping(ctx context.Context) error {
+	var n int
+	return db.read.QueryRowContext(ctx, `SELECT 1`).Scan(&n)
+}
+
+// migrate applies every embedded migration not yet recorded, each in its
+// own write transaction, so concurrent openers apply each exactly once.
+func (db *DB) migrate(ctx context.Context) error {
+	if _, err := db.write.ExecContext(ctx, `CREATE TABLE IF NOT EXISTS hippo_migrations (
+		name TEXT PRIMARY KEY, applied_at TEXT NOT NULL)`); err != nil {
+		return fmt.Errorf("create migrations table: %w", err)
+	}
+	names, err := fs.Glob(migrationFS, "migration/*.sql")
+	if err != nil {
+		return err
+	}
+	sort.Strings(names)
+	for _, name := range names {
+		if err := db.applyMigration(ctx, name); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func (db *DB) applyMigration(ctx context.Context, name string) error {
+	tx, err := db.write.BeginTx(ctx, nil)
+	if err != nil {
+		return fmt.Errorf("migration %s: %w", name, err)
+	}
+	defer tx.Rollback()
+	var n int
+	if err := tx.QueryRowContext(ctx, `SELECT COUNT(*) FROM hippo_migrations WHERE name = ?`, name).Scan(&n); err != nil {
+		return fmt.Errorf("migration %s: %w", name, err)
+	} else if n > 0 {
+		return nil
+	}
+	body, err := fs.ReadFile(migrationFS, name)
+	if err != nil {
+		return err
+	}
+	if _, err := tx.ExecContext(ctx, string(body)); err != nil {
+		return fmt.Errorf("migration %s: %w", name, err)
+	}
+	if _, err := tx.ExecContext(ctx, `INSERT INTO hippo_migrations (name, applied_at) VALUES (?, ?)`,
+		name, formatTime(db.now())); err != nil {
+		return fmt.Errorf("migration %s: %w", name, err)
+	}
+	return tx.Commit()
+}
+
+// timeLayout is fixed-width UTC so that text order is time order.
+const timeLayout = "2006-01-02T15:04:05.000000Z"
+
+func formatTime(t time.Time) string { return t.UTC().Format(timeLayout) }
+
+func parseTime(s string) (time.Time, error) {
+	if t, err := time.Parse(timeLayout, s); err == nil {
+		return t, nil
+	}
+	t, err := time.Parse(time.RFC3339Nano, s)
+	if err != nil {
+		return time.Time{}, fmt.Errorf("bad timestamp %q: %w", s, err)
+	}
+	return t.UTC(), nil
+}
+
+// Pragmas reports the durability settings of a live connection:
+// journal_mode, busy_timeout and synchronous.
+func (db *DB) Pragmas(ctx context.Context) map[string]string {
+	out := map[string]string{}
+	for _, name := range []string{"journal_mode", "busy_timeout", "synchronous"} {
+		var v string
+		if err := db.read.QueryRowContext(ctx, "PRAGMA "+name).Scan(&v); err == nil {
+			out[name] = v
+		}
+	}
+	return out
+}

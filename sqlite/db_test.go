@@ -1,0 +1,122 @@
+package sqlite_test
+
+import (
+	"context"
+	"database/sql"
+	"net/url"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/hippo-mem/hippo"
+	"github.com/hippo-mem/hippo/sqlite"
+	_ "modernc.org/sqlite"
+)
+
+func TestOpenAppliesSchemaAndPragmas(t *testing.T) {
+	ctx := context.Background()
+	path := filepath.Join(t.TempDir(), "sub dir", "a?b#c.db")
+	db, err := sqlite.Open(ctx, path, sqlite.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	db.Close()
+	// Reopening applies nothing twice.
+	db, err = sqlite.Open(ctx, path, sqlite.Options{})
+	if err != nil {
+		t.Fatalf("reopen: %v", err)
+	}
+	defer db.Close()
+	if _, err := os.Stat(path); err != nil {
+		t.Fatalf("database not at the path given: %v", err)
+	}
+
+	u := url.URL{Scheme: "file", Path: path, RawQuery: "mode=ro"}
+	raw, err := sql.Open("sqlite", u.String())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer raw.Close()
+	var n int
+	if err := raw.QueryRow(`SELECT COUNT(*) FROM hippo_migrations`).Scan(&n); err != nil || n != 1 {
+		t.Errorf("migrations applied = %d, %v; want 1", n, err)
+	}
+	for _, name := range []string{"chunks", "memory_blocks", "hippo_meta", "idx_chunks_memory_dedup",
+		"idx_chunks_agent_kind", "idx_chunks_last_accessed", "idx_chunks_superseded"} {
+		var got string
+		if err := raw.QueryRow(`SELECT name FROM sqlite_master WHERE name = ?`, name).Scan(&got); err != nil {
+			t.Errorf("schema object %s missing: %v", name, err)
+		}
+	}
+	var journal string
+	raw.QueryRow(`PRAGMA journal_mode`).Scan(&journal)
+	if journal != "wal" {
+		t.Errorf("journal_mode = %q, want wal", journal)
+	}
+}
+
+func TestOpenMustExistCreatesNothing(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "missing.db")
+	_, err := sqlite.Open(context.Background(), path, sqlite.Options{MustExist: true})
+	wantCode(t, err, hippo.ENOTFOUND)
+	if !strings.Contains(err.Error(), "does not exist") {
+		t.Errorf("error %q does not say the file is missing", err)
+	}
+	if _, err := os.Stat(path); !os.IsNotExist(err) {
+		t.Errorf("file was created: %v", err)
+	}
+}
+
+func TestOpenBadPaths(t *testing.T) {
+	dir := t.TempDir()
+	for _, path := range []string{"", "   ", dir, "a\x00b"} {
+		_, err := sqlite.Open(context.Background(), path, sqlite.Options{})
+		wantCode(t, err, hippo.EINVALID)
+	}
+}
+
+func TestConnectionPragmas(t *testing.T) {
+	e := newEnv(t)
+	// The pragmas hold on the connections Hippo itself uses.
+	got := e.db.Pragmas(context.Background())
+	want := map[string]string{"journal_mode": "wal", "busy_timeout": "5000", "synchronous": "2"}
+	for k, v := range want {
+		if got[k] != v {
+			t.Errorf("PRAGMA %s = %q, want %q", k, got[k], v)
+		}
+	}
+}
+
+func TestEmbeddingModelLock(t *testing.T) {
+	e := newEnv(t)
+	ctx := context.Background()
+	m := e.memory("agent-a")
+	store(t, m, "first memory")
+	lock, err := e.db.EmbeddingModel(ctx)
+	if err != nil || lock == nil || lock.Model != "mock-embed" || lock.Dimension != testDim {
+		t.Fatalf("lock = %+v, %v; want mock-embed/%d", lock, err, testDim)
+	}
+	tests := []struct {
+		model string
+		dim   int
+	}{
+		{"other-model", testDim},
+		{"mock-embed", 32},
+	}
+	for _, tt := range tests {
+		err := e.db.VerifyEmbeddingModel(ctx, tt.model, tt.dim)
+		wantCode(t, err, hippo.ECONFLICT)
+		for _, s := range []string{"mock-embed", "64 dimensions", tt.model} {
+			if !strings.Contains(err.Error(), s) {
+				t.Errorf("lock error %q does not mention %q", err, s)
+			}
+		}
+	}
+	if err := e.db.VerifyEmbeddingModel(ctx, "mock-embed", testDim); err != nil {
+		t.Errorf("same model refused: %v", err)
+	}
+	if err := e.db.VerifyEmbeddingModel(ctx, "mock-embed", 0); err != nil {
+		t.Errorf("same model, unknown dimension refused: %v", err)
+	}
+}

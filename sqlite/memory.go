@@ -1,0 +1,454 @@
+package sqlite
+
+import (
+	"context"
+	"database/sql"
+	"fmt"
+	"regexp"
+	"strings"
+
+	"github.com/hippo-mem/hippo"
+	"github.com/hippo-mem/hippo/vector"
+)
+
+// MemoryOptions binds a Memory to one agent and its scopes.
+type MemoryOptions struct {
+	// AgentID namespaces every chunk and block; required.
+	AgentID string
+	// Scope is where writes go (chunks and blocks); "" is the global scope.
+	Scope string
+	// RecallScopes filters Recall and Forget. nil searches every scope of
+	// the agent; an empty non-nil slice searches none; otherwise exactly
+	// the listed scopes ("" among them for the global scope).
+	RecallScopes []string
+	// MessagesTable enables SearchConversation over a consumer-owned table
+	// and its <table>_fts FTS5 index.
+	MessagesTable string
+
+	Embedder   hippo.Embedder
+	Extractor  hippo.Extractor
+	Classifier hippo.Classifier
+}
+
+// Memory is one agent's view of the database; it implements
+// hippo.MemoryService.
+type Memory struct {
+	db   *DB
+	opts MemoryOptions
+}
+
+var _ hippo.MemoryService = (*Memory)(nil)
+
+var identRe = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]{0,63}$`)
+
+// ValidateTableName checks that name is a plain SQL identifier, so it can
+// be quoted into a statement safely.
+func ValidateTableName(name string) error {
+	if !identRe.MatchString(name) {
+		return hippo.Invalidf("messages_table", "%q is not a valid table name (letters, digits and _, starting with a letter or _, at most 64)", name)
+	}
+	return nil
+}
+
+// Memory returns the memory service of one agent.
+func (db *DB) Memory(opts MemoryOptions) (*Memory, error) {
+	if err := hippo.ValidateAgentID(opts.AgentID); err != nil {
+		return nil, err
+	}
+	if err := hippo.ValidateScope(opts.Scope); err != nil {
+		return nil, err
+	}
+	for _, s := range opts.RecallScopes {
+		if err := hippo.ValidateScope(s); err != nil {
+			return nil, err
+		}
+	}
+	if opts.MessagesTable != "" {
+		if err := ValidateTableName(opts.MessagesTable); err != nil {
+			return nil, err
+		}
+	}
+	if opts.RecallScopes != nil {
+		opts.RecallScopes = append([]string{}, opts.RecallScopes...)
+	}
+	return &Memory{db: db, opts: opts}, nil
+}
+
+// AgentID is the agent this memory belongs to.
+func (m *Memory) AgentID() string { return m.opts.AgentID }
+
+// HasConversation reports whether a messages table is configured.
+func (m *Memory) HasConversation() bool { return m.opts.MessagesTable != "" }
+
+// embed embeds texts with one request and checks the result.
+func (m *Memory) embed(ctx context.Context, texts []string) ([][]float32, error) {
+	e := m.opts.Embedder
+	if e == nil {
+		return nil, hippo.Errorf(hippo.EINVALID, "no embedder configured")
+	}
+	vecs, err := e.Embed(ctx, texts)
+	if err != nil {
+		return nil, fmt.Errorf("embed: %w", err)
+	}
+	if len(vecs) != len(texts) {
+		return nil, hippo.Errorf(hippo.EINTERNAL, "embedder %s returned %d vectors for %d texts", e.Model(), len(vecs), len(texts))
+	}
+	for i, v := range vecs {
+		if err := vector.Check(v); err != nil {
+			return nil, hippo.Errorf(hippo.EINTERNAL, "embedder %s returned a bad vector: %v", e.Model(), err)
+		}
+		if len(v) != len(vecs[0]) {
+			return nil, hippo.Errorf(hippo.EINTERNAL, "embedder %s returned vectors of %d and %d dimensions", e.Model(), len(vecs[0]), len(vecs[i]))
+		}
+	}
+	return vecs, nil
+}
+
+// scopeClause returns the SQL condition for the recall scope filter, and
+// false when the filter matches nothing.
+func (m *Memory) scopeClause() (string, []any, bool) {
+	if m.opts.RecallScopes == nil {
+		return "", nil, true
+	}
+	if len(m.opts.RecallScopes) == 0 {
+		return "", nil, false
+	}
+	args := make([]any, len(m.opts.RecallScopes))
+	for i, s := range m.opts.RecallScopes {
+		args[i] = s
+	}
+	return ` AND scope IN (` + placeholders(len(args)) + `)`, args, true
+}
+
+// StoreMemory implements hippo.MemoryService.
+func (m *Memory) StoreMemory(ctx context.Context, in hippo.StoreInput) (*hippo.StoreResult, error) {
+	cfg := m.db.cfg
+	if err := hippo.ValidateText("content", in.Content, cfg.MaxContent); err != nil {
+		return nil, err
+	}
+	meta, err := hippo.ValidateMetadata(in.Metadata)
+	if err != nil {
+		return nil, err
+	}
+	reading := cfg.DefaultIntensity
+	if in.Intensity != nil {
+		reading = cfg.ClampIntensity(*in.Intensity)
+	}
+	hash := ContentHash(in.Content)
+
+	// A verbatim repeat needs no embedding: look before paying for one.
+	if res, err := m.strengthenMemory(ctx, hash, reading, nil); err != nil || res != nil {
+		return res, err
+	}
+	vecs, err := m.embed(ctx, []string{in.Content})
+	if err != nil {
+		return nil, err
+	}
+	now := m.db.now()
+	c := &hippo.Chunk{
+		ID: NewID(now), AgentID: m.opts.AgentID, Scope: m.opts.Scope, Kind: hippo.KindMemory,
+		Content: in.Content, ContentHash: hash, Embedding: vecs[0], Metadata: []byte(meta),
+		RunningIntensity: reading, EncounterCount: 1, LastAccessedAt: now, CreatedAt: now,
+	}
+	return m.strengthenMemory(ctx, hash, reading, c)
+}
+
+// strengthenMemory, in one write transaction, strengthens the memory with
+// this hash if it exists; otherwise it inserts c (when given). Doing both
+// under the write lock makes concurrent identical stores insert once.
+func (m *Memory) strengthenMemory(ctx context.Context, hash string, reading float64, c *hippo.Chunk) (*hippo.StoreResult, error) {
+	tx, err := m.db.write.BeginTx(ctx, nil)
+	if err != nil {
+		return nil, err
+	}
+	defer tx.Rollback()
+	existing, err := scanChunk(tx.QueryRowContext(ctx, `SELECT `+chunkColumns+` FROM chunks
+		WHERE agent_id = ? AND scope = ? AND content_hash = ? AND kind = 'memory'`,
+		m.opts.AgentID, m.opts.Scope, hash))
+	switch {
+	case err == nil:
+		now := m.db.now()
+		existing.RunningIntensity = hippo.MovingAverage(existing.RunningIntensity, existing.EncounterCount, reading)
+		existing.EncounterCount++
+		existing.AccessCount++
+		existing.LastAccessedAt = now
+		if _, err := tx.ExecContext(ctx, `UPDATE chunks SET running_intensity = ?, encounter_count = ?,
+			access_count = ?, last_accessed_at = ? WHERE id = ?`, existing.RunningIntensity,
+			existing.EncounterCount, existing.AccessCount, formatTime(now), existing.ID); err != nil {
+			return nil, fmt.Errorf("strengthen memory: %w", err)
+		}
+		if err := tx.Commit(); err != nil {
+			return nil, err
+		}
+		return &hippo.StoreResult{Chunk: existing, Duplicate: true}, nil
+	case err != sql.ErrNoRows:
+		return nil, fmt.Errorf("look up memory: %w", err)
+	case c == nil:
+		return nil, nil
+	}
+	if err := m.db.lockModelTx(ctx, tx, m.opts.Embedder.Model(), len(c.Embedding)); err != nil {
+		return nil, err
+	}
+	if err := insertChunk(ctx, tx, c); err != nil {
+		return nil, err
+	}
+	if err := tx.Commit(); err != nil {
+		return nil, err
+	}
+	return &hippo.StoreResult{Chunk: c}, nil
+}
+
+// candidate is one row of a similarity scan: what scoring needs, no content.
+type candidate struct {
+	id         string
+	similarity float64
+	strength   float64
+	recency    float64
+}
+
+// scan computes the similarity of q to every live chunk of the agent that
+// passes the filters, calling keep for each. Rows are streamed, never all
+// held in memory.
+func (m *Memory) scan(ctx context.Context, q []float32, kind hippo.Kind, keep func(candidate)) error {
+	scope, scopeArgs, ok := m.scopeClause()
+	if !ok {
+		return nil
+	}
+	query := `SELECT id, embedding, running_intensity, access_count, last_accessed_at, created_at
+		FROM chunks WHERE agent_id = ? AND superseded_by IS NULL` + scope
+	args := append([]any{m.opts.AgentID}, scopeArgs...)
+	if kind != "" {
+		query += ` AND kind = ?`
+		args = append(args, string(kind))
+	}
+	rows, err := m.db.read.QueryContext(ctx, query, args...)
+	if err != nil {
+		return fmt.Errorf("scan chunks: %w", err)
+	}
+	defer rows.Close()
+
+	cfg, now := m.db.cfg, m.db.now()
+	qn := vector.Norm(q)
+	var (
+		id, last, created string
+		blob              []byte
+		intensity         float64
+		access            int
+		buf               []float32
+	)
+	for rows.Next() {
+		if err := rows.Scan(&id, &blob, &intensity, &access, &last, &created); err != nil {
+			return fmt.Errorf("scan chunks: %w", err)
+		}
+		if len(blob) != 4*len(q) {
+			continue // another model's vector; the lock normally prevents this
+		}
+		buf, _ = vector.Decode(buf, blob)
+		c := candidate{id: id}
+		if n := vector.Norm(buf); n > 0 && qn > 0 {
+			c.similarity = float64(vector.Dot(q, buf)) / (n * qn)
+		}
+		lastAt, err := parseTime(last)
+		if err != nil {
+			return fmt.Errorf("chunk %s: %w", id, err)
+		}
+		createdAt, err := parseTime(created)
+		if err != nil {
+			return fmt.Errorf("chunk %s: %w", id, err)
+		}
+		c.strength = cfg.EffectiveStrength(intensity, access, now.Sub(lastAt))
+		c.recency = cfg.Recency(now.Sub(createdAt))
+		keep(c)
+	}
+	return rows.Err()
+}
+
+// Recall implements hippo.MemoryService. Every live chunk of the agent in
+// the recall scopes is considered; none is dropped for speed.
+func (m *Memory) Recall(ctx context.Context, in hippo.RecallInput) ([]hippo.Recalled, error) {
+	cfg := m.db.cfg
+	if err := hippo.ValidateText("query", in.Query, cfg.MaxContent); err != nil {
+		return nil, err
+	}
+	limit, err := cfg.CheckLimit(in.Limit)
+	if err != nil {
+		return nil, err
+	}
+	if in.Kind != "" && !in.Kind.Valid() {
+		return nil, hippo.Invalidf("kind", "must be %q or %q, got %q", hippo.KindFact, hippo.KindMemory, in.Kind)
+	}
+	vecs, err := m.embed(ctx, []string{in.Query})
+	if err != nil {
+		return nil, err
+	}
+	q := vecs[0]
+	if err := m.db.checkQueryVector(ctx, m.opts.Embedder.Model(), len(q)); err != nil {
+		return nil, err
+	}
+	top := vector.NewTopK[candidate](limit)
+	err = m.scan(ctx, q, in.Kind, func(c candidate) {
+		if c.strength < cfg.StrengthFloor {
+			return
+		}
+		top.Push(c, cfg.Score(c.similarity, c.strength, c.recency))
+	})
+	if err != nil {
+		return nil, err
+	}
+	return m.retrieve(ctx, top.Sorted())
+}
+
+// retrieve applies the retrieval boost to the chosen chunks and reads them
+// back, in one write transaction. Chunks deleted since the scan are dropped.
+func (m *Memory) retrieve(ctx context.Context, ranked []vector.Scored[candidate]) ([]hippo.Recalled, error) {
+	if len(ranked) == 0 {
+		return []hippo.Recalled{}, nil
+	}
+	tx, err := m.db.write.BeginTx(ctx, nil)
+	if err != nil {
+		return nil, err
+	}
+	defer tx.Rollback()
+	now := formatTime(m.db.now())
+	out := make([]hippo.Recalled, 0, len(ranked))
+	for _, r := range ranked {
+		if _, err := tx.ExecContext(ctx, `UPDATE chunks SET access_count = access_count + 1,
+			last_accessed_at = ?, running_intensity = MIN(1.0, running_intensity + ?)
+			WHERE id = ? AND agent_id = ?`, now, m.db.cfg.RetrievalBoost, r.Item.id, m.opts.AgentID); err != nil {
+			return nil, fmt.Errorf("boost chunk: %w", err)
+		}
+		c, err := getChunk(ctx, tx, m.opts.AgentID, r.Item.id)
+		if hippo.ErrorCode(err) == hippo.ENOTFOUND {
+			continue
+		} else if err != nil {
+			return nil, err
+		}
+		out = append(out, hippo.Recalled{Chunk: c, Similarity: r.Item.similarity,
+			Strength: r.Item.strength, Recency: r.Item.recency, Score: r.Score})
+	}
+	if err := tx.Commit(); err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+// Forget implements hippo.MemoryService: every live chunk in the recall
+// scopes whose similarity to the description reaches the threshold is
+// deleted outright, faded ones included. Superseded chunks are not matched:
+// they come back when what superseded them is forgotten.
+func (m *Memory) Forget(ctx context.Context, in hippo.ForgetInput) (*hippo.ForgetResult, error) {
+	cfg := m.db.cfg
+	if err := hippo.ValidateText("description", in.Description, cfg.MaxContent); err != nil {
+		return nil, err
+	}
+	threshold := in.Threshold
+	if threshold == 0 {
+		threshold = cfg.ForgetThreshold
+	}
+	if !(threshold > 0 && threshold <= 1) {
+		return nil, hippo.Invalidf("threshold", "must be in (0, 1], got %v", in.Threshold)
+	}
+	vecs, err := m.embed(ctx, []string{in.Description})
+	if err != nil {
+		return nil, err
+	}
+	if err := m.db.checkQueryVector(ctx, m.opts.Embedder.Model(), len(vecs[0])); err != nil {
+		return nil, err
+	}
+	var matches []candidate
+	err = m.scan(ctx, vecs[0], "", func(c candidate) {
+		if c.similarity >= threshold {
+			matches = append(matches, c)
+		}
+	})
+	if err != nil {
+		return nil, err
+	}
+	res := &hippo.ForgetResult{Deleted: []hippo.Forgotten{}}
+	if len(matches) == 0 {
+		return res, nil
+	}
+	tx, err := m.db.write.BeginTx(ctx, nil)
+	if err != nil {
+		return nil, err
+	}
+	defer tx.Rollback()
+	ids := make([]string, 0, len(matches))
+	for _, c := range matches {
+		ch, err := getChunk(ctx, tx, m.opts.AgentID, c.id)
+		if hippo.ErrorCode(err) == hippo.ENOTFOUND {
+			continue
+		} else if err != nil {
+			return nil, err
+		}
+		res.Deleted = append(res.Deleted, hippo.Forgotten{ID: ch.ID, Kind: ch.Kind, Content: ch.Content, Similarity: c.similarity})
+		ids = append(ids, ch.ID)
+	}
+	if in.DryRun {
+		return res, nil
+	}
+	_, res.Resurrected, err = deleteChunksTx(ctx, tx, m.opts.AgentID, ids)
+	if err != nil {
+		return nil, err
+	}
+	if err := tx.Commit(); err != nil {
+		return nil, err
+	}
+	m.db.checkpoint(ctx)
+	return res, nil
+}
+
+// DeleteChunk hard-deletes one of the agent's chunks and resurrects what it
+// had superseded. ENOTFOUND for unknown IDs and other agents' chunks.
+func (m *Memory) DeleteChunk(ctx context.Context, id string) (resurrected []string, err error) {
+	deleted, resurrected, err := m.db.DeleteChunks(ctx, m.opts.AgentID, []string{id})
+	if err != nil {
+		return nil, err
+	}
+	if len(deleted) == 0 {
+		return nil, hippo.Errorf(hippo.ENOTFOUND, "chunk %s not found", id)
+	}
+	return resurrected, nil
+}
+
+// UpdateChunk replaces a chunk's content, re-embedding it and recomputing
+// its hash, in one transaction. ECONFLICT when a memory with the same
+// content already exists in the chunk's scope.
+func (m *Memory) UpdateChunk(ctx context.Context, id, content string) (*hippo.Chunk, error) {
+	if err := hippo.ValidateText("content", content, m.db.cfg.MaxContent); err != nil {
+		return nil, err
+	}
+	if _, err := getChunk(ctx, m.db.read, m.opts.AgentID, id); err != nil {
+		return nil, err
+	}
+	vecs, err := m.embed(ctx, []string{content})
+	if err != nil {
+		return nil, err
+	}
+	tx, err := m.db.write.BeginTx(ctx, nil)
+	if err != nil {
+		return nil, err
+	}
+	defer tx.Rollback()
+	if err := m.db.lockModelTx(ctx, tx, m.opts.Embedder.Model(), len(vecs[0])); err != nil {
+		return nil, err
+	}
+	hash := ContentHash(content)
+	_, err = tx.ExecContext(ctx, `UPDATE chunks SET content = ?, content_hash = ?, embedding = ?
+		WHERE id = ? AND agent_id = ?`, content, hash, vector.Encode(vecs[0]), id, m.opts.AgentID)
+	if err != nil {
+		if strings.Contains(err.Error(), "UNIQUE") {
+			return nil, hippo.Errorf(hippo.ECONFLICT, "a memory with this content already exists in scope %q", m.opts.Scope)
+		}
+		return nil, fmt.Errorf("update chunk: %w", err)
+	}
+	c, err := getChunk(ctx, tx, m.opts.AgentID, id)
+	if err != nil {
+		return nil, err
+	}
+	if err := tx.Commit(); err != nil {
+		return nil, err
+	}
+	m.db.checkpoint(ctx)
+	return c, nil
+}

@@ -1,0 +1,123 @@
+package sqlite
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"strconv"
+
+	"github.com/hippo-mem/hippo"
+)
+
+// ModelLock is the embedding model and dimension a database is bound to:
+// vectors of different models are not comparable.
+type ModelLock struct {
+	Model     string `json:"model"`
+	Dimension int    `json:"dimension"`
+}
+
+func (l ModelLock) String() string {
+	return fmt.Sprintf("%q (%d dimensions)", l.Model, l.Dimension)
+}
+
+// EmbeddingModel returns the recorded lock, or nil when nothing has been
+// embedded yet.
+func (db *DB) EmbeddingModel(ctx context.Context) (*ModelLock, error) {
+	db.lockMu.Lock()
+	if db.lock != nil {
+		l := *db.lock
+		db.lockMu.Unlock()
+		return &l, nil
+	}
+	db.lockMu.Unlock()
+	return db.readLock(ctx, db.read)
+}
+
+// VerifyEmbeddingModel checks model and dim (0: not yet known) against the
+// lock, recording them when the database has none and dim is known.
+func (db *DB) VerifyEmbeddingModel(ctx context.Context, model string, dim int) error {
+	if dim <= 0 {
+		lock, err := db.EmbeddingModel(ctx)
+		if err != nil || lock == nil {
+			return err
+		}
+		return checkLock(*lock, model, dim)
+	}
+	tx, err := db.write.BeginTx(ctx, nil)
+	if err != nil {
+		return err
+	}
+	defer tx.Rollback()
+	if err := db.lockModelTx(ctx, tx, model, dim); err != nil {
+		return err
+	}
+	return tx.Commit()
+}
+
+// lockModelTx checks the lock inside a write transaction and records it if
+// absent.
+func (db *DB) lockModelTx(ctx context.Context, tx *sql.Tx, model string, dim int) error {
+	lock, err := db.readLock(ctx, tx)
+	if err != nil {
+		return err
+	}
+	if lock != nil {
+		return checkLock(*lock, model, dim)
+	}
+	if model == "" {
+		return hippo.Errorf(hippo.EINVALID, "embedding model name must not be empty")
+	}
+	if _, err := tx.ExecContext(ctx, `INSERT INTO hippo_meta (key, value) VALUES
+		('embedding_model', ?), ('embedding_dimension', ?)`, model, strconv.Itoa(dim)); err != nil {
+		return fmt.Errorf("record embedding model: %w", err)
+	}
+	return nil
+}
+
+// checkQueryVector refuses a query vector that cannot be compared with the
+// stored ones. A database with no lock has nothing to compare with.
+func (db *DB) checkQueryVector(ctx context.Context, model string, dim int) error {
+	lock, err := db.EmbeddingModel(ctx)
+	if err != nil || lock == nil {
+		return err
+	}
+	return checkLock(*lock, model, dim)
+}
+
+func checkLock(lock ModelLock, model string, dim int) error {
+	if lock.Model != model || (dim > 0 && lock.Dimension != dim) {
+		got := ModelLock{Model: model, Dimension: dim}
+		return hippo.Errorf(hippo.ECONFLICT,
+			"embedding model mismatch: this database is locked to %s, but the embedder gives %s; "+
+				"use the same model or re-embed the database", lock, got)
+	}
+	return nil
+}
+
+type queryRower interface {
+	QueryRowContext(ctx context.Context, query string, args ...any) *sql.Row
+}
+
+func (db *DB) readLock(ctx context.Context, q queryRower) (*ModelLock, error) {
+	var model, dim string
+	err := q.QueryRowContext(ctx, `SELECT
+		(SELECT value FROM hippo_meta WHERE key = 'embedding_model'),
+		(SELECT value FROM hippo_meta WHERE key = 'embedding_dimension')`).Scan(nullable(&model), nullable(&dim))
+	if err != nil {
+		if errors.Is(err, sql.ErrNoRows) {
+			return nil, nil
+		}
+		return nil, fmt.Errorf("read embedding model: %w", err)
+	}
+	if model == "" {
+		return nil, nil
+	}
+	n, _ := strconv.Atoi(dim)
+	lock := &ModelLock{Model: model, Dimension: n}
+	db.lockMu.Lock()
+	db.lock = lock
+	db.lockMu.Unlock()
+	l := *lock
+	return &l, nil
+}

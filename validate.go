@@ -1,0 +1,94 @@
+package hippo
+
+import (
+	"bytes"
+	"encoding/json"
+	"strings"
+	"unicode"
+	"unicode/utf8"
+)
+
+// MaxIDLength bounds agent IDs, scopes and block keys.
+const MaxIDLength = 128
+
+// ValidateAgentID checks an agent ID: non-empty, at most MaxIDLength
+// characters, valid UTF-8, no control characters.
+func ValidateAgentID(id string) error {
+	return validateName("agent_id", id, false)
+}
+
+// ValidateScope checks a scope name; "" is the global scope.
+func ValidateScope(scope string) error {
+	return validateName("scope", scope, true)
+}
+
+// ValidateBlockKey checks a memory block key.
+func ValidateBlockKey(key string) error {
+	return validateName("key", key, false)
+}
+
+func validateName(field, s string, emptyOK bool) error {
+	switch {
+	case s == "" && emptyOK:
+		return nil
+	case strings.TrimSpace(s) == "":
+		return Invalidf(field, "must not be empty")
+	case !utf8.ValidString(s):
+		return Invalidf(field, "must be valid UTF-8")
+	case utf8.RuneCountInString(s) > MaxIDLength:
+		return Invalidf(field, "must be at most %d characters, got %d", MaxIDLength, utf8.RuneCountInString(s))
+	case strings.IndexFunc(s, unicode.IsControl) >= 0:
+		return Invalidf(field, "must not contain control characters")
+	}
+	return nil
+}
+
+// ValidateText checks free text given to a tool: non-blank, valid UTF-8 and
+// at most max characters.
+func ValidateText(field, s string, max int) error {
+	switch {
+	case strings.TrimSpace(s) == "":
+		return Invalidf(field, "must not be empty")
+	case !utf8.ValidString(s):
+		return Invalidf(field, "must be valid UTF-8")
+	case max > 0 && utf8.RuneCountInString(s) > max:
+		return Invalidf(field, "must be at most %d characters, got %d", max, utf8.RuneCountInString(s))
+	}
+	return nil
+}
+
+// MaxMetadataBytes bounds the size of a chunk's metadata JSON.
+const MaxMetadataBytes = 16 << 10
+
+// ValidateMetadata checks that metadata, if present, is a JSON object of
+// reasonable size, and returns it compacted ("" for none).
+func ValidateMetadata(raw json.RawMessage) (string, error) {
+	s := strings.TrimSpace(string(raw))
+	if s == "" || s == "null" {
+		return "", nil
+	}
+	if len(s) > MaxMetadataBytes {
+		return "", Invalidf("metadata", "must be at most %d bytes, got %d", MaxMetadataBytes, len(s))
+	}
+	var obj map[string]json.RawMessage
+	if err := json.Unmarshal([]byte(s), &obj); err != nil || obj == nil {
+		return "", Invalidf("metadata", "must be a JSON object")
+	}
+	var out bytes.Buffer
+	if err := json.Compact(&out, []byte(s)); err != nil {
+		return "", Invalidf("metadata", "must be a JSON object")
+	}
+	return out.String(), nil
+}
+
+// CheckLimit resolves a result limit: 0 means cfg.DefaultLimit; otherwise
+// it must be within 1..cfg.MaxLimit.
+func (c Config) CheckLimit(limit int) (int, error) {
+	if limit == 0 {
+		return c.DefaultLimit, nil
+	}
+	if limit < 1 || limit > c.MaxLimit {
+		return 0, Invalidf("limit", "must be between 1 and %d, got %d", c.MaxLimit, limit)
+	}
+	return limit, nil
+}

@@ -1,0 +1,98 @@
+// Package vector holds the similarity math and the embedding BLOB layout:
+// the hot path of recall.
+package vector
+
+import (
+	"encoding/binary"
+	"fmt"
+	"math"
+)
+
+// Encode returns v as a little-endian float32 BLOB (the layout of a
+// JavaScript Float32Array on every common platform).
+func Encode(v []float32) []byte {
+	b := make([]byte, 4*len(v))
+	for i, f := range v {
+		binary.LittleEndian.PutUint32(b[4*i:], math.Float32bits(f))
+	}
+	return b
+}
+
+// Decode parses a BLOB written by Encode into dst (grown as needed) and
+// returns it.
+func Decode(dst []float32, b []byte) ([]float32, error) {
+	if len(b)%4 != 0 {
+		return nil, fmt.Errorf("embedding blob of %d bytes is not a whole number of float32s", len(b))
+	}
+	n := len(b) / 4
+	if cap(dst) < n {
+		dst = make([]float32, n)
+	}
+	dst = dst[:n]
+	for i := range dst {
+		dst[i] = math.Float32frombits(binary.LittleEndian.Uint32(b[4*i:]))
+	}
+	return dst, nil
+}
+
+// Dot is the inner product of two equal-length vectors.
+func Dot(a, b []float32) float32 {
+	b = b[:len(a)]
+	var s0, s1, s2, s3 float32
+	i := 0
+	for ; i+4 <= len(a); i += 4 {
+		s0 += a[i] * b[i]
+		s1 += a[i+1] * b[i+1]
+		s2 += a[i+2] * b[i+2]
+		s3 += a[i+3] * b[i+3]
+	}
+	for ; i < len(a); i++ {
+		s0 += a[i] * b[i]
+	}
+	return s0 + s1 + s2 + s3
+}
+
+// Norm is the Euclidean length of v.
+func Norm(v []float32) float64 {
+	return math.Sqrt(float64(Dot(v, v)))
+}
+
+// Cosine is the cosine similarity of a and b, 0 when either is zero or the
+// lengths differ.
+func Cosine(a, b []float32) float64 {
+	if len(a) != len(b) || len(a) == 0 {
+		return 0
+	}
+	na, nb := Norm(a), Norm(b)
+	if na == 0 || nb == 0 {
+		return 0
+	}
+	return float64(Dot(a, b)) / (na * nb)
+}
+
+// Normalize scales v in place to unit length and returns it; a zero vector
+// is left as it is.
+func Normalize(v []float32) []float32 {
+	n := Norm(v)
+	if n == 0 {
+		return v
+	}
+	inv := float32(1 / n)
+	for i := range v {
+		v[i] *= inv
+	}
+	return v
+}
+
+// Check reports an error when v is empty or holds NaN or infinite values.
+func Check(v []float32) error {
+	if len(v) == 0 {
+		return fmt.Errorf("empty vector")
+	}
+	for i, f := range v {
+		if math.IsNaN(float64(f)) || math.IsInf(float64(f), 0) {
+			return fmt.Errorf("vector component %d is %v", i, f)
+		}
+	}
+	return nil
+}

@@ -1,0 +1,108 @@
+package vector
+
+import (
+	"math"
+	"math/rand/v2"
+	"testing"
+)
+
+func TestEncodeDecodeLittleEndian(t *testing.T) {
+	v := []float32{1, -2.5, 0, float32(math.Pi)}
+	b := Encode(v)
+	// 1.0f is 0x3f800000, stored low byte first.
+	if b[0] != 0x00 || b[1] != 0x00 || b[2] != 0x80 || b[3] != 0x3f {
+		t.Fatalf("1.0 encoded as % x, want 00 00 80 3f", b[:4])
+	}
+	got, err := Decode(nil, b)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := range v {
+		if got[i] != v[i] {
+			t.Errorf("component %d: got %v want %v", i, got[i], v[i])
+		}
+	}
+	if _, err := Decode(nil, []byte{1, 2, 3}); err == nil {
+		t.Error("Decode of 3 bytes: want error")
+	}
+}
+
+func TestCosine(t *testing.T) {
+	tests := []struct {
+		name string
+		a, b []float32
+		want float64
+	}{
+		{"identical", []float32{1, 2, 3}, []float32{1, 2, 3}, 1},
+		{"scaled", []float32{1, 2, 3}, []float32{2, 4, 6}, 1},
+		{"orthogonal", []float32{1, 0}, []float32{0, 1}, 0},
+		{"opposite", []float32{1, 1}, []float32{-1, -1}, -1},
+		{"zero vector", []float32{0, 0}, []float32{1, 1}, 0},
+		{"length mismatch", []float32{1}, []float32{1, 1}, 0},
+		{"odd length", []float32{1, 2, 3, 4, 5}, []float32{5, 4, 3, 2, 1}, 35.0 / 55.0},
+	}
+	for _, tt := range tests {
+		if got := Cosine(tt.a, tt.b); math.Abs(got-tt.want) > 1e-6 {
+			t.Errorf("%s: Cosine = %v, want %v", tt.name, got, tt.want)
+		}
+	}
+}
+
+func TestDotMatchesNaive(t *testing.T) {
+	r := rand.New(rand.NewPCG(1, 2))
+	for _, n := range []int{1, 3, 4, 7, 384, 1536} {
+		a, b := make([]float32, n), make([]float32, n)
+		var want float64
+		for i := range a {
+			a[i], b[i] = r.Float32()-0.5, r.Float32()-0.5
+			want += float64(a[i]) * float64(b[i])
+		}
+		if got := float64(Dot(a, b)); math.Abs(got-want) > 1e-4 {
+			t.Errorf("n=%d: Dot = %v, want %v", n, got, want)
+		}
+	}
+}
+
+func TestCheck(t *testing.T) {
+	if err := Check([]float32{1, 2}); err != nil {
+		t.Error(err)
+	}
+	for _, bad := range [][]float32{nil, {float32(math.NaN())}, {1, float32(math.Inf(1))}} {
+		if Check(bad) == nil {
+			t.Errorf("Check(%v): want error", bad)
+		}
+	}
+}
+
+func TestTopK(t *testing.T) {
+	k := NewTopK[int](3)
+	for i, s := range []float64{0.1, 0.9, 0.5, 0.3, 0.95, 0.2} {
+		k.Push(i, s)
+	}
+	got := k.Sorted()
+	want := []int{4, 1, 2}
+	if len(got) != len(want) {
+		t.Fatalf("kept %d, want %d", len(got), len(want))
+	}
+	for i := range want {
+		if got[i].Item != want[i] {
+			t.Errorf("rank %d: item %d, want %d", i, got[i].Item, want[i])
+		}
+	}
+	zero := NewTopK[int](0)
+	zero.Push(1, 1)
+	if zero.Len() != 0 {
+		t.Errorf("TopK(0) kept %d items", zero.Len())
+	}
+}
+
+func BenchmarkDot1536(b *testing.B) {
+	a, c := make([]float32, 1536), make([]float32, 1536)
+	for i := range a {
+		a[i], c[i] = float32(i%7), float32(i%5)
+	}
+	b.SetBytes(1536 * 4)
+	for b.Loop() {
+		Dot(a, c)
+	}
+}
