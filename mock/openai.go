@@ -28,7 +28,6 @@ type Server struct {
 	vectors       map[string][]float32
 	replies       []string
 	embedRequests int
-	embedInputs   int
 	chatRequests  int
 	chatBodies    []ChatRequest
 	// Chat, if set, answers chat requests instead of the Replies queue.
@@ -110,7 +109,6 @@ func (s *Server) embeddings(w http.ResponseWriter, r *http.Request) {
 	s.mu.Lock()
 	s.embedRequests++
 	n := s.embedRequests
-	s.embedInputs += len(inputs)
 	fail := s.EmbedStatus
 	s.mu.Unlock()
 	if fail != nil {
@@ -174,6 +172,9 @@ func writeJSON(w http.ResponseWriter, v any) {
 
 func writeError(w http.ResponseWriter, code int, msg string) {
 	w.Header().Set("Content-Type", "application/json")
+	if code == http.StatusTooManyRequests {
+		w.Header().Set("Retry-After", "0")
+	}
 	w.WriteHeader(code)
 	fmt.Fprintf(w, `{"error":{"message":%q,"type":"mock_error"}}`, msg)
 }
