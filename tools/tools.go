@@ -1,0 +1,346 @@
+// Package tools holds Hippo's agent tools as framework-neutral values: a
+// name, a description an LLM can act on, the JSON Schema of the input and a
+// handler that turns JSON input into text for the model plus structured
+// details. The MCP server, the CLI and agent frameworks all serve these same
+// tools; each tool lives in its own file.
+package tools
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/google/jsonschema-go/jsonschema"
+	"github.com/hippo-mem/hippo"
+)
+
+// MaxInputBytes bounds the raw JSON input of a tool call. It is checked
+// before anything is decoded.
+const MaxInputBytes = 1 << 20
+
+// Tool is one agent tool.
+type Tool struct {
+	// Name is the tool's name, such as "recall_memories".
+	Name string
+	// Description tells a model when to use the tool, what it returns and
+	// its limits.
+	Description string
+	// InputSchema is the JSON Schema of the input: always an object whose
+	// properties are the tool's arguments.
+	InputSchema *jsonschema.Schema
+	// ReadOnly is true for tools that only look things up. (Recalling
+	// strengthens what it finds, but changes no content.)
+	ReadOnly bool
+	// Destructive is true for tools that delete or overwrite content.
+	Destructive bool
+	// Handler runs the tool on raw JSON input. Expected failures (bad
+	// input, a missing block, text not found) come back as a Result with
+	// IsError set; a Go error means something broke inside Hippo or its
+	// providers.
+	Handler func(ctx context.Context, input json.RawMessage) (*Result, error)
+}
+
+// Result is what a tool call returns.
+type Result struct {
+	// Text is for the model (or a person) to read.
+	Text string
+	// Details is the same outcome as a JSON-serialisable value with
+	// snake_case field names.
+	Details any
+	// IsError reports an expected failure; Text then says what was wrong
+	// and Details is an ErrorDetails.
+	IsError bool
+}
+
+// ErrorDetails is the Details of a failed call.
+type ErrorDetails struct {
+	// Error is the hippo error code: "invalid", "not_found" or "conflict".
+	Error string `json:"error"`
+	// Field names the offending input field, when there is one.
+	Field   string `json:"field,omitempty"`
+	Message string `json:"message"`
+}
+
+// Options configures New.
+type Options struct {
+	// Conversation includes recall_conversation; set it only when the
+	// service has a messages table configured.
+	Conversation bool
+	// Config supplies the limits quoted in descriptions and schemas. It
+	// should be the service's own configuration; the zero value means
+	// hippo.DefaultConfig().
+	Config hippo.Config
+}
+
+// Set is a list of tools that can be called by name.
+type Set []Tool
+
+// New returns the tools over svc, which must not be nil, in a stable order:
+// write tools first, then read tools.
+func New(svc hippo.MemoryService, opts Options) Set {
+	cfg := opts.Config
+	if cfg == (hippo.Config{}) {
+		cfg = hippo.DefaultConfig()
+	}
+	set := Set{
+		rememberFacts(svc, cfg),
+		storeMemory(svc, cfg),
+		recallMemories(svc, cfg),
+		forgetMemory(svc, cfg),
+		recallMemoryBlock(svc, cfg),
+		replaceMemoryBlock(svc, cfg),
+		appendMemoryBlock(svc, cfg),
+	}
+	if opts.Conversation {
+		set = append(set, recallConversation(svc, cfg))
+	}
+	return set
+}
+
+// Names returns the names of the tools, in order.
+func (s Set) Names() []string {
+	names := make([]string, len(s))
+	for i, t := range s {
+		names[i] = t.Name
+	}
+	return names
+}
+
+// Lookup returns the tool called name.
+func (s Set) Lookup(name string) (Tool, bool) {
+	for _, t := range s {
+		if t.Name == name {
+			return t, true
+		}
+	}
+	return Tool{}, false
+}
+
+// Call runs the tool called name on input. An unknown name is an expected
+// failure, reported in the Result.
+func (s Set) Call(ctx context.Context, name string, input json.RawMessage) (*Result, error) {
+	t, ok := s.Lookup(name)
+	if !ok {
+		return errorResult(hippo.Errorf(hippo.ENOTFOUND, "unknown tool %q; the tools are %s",
+			name, strings.Join(s.Names(), ", "))), nil
+	}
+	return t.Handler(ctx, input)
+}
+
+// newTool builds a Tool whose handler decodes the input into In, strictly
+// and against schema, and passes it to run.
+func newTool[In any](t Tool, schema *jsonschema.Schema, run func(context.Context, In) (*Result, error)) Tool {
+	t.InputSchema = schema
+	name := t.Name
+	t.Handler = func(ctx context.Context, input json.RawMessage) (*Result, error) {
+		var in In
+		if err := decode(input, schema, &in); err != nil {
+			return errorResult(err), nil
+		}
+		res, err := run(ctx, in)
+		if err == nil {
+			return res, nil
+		}
+		if expected(err) {
+			return errorResult(err), nil
+		}
+		return nil, fmt.Errorf("%s: %w", name, err)
+	}
+	return t
+}
+
+// expected reports whether err is a failure the caller can fix, to be
+// reported in a Result rather than returned.
+func expected(err error) bool {
+	switch hippo.ErrorCode(err) {
+	case hippo.EINVALID, hippo.ENOTFOUND, hippo.ECONFLICT:
+		return true
+	}
+	return false
+}
+
+// errorResult turns an expected failure into a Result.
+func errorResult(err error) *Result {
+	d := ErrorDetails{Error: hippo.ErrorCode(err), Message: hippo.ErrorMessage(err)}
+	var e *hippo.Error
+	if errors.As(err, &e) {
+		d.Field = e.Field
+	}
+	return &Result{Text: d.Message, Details: d, IsError: true}
+}
+
+// decode reads input into dst, a pointer to an input struct described by
+// schema. Empty input and null mean {}. Unknown fields, missing required
+// fields and values of the wrong type are EINVALID errors naming the field;
+// everything else is left for the service to validate.
+func decode(input json.RawMessage, schema *jsonschema.Schema, dst any) error {
+	if len(input) > MaxInputBytes {
+		return hippo.Errorf(hippo.EINVALID, "input is %d bytes, more than the %d allowed", len(input), MaxInputBytes)
+	}
+	data := bytes.TrimSpace(input)
+	if len(data) == 0 || string(data) == "null" {
+		data = []byte("{}")
+	}
+	var fields map[string]json.RawMessage
+	dec := json.NewDecoder(bytes.NewReader(data))
+	if err := dec.Decode(&fields); err != nil {
+		var te *json.UnmarshalTypeError
+		if errors.As(err, &te) {
+			return hippo.Errorf(hippo.EINVALID, "input must be a JSON object, got %s", te.Value)
+		}
+		return hippo.Errorf(hippo.EINVALID, "input is not valid JSON: %v", err)
+	}
+	if err := dec.Decode(new(json.RawMessage)); err != io.EOF {
+		return hippo.Errorf(hippo.EINVALID, "input must be a single JSON object, found more after it")
+	}
+
+	var unknown []string
+	for name := range fields {
+		if _, ok := schema.Properties[name]; !ok {
+			unknown = append(unknown, name)
+		}
+	}
+	if len(unknown) > 0 {
+		slices.Sort(unknown)
+		return &hippo.Error{Code: hippo.EINVALID, Field: unknown[0], Message: fmt.Sprintf(
+			"unknown field %q; the fields are %s", unknown[0], strings.Join(schema.PropertyOrder, ", "))}
+	}
+	for _, name := range schema.Required {
+		if v, ok := fields[name]; !ok || string(bytes.TrimSpace(v)) == "null" {
+			return hippo.Invalidf(name, "is required")
+		}
+	}
+
+	if err := json.Unmarshal(data, dst); err != nil {
+		var te *json.UnmarshalTypeError
+		if errors.As(err, &te) && te.Field != "" {
+			field, _, _ := strings.Cut(te.Field, ".")
+			return hippo.Invalidf(field, "must be %s, got %s", typeName(schema.Properties[field]), te.Value)
+		}
+		return hippo.Errorf(hippo.EINVALID, "invalid input: %v", err)
+	}
+	return nil
+}
+
+// typeName is the JSON type a property schema expects, with an article.
+func typeName(s *jsonschema.Schema) string {
+	if s == nil {
+		return "a valid value"
+	}
+	switch s.Type {
+	case "integer", "object", "array":
+		return "an " + s.Type
+	case "":
+		return "a valid value"
+	}
+	return "a " + s.Type
+}
+
+// inputSchema infers the schema of In from its json and jsonschema tags,
+// then lets edit add what tags cannot say (limits, enums, defaults).
+// Optional pointer fields get a plain type rather than [null, type]: models
+// handle single types best, and decode accepts null for them anyway.
+func inputSchema[In any](edit func(props map[string]*jsonschema.Schema)) *jsonschema.Schema {
+	s, err := jsonschema.For[In](nil)
+	if err != nil {
+		panic(err) // the input structs are fixed at build time
+	}
+	for _, p := range s.Properties {
+		if len(p.Types) == 2 && p.Types[0] == "null" {
+			p.Type, p.Types = p.Types[1], nil
+		}
+	}
+	if edit != nil {
+		edit(s.Properties)
+	}
+	return s
+}
+
+// limitSchema sets the bounds and default of a result limit property.
+func limitSchema(p *jsonschema.Schema, cfg hippo.Config) {
+	p.Minimum = jsonschema.Ptr(1.0)
+	p.Maximum = jsonschema.Ptr(float64(cfg.MaxLimit))
+	p.Default = json.RawMessage(fmt.Sprint(cfg.DefaultLimit))
+}
+
+// textSchema sets the length bounds of a required text property.
+func textSchema(p *jsonschema.Schema, max int) {
+	p.MinLength = jsonschema.Ptr(1)
+	if max > 0 {
+		p.MaxLength = jsonschema.Ptr(max)
+	}
+}
+
+// keySchema sets the bounds of a block key property.
+func keySchema(p *jsonschema.Schema) {
+	textSchema(p, hippo.MaxIDLength)
+}
+
+// checkLimit rejects an explicit limit of 0, which the service would read as
+// "the default"; other values are checked by the service.
+func checkLimit(limit *int, cfg hippo.Config) (int, error) {
+	if limit == nil {
+		return 0, nil
+	}
+	if *limit == 0 {
+		return 0, hippo.Invalidf("limit", "must be between 1 and %d, got 0", cfg.MaxLimit)
+	}
+	return *limit, nil
+}
+
+// chunkDetails is a stored fact or memory as the tools report it.
+type chunkDetails struct {
+	ID               string          `json:"id"`
+	Kind             hippo.Kind      `json:"kind"`
+	Scope            string          `json:"scope"`
+	Content          string          `json:"content"`
+	Metadata         json.RawMessage `json:"metadata,omitempty"`
+	RunningIntensity float64         `json:"running_intensity"`
+	EncounterCount   int             `json:"encounter_count"`
+	AccessCount      int             `json:"access_count"`
+	CreatedAt        string          `json:"created_at"`
+	LastAccessedAt   string          `json:"last_accessed_at"`
+}
+
+func newChunkDetails(c *hippo.Chunk) chunkDetails {
+	d := chunkDetails{
+		ID: c.ID, Kind: c.Kind, Scope: c.Scope, Content: c.Content,
+		RunningIntensity: c.RunningIntensity, EncounterCount: c.EncounterCount, AccessCount: c.AccessCount,
+		CreatedAt: timeString(c.CreatedAt), LastAccessedAt: timeString(c.LastAccessedAt),
+	}
+	if len(c.Metadata) > 0 && json.Valid(c.Metadata) {
+		d.Metadata = c.Metadata
+	}
+	return d
+}
+
+// shortID is the last 8 characters of a ULID: its random part, enough to
+// tell results apart in text. Details carry the full ID.
+func shortID(id string) string {
+	if len(id) <= 8 {
+		return id
+	}
+	return id[len(id)-8:]
+}
+
+// timeString formats t as RFC 3339 in UTC, or "" for the zero time.
+func timeString(t time.Time) string {
+	if t.IsZero() {
+		return ""
+	}
+	return t.UTC().Format(time.RFC3339Nano)
+}
+
+// plural returns "1 fact" or "2 facts".
+func plural(n int, one, many string) string {
+	if n == 1 {
+		return "1 " + one
+	}
+	return fmt.Sprintf("%d %s", n, many)
+}
