@@ -1,0 +1,567 @@
+package tools_test
+
+import (
+	"context"
+	"database/sql"
+	"encoding/json"
+	"net/http"
+	"path/filepath"
+	"reflect"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/google/jsonschema-go/jsonschema"
+	"github.com/hippo-mem/hippo"
+	"github.com/hippo-mem/hippo/llm"
+	"github.com/hippo-mem/hippo/mock"
+	"github.com/hippo-mem/hippo/openai"
+	"github.com/hippo-mem/hippo/sqlite"
+	"github.com/hippo-mem/hippo/tools"
+)
+
+// env is a database, a fake OpenAI server, the real clients talking to it
+// and the tools over one agent's memory.
+type env struct {
+	t     *testing.T
+	srv   *mock.Server
+	tools tools.Set
+}
+
+const testDim = 64
+
+// messagesSchema is a consumer-owned messages table with an external-content
+// FTS5 index kept in sync by triggers, as seed 000 describes.
+const messagesSchema = `
+CREATE TABLE messages (
+	id         INTEGER PRIMARY KEY,
+	agent_id   TEXT NOT NULL,
+	role       TEXT NOT NULL,
+	content    TEXT NOT NULL,
+	created_at TEXT NOT NULL
+);
+CREATE VIRTUAL TABLE messages_fts USING fts5(content, content=messages, content_rowid=id);
+CREATE TRIGGER messages_ai AFTER INSERT ON messages BEGIN
+	INSERT INTO messages_fts(rowid, content) VALUES (new.id, new.content);
+END;
+CREATE TRIGGER messages_ad AFTER DELETE ON messages BEGIN
+	INSERT INTO messages_fts(messages_fts, rowid, content) VALUES ('delete', old.id, old.content);
+END;
+INSERT INTO messages (agent_id, role, content, created_at) VALUES
+	('agent-a', 'user', 'My cat is called Miso and she likes foo treats.', '2026-01-02T10:00:00Z'),
+	('agent-a', 'assistant', 'Noted: Miso likes foo treats.', '2026-01-02T10:00:05Z'),
+	('agent-a', 'user', 'The deploy key lives in the bar vault.', '2026-01-03T09:00:00Z'),
+	('agent-b', 'user', 'foo bar from another agent', '2026-01-03T09:30:00Z');
+`
+
+// newEnv opens a fresh database; conversation creates a messages table and
+// configures the service and the tools with it.
+func newEnv(t *testing.T, conversation bool) *env {
+	t.Helper()
+	ctx := context.Background()
+	srv := mock.NewServer(t, testDim)
+	client := openai.Config{BaseURL: srv.BaseURL(), APIKey: "sk-test", MaxRetries: -1}
+	embCfg, chatCfg := client, client
+	embCfg.Model, chatCfg.Model = "mock-embed", "mock-chat"
+	emb, err := openai.NewEmbedder(embCfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	chat, err := openai.NewLLM(chatCfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+
+	path := filepath.Join(t.TempDir(), "hippo.db")
+	opts := sqlite.MemoryOptions{
+		AgentID: "agent-a", Embedder: emb,
+		Extractor: llm.NewExtractor(chat), Classifier: llm.NewClassifier(chat),
+	}
+	if conversation {
+		raw, err := sql.Open("sqlite", path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := raw.ExecContext(ctx, messagesSchema); err != nil {
+			t.Fatal(err)
+		}
+		if err := raw.Close(); err != nil {
+			t.Fatal(err)
+		}
+		opts.MessagesTable = "messages"
+	}
+	db, err := sqlite.Open(ctx, path, sqlite.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { db.Close() })
+	mem, err := db.Memory(opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	set := tools.New(mem, tools.Options{Conversation: conversation, Config: db.Config()})
+	return &env{t: t, srv: srv, tools: set}
+}
+
+// call runs a tool, fails on a Go error and checks that Details marshals.
+// It returns the result and its Details as generic JSON.
+func (e *env) call(name, input string) (*tools.Result, map[string]any) {
+	e.t.Helper()
+	res, err := e.tools.Call(context.Background(), name, json.RawMessage(input))
+	if err != nil {
+		e.t.Fatalf("%s %s: %v", name, input, err)
+	}
+	return res, details(e.t, res)
+}
+
+// ok is call that also requires success.
+func (e *env) ok(name, input string) (*tools.Result, map[string]any) {
+	e.t.Helper()
+	res, d := e.call(name, input)
+	if res.IsError {
+		e.t.Fatalf("%s %s: unexpected error result: %s", name, input, res.Text)
+	}
+	return res, d
+}
+
+func details(t *testing.T, res *tools.Result) map[string]any {
+	t.Helper()
+	if res == nil {
+		t.Fatal("nil result")
+	}
+	b, err := json.Marshal(res.Details)
+	if err != nil {
+		t.Fatalf("details do not marshal: %v", err)
+	}
+	var m map[string]any
+	if err := json.Unmarshal(b, &m); err != nil {
+		t.Fatalf("details %s are not a JSON object: %v", b, err)
+	}
+	if strings.Contains(string(b), "embedding") {
+		t.Errorf("details hold an embedding: %s", b)
+	}
+	return m
+}
+
+func wantText(t *testing.T, res *tools.Result, parts ...string) {
+	t.Helper()
+	for _, p := range parts {
+		if !strings.Contains(res.Text, p) {
+			t.Errorf("text %q does not contain %q", res.Text, p)
+		}
+	}
+}
+
+func TestNames(t *testing.T) {
+	e := newEnv(t, false)
+	want := []string{"remember_facts", "store_memory", "recall_memories", "forget_memory",
+		"recall_memory_block", "replace_memory_block", "append_memory_block"}
+	if got := e.tools.Names(); !slices.Equal(got, want) {
+		t.Errorf("without a messages table: %v, want %v", got, want)
+	}
+	res, d := e.call("recall_conversation", `{"query":"foo"}`)
+	if !res.IsError || d["error"] != hippo.ENOTFOUND {
+		t.Errorf("recall_conversation without a messages table = %+v", res)
+	}
+	if got := newEnv(t, true).tools.Names(); !slices.Equal(got, append(want, "recall_conversation")) {
+		t.Errorf("with a messages table: %v", got)
+	}
+}
+
+func TestSchemas(t *testing.T) {
+	tests := []struct {
+		name     string
+		required []string
+		valid    string // an input the schema must accept
+	}{
+		{"remember_facts", []string{"text"}, `{"text":"I live in Berlin"}`},
+		{"store_memory", []string{"content"}, `{"content":"x","metadata":{"source":"a","tags":["b"],"category":"c","extra":1}}`},
+		{"recall_memories", []string{"query"}, `{"query":"x","limit":50,"kind":"fact"}`},
+		{"forget_memory", []string{"description"}, `{"description":"x","threshold":1}`},
+		{"recall_memory_block", []string{"key"}, `{"key":"persona"}`},
+		{"replace_memory_block", []string{"key", "old_text", "new_text"}, `{"key":"persona","old_text":"a","new_text":""}`},
+		{"append_memory_block", []string{"key", "text"}, `{"key":"persona","text":"a"}`},
+		{"recall_conversation", []string{"query"}, `{"query":"x","limit":1}`},
+	}
+	set := newEnv(t, true).tools
+	if len(set) != len(tests) {
+		t.Fatalf("%d tools, want %d", len(set), len(tests))
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			tool, ok := set.Lookup(tt.name)
+			if !ok {
+				t.Fatal("missing")
+			}
+			if len(tool.Description) < 200 {
+				t.Errorf("description too short to act on: %q", tool.Description)
+			}
+			b, err := json.Marshal(tool.InputSchema)
+			if err != nil {
+				t.Fatal(err)
+			}
+			var s struct {
+				Type                 string                     `json:"type"`
+				Properties           map[string]json.RawMessage `json:"properties"`
+				Required             []string                   `json:"required"`
+				AdditionalProperties *bool                      `json:"additionalProperties"`
+			}
+			if err := json.Unmarshal(b, &s); err != nil {
+				t.Fatalf("schema %s: %v", b, err)
+			}
+			if s.Type != "object" {
+				t.Errorf("type = %q, want object", s.Type)
+			}
+			if !reflect.DeepEqual(s.Required, tt.required) {
+				t.Errorf("required = %v, want %v", s.Required, tt.required)
+			}
+			for _, r := range tt.required {
+				if s.Properties[r] == nil {
+					t.Errorf("required %q is not a property", r)
+				}
+			}
+			if s.AdditionalProperties == nil || *s.AdditionalProperties {
+				t.Errorf("additionalProperties = %v, want false", s.AdditionalProperties)
+			}
+			for name, p := range s.Properties {
+				if !strings.Contains(string(p), `"description"`) {
+					t.Errorf("property %s has no description", name)
+				}
+			}
+			// The schema is valid and agrees with the handler on good input.
+			var reparsed jsonschema.Schema
+			if err := json.Unmarshal(b, &reparsed); err != nil {
+				t.Fatal(err)
+			}
+			resolved, err := reparsed.Resolve(nil)
+			if err != nil {
+				t.Fatalf("resolve: %v", err)
+			}
+			var instance any
+			json.Unmarshal([]byte(tt.valid), &instance)
+			if err := resolved.Validate(instance); err != nil {
+				t.Errorf("schema rejects %s: %v", tt.valid, err)
+			}
+			if err := resolved.Validate(map[string]any{}); err == nil {
+				t.Error("schema accepts {}")
+			}
+		})
+	}
+}
+
+func TestBadInput(t *testing.T) {
+	e := newEnv(t, true)
+	tests := []struct {
+		name, tool, input string
+		code, field       string
+		text              string
+	}{
+		{"unknown field", "recall_memories", `{"query":"x","bogus":1}`, hippo.EINVALID, "bogus", `unknown field "bogus"`},
+		{"wrong case", "remember_facts", `{"Text":"x"}`, hippo.EINVALID, "Text", `unknown field "Text"`},
+		{"string for integer", "recall_memories", `{"query":"x","limit":"5"}`, hippo.EINVALID, "limit", "limit: must be an integer, got string"},
+		{"fraction for integer", "recall_memories", `{"query":"x","limit":1.5}`, hippo.EINVALID, "limit", "limit: must be an integer, got number 1.5"},
+		{"number for string", "store_memory", `{"content":5}`, hippo.EINVALID, "content", "content: must be a string, got number"},
+		{"limit 0", "recall_memories", `{"query":"x","limit":0}`, hippo.EINVALID, "limit", "limit: must be between 1 and 50, got 0"},
+		{"limit 51", "recall_memories", `{"query":"x","limit":51}`, hippo.EINVALID, "limit", "limit: must be between 1 and 50, got 51"},
+		{"conversation limit 0", "recall_conversation", `{"query":"x","limit":0}`, hippo.EINVALID, "limit", "limit"},
+		{"conversation limit 51", "recall_conversation", `{"query":"x","limit":51}`, hippo.EINVALID, "limit", "limit"},
+		{"bad kind", "recall_memories", `{"query":"x","kind":"note"}`, hippo.EINVALID, "kind", "kind"},
+		{"threshold 0", "forget_memory", `{"description":"x","threshold":0}`, hippo.EINVALID, "threshold", "threshold"},
+		{"threshold 1.5", "forget_memory", `{"description":"x","threshold":1.5}`, hippo.EINVALID, "threshold", "threshold"},
+		{"empty input", "remember_facts", ``, hippo.EINVALID, "text", "text: is required"},
+		{"null input", "store_memory", `null`, hippo.EINVALID, "content", "content: is required"},
+		{"null field", "store_memory", `{"content":null}`, hippo.EINVALID, "content", "content: is required"},
+		{"missing new_text", "replace_memory_block", `{"key":"k","old_text":"a"}`, hippo.EINVALID, "new_text", "new_text: is required"},
+		{"blank text", "remember_facts", `{"text":"   "}`, hippo.EINVALID, "text", "text: must not be empty"},
+		{"text too long", "remember_facts", `{"text":"` + strings.Repeat("a", 10_001) + `"}`, hippo.EINVALID, "text", "at most 10000 characters"},
+		{"content too long", "store_memory", `{"content":"` + strings.Repeat("a", 50_001) + `"}`, hippo.EINVALID, "content", "at most 50000 characters"},
+		{"metadata string", "store_memory", `{"content":"x","metadata":"tags"}`, hippo.EINVALID, "metadata", "metadata: must be a JSON object"},
+		{"metadata array", "store_memory", `{"content":"x","metadata":["a"]}`, hippo.EINVALID, "metadata", "metadata"},
+		{"metadata number", "store_memory", `{"content":"x","metadata":5}`, hippo.EINVALID, "metadata", "metadata"},
+		{"array input", "recall_memories", `["x"]`, hippo.EINVALID, "", "input must be a JSON object, got array"},
+		{"string input", "recall_memories", `"x"`, hippo.EINVALID, "", "input must be a JSON object, got string"},
+		{"invalid JSON", "recall_memories", `{"query":`, hippo.EINVALID, "", "input is not valid JSON"},
+		{"trailing data", "recall_memories", `{"query":"x"} {}`, hippo.EINVALID, "", "single JSON object"},
+		{"oversized input", "store_memory", `{"content":"` + strings.Repeat("a", tools.MaxInputBytes) + `"}`, hippo.EINVALID, "", "more than the 1048576 allowed"},
+		{"key too long", "recall_memory_block", `{"key":"` + strings.Repeat("k", 129) + `"}`, hippo.EINVALID, "key", "key: must be at most 128"},
+		{"blank key", "append_memory_block", `{"key":" ","text":"x"}`, hippo.EINVALID, "key", "key: must not be empty"},
+		{"empty old_text", "replace_memory_block", `{"key":"persona","old_text":"","new_text":"x"}`, hippo.EINVALID, "old_text", "old_text: must not be empty"},
+		{"no searchable words", "recall_conversation", `{"query":"(*) \"\""}`, hippo.EINVALID, "query", "no searchable words"},
+		{"unknown tool", "recall_everything", `{}`, hippo.ENOTFOUND, "", `unknown tool "recall_everything"`},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			res, d := e.call(tt.tool, tt.input)
+			if !res.IsError {
+				t.Fatalf("not an error: %s", res.Text)
+			}
+			wantText(t, res, tt.text)
+			if d["error"] != tt.code || d["message"] != res.Text {
+				t.Errorf("details = %v, want code %q and the text as message", d, tt.code)
+			}
+			if field, _ := d["field"].(string); field != tt.field {
+				t.Errorf("field = %q, want %q", field, tt.field)
+			}
+		})
+	}
+	if embeds, chats := e.srv.Counts(); embeds != 0 || chats != 0 {
+		t.Errorf("bad input made %d embedding and %d chat requests, want none", embeds, chats)
+	}
+}
+
+func TestRememberFacts(t *testing.T) {
+	e := newEnv(t, false)
+	e.srv.Reply(`{"facts":[{"fact":"User strongly dislikes Redux","intensity":0.85},{"fact":"User tried a café on Sukhumvit","intensity":0.15}]}`)
+	res, d := e.ok("remember_facts", `{"text":"I NEVER want to use Redux again, it was a nightmare. Oh and I tried that new café on Sukhumvit."}`)
+	if res.Text != "Learned 2 facts: 2 new (User strongly dislikes Redux; User tried a café on Sukhumvit)" {
+		t.Errorf("text = %q", res.Text)
+	}
+	if d["summary"] != res.Text {
+		t.Errorf("summary = %v", d["summary"])
+	}
+	facts, _ := d["facts"].([]any)
+	if len(facts) != 2 {
+		t.Fatalf("facts = %v", d["facts"])
+	}
+	first := facts[0].(map[string]any)
+	if first["action"] != "new" || first["content"] != "User strongly dislikes Redux" || first["chunk_id"] == "" {
+		t.Errorf("first fact = %v", first)
+	}
+
+	// Said again: the fact is strengthened, not added.
+	e.srv.Reply(`{"facts":[{"fact":"User strongly dislikes Redux","intensity":0.85}]}`)
+	res, _ = e.ok("remember_facts", `{"text":"Redux? Never again."}`)
+	wantText(t, res, "Learned 1 fact: 1 updated (User strongly dislikes Redux — intensity 0.85 → running avg 0.85)")
+
+	// Nothing to extract.
+	e.srv.Reply(`{"facts":[]}`)
+	res, d = e.ok("remember_facts", `{"text":"ok"}`)
+	if res.Text != "No facts extracted." || d["facts"] == nil {
+		t.Errorf("no facts: %q, details %v", res.Text, d)
+	}
+
+	// A failing LLM is an internal error, not a result.
+	e.srv.Chat = func(mock.ChatRequest) (string, int) { return "", http.StatusInternalServerError }
+	if _, err := e.tools.Call(context.Background(), "remember_facts", json.RawMessage(`{"text":"I live in Berlin"}`)); err == nil {
+		t.Error("LLM failure: no Go error")
+	}
+}
+
+func TestStoreMemory(t *testing.T) {
+	e := newEnv(t, false)
+	const input = `{"content":"We chose SQLite over PostgreSQL","metadata":{"source":"meeting", "tags":["db"],"category":"decision","extra":true}}`
+	res, d := e.ok("store_memory", input)
+	wantText(t, res, "Stored new memory (id ")
+	mem := d["memory"].(map[string]any)
+	if d["duplicate"] != false || mem["kind"] != "memory" || mem["content"] != "We chose SQLite over PostgreSQL" || mem["encounter_count"] != 1.0 {
+		t.Errorf("details = %v", d)
+	}
+	if got, _ := json.Marshal(mem["metadata"]); string(got) != `{"category":"decision","extra":true,"source":"meeting","tags":["db"]}` {
+		t.Errorf("metadata = %s", got)
+	}
+	id := mem["id"].(string)
+	if !strings.Contains(res.Text, id[len(id)-8:]) {
+		t.Errorf("text %q lacks the short id of %s", res.Text, id)
+	}
+
+	res, d = e.ok("store_memory", `{"content":"We chose SQLite over PostgreSQL"}`)
+	wantText(t, res, "Already known: strengthened the existing memory", "seen 2 times", "intensity 0.50")
+	mem = d["memory"].(map[string]any)
+	if d["duplicate"] != true || mem["id"] != id || mem["encounter_count"] != 2.0 || mem["access_count"] != 1.0 {
+		t.Errorf("repeat details = %v", d)
+	}
+
+	if res, _ := e.ok("store_memory", `{"content":"no metadata","metadata":null}`); !strings.HasPrefix(res.Text, "Stored new memory") {
+		t.Errorf("null metadata: %q", res.Text)
+	}
+
+	// A failing embedder is an internal error, not a result.
+	e.srv.EmbedStatus = func(int) int { return http.StatusInternalServerError }
+	if res, err := e.tools.Call(context.Background(), "store_memory", json.RawMessage(`{"content":"new content"}`)); err == nil {
+		t.Errorf("embedder failure: result %+v, no Go error", res)
+	} else if !strings.HasPrefix(err.Error(), "store_memory: ") {
+		t.Errorf("error %q does not name the tool", err)
+	}
+}
+
+func TestRecallMemories(t *testing.T) {
+	e := newEnv(t, false)
+	e.ok("store_memory", `{"content":"The user's cat is called Miso","metadata":{"source":"chat"}}`)
+	e.ok("store_memory", `{"content":"We deploy on Fridays"}`)
+	e.srv.Reply(`{"facts":[{"fact":"User owns a cat","intensity":0.5}]}`)
+	e.ok("remember_facts", `{"text":"I have a cat"}`)
+
+	tests := []struct {
+		name, input string
+		kinds       []string // of the results, in order
+		text        []string
+	}{
+		{"all", `{"query":"The user's cat is called Miso"}`, []string{"memory", "fact", "memory"},
+			[]string{`Found 3 results for "The user's cat is called Miso":`, "\n1. [memory] The user's cat is called Miso (score ", "\n2. [fact] User owns a cat (score ", "\n3. [memory] We deploy on Fridays"}},
+		{"limit", `{"query":"The user's cat is called Miso","limit":1}`, []string{"memory"}, []string{"Found 1 result for"}},
+		{"facts only", `{"query":"cat","kind":"fact"}`, []string{"fact"}, []string{"1. [fact] User owns a cat"}},
+		{"memories only", `{"query":"cat","kind":"memory","limit":null}`, []string{"memory", "memory"}, []string{"Found 2 results"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			res, d := e.ok("recall_memories", tt.input)
+			wantText(t, res, tt.text...)
+			results := d["results"].([]any)
+			var kinds []string
+			for _, r := range results {
+				r := r.(map[string]any)
+				kinds = append(kinds, r["kind"].(string))
+				for _, k := range []string{"id", "content", "score", "similarity", "strength", "recency", "created_at"} {
+					if _, ok := r[k]; !ok {
+						t.Errorf("result lacks %q: %v", k, r)
+					}
+				}
+				if id := r["id"].(string); !strings.Contains(res.Text, "id "+id[len(id)-8:]) {
+					t.Errorf("text lacks short id of %s", id)
+				}
+			}
+			if !slices.Equal(kinds, tt.kinds) {
+				t.Errorf("kinds = %v, want %v", kinds, tt.kinds)
+			}
+		})
+	}
+
+	// Nothing stored for another agent's view is found; an empty result
+	// is not an error.
+	empty := newEnv(t, false)
+	res, d := empty.ok("recall_memories", `{"query":"cat","kind":"fact"}`)
+	if res.Text != `No facts found for "cat".` || len(d["results"].([]any)) != 0 {
+		t.Errorf("empty recall: %q %v", res.Text, d)
+	}
+}
+
+func TestForgetMemory(t *testing.T) {
+	e := newEnv(t, false)
+	e.ok("store_memory", `{"content":"The user's home address is 12 Main Street"}`)
+	e.ok("store_memory", `{"content":"We deploy on Fridays"}`)
+
+	res, d := e.ok("forget_memory", `{"description":"The user's home address is 12 Main Street"}`)
+	wantText(t, res, "Forgot 1 item:\n1. [memory] The user's home address is 12 Main Street (similarity 1.00, id ")
+	if d["threshold"] != 0.7 || len(d["deleted"].([]any)) != 1 || d["resurrected"] == nil {
+		t.Errorf("details = %v", d)
+	}
+	res, _ = e.ok("recall_memories", `{"query":"The user's home address is 12 Main Street"}`)
+	if strings.Contains(res.Text, "] The user's home address") {
+		t.Errorf("forgotten memory recalled: %q", res.Text)
+	}
+
+	res, d = e.ok("forget_memory", `{"description":"The user's home address","threshold":0.99}`)
+	if res.Text != `Nothing matched "The user's home address" at similarity 0.99 or more; nothing was deleted.` {
+		t.Errorf("nothing matched: %q", res.Text)
+	}
+	if len(d["deleted"].([]any)) != 0 || d["threshold"] != 0.99 {
+		t.Errorf("details = %v", d)
+	}
+}
+
+func TestMemoryBlocks(t *testing.T) {
+	e := newEnv(t, false)
+
+	// recall of a missing block: null, not an error.
+	res, d := e.ok("recall_memory_block", `{"key":"persona"}`)
+	if res.Text != `Block "persona" does not exist.` {
+		t.Errorf("text = %q", res.Text)
+	}
+	if v, ok := d["value"]; !ok || v != nil || d["key"] != "persona" {
+		t.Errorf("details = %v, want value null", d)
+	}
+
+	// replace in a missing block: an error result, nothing created.
+	res, d = e.call("replace_memory_block", `{"key":"persona","old_text":"a","new_text":"b"}`)
+	if !res.IsError || d["error"] != hippo.ENOTFOUND {
+		t.Errorf("replace in missing block = %+v", res)
+	}
+	wantText(t, res, `block "persona" does not exist`)
+
+	// append creates, then appends on a new line.
+	res, d = e.ok("append_memory_block", `{"key":"persona","text":"Name: Hippo. Tone: dry."}`)
+	wantText(t, res, `Created block "persona"`)
+	if d["created"] != true || d["value"] != "Name: Hippo. Tone: dry." || d["updated_at"] == "" {
+		t.Errorf("create details = %v", d)
+	}
+	res, d = e.ok("append_memory_block", `{"key":"persona","text":"Tone: dry, always."}`)
+	wantText(t, res, `Appended to block "persona"; it now holds 42 characters.`)
+	if d["created"] != false || d["value"] != "Name: Hippo. Tone: dry.\nTone: dry, always." {
+		t.Errorf("append details = %v", d)
+	}
+
+	// replace: every occurrence.
+	res, d = e.ok("replace_memory_block", `{"key":"persona","old_text":"dry","new_text":"warm"}`)
+	wantText(t, res, `Replaced 2 occurrences of "dry" with "warm" in block "persona"`)
+	if d["replacements"] != 2.0 || d["value"] != "Name: Hippo. Tone: warm.\nTone: warm, always." {
+		t.Errorf("replace details = %v", d)
+	}
+
+	// replace: text not found is an error result.
+	res, d = e.call("replace_memory_block", `{"key":"persona","old_text":"cold","new_text":"x"}`)
+	if !res.IsError || d["error"] != hippo.ENOTFOUND {
+		t.Errorf("text not found = %+v", res)
+	}
+	wantText(t, res, `"cold" not found in block "persona"`)
+
+	// replace with "" deletes.
+	e.ok("replace_memory_block", `{"key":"persona","old_text":"\nTone: warm, always.","new_text":""}`)
+	res, d = e.ok("recall_memory_block", `{"key":"persona"}`)
+	if res.Text != "Name: Hippo. Tone: warm." || d["value"] != res.Text {
+		t.Errorf("recall = %q, details %v", res.Text, d)
+	}
+}
+
+func TestRecallConversation(t *testing.T) {
+	e := newEnv(t, true)
+	tests := []struct {
+		name, input string
+		ids         []float64
+		text        []string
+	}{
+		{"words", `{"query":"Miso treats"}`, []float64{1, 2},
+			[]string{`Found 2 messages matching "Miso treats":`, ". [user, 2026-01-02T10:00:00Z] My cat is called Miso", ". [assistant, 2026-01-02T10:00:05Z] Noted: Miso"}},
+		{"FTS syntax", `{"query":"\"foo\" AND (bar OR* NEAR("}`, []float64{1, 2, 3}, []string{"Found 3 messages"}},
+		{"limit", `{"query":"foo bar","limit":1}`, nil, []string{"Found 1 message matching"}},
+		{"no match", `{"query":"zebra"}`, []float64{}, []string{`No past messages match "zebra".`}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			res, d := e.ok("recall_conversation", tt.input)
+			wantText(t, res, tt.text...)
+			if strings.Contains(res.Text, "another agent") {
+				t.Errorf("another agent's message found: %q", res.Text)
+			}
+			if tt.ids == nil {
+				return
+			}
+			var ids []float64
+			for _, m := range d["messages"].([]any) {
+				ids = append(ids, m.(map[string]any)["id"].(float64))
+			}
+			slices.Sort(ids)
+			if !slices.Equal(ids, tt.ids) && !(len(ids) == 0 && len(tt.ids) == 0) {
+				t.Errorf("ids = %v, want %v", ids, tt.ids)
+			}
+		})
+	}
+}
+
+// TestHandlerDirect runs a tool's Handler without the Set, with a nil input.
+func TestHandlerDirect(t *testing.T) {
+	e := newEnv(t, false)
+	tool, ok := e.tools.Lookup("recall_memory_block")
+	if !ok {
+		t.Fatal("no recall_memory_block")
+	}
+	res, err := tool.Handler(context.Background(), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !res.IsError || !strings.Contains(res.Text, "key: is required") {
+		t.Errorf("nil input = %+v", res)
+	}
+	if d := details(t, res); d["field"] != "key" {
+		t.Errorf("details = %v", d)
+	}
+}
