@@ -35,8 +35,28 @@ func Decode(dst []float32, b []byte) ([]float32, error) {
 	return dst, nil
 }
 
-// Dot is the inner product of two equal-length vectors.
+// Dot is the inner product of two vectors; b must be at least as long as a.
 func Dot(a, b []float32) float32 {
+	if len(a) == 0 {
+		return 0
+	}
+	b = b[:len(a)]
+	return dot(a, b)
+}
+
+// DotInt8 is the inner product of two int8 code vectors; b must be at
+// least as long as a.
+func DotInt8(a, b []int8) int32 {
+	if len(a) == 0 {
+		return 0
+	}
+	b = b[:len(a)]
+	return dotInt8(a, b)
+}
+
+// dotGeneric is the portable float32 kernel: four accumulators let the CPU
+// overlap the multiply-adds.
+func dotGeneric(a, b []float32) float32 {
 	b = b[:len(a)]
 	var s0, s1, s2, s3 float32
 	i := 0
@@ -48,6 +68,23 @@ func Dot(a, b []float32) float32 {
 	}
 	for ; i < len(a); i++ {
 		s0 += a[i] * b[i]
+	}
+	return s0 + s1 + s2 + s3
+}
+
+// dotInt8Generic is the portable int8 kernel.
+func dotInt8Generic(a, b []int8) int32 {
+	b = b[:len(a)]
+	var s0, s1, s2, s3 int32
+	i := 0
+	for ; i+4 <= len(a); i += 4 {
+		s0 += int32(a[i]) * int32(b[i])
+		s1 += int32(a[i+1]) * int32(b[i+1])
+		s2 += int32(a[i+2]) * int32(b[i+2])
+		s3 += int32(a[i+3]) * int32(b[i+3])
+	}
+	for ; i < len(a); i++ {
+		s0 += int32(a[i]) * int32(b[i])
 	}
 	return s0 + s1 + s2 + s3
 }

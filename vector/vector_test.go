@@ -106,3 +106,69 @@ func BenchmarkDot1536(b *testing.B) {
 		Dot(a, c)
 	}
 }
+
+// TestKernelsAgree checks that every kernel path returns the same result
+// as the portable one, at lengths that exercise each loop and tail.
+func TestKernelsAgree(t *testing.T) {
+	r := rand.New(rand.NewPCG(3, 4))
+	for n := 1; n <= 200; n++ {
+		checkKernels(t, r, n)
+	}
+	for _, n := range []int{255, 256, 257, 384, 768, 1023, 1536, 3072} {
+		checkKernels(t, r, n)
+	}
+	t.Logf("assembly kernels in use: %v", useAVX2)
+}
+
+func checkKernels(t *testing.T, r *rand.Rand, n int) {
+	a, b := make([]float32, n), make([]float32, n)
+	qa, qb := make([]int8, n), make([]int8, n)
+	var exact float64
+	for i := range a {
+		a[i], b[i] = float32(r.NormFloat64()), float32(r.NormFloat64())
+		exact += float64(a[i]) * float64(b[i])
+		qa[i], qb[i] = int8(r.IntN(255)-127), int8(r.IntN(255)-127)
+	}
+	if got := float64(Dot(a, b)); math.Abs(got-exact) > 1e-3*math.Max(1, math.Abs(exact)) {
+		t.Errorf("n=%d: Dot = %v, exact %v", n, got, exact)
+	}
+	if got, want := float64(Dot(a, b)), float64(dotGeneric(a, b)); math.Abs(got-want) > 1e-3*math.Max(1, math.Abs(want)) {
+		t.Errorf("n=%d: Dot = %v, portable %v", n, got, want)
+	}
+	var want int32
+	for i := range qa {
+		want += int32(qa[i]) * int32(qb[i])
+	}
+	if got := DotInt8(qa, qb); got != want {
+		t.Errorf("n=%d: DotInt8 = %d, want %d", n, got, want)
+	}
+	if got := dotInt8Generic(qa, qb); got != want {
+		t.Errorf("n=%d: portable DotInt8 = %d, want %d", n, got, want)
+	}
+	// Extremes cannot overflow the int16 pair sums.
+	for i := range qa {
+		qa[i], qb[i] = -128, -128
+	}
+	if got := DotInt8(qa, qb); got != int32(n)*16384 {
+		t.Errorf("n=%d: DotInt8 of -128s = %d, want %d", n, got, int32(n)*16384)
+	}
+}
+
+func BenchmarkDotInt8_1536(b *testing.B) {
+	a, c := make([]int8, 1536), make([]int8, 1536)
+	for i := range a {
+		a[i], c[i] = int8(i%7), int8(i%5)
+	}
+	b.SetBytes(1536)
+	for b.Loop() {
+		DotInt8(a, c)
+	}
+}
+
+func BenchmarkDotGeneric1536(b *testing.B) {
+	a, c := make([]float32, 1536), make([]float32, 1536)
+	b.SetBytes(1536 * 4)
+	for b.Loop() {
+		dotGeneric(a, c)
+	}
+}

@@ -1,0 +1,9 @@
+//go:build !amd64
+
+package vector
+
+const useAVX2 = false
+
+func dot(a, b []float32) float32 { return dotGeneric(a, b) }
+
+func dotInt8(a, b []int8) int32 { return dotInt8Generic(a, b) }
