@@ -1,0 +1,206 @@
+package vector
+
+import (
+	"math"
+	"runtime"
+	"sync"
+)
+
+// Index holds vectors of one dimension contiguously, normalised to unit
+// length, with an int8 code per component for a fast first pass, and a
+// caller-defined metadata value M per row. It is not safe for concurrent
+// mutation; Search may run concurrently with other Searches.
+type Index[M any] struct {
+	dim    int
+	vecs   []float32 // row i at [i*dim : (i+1)*dim]
+	codes  []int8    // same layout
+	scales []float32 // code scale: component ≈ code × scale
+	ids    []string
+	meta   []M
+	pos    map[string]int
+}
+
+// NewIndex returns an empty index of dim-dimensional vectors.
+func NewIndex[M any](dim int) *Index[M] {
+	return &Index[M]{dim: dim, pos: map[string]int{}}
+}
+
+// Dim is the vector length.
+func (x *Index[M]) Dim() int { return x.dim }
+
+// Len is the number of rows.
+func (x *Index[M]) Len() int { return len(x.ids) }
+
+// Bytes is the memory held by vectors and codes.
+func (x *Index[M]) Bytes() int { return cap(x.vecs)*4 + cap(x.codes) + cap(x.scales)*4 }
+
+// Meta returns the metadata of id.
+func (x *Index[M]) Meta(id string) (M, bool) {
+	i, ok := x.pos[id]
+	if !ok {
+		var zero M
+		return zero, false
+	}
+	return x.meta[i], true
+}
+
+// Upsert inserts or replaces the row id. v is copied and normalised; it
+// must have Dim components.
+func (x *Index[M]) Upsert(id string, v []float32, m M) {
+	i, ok := x.pos[id]
+	if !ok {
+		i = len(x.ids)
+		x.pos[id] = i
+		x.ids = append(x.ids, id)
+		x.meta = append(x.meta, m)
+		x.scales = append(x.scales, 0)
+		x.vecs = append(x.vecs, make([]float32, x.dim)...)
+		x.codes = append(x.codes, make([]int8, x.dim)...)
+	}
+	x.meta[i] = m
+	row := x.vecs[i*x.dim : (i+1)*x.dim]
+	copy(row, v)
+	Normalize(row)
+	x.scales[i] = Quantize(x.codes[i*x.dim:(i+1)*x.dim], row)
+}
+
+// SetMeta replaces the metadata of id, reporting whether it exists.
+func (x *Index[M]) SetMeta(id string, m M) bool {
+	i, ok := x.pos[id]
+	if ok {
+		x.meta[i] = m
+	}
+	return ok
+}
+
+// Remove deletes the row id, moving the last row into its place.
+func (x *Index[M]) Remove(id string) {
+	i, ok := x.pos[id]
+	if !ok {
+		return
+	}
+	last := len(x.ids) - 1
+	if i != last {
+		x.ids[i], x.meta[i], x.scales[i] = x.ids[last], x.meta[last], x.scales[last]
+		copy(x.vecs[i*x.dim:(i+1)*x.dim], x.vecs[last*x.dim:])
+		copy(x.codes[i*x.dim:(i+1)*x.dim], x.codes[last*x.dim:])
+		x.pos[x.ids[i]] = i
+	}
+	var zero M
+	x.meta[last] = zero
+	x.ids, x.meta, x.scales = x.ids[:last], x.meta[:last], x.scales[:last]
+	x.vecs, x.codes = x.vecs[:last*x.dim], x.codes[:last*x.dim]
+	delete(x.pos, id)
+}
+
+// Quantize writes v's int8 codes into dst and returns the scale.
+func Quantize(dst []int8, v []float32) float32 {
+	var maxAbs float32
+	for _, f := range v {
+		if a := float32(math.Abs(float64(f))); a > maxAbs {
+			maxAbs = a
+		}
+	}
+	if maxAbs == 0 {
+		clear(dst)
+		return 0
+	}
+	scale := maxAbs / 127
+	inv := 1 / scale
+	for i, f := range v {
+		dst[i] = int8(math.Round(float64(f * inv)))
+	}
+	return scale
+}
+
+// Hit is a search result: the row's ID, metadata, exact cosine and score.
+type Hit[M any] struct {
+	ID     string
+	Meta   M
+	Cosine float64
+	Score  float64
+}
+
+// ScoreFunc scores a row given its cosine with the query, or reports that
+// the row is filtered out. It must be safe for concurrent use.
+type ScoreFunc[M any] func(m *M, cosine float64) (score float64, ok bool)
+
+// minShard is the fewest rows worth a goroutine of their own.
+const minShard = 4096
+
+// Search returns the k best rows by score, best first. A first pass scores
+// every row with its int8 codes, in parallel; the best 4k+32 candidates are
+// then rescored with exact float32 cosines, so the result is the exact
+// top k unless quantisation error exceeds the oversampling margin.
+func (x *Index[M]) Search(q []float32, k int, score ScoreFunc[M]) []Hit[M] {
+	n := len(x.ids)
+	if k <= 0 || n == 0 || len(q) != x.dim {
+		return nil
+	}
+	qv := Normalize(append([]float32(nil), q...))
+	qc := make([]int8, x.dim)
+	qs := Quantize(qc, qv)
+
+	pool := 4*k + 32
+	if pool > n {
+		pool = n
+	}
+	shards := min(runtime.GOMAXPROCS(0), max(1, n/minShard))
+	per := (n + shards - 1) / shards
+	tops := make([]*TopK[int32], shards)
+	var wg sync.WaitGroup
+	for s := range shards {
+		lo, hi := s*per, min((s+1)*per, n)
+		tops[s] = NewTopK[int32](pool)
+		wg.Add(1)
+		go func(top *TopK[int32]) {
+			defer wg.Done()
+			d := x.dim
+			for i := lo; i < hi; i++ {
+				c := float64(qs*x.scales[i]) * float64(dotInt8(qc, x.codes[i*d:(i+1)*d]))
+				if sc, ok := score(&x.meta[i], c); ok {
+					top.Push(int32(i), sc)
+				}
+			}
+		}(tops[s])
+	}
+	wg.Wait()
+
+	final := NewTopK[Hit[M]](k)
+	for _, top := range tops {
+		for _, s := range top.h {
+			i := int(s.Item)
+			c := float64(Dot(qv, x.vecs[i*x.dim:(i+1)*x.dim]))
+			if sc, ok := score(&x.meta[i], c); ok {
+				final.Push(Hit[M]{ID: x.ids[i], Meta: x.meta[i], Cosine: c}, sc)
+			}
+		}
+	}
+	out := final.Sorted()
+	hits := make([]Hit[M], len(out))
+	for i, s := range out {
+		hits[i] = s.Item
+		hits[i].Score = s.Score
+	}
+	return hits
+}
+
+// Range calls fn with the exact cosine of every row whose approximate
+// cosine is at least threshold-margin, for threshold matching (forget). margin
+// covers quantisation error; fn sees exact values and decides.
+func (x *Index[M]) Range(q []float32, threshold, margin float64, fn func(id string, m *M, cosine float64)) {
+	if len(q) != x.dim {
+		return
+	}
+	qv := Normalize(append([]float32(nil), q...))
+	qc := make([]int8, x.dim)
+	qs := Quantize(qc, qv)
+	d := x.dim
+	for i := range x.ids {
+		approx := float64(qs*x.scales[i]) * float64(dotInt8(qc, x.codes[i*d:(i+1)*d]))
+		if approx < threshold-margin {
+			continue
+		}
+		fn(x.ids[i], &x.meta[i], float64(Dot(qv, x.vecs[i*d:(i+1)*d])))
+	}
+}
