@@ -15,6 +15,7 @@ import (
 	"sort"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/hippo-mem/hippo"
@@ -49,6 +50,10 @@ type DB struct {
 
 	lockMu sync.Mutex
 	lock   *ModelLock // cached once recorded; a lock never changes
+
+	indexMu sync.Mutex
+	indexes map[string]*agentIndex // by agent ID, loaded on first search
+	writes  atomic.Int64           // recalls and writes, to pace change-log pruning
 }
 
 // Open opens (creating unless opts.MustExist) the database at path and
@@ -78,7 +83,7 @@ func Open(ctx context.Context, path string, opts Options) (*DB, error) {
 		return nil, hippo.Errorf(hippo.EINVALID, "cannot open %s: %v", abs, err)
 	}
 
-	db := &DB{path: abs, cfg: hippo.DefaultConfig(), now: time.Now}
+	db := &DB{path: abs, cfg: hippo.DefaultConfig(), now: time.Now, indexes: map[string]*agentIndex{}}
 	if opts.Config != nil {
 		db.cfg = *opts.Config
 	}
@@ -90,7 +95,10 @@ func Open(ctx context.Context, path string, opts Options) (*DB, error) {
 		sync = "NORMAL"
 	}
 	u := url.URL{Scheme: "file", Path: abs}
-	params := "?_pragma=busy_timeout(5000)&_pragma=journal_mode(WAL)&_pragma=synchronous(" + sync + ")" +
+	// page_size only takes effect on a new file: 32 KiB pages hold five
+	// 1536-dimension rows each instead of spilling every row into overflow
+	// pages.
+	params := "?_pragma=busy_timeout(5000)&_pragma=page_size(32768)&_pragma=journal_mode(WAL)&_pragma=synchronous(" + sync + ")" +
 		"&_pragma=foreign_keys(1)&_pragma=secure_delete(ON)"
 	if db.write, err = sql.Open("sqlite", u.String()+params+"&_txlock=immediate"); err != nil {
 		return nil, fmt.Errorf("open %s: %w", abs, err)

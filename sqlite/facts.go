@@ -4,6 +4,7 @@ import (
 	"context"
 	"database/sql"
 	"fmt"
+	"sort"
 	"strings"
 
 	"github.com/hippo-mem/hippo"
@@ -35,6 +36,7 @@ type factPlan struct {
 	vec     []float32
 	action  hippo.Action
 	target  *factMatch  // duplicate or superseded candidate
+	top     []factMatch // nearest candidates, best first
 	inBand  []factMatch // ambiguous candidates, best first
 	pairIdx []int       // their indexes in the classification request
 }
@@ -72,18 +74,39 @@ func (m *Memory) RememberFacts(ctx context.Context, text string) (*hippo.Remembe
 	if err := m.db.checkQueryVector(ctx, m.opts.Embedder.Model(), len(vecs[0])); err != nil {
 		return nil, err
 	}
-	pool, snapshot, err := m.liveFacts(ctx, m.db.read, nil)
+	ai, err := m.db.agentIndex(ctx, m.opts.AgentID)
 	if err != nil {
 		return nil, err
 	}
 
-	// Decide each fact against stored facts and the facts before it.
+	// Decide each fact against stored facts (through the index) and the
+	// facts before it in this call.
 	plans := make([]*factPlan, len(facts))
-	var pairs []hippo.FactPair
-	for i, f := range facts {
+	var batch []*factEntry
+	ai.mu.RLock()
+	snapshot := ai.seq
+	f := ai.newFilter(hippo.KindFact, []string{m.opts.Scope})
+	for i, fact := range facts {
 		v := vector.Normalize(append([]float32(nil), vecs[i]...))
-		p := &factPlan{fact: f, vec: v, action: hippo.ActionNew}
-		top := nearest(pool, v, cfg.Candidates)
+		top := nearest(batch, v, cfg.Candidates)
+		if ai.idx != nil {
+			for _, h := range ai.idx.Search(v, cfg.Candidates, func(c *chunkMeta, cos, _ float64) (float64, bool) {
+				return cos, f.allows(c)
+			}) {
+				top = append(top, factMatch{entry: &factEntry{ref: factRef{chunkID: h.ID}, intensity: float64(h.Meta.intensity)}, similarity: h.Cosine})
+			}
+		}
+		sort.SliceStable(top, func(a, b int) bool { return top[a].similarity > top[b].similarity })
+		plans[i] = &factPlan{fact: fact, vec: v, action: hippo.ActionNew, top: top[:min(len(top), cfg.Candidates)]}
+		batch = append(batch, &factEntry{ref: factRef{batch: i}, content: fact.Content, vec: v, intensity: fact.Intensity})
+	}
+	ai.mu.RUnlock()
+	if err := m.fillContents(ctx, plans); err != nil {
+		return nil, err
+	}
+	var pairs []hippo.FactPair
+	for _, p := range plans {
+		top := p.top
 		switch {
 		case len(top) == 0 || top[0].similarity < cfg.NewThreshold:
 			// New: nothing close.
@@ -94,13 +117,11 @@ func (m *Memory) RememberFacts(ctx context.Context, text string) (*hippo.Remembe
 				if c.similarity >= cfg.NewThreshold && c.similarity <= cfg.DuplicateThreshold {
 					p.inBand = append(p.inBand, c)
 					p.pairIdx = append(p.pairIdx, len(pairs))
-					pairs = append(pairs, hippo.FactPair{New: f.Content, Existing: c.entry.content})
+					pairs = append(pairs, hippo.FactPair{New: p.fact.Content, Existing: c.entry.content})
 				}
 			}
 			p.action = hippo.ActionDistinct
 		}
-		plans[i] = p
-		pool = append(pool, &factEntry{ref: factRef{batch: i}, content: f.Content, vec: v, intensity: f.Intensity})
 	}
 
 	// One classification call for every ambiguous pair. The first
@@ -144,39 +165,77 @@ func cleanFacts(cfg hippo.Config, in []hippo.Fact) []hippo.Fact {
 	return out
 }
 
-// liveFacts loads the live facts of the agent in the write scope, skipping
-// IDs in skip. It returns them and the set of their IDs.
-func (m *Memory) liveFacts(ctx context.Context, q interface {
-	QueryContext(context.Context, string, ...any) (*sql.Rows, error)
-}, skip map[string]bool) ([]*factEntry, map[string]bool, error) {
-	rows, err := q.QueryContext(ctx, `SELECT id, content, embedding, running_intensity FROM chunks
-		WHERE agent_id = ? AND scope = ? AND kind = 'fact' AND superseded_by IS NULL`,
-		m.opts.AgentID, m.opts.Scope)
+// fillContents reads the content of the stored candidates of each plan.
+func (m *Memory) fillContents(ctx context.Context, plans []*factPlan) error {
+	byID := map[string][]*factEntry{}
+	var ids []any
+	for _, p := range plans {
+		for _, c := range p.top {
+			if id := c.entry.ref.chunkID; id != "" {
+				if byID[id] == nil {
+					ids = append(ids, id)
+				}
+				byID[id] = append(byID[id], c.entry)
+			}
+		}
+	}
+	if len(ids) == 0 {
+		return nil
+	}
+	rows, err := m.db.read.QueryContext(ctx, `SELECT id, content FROM chunks WHERE id IN (`+placeholders(len(ids))+`)`, ids...)
 	if err != nil {
-		return nil, nil, fmt.Errorf("load facts: %w", err)
+		return fmt.Errorf("load candidate facts: %w", err)
+	}
+	defer rows.Close()
+	for rows.Next() {
+		var id, content string
+		if err := rows.Scan(&id, &content); err != nil {
+			return err
+		}
+		for _, e := range byID[id] {
+			e.content = content
+		}
+	}
+	return rows.Err()
+}
+
+// freshFacts loads the live facts of the agent in the write scope that
+// were written after the change-log position seq.
+func (m *Memory) freshFacts(ctx context.Context, tx *sql.Tx, seq int64) ([]*factEntry, error) {
+	rows, err := tx.QueryContext(ctx, `SELECT id, content, embedding, running_intensity FROM chunks
+		WHERE agent_id = ? AND scope = ? AND kind = 'fact' AND superseded_by IS NULL
+		AND id IN (SELECT chunk_id FROM hippo_changes WHERE agent_id = ? AND seq > ?)`,
+		m.opts.AgentID, m.opts.Scope, m.opts.AgentID, seq)
+	if err != nil {
+		return nil, fmt.Errorf("load new facts: %w", err)
 	}
 	defer rows.Close()
 	var entries []*factEntry
-	ids := map[string]bool{}
 	for rows.Next() {
 		var (
 			e    factEntry
 			blob []byte
 		)
 		if err := rows.Scan(&e.ref.chunkID, &e.content, &blob, &e.intensity); err != nil {
-			return nil, nil, fmt.Errorf("load facts: %w", err)
-		}
-		ids[e.ref.chunkID] = true
-		if skip[e.ref.chunkID] {
-			continue
+			return nil, fmt.Errorf("load new facts: %w", err)
 		}
 		if e.vec, err = vector.Decode(nil, blob); err != nil {
-			return nil, nil, err
+			return nil, err
 		}
 		vector.Normalize(e.vec)
 		entries = append(entries, &e)
 	}
-	return entries, ids, rows.Err()
+	return entries, rows.Err()
+}
+
+// isLive reports whether a chunk of the agent exists and is not superseded.
+func (m *Memory) isLive(ctx context.Context, tx *sql.Tx, id string) (bool, error) {
+	var live bool
+	err := tx.QueryRowContext(ctx, `SELECT superseded_by IS NULL FROM chunks WHERE id = ? AND agent_id = ?`, id, m.opts.AgentID).Scan(&live)
+	if err == sql.ErrNoRows {
+		return false, nil
+	}
+	return live, err
 }
 
 // nearest returns the k entries most similar to the unit vector v.
@@ -198,7 +257,7 @@ func nearest(pool []*factEntry, v []float32, k int) []factMatch {
 // applyFacts writes every plan in one write transaction. Facts stored by
 // others since the plans were made are checked again here, under the write
 // lock, so two concurrent calls stating the same fact store it once.
-func (m *Memory) applyFacts(ctx context.Context, plans []*factPlan, snapshot map[string]bool) (*hippo.RememberResult, error) {
+func (m *Memory) applyFacts(ctx context.Context, plans []*factPlan, snapshot int64) (*hippo.RememberResult, error) {
 	cfg := m.db.cfg
 	tx, err := m.db.write.BeginTx(ctx, nil)
 	if err != nil {
@@ -208,7 +267,7 @@ func (m *Memory) applyFacts(ctx context.Context, plans []*factPlan, snapshot map
 	if err := m.db.lockModelTx(ctx, tx, m.opts.Embedder.Model(), len(plans[0].vec)); err != nil {
 		return nil, err
 	}
-	fresh, live, err := m.liveFacts(ctx, tx, snapshot)
+	fresh, err := m.freshFacts(ctx, tx, snapshot)
 	if err != nil {
 		return nil, err
 	}
@@ -227,8 +286,14 @@ func (m *Memory) applyFacts(ctx context.Context, plans []*factPlan, snapshot map
 			}
 			out.Similarity = p.target.similarity
 			// The target may have been forgotten or superseded meanwhile.
-			if p.target.entry.ref.chunkID != "" && !live[targetID] {
-				p.action, targetID = hippo.ActionNew, ""
+			if p.target.entry.ref.chunkID != "" {
+				live, err := m.isLive(ctx, tx, targetID)
+				if err != nil {
+					return nil, err
+				}
+				if !live {
+					p.action, targetID = hippo.ActionNew, ""
+				}
 			}
 		}
 		if p.action == hippo.ActionNew || p.action == hippo.ActionDistinct {
@@ -263,7 +328,6 @@ func (m *Memory) applyFacts(ctx context.Context, plans []*factPlan, snapshot map
 				return nil, err
 			}
 			out.ChunkID, resolved[i] = c.ID, c.ID
-			live[c.ID] = true
 			if p.action == hippo.ActionSupersedes {
 				var old string
 				err := tx.QueryRowContext(ctx, `UPDATE chunks SET superseded_by = ?, superseded_at = ?
@@ -276,7 +340,6 @@ func (m *Memory) applyFacts(ctx context.Context, plans []*factPlan, snapshot map
 					return nil, fmt.Errorf("supersede fact %s: %w", targetID, err)
 				default:
 					out.SupersededID, out.SupersededContent = targetID, old
-					delete(live, targetID)
 				}
 			}
 		}

@@ -139,7 +139,10 @@ func TestRememberFactsBands(t *testing.T) {
 		{"ambiguous, LLM says supersedes", 0.85, "SUPERSEDES", hippo.ActionSupersedes, false},
 		{"ambiguous, LLM says distinct", 0.80, "DISTINCT", hippo.ActionDistinct, true},
 		{"ambiguous, unparseable verdict is distinct", 0.90, "maybe?", hippo.ActionDistinct, true},
-		{"band edge 0.78 is ambiguous", 0.78, "SUPERSEDES", hippo.ActionSupersedes, false},
+		{"just inside the 0.78 edge is ambiguous", 0.7801, "SUPERSEDES", hippo.ActionSupersedes, false},
+		{"just outside the 0.78 edge is new", 0.7799, "", hippo.ActionNew, true},
+		{"just inside the 0.93 edge is ambiguous", 0.9299, "DUPLICATE", hippo.ActionDuplicate, true},
+		{"just outside the 0.93 edge is a duplicate", 0.9301, "", hippo.ActionDuplicate, true},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -5,7 +5,9 @@ import (
 	"database/sql"
 	"fmt"
 	"regexp"
+	"sort"
 	"strings"
+	"time"
 
 	"github.com/hippo-mem/hippo"
 	"github.com/hippo-mem/hippo/vector"
@@ -198,71 +200,6 @@ func (m *Memory) strengthenMemory(ctx context.Context, hash string, reading floa
 	return &hippo.StoreResult{Chunk: c}, nil
 }
 
-// candidate is one row of a similarity scan: what scoring needs, no content.
-type candidate struct {
-	id         string
-	similarity float64
-	strength   float64
-	recency    float64
-}
-
-// scan computes the similarity of q to every live chunk of the agent that
-// passes the filters, calling keep for each. Rows are streamed, never all
-// held in memory.
-func (m *Memory) scan(ctx context.Context, q []float32, kind hippo.Kind, keep func(candidate)) error {
-	scope, scopeArgs, ok := m.scopeClause()
-	if !ok {
-		return nil
-	}
-	query := `SELECT id, embedding, running_intensity, access_count, last_accessed_at, created_at
-		FROM chunks WHERE agent_id = ? AND superseded_by IS NULL` + scope
-	args := append([]any{m.opts.AgentID}, scopeArgs...)
-	if kind != "" {
-		query += ` AND kind = ?`
-		args = append(args, string(kind))
-	}
-	rows, err := m.db.read.QueryContext(ctx, query, args...)
-	if err != nil {
-		return fmt.Errorf("scan chunks: %w", err)
-	}
-	defer rows.Close()
-
-	cfg, now := m.db.cfg, m.db.now()
-	qn := vector.Norm(q)
-	var (
-		id, last, created string
-		blob              []byte
-		intensity         float64
-		access            int
-		buf               []float32
-	)
-	for rows.Next() {
-		if err := rows.Scan(&id, &blob, &intensity, &access, &last, &created); err != nil {
-			return fmt.Errorf("scan chunks: %w", err)
-		}
-		if len(blob) != 4*len(q) {
-			continue // another model's vector; the lock normally prevents this
-		}
-		buf, _ = vector.Decode(buf, blob)
-		c := candidate{id: id}
-		if n := vector.Norm(buf); n > 0 && qn > 0 {
-			c.similarity = float64(vector.Dot(q, buf)) / (n * qn)
-		}
-		lastAt, err := parseTime(last)
-		if err != nil {
-			return fmt.Errorf("chunk %s: %w", id, err)
-		}
-		createdAt, err := parseTime(created)
-		if err != nil {
-			return fmt.Errorf("chunk %s: %w", id, err)
-		}
-		c.strength = cfg.EffectiveStrength(intensity, access, now.Sub(lastAt))
-		c.recency = cfg.Recency(now.Sub(createdAt))
-		keep(c)
-	}
-	return rows.Err()
-}
-
 // Recall implements hippo.MemoryService. Every live chunk of the agent in
 // the recall scopes is considered; none is dropped for speed.
 func (m *Memory) Recall(ctx context.Context, in hippo.RecallInput) ([]hippo.Recalled, error) {
@@ -277,31 +214,56 @@ func (m *Memory) Recall(ctx context.Context, in hippo.RecallInput) ([]hippo.Reca
 	if in.Kind != "" && !in.Kind.Valid() {
 		return nil, hippo.Invalidf("kind", "must be %q or %q, got %q", hippo.KindFact, hippo.KindMemory, in.Kind)
 	}
-	vecs, err := m.embed(ctx, []string{in.Query})
+	q, err := m.embedQuery(ctx, in.Query)
 	if err != nil {
 		return nil, err
 	}
-	q := vecs[0]
-	if err := m.db.checkQueryVector(ctx, m.opts.Embedder.Model(), len(q)); err != nil {
-		return nil, err
-	}
-	top := vector.NewTopK[candidate](limit)
-	err = m.scan(ctx, q, in.Kind, func(c candidate) {
-		if c.strength < cfg.StrengthFloor {
-			return
-		}
-		top.Push(c, cfg.Score(c.similarity, c.strength, c.recency))
-	})
+	ai, err := m.db.agentIndex(ctx, m.opts.AgentID)
 	if err != nil {
 		return nil, err
 	}
-	return m.retrieve(ctx, top.Sorted())
+	now := m.db.now().UnixMilli()
+	ai.mu.RLock()
+	var hits []vector.Hit[chunkMeta]
+	if ai.idx != nil {
+		f := ai.newFilter(in.Kind, m.opts.RecallScopes)
+		hits = ai.idx.Search(q, limit, func(c *chunkMeta, cos, bar float64) (float64, bool) {
+			if !f.allows(c) {
+				return 0, false
+			}
+			// Strength is at most the intensity and recency at most 1: skip
+			// the exponentials for rows that cannot make the cut.
+			if cfg.Score(cos, float64(c.intensity), 1) <= bar {
+				return 0, false
+			}
+			s := c.strength(now)
+			if s < cfg.StrengthFloor {
+				return 0, false
+			}
+			return cfg.Score(cos, s, c.recency(cfg, now)), true
+		})
+	}
+	ai.mu.RUnlock()
+	return m.retrieve(ctx, hits, now)
+}
+
+// embedQuery embeds one text and checks it against the model lock.
+func (m *Memory) embedQuery(ctx context.Context, text string) ([]float32, error) {
+	vecs, err := m.embed(ctx, []string{text})
+	if err != nil {
+		return nil, err
+	}
+	if err := m.db.checkQueryVector(ctx, m.opts.Embedder.Model(), len(vecs[0])); err != nil {
+		return nil, err
+	}
+	return vecs[0], nil
 }
 
 // retrieve applies the retrieval boost to the chosen chunks and reads them
-// back, in one write transaction. Chunks deleted since the scan are dropped.
-func (m *Memory) retrieve(ctx context.Context, ranked []vector.Scored[candidate]) ([]hippo.Recalled, error) {
-	if len(ranked) == 0 {
+// back, in one write transaction. Chunks deleted since the search are
+// dropped.
+func (m *Memory) retrieve(ctx context.Context, hits []vector.Hit[chunkMeta], now int64) ([]hippo.Recalled, error) {
+	if len(hits) == 0 {
 		return []hippo.Recalled{}, nil
 	}
 	tx, err := m.db.write.BeginTx(ctx, nil)
@@ -309,26 +271,27 @@ func (m *Memory) retrieve(ctx context.Context, ranked []vector.Scored[candidate]
 		return nil, err
 	}
 	defer tx.Rollback()
-	now := formatTime(m.db.now())
-	out := make([]hippo.Recalled, 0, len(ranked))
-	for _, r := range ranked {
+	at := formatTime(time.UnixMilli(now))
+	out := make([]hippo.Recalled, 0, len(hits))
+	for _, h := range hits {
 		if _, err := tx.ExecContext(ctx, `UPDATE chunks SET access_count = access_count + 1,
 			last_accessed_at = ?, running_intensity = MIN(1.0, running_intensity + ?)
-			WHERE id = ? AND agent_id = ?`, now, m.db.cfg.RetrievalBoost, r.Item.id, m.opts.AgentID); err != nil {
+			WHERE id = ? AND agent_id = ?`, at, m.db.cfg.RetrievalBoost, h.ID, m.opts.AgentID); err != nil {
 			return nil, fmt.Errorf("boost chunk: %w", err)
 		}
-		c, err := getChunk(ctx, tx, m.opts.AgentID, r.Item.id)
+		c, err := getChunk(ctx, tx, m.opts.AgentID, h.ID)
 		if hippo.ErrorCode(err) == hippo.ENOTFOUND {
 			continue
 		} else if err != nil {
 			return nil, err
 		}
-		out = append(out, hippo.Recalled{Chunk: c, Similarity: r.Item.similarity,
-			Strength: r.Item.strength, Recency: r.Item.recency, Score: r.Score})
+		out = append(out, hippo.Recalled{Chunk: c, Similarity: h.Cosine,
+			Strength: h.Meta.strength(now), Recency: h.Meta.recency(m.db.cfg, now), Score: h.Score})
 	}
 	if err := tx.Commit(); err != nil {
 		return nil, err
 	}
+	m.db.maybePrune(ctx)
 	return out, nil
 }
 
@@ -348,26 +311,34 @@ func (m *Memory) Forget(ctx context.Context, in hippo.ForgetInput) (*hippo.Forge
 	if !(threshold > 0 && threshold <= 1) {
 		return nil, hippo.Invalidf("threshold", "must be in (0, 1], got %v", in.Threshold)
 	}
-	vecs, err := m.embed(ctx, []string{in.Description})
+	q, err := m.embedQuery(ctx, in.Description)
 	if err != nil {
 		return nil, err
 	}
-	if err := m.db.checkQueryVector(ctx, m.opts.Embedder.Model(), len(vecs[0])); err != nil {
-		return nil, err
-	}
-	var matches []candidate
-	err = m.scan(ctx, vecs[0], "", func(c candidate) {
-		if c.similarity >= threshold {
-			matches = append(matches, c)
-		}
-	})
+	ai, err := m.db.agentIndex(ctx, m.opts.AgentID)
 	if err != nil {
 		return nil, err
 	}
+	type match struct {
+		id         string
+		similarity float64
+	}
+	var matches []match
+	ai.mu.RLock()
+	if ai.idx != nil {
+		f := ai.newFilter("", m.opts.RecallScopes)
+		ai.idx.Range(q, threshold, quantMargin, func(id string, c *chunkMeta, cos float64) {
+			if cos >= threshold && f.allows(c) {
+				matches = append(matches, match{id, cos})
+			}
+		})
+	}
+	ai.mu.RUnlock()
 	res := &hippo.ForgetResult{Deleted: []hippo.Forgotten{}}
 	if len(matches) == 0 {
 		return res, nil
 	}
+	sort.Slice(matches, func(i, j int) bool { return matches[i].similarity > matches[j].similarity })
 	tx, err := m.db.write.BeginTx(ctx, nil)
 	if err != nil {
 		return nil, err
@@ -380,6 +351,9 @@ func (m *Memory) Forget(ctx context.Context, in hippo.ForgetInput) (*hippo.Forge
 			continue
 		} else if err != nil {
 			return nil, err
+		}
+		if ch.SupersededBy != "" {
+			continue // superseded since the search
 		}
 		res.Deleted = append(res.Deleted, hippo.Forgotten{ID: ch.ID, Kind: ch.Kind, Content: ch.Content, Similarity: c.similarity})
 		ids = append(ids, ch.ID)
@@ -397,6 +371,10 @@ func (m *Memory) Forget(ctx context.Context, in hippo.ForgetInput) (*hippo.Forge
 	m.db.checkpoint(ctx)
 	return res, nil
 }
+
+// quantMargin is how far below a threshold an int8 first-pass cosine may
+// fall and still be checked exactly: far above the quantisation error.
+const quantMargin = 0.05
 
 // DeleteChunk hard-deletes one of the agent's chunks and resurrects what it
 // had superseded. ENOTFOUND for unknown IDs and other agents' chunks.

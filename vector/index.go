@@ -122,8 +122,10 @@ type Hit[M any] struct {
 }
 
 // ScoreFunc scores a row given its cosine with the query, or reports that
-// the row is filtered out. It must be safe for concurrent use.
-type ScoreFunc[M any] func(m *M, cosine float64) (score float64, ok bool)
+// the row is filtered out. A row that cannot score above bar will not be
+// kept, so the function may reject it without finishing its score. It must
+// be safe for concurrent use.
+type ScoreFunc[M any] func(m *M, cosine, bar float64) (score float64, ok bool)
 
 // minShard is the fewest rows worth a goroutine of their own.
 const minShard = 4096
@@ -156,10 +158,14 @@ func (x *Index[M]) Search(q []float32, k int, score ScoreFunc[M]) []Hit[M] {
 		go func(top *TopK[int32]) {
 			defer wg.Done()
 			d := x.dim
+			bar := math.Inf(-1)
 			for i := lo; i < hi; i++ {
 				c := float64(qs*x.scales[i]) * float64(dotInt8(qc, x.codes[i*d:(i+1)*d]))
-				if sc, ok := score(&x.meta[i], c); ok {
+				if sc, ok := score(&x.meta[i], c, bar); ok && sc > bar {
 					top.Push(int32(i), sc)
+					if top.Len() == pool {
+						bar = top.h[0].Score
+					}
 				}
 			}
 		}(tops[s])
@@ -171,7 +177,7 @@ func (x *Index[M]) Search(q []float32, k int, score ScoreFunc[M]) []Hit[M] {
 		for _, s := range top.h {
 			i := int(s.Item)
 			c := float64(Dot(qv, x.vecs[i*x.dim:(i+1)*x.dim]))
-			if sc, ok := score(&x.meta[i], c); ok {
+			if sc, ok := score(&x.meta[i], c, math.Inf(-1)); ok {
 				final.Push(Hit[M]{ID: x.ids[i], Meta: x.meta[i], Cosine: c}, sc)
 			}
 		}

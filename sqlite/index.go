@@ -1,0 +1,264 @@
+package sqlite
+
+import (
+	"context"
+	"database/sql"
+	"fmt"
+	"math"
+	"strconv"
+	"sync"
+	"time"
+
+	"github.com/hippo-mem/hippo"
+	"github.com/hippo-mem/hippo/vector"
+)
+
+// chunkMeta is what the recall scan filters and scores on, kept beside
+// each vector of the index.
+type chunkMeta struct {
+	created    int64 // unix milliseconds
+	lastAccess int64 // unix milliseconds
+	intensity  float32
+	decayRate  float32 // λ / decay resistance, per hour
+	scope      uint32  // interned scope name
+	kind       hippo.Kind
+	superseded bool
+}
+
+// agentIndex is the in-memory vector index of one agent's chunks, loaded
+// lazily and kept current through the hippo_changes log.
+type agentIndex struct {
+	mu     sync.RWMutex
+	idx    *vector.Index[chunkMeta]
+	scopes map[string]uint32
+	seq    int64 // last change-log entry folded in
+	loaded bool
+}
+
+// agentIndex returns the agent's index, brought up to date with every
+// write committed so far, by this process or any other.
+func (db *DB) agentIndex(ctx context.Context, agentID string) (*agentIndex, error) {
+	db.indexMu.Lock()
+	ai := db.indexes[agentID]
+	if ai == nil {
+		ai = &agentIndex{scopes: map[string]uint32{}}
+		db.indexes[agentID] = ai
+	}
+	db.indexMu.Unlock()
+	ai.mu.Lock()
+	defer ai.mu.Unlock()
+	if err := ai.sync(ctx, db, agentID); err != nil {
+		return nil, err
+	}
+	return ai, nil
+}
+
+// sync folds in the changes logged since the last sync, or loads the index
+// whole the first time or when the log was pruned past it. One read
+// transaction gives a consistent snapshot of the log and the rows.
+func (ai *agentIndex) sync(ctx context.Context, db *DB, agentID string) error {
+	tx, err := db.read.BeginTx(ctx, nil)
+	if err != nil {
+		return err
+	}
+	defer tx.Rollback()
+	var floor string
+	if err := tx.QueryRowContext(ctx, `SELECT COALESCE((SELECT value FROM hippo_meta WHERE key = 'changes_floor'), '0')`).Scan(&floor); err != nil {
+		return fmt.Errorf("read change log: %w", err)
+	}
+	if f, _ := strconv.ParseInt(floor, 10, 64); !ai.loaded || ai.seq < f {
+		return ai.load(ctx, db, tx, agentID)
+	}
+	rows, err := tx.QueryContext(ctx, `SELECT seq, chunk_id FROM hippo_changes WHERE agent_id = ? AND seq > ? ORDER BY seq`, agentID, ai.seq)
+	if err != nil {
+		return fmt.Errorf("read change log: %w", err)
+	}
+	changed := map[string]bool{}
+	var ids []string
+	seq := ai.seq
+	for rows.Next() {
+		var id string
+		if err := rows.Scan(&seq, &id); err != nil {
+			rows.Close()
+			return err
+		}
+		if !changed[id] {
+			changed[id] = true
+			ids = append(ids, id)
+		}
+	}
+	rows.Close()
+	if err := rows.Err(); err != nil {
+		return err
+	}
+	for start := 0; start < len(ids); start += 500 {
+		batch := ids[start:min(start+500, len(ids))]
+		args := make([]any, 0, len(batch)+1)
+		for _, id := range batch {
+			args = append(args, id)
+		}
+		args = append(args, agentID)
+		// "+agent_id" keeps the planner on the primary key: the agent index
+		// would scan every row of the agent.
+		found := map[string]bool{}
+		err := ai.readRows(ctx, db, tx, `WHERE id IN (`+placeholders(len(batch))+`) AND +agent_id = ?`, args, func(id string) { found[id] = true })
+		if err != nil {
+			return err
+		}
+		for _, id := range batch {
+			if !found[id] && ai.idx != nil {
+				ai.idx.Remove(id)
+			}
+		}
+	}
+	ai.seq = seq
+	return nil
+}
+
+func (ai *agentIndex) load(ctx context.Context, db *DB, tx *sql.Tx, agentID string) error {
+	var seq int64
+	if err := tx.QueryRowContext(ctx, `SELECT COALESCE(MAX(seq), 0) FROM hippo_changes`).Scan(&seq); err != nil {
+		return fmt.Errorf("read change log: %w", err)
+	}
+	ai.idx = nil
+	if err := ai.readRows(ctx, db, tx, `WHERE agent_id = ?`, []any{agentID}, nil); err != nil {
+		return err
+	}
+	ai.seq, ai.loaded = seq, true
+	return nil
+}
+
+// readRows upserts the chunks matched by where into the index.
+func (ai *agentIndex) readRows(ctx context.Context, db *DB, tx *sql.Tx, where string, args []any, seen func(id string)) error {
+	rows, err := tx.QueryContext(ctx, `SELECT id, scope, kind, embedding, running_intensity, access_count,
+		last_accessed_at, created_at, superseded_by IS NOT NULL FROM chunks `+where, args...)
+	if err != nil {
+		return fmt.Errorf("load index: %w", err)
+	}
+	defer rows.Close()
+	var (
+		id, scope, kind, last, created string
+		blob                           []byte
+		buf                            []float32
+		intensity                      float64
+		access                         int
+		superseded                     bool
+	)
+	for rows.Next() {
+		if err := rows.Scan(&id, &scope, &kind, &blob, &intensity, &access, &last, &created, &superseded); err != nil {
+			return fmt.Errorf("load index: %w", err)
+		}
+		if seen != nil {
+			seen(id)
+		}
+		if buf, err = vector.Decode(buf, blob); err != nil || len(buf) == 0 {
+			continue
+		}
+		if ai.idx == nil {
+			ai.idx = vector.NewIndex[chunkMeta](len(buf))
+		}
+		if len(buf) != ai.idx.Dim() {
+			continue // another model's vector; the lock normally prevents this
+		}
+		lastAt, err := parseTime(last)
+		if err != nil {
+			return fmt.Errorf("chunk %s: %w", id, err)
+		}
+		createdAt, err := parseTime(created)
+		if err != nil {
+			return fmt.Errorf("chunk %s: %w", id, err)
+		}
+		s, ok := ai.scopes[scope]
+		if !ok {
+			s = uint32(len(ai.scopes))
+			ai.scopes[scope] = s
+		}
+		ai.idx.Upsert(id, buf, chunkMeta{
+			created: createdAt.UnixMilli(), lastAccess: lastAt.UnixMilli(),
+			intensity: float32(intensity), decayRate: float32(db.cfg.Lambda / db.cfg.DecayResistance(access)),
+			scope: s, kind: hippo.Kind(kind), superseded: superseded,
+		})
+	}
+	return rows.Err()
+}
+
+// filter says which rows a search may see.
+type filter struct {
+	kind           hippo.Kind // "" for both
+	scopes         []bool     // by interned scope; nil for all
+	withSuperseded bool
+}
+
+// newFilter resolves scope names against the index. Call with ai.mu held.
+func (ai *agentIndex) newFilter(kind hippo.Kind, scopes []string) filter {
+	f := filter{kind: kind}
+	if scopes != nil {
+		f.scopes = make([]bool, len(ai.scopes))
+		for _, s := range scopes {
+			if id, ok := ai.scopes[s]; ok {
+				f.scopes[id] = true
+			}
+		}
+	}
+	return f
+}
+
+func (f *filter) allows(m *chunkMeta) bool {
+	if m.superseded && !f.withSuperseded {
+		return false
+	}
+	if f.kind != "" && m.kind != f.kind {
+		return false
+	}
+	if f.scopes != nil && (int(m.scope) >= len(f.scopes) || !f.scopes[m.scope]) {
+		return false
+	}
+	return true
+}
+
+// strength and recency of a row at now (unix milliseconds).
+func (m *chunkMeta) strength(now int64) float64 {
+	hours := math.Max(0, float64(now-m.lastAccess)/float64(time.Hour/time.Millisecond))
+	return float64(m.intensity) * math.Exp(-float64(m.decayRate)*hours)
+}
+
+func (m *chunkMeta) recency(cfg hippo.Config, now int64) float64 {
+	return cfg.Recency(time.Duration(now-m.created) * time.Millisecond)
+}
+
+// pruneChanges drops change-log entries older than the newest keep, and
+// records the floor so that a process that had not seen them reloads.
+func (db *DB) pruneChanges(ctx context.Context, keep int64) error {
+	tx, err := db.write.BeginTx(ctx, nil)
+	if err != nil {
+		return err
+	}
+	defer tx.Rollback()
+	var maxSeq int64
+	if err := tx.QueryRowContext(ctx, `SELECT COALESCE(MAX(seq), 0) FROM hippo_changes`).Scan(&maxSeq); err != nil {
+		return err
+	}
+	floor := maxSeq - keep
+	if floor <= 0 {
+		return nil
+	}
+	if _, err := tx.ExecContext(ctx, `DELETE FROM hippo_changes WHERE seq <= ?`, floor); err != nil {
+		return err
+	}
+	if _, err := tx.ExecContext(ctx, `INSERT INTO hippo_meta (key, value) VALUES ('changes_floor', ?)
+		ON CONFLICT (key) DO UPDATE SET value = excluded.value`, strconv.FormatInt(floor, 10)); err != nil {
+		return err
+	}
+	return tx.Commit()
+}
+
+// maybePrune trims the change log every so many recalls: each recall logs
+// the chunks it boosted.
+func (db *DB) maybePrune(ctx context.Context) {
+	if db.writes.Add(1)%1024 == 0 {
+		_ = db.pruneChanges(ctx, changeLogKeep)
+	}
+}
+
+// changeLogKeep is how many change-log entries survive pruning.
+const changeLogKeep = 100_000
