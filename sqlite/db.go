@@ -42,11 +42,12 @@ type Options struct {
 
 // DB is an open Hippo database. It is safe for concurrent use.
 type DB struct {
-	path  string
-	write *sql.DB // one connection, BEGIN IMMEDIATE: writers queue here
-	read  *sql.DB // readers run beside the writer under WAL
-	cfg   hippo.Config
-	now   func() time.Time
+	path   string
+	write  *sql.DB // one connection, BEGIN IMMEDIATE: writers queue here
+	read   *sql.DB // readers run beside the writer under WAL
+	cfg    hippo.Config
+	now    func() time.Time
+	noSync bool
 
 	lockMu sync.Mutex
 	lock   *ModelLock // cached once recorded; a lock never changes
@@ -90,6 +91,7 @@ func Open(ctx context.Context, path string, opts Options) (*DB, error) {
 	if opts.Now != nil {
 		db.now = opts.Now
 	}
+	db.noSync = opts.NoSync
 	sync := "FULL"
 	if opts.NoSync {
 		sync = "NORMAL"
@@ -215,4 +217,32 @@ func (db *DB) Pragmas(ctx context.Context) map[string]string {
 		}
 	}
 	return out
+}
+
+// lightTx runs fn in a write transaction committed without waiting for the
+// disk (synchronous=NORMAL): for bookkeeping such as the retrieval boost,
+// whose loss in a power cut costs nothing. The next ordinary commit makes
+// it durable. The connection is held throughout, so no other transaction
+// runs with the lighter setting.
+func (db *DB) lightTx(ctx context.Context, fn func(*sql.Tx) error) error {
+	conn, err := db.write.Conn(ctx)
+	if err != nil {
+		return err
+	}
+	defer conn.Close()
+	if !db.noSync {
+		if _, err := conn.ExecContext(ctx, `PRAGMA synchronous=NORMAL`); err != nil {
+			return err
+		}
+		defer conn.ExecContext(context.WithoutCancel(ctx), `PRAGMA synchronous=FULL`)
+	}
+	tx, err := conn.BeginTx(ctx, nil)
+	if err != nil {
+		return err
+	}
+	defer tx.Rollback()
+	if err := fn(tx); err != nil {
+		return err
+	}
+	return tx.Commit()
 }

@@ -28,11 +28,12 @@ type chunkMeta struct {
 // agentIndex is the in-memory vector index of one agent's chunks, loaded
 // lazily and kept current through the hippo_changes log.
 type agentIndex struct {
-	mu     sync.RWMutex
-	idx    *vector.Index[chunkMeta]
-	scopes map[string]uint32
-	seq    int64 // last change-log entry folded in
-	loaded bool
+	mu      sync.RWMutex
+	idx     *vector.Index[chunkMeta]
+	scopes  map[string]uint32
+	seq     int64 // last change-log entry folded in
+	loaded  bool
+	reserve int // rows to make room for when the index is created
 }
 
 // agentIndex returns the agent's index, brought up to date with every
@@ -121,6 +122,11 @@ func (ai *agentIndex) load(ctx context.Context, db *DB, tx *sql.Tx, agentID stri
 		return fmt.Errorf("read change log: %w", err)
 	}
 	ai.idx = nil
+	var n int
+	if err := tx.QueryRowContext(ctx, `SELECT COUNT(*) FROM chunks WHERE agent_id = ?`, agentID).Scan(&n); err != nil {
+		return fmt.Errorf("load index: %w", err)
+	}
+	ai.reserve = n
 	if err := ai.readRows(ctx, db, tx, `WHERE agent_id = ?`, []any{agentID}, nil); err != nil {
 		return err
 	}
@@ -156,6 +162,7 @@ func (ai *agentIndex) readRows(ctx context.Context, db *DB, tx *sql.Tx, where st
 		}
 		if ai.idx == nil {
 			ai.idx = vector.NewIndex[chunkMeta](len(buf))
+			ai.idx.Grow(ai.reserve)
 		}
 		if len(buf) != ai.idx.Dim() {
 			continue // another model's vector; the lock normally prevents this

@@ -266,33 +266,35 @@ func (m *Memory) retrieve(ctx context.Context, hits []vector.Hit[chunkMeta], now
 	if len(hits) == 0 {
 		return []hippo.Recalled{}, nil
 	}
-	tx, err := m.db.write.BeginTx(ctx, nil)
+	at := formatTime(time.UnixMilli(now))
+	out := make([]hippo.Recalled, 0, len(hits))
+	err := m.db.lightTx(ctx, func(tx *sql.Tx) error {
+		return m.boost(ctx, tx, hits, at, now, &out)
+	})
 	if err != nil {
 		return nil, err
 	}
-	defer tx.Rollback()
-	at := formatTime(time.UnixMilli(now))
-	out := make([]hippo.Recalled, 0, len(hits))
+	m.db.maybePrune(ctx)
+	return out, nil
+}
+
+func (m *Memory) boost(ctx context.Context, tx *sql.Tx, hits []vector.Hit[chunkMeta], at string, now int64, out *[]hippo.Recalled) error {
 	for _, h := range hits {
 		if _, err := tx.ExecContext(ctx, `UPDATE chunks SET access_count = access_count + 1,
 			last_accessed_at = ?, running_intensity = MIN(1.0, running_intensity + ?)
 			WHERE id = ? AND agent_id = ?`, at, m.db.cfg.RetrievalBoost, h.ID, m.opts.AgentID); err != nil {
-			return nil, fmt.Errorf("boost chunk: %w", err)
+			return fmt.Errorf("boost chunk: %w", err)
 		}
 		c, err := getChunk(ctx, tx, m.opts.AgentID, h.ID)
 		if hippo.ErrorCode(err) == hippo.ENOTFOUND {
 			continue
 		} else if err != nil {
-			return nil, err
+			return err
 		}
-		out = append(out, hippo.Recalled{Chunk: c, Similarity: h.Cosine,
+		*out = append(*out, hippo.Recalled{Chunk: c, Similarity: h.Cosine,
 			Strength: h.Meta.strength(now), Recency: h.Meta.recency(m.db.cfg, now), Score: h.Score})
 	}
-	if err := tx.Commit(); err != nil {
-		return nil, err
-	}
-	m.db.maybePrune(ctx)
-	return out, nil
+	return nil
 }
 
 // Forget implements hippo.MemoryService: every live chunk in the recall

@@ -3,6 +3,7 @@ package vector
 import (
 	"math"
 	"runtime"
+	"slices"
 	"sync"
 )
 
@@ -34,6 +35,19 @@ func (x *Index[M]) Len() int { return len(x.ids) }
 // Bytes is the memory held by vectors and codes.
 func (x *Index[M]) Bytes() int { return cap(x.vecs)*4 + cap(x.codes) + cap(x.scales)*4 }
 
+// Grow reserves room for n more rows, so that loading a large index does
+// not copy it over and over as it grows.
+func (x *Index[M]) Grow(n int) {
+	if n <= 0 {
+		return
+	}
+	x.vecs = slices.Grow(x.vecs, n*x.dim)
+	x.codes = slices.Grow(x.codes, n*x.dim)
+	x.scales = slices.Grow(x.scales, n)
+	x.ids = slices.Grow(x.ids, n)
+	x.meta = slices.Grow(x.meta, n)
+}
+
 // Meta returns the metadata of id.
 func (x *Index[M]) Meta(id string) (M, bool) {
 	i, ok := x.pos[id]
@@ -54,8 +68,8 @@ func (x *Index[M]) Upsert(id string, v []float32, m M) {
 		x.ids = append(x.ids, id)
 		x.meta = append(x.meta, m)
 		x.scales = append(x.scales, 0)
-		x.vecs = append(x.vecs, make([]float32, x.dim)...)
-		x.codes = append(x.codes, make([]int8, x.dim)...)
+		x.vecs = slices.Grow(x.vecs, x.dim)[:len(x.vecs)+x.dim]
+		x.codes = slices.Grow(x.codes, x.dim)[:len(x.codes)+x.dim]
 	}
 	x.meta[i] = m
 	row := x.vecs[i*x.dim : (i+1)*x.dim]
