@@ -269,3 +269,45 @@ func (db *DB) maybePrune(ctx context.Context) {
 
 // changeLogKeep is how many change-log entries survive pruning.
 const changeLogKeep = 100_000
+
+// IndexStats describes an agent's in-memory vector index.
+type IndexStats struct {
+	Rows        int `json:"rows"`
+	Dimension   int `json:"dimension"`
+	VectorBytes int `json:"vector_bytes"` // float32 vectors and int8 codes
+	MetaBytes   int `json:"meta_bytes"`   // IDs and scan fields
+}
+
+// IndexStats loads (or updates) the agent's index and describes it.
+func (db *DB) IndexStats(ctx context.Context, agentID string) (*IndexStats, error) {
+	ai, err := db.agentIndex(ctx, agentID)
+	if err != nil {
+		return nil, err
+	}
+	ai.mu.RLock()
+	defer ai.mu.RUnlock()
+	st := &IndexStats{}
+	if ai.idx != nil {
+		st.Rows, st.Dimension = ai.idx.Len(), ai.idx.Dim()
+		st.VectorBytes, st.MetaBytes = ai.idx.Bytes(), ai.idx.MetaBytes()
+	}
+	return st, nil
+}
+
+// BareRead times one parallel sequential read of the agent's float32
+// vectors as they lie in memory: the floor a recall scan is measured
+// against in benchmarks.
+func (db *DB) BareRead(ctx context.Context, agentID string) (time.Duration, error) {
+	ai, err := db.agentIndex(ctx, agentID)
+	if err != nil {
+		return 0, err
+	}
+	ai.mu.RLock()
+	defer ai.mu.RUnlock()
+	if ai.idx == nil {
+		return 0, nil
+	}
+	start := time.Now()
+	_ = ai.idx.Sum()
+	return time.Since(start), nil
+}

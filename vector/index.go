@@ -5,6 +5,7 @@ import (
 	"runtime"
 	"slices"
 	"sync"
+	"unsafe"
 )
 
 // Index holds vectors of one dimension contiguously, normalised to unit
@@ -223,4 +224,49 @@ func (x *Index[M]) Range(q []float32, threshold, margin float64, fn func(id stri
 		}
 		fn(x.ids[i], &x.meta[i], float64(Dot(qv, x.vecs[i*d:(i+1)*d])))
 	}
+}
+
+// Sum reads every vector component once, in parallel, and returns their
+// sum: the floor of any scan over the float32 vectors, for benchmarks.
+func (x *Index[M]) Sum() float64 {
+	shards := runtime.GOMAXPROCS(0)
+	per := (len(x.vecs) + shards - 1) / shards
+	sums := make([]float64, shards)
+	var wg sync.WaitGroup
+	for s := range shards {
+		lo, hi := min(s*per, len(x.vecs)), min((s+1)*per, len(x.vecs))
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			var a0, a1, a2, a3 float32
+			v := x.vecs[lo:hi]
+			i := 0
+			for ; i+4 <= len(v); i += 4 {
+				a0 += v[i]
+				a1 += v[i+1]
+				a2 += v[i+2]
+				a3 += v[i+3]
+			}
+			for ; i < len(v); i++ {
+				a0 += v[i]
+			}
+			sums[s] = float64(a0 + a1 + a2 + a3)
+		}()
+	}
+	wg.Wait()
+	var total float64
+	for _, s := range sums {
+		total += s
+	}
+	return total
+}
+
+// MetaBytes is the memory held by IDs, metadata and the ID map, roughly.
+func (x *Index[M]) MetaBytes() int {
+	var m M
+	n := cap(x.meta)*int(unsafe.Sizeof(m)) + cap(x.ids)*16
+	for _, id := range x.ids {
+		n += len(id) + 48 // string bytes plus a map entry
+	}
+	return n
 }

@@ -1,0 +1,235 @@
+// Package bench measures recall at scale on synthetic stores: latency
+// against the bare memory read of the same vectors, ingest rate, index
+// memory and bytes per chunk on disk.
+package bench
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"math/rand/v2"
+	"os"
+	"path/filepath"
+	"runtime"
+	"slices"
+	"time"
+
+	"github.com/hippo-mem/hippo"
+	"github.com/hippo-mem/hippo/sqlite"
+)
+
+// Config says which stores to build and how to query them.
+type Config struct {
+	Sizes      []int // chunk counts
+	Dimensions []int
+	Queries    int    // recalls timed per store
+	Dir        string // where the databases go; "" means a temporary directory
+	Keep       bool   // keep the databases
+}
+
+// Result is one line of the report.
+type Result struct {
+	Chunks        int           `json:"chunks"`
+	Dimension     int           `json:"dimension"`
+	IngestPerSec  float64       `json:"ingest_per_sec"`
+	Load          time.Duration `json:"load_ns"`
+	P50           time.Duration `json:"recall_p50_ns"`
+	P95           time.Duration `json:"recall_p95_ns"`
+	BareRead      time.Duration `json:"bare_read_ns"`
+	Ratio         float64       `json:"p50_over_bare_read"`
+	Found         int           `json:"targets_found"`
+	IndexBytes    int           `json:"index_bytes"`
+	RawBytes      int           `json:"raw_vector_bytes"`
+	HeapBytes     uint64        `json:"heap_bytes"`
+	BytesPerChunk float64       `json:"disk_bytes_per_chunk"`
+}
+
+// Run builds each store, measures it and writes one line per store to w.
+func Run(ctx context.Context, cfg Config, w io.Writer) ([]Result, error) {
+	dir := cfg.Dir
+	if dir == "" {
+		d, err := os.MkdirTemp("", "hippo-bench-")
+		if err != nil {
+			return nil, err
+		}
+		dir = d
+		if !cfg.Keep {
+			defer os.RemoveAll(d)
+		}
+	}
+	if cfg.Queries <= 0 {
+		cfg.Queries = 50
+	}
+	fmt.Fprintf(w, "# %s/%s, %d CPUs\n", runtime.GOOS, runtime.GOARCH, runtime.NumCPU())
+	fmt.Fprintf(w, "%-9s %-5s %12s %9s %9s %9s %9s %6s %7s %8s %8s %10s\n",
+		"chunks", "dim", "ingest/s", "load", "p50", "p95", "bare", "ratio", "found", "idx/raw", "heap/raw", "disk/chunk")
+	var out []Result
+	for _, n := range cfg.Sizes {
+		for _, d := range cfg.Dimensions {
+			path := filepath.Join(dir, fmt.Sprintf("bench-%d-%d.db", n, d))
+			r, err := runOne(ctx, path, n, d, cfg.Queries)
+			if !cfg.Keep {
+				for _, suffix := range []string{"", "-wal", "-shm"} {
+					os.Remove(path + suffix)
+				}
+			}
+			if err != nil {
+				return out, fmt.Errorf("%d × %d: %w", n, d, err)
+			}
+			fmt.Fprintf(w, "%-9d %-5d %12.0f %9s %9s %9s %9s %6.2f %3d/%-3d %8.2f %8.2f %10.0f\n",
+				r.Chunks, r.Dimension, r.IngestPerSec, round(r.Load), round(r.P50), round(r.P95), round(r.BareRead),
+				r.Ratio, r.Found, cfg.Queries, float64(r.IndexBytes)/float64(r.RawBytes),
+				float64(r.HeapBytes)/float64(r.RawBytes), r.BytesPerChunk)
+			out = append(out, *r)
+		}
+	}
+	return out, nil
+}
+
+func round(d time.Duration) time.Duration {
+	switch {
+	case d > time.Second:
+		return d.Round(time.Millisecond)
+	case d > time.Millisecond:
+		return d.Round(10 * time.Microsecond)
+	}
+	return d.Round(time.Microsecond)
+}
+
+// queryEmbedder answers each query text with a preset vector, so timing
+// covers Hippo, not an embedding model.
+type queryEmbedder struct {
+	dim     int
+	vectors map[string][]float32
+}
+
+func (e *queryEmbedder) Embed(_ context.Context, texts []string) ([][]float32, error) {
+	out := make([][]float32, len(texts))
+	for i, t := range texts {
+		v, ok := e.vectors[t]
+		if !ok {
+			return nil, fmt.Errorf("no vector for %q", t)
+		}
+		out[i] = v
+	}
+	return out, nil
+}
+
+func (e *queryEmbedder) Model() string  { return "bench-synthetic" }
+func (e *queryEmbedder) Dimension() int { return e.dim }
+
+const agent = "bench-agent"
+
+func runOne(ctx context.Context, path string, n, dim, queries int) (*Result, error) {
+	res := &Result{Chunks: n, Dimension: dim, RawBytes: n * dim * 4}
+	rng := rand.New(rand.NewPCG(uint64(n), uint64(dim)))
+	randomVec := func() []float32 {
+		v := make([]float32, dim)
+		for i := range v {
+			v[i] = float32(rng.NormFloat64())
+		}
+		return v
+	}
+	// Targets are spread through the store; each query is its target plus
+	// noise, at a cosine near 0.9 like a paraphrase.
+	queries = min(queries, n)
+	targets := map[int]int{}
+	for len(targets) < queries {
+		if i := rng.IntN(n); targets[i] == 0 {
+			targets[i] = len(targets) + 1 // 1-based: 0 means unused
+		}
+	}
+	emb := &queryEmbedder{dim: dim, vectors: map[string][]float32{}}
+	targetIDs := make([]string, queries)
+
+	db, err := sqlite.Open(ctx, path, sqlite.Options{})
+	if err != nil {
+		return nil, err
+	}
+	const batch = 10_000
+	var ingest time.Duration
+	for start := 0; start < n; start += batch {
+		chunks := make([]*hippo.Chunk, 0, batch)
+		for i := start; i < min(start+batch, n); i++ {
+			v := randomVec()
+			c := &hippo.Chunk{Content: fmt.Sprintf("synthetic memory %d", i), Embedding: v}
+			if q := targets[i] - 1; q >= 0 {
+				c.ID = sqlite.NewID(time.Now())
+				targetIDs[q] = c.ID
+				noisy := make([]float32, dim)
+				for j := range noisy {
+					noisy[j] = v[j] + 0.45*float32(rng.NormFloat64())
+				}
+				emb.vectors[fmt.Sprintf("query %d", q)] = noisy
+			}
+			chunks = append(chunks, c)
+		}
+		t := time.Now()
+		if err := db.InsertChunks(ctx, agent, "", emb.Model(), chunks); err != nil {
+			db.Close()
+			return nil, err
+		}
+		ingest += time.Since(t)
+	}
+	res.IngestPerSec = float64(n) / ingest.Seconds()
+	if err := db.Close(); err != nil { // checkpoints the WAL into the file
+		return nil, err
+	}
+	st, err := os.Stat(path)
+	if err != nil {
+		return nil, err
+	}
+	res.BytesPerChunk = float64(st.Size()) / float64(n)
+
+	// A fresh handle, as a server starting up: the first recall loads.
+	db, err = sqlite.Open(ctx, path, sqlite.Options{})
+	if err != nil {
+		return nil, err
+	}
+	defer db.Close()
+	m, err := db.Memory(sqlite.MemoryOptions{AgentID: agent, Embedder: emb})
+	if err != nil {
+		return nil, err
+	}
+	var before, after runtime.MemStats
+	runtime.GC()
+	runtime.ReadMemStats(&before)
+	t := time.Now()
+	if _, err := db.IndexStats(ctx, agent); err != nil {
+		return nil, err
+	}
+	res.Load = time.Since(t)
+	runtime.GC()
+	runtime.ReadMemStats(&after)
+	res.HeapBytes = after.HeapAlloc - min(before.HeapAlloc, after.HeapAlloc)
+	ist, err := db.IndexStats(ctx, agent)
+	if err != nil {
+		return nil, err
+	}
+	res.IndexBytes = ist.VectorBytes + ist.MetaBytes
+
+	times := make([]time.Duration, 0, queries)
+	for q := range queries {
+		t := time.Now()
+		got, err := m.Recall(ctx, hippo.RecallInput{Query: fmt.Sprintf("query %d", q), Limit: 10})
+		if err != nil {
+			return nil, err
+		}
+		times = append(times, time.Since(t))
+		if len(got) > 0 && got[0].Chunk.ID == targetIDs[q] {
+			res.Found++
+		}
+	}
+	slices.Sort(times)
+	res.P50, res.P95 = times[len(times)/2], times[len(times)*95/100]
+	bare := make([]time.Duration, 5)
+	for i := range bare {
+		if bare[i], err = db.BareRead(ctx, agent); err != nil {
+			return nil, err
+		}
+	}
+	slices.Sort(bare)
+	res.BareRead = bare[len(bare)/2]
+	res.Ratio = float64(res.P50) / float64(res.BareRead)
+	return res, nil
+}
