@@ -3,6 +3,7 @@ package hippo
 import (
 	"context"
 	"encoding/json"
+	"time"
 )
 
 // MemoryService is everything an agent can do with its memory. It is bound
@@ -56,8 +57,58 @@ type RecallInput struct {
 	Query string
 	// Limit is 1..Config.MaxLimit; 0 means Config.DefaultLimit.
 	Limit int
+	// Offset skips that many of the best results (paging).
+	Offset int
 	// Kind restricts results to facts or memories; "" means both.
 	Kind Kind
+	// Tags keeps chunks whose metadata "tags" holds any of these.
+	Tags []string
+	// Category keeps chunks whose metadata "category" equals it.
+	Category string
+	// Since and Until bound the creation time (inclusive).
+	Since, Until *time.Time
+	// MinStrength and MinScore drop weaker results; 0 means no bound
+	// beyond Config.StrengthFloor.
+	MinStrength, MinScore float64
+	// AsOf answers with what was current at that time: facts superseded
+	// later are included, chunks created later excluded, and fading does
+	// not hide history.
+	AsOf *time.Time
+}
+
+// RecallPage is a page of recall results with the size of the whole
+// result set.
+type RecallPage struct {
+	Results []Recalled `json:"results"`
+	// Total is how many chunks matched the query's filters.
+	Total int `json:"total"`
+	// Distribution counts the matching chunks by score band.
+	Distribution ScoreDistribution `json:"score_distribution"`
+}
+
+// ScoreDistribution counts scores in bands of 0.2.
+type ScoreDistribution struct {
+	Below02    int `json:"below_0.2"`
+	From02To04 int `json:"0.2_to_0.4"`
+	From04To06 int `json:"0.4_to_0.6"`
+	From06To08 int `json:"0.6_to_0.8"`
+	From08To10 int `json:"0.8_to_1.0"`
+}
+
+// Add counts one score.
+func (d *ScoreDistribution) Add(score float64) {
+	switch {
+	case score < 0.2:
+		d.Below02++
+	case score < 0.4:
+		d.From02To04++
+	case score < 0.6:
+		d.From04To06++
+	case score < 0.8:
+		d.From06To08++
+	default:
+		d.From08To10++
+	}
 }
 
 // Recalled is one recall result with the parts of its score.

@@ -3,6 +3,7 @@ package sqlite
 import (
 	"context"
 	"database/sql"
+	"encoding/json"
 	"fmt"
 	"math"
 	"strconv"
@@ -16,13 +17,15 @@ import (
 // chunkMeta is what the recall scan filters and scores on, kept beside
 // each vector of the index.
 type chunkMeta struct {
-	created    int64 // unix milliseconds
-	lastAccess int64 // unix milliseconds
-	intensity  float32
-	decayRate  float32 // λ / decay resistance, per hour
-	scope      uint32  // interned scope name
-	kind       hippo.Kind
-	superseded bool
+	created      int64 // unix milliseconds
+	lastAccess   int64 // unix milliseconds
+	supersededAt int64 // unix milliseconds; 0 while current
+	intensity    float32
+	decayRate    float32 // λ / decay resistance, per hour
+	scope        uint32  // interned scope name
+	category     uint32  // interned metadata category; 0 for none
+	tags         []uint32
+	kind         hippo.Kind
 }
 
 // agentIndex is the in-memory vector index of one agent's chunks, loaded
@@ -30,10 +33,27 @@ type chunkMeta struct {
 type agentIndex struct {
 	mu      sync.RWMutex
 	idx     *vector.Index[chunkMeta]
-	scopes  map[string]uint32
+	scopes  names
+	cats    names
+	tags    names
 	seq     int64 // last change-log entry folded in
 	loaded  bool
 	reserve int // rows to make room for when the index is created
+}
+
+// names interns strings to small integers, 1-based so 0 means none.
+type names map[string]uint32
+
+func (n *names) id(s string) uint32 {
+	if *n == nil {
+		*n = names{}
+	}
+	id, ok := (*n)[s]
+	if !ok {
+		id = uint32(len(*n) + 1)
+		(*n)[s] = id
+	}
+	return id
 }
 
 // agentIndex returns the agent's index, brought up to date with every
@@ -42,7 +62,7 @@ func (db *DB) agentIndex(ctx context.Context, agentID string) (*agentIndex, erro
 	db.indexMu.Lock()
 	ai := db.indexes[agentID]
 	if ai == nil {
-		ai = &agentIndex{scopes: map[string]uint32{}}
+		ai = &agentIndex{}
 		db.indexes[agentID] = ai
 	}
 	db.indexMu.Unlock()
@@ -136,22 +156,22 @@ func (ai *agentIndex) load(ctx context.Context, db *DB, tx *sql.Tx, agentID stri
 
 // readRows upserts the chunks matched by where into the index.
 func (ai *agentIndex) readRows(ctx context.Context, db *DB, tx *sql.Tx, where string, args []any, seen func(id string)) error {
-	rows, err := tx.QueryContext(ctx, `SELECT id, scope, kind, embedding, running_intensity, access_count,
-		last_accessed_at, created_at, superseded_by IS NOT NULL FROM chunks `+where, args...)
+	rows, err := tx.QueryContext(ctx, `SELECT id, scope, kind, embedding, metadata, running_intensity,
+		access_count, last_accessed_at, created_at, superseded_by, superseded_at FROM chunks `+where, args...)
 	if err != nil {
 		return fmt.Errorf("load index: %w", err)
 	}
 	defer rows.Close()
 	var (
-		id, scope, kind, last, created string
-		blob                           []byte
-		buf                            []float32
-		intensity                      float64
-		access                         int
-		superseded                     bool
+		id, scope, kind, meta, last, created, supBy, supAt string
+		blob                                               []byte
+		buf                                                []float32
+		intensity                                          float64
+		access                                             int
 	)
 	for rows.Next() {
-		if err := rows.Scan(&id, &scope, &kind, &blob, &intensity, &access, &last, &created, &superseded); err != nil {
+		if err := rows.Scan(&id, &scope, &kind, &blob, nullable(&meta), &intensity, &access, &last, &created,
+			nullable(&supBy), nullable(&supAt)); err != nil {
 			return fmt.Errorf("load index: %w", err)
 		}
 		if seen != nil {
@@ -167,40 +187,66 @@ func (ai *agentIndex) readRows(ctx context.Context, db *DB, tx *sql.Tx, where st
 		if len(buf) != ai.idx.Dim() {
 			continue // another model's vector; the lock normally prevents this
 		}
-		lastAt, err := parseTime(last)
-		if err != nil {
-			return fmt.Errorf("chunk %s: %w", id, err)
-		}
-		createdAt, err := parseTime(created)
-		if err != nil {
-			return fmt.Errorf("chunk %s: %w", id, err)
-		}
-		s, ok := ai.scopes[scope]
-		if !ok {
-			s = uint32(len(ai.scopes))
-			ai.scopes[scope] = s
-		}
-		ai.idx.Upsert(id, buf, chunkMeta{
-			created: createdAt.UnixMilli(), lastAccess: lastAt.UnixMilli(),
+		m := chunkMeta{
 			intensity: float32(intensity), decayRate: float32(db.cfg.Lambda / db.cfg.DecayResistance(access)),
-			scope: s, kind: hippo.Kind(kind), superseded: superseded,
-		})
+			scope: ai.scopes.id(scope), kind: hippo.Kind(kind),
+		}
+		for _, t := range []struct {
+			s   string
+			dst *int64
+		}{{last, &m.lastAccess}, {created, &m.created}, {supAt, &m.supersededAt}} {
+			if t.s == "" {
+				continue
+			}
+			at, err := parseTime(t.s)
+			if err != nil {
+				return fmt.Errorf("chunk %s: %w", id, err)
+			}
+			*t.dst = at.UnixMilli()
+		}
+		if supBy != "" && m.supersededAt == 0 {
+			m.supersededAt = 1 // superseded at an unknown time: as good as always
+		}
+		if meta != "" {
+			var md struct {
+				Category any `json:"category"`
+				Tags     any `json:"tags"`
+			}
+			if json.Unmarshal([]byte(meta), &md) == nil {
+				if c, ok := md.Category.(string); ok && c != "" {
+					m.category = ai.cats.id(c)
+				}
+				if tags, ok := md.Tags.([]any); ok {
+					for _, t := range tags {
+						if t, ok := t.(string); ok && t != "" {
+							m.tags = append(m.tags, ai.tags.id(t))
+						}
+					}
+				}
+			}
+		}
+		ai.idx.Upsert(id, buf, m)
 	}
 	return rows.Err()
 }
 
 // filter says which rows a search may see.
 type filter struct {
-	kind           hippo.Kind // "" for both
-	scopes         []bool     // by interned scope; nil for all
-	withSuperseded bool
+	kind          hippo.Kind // "" for both
+	scopes        []bool     // by interned scope; nil for all
+	category      uint32     // 0 for any
+	tags          []bool     // by interned tag, any of; nil for all
+	since, until  int64      // creation bounds, unix ms; 0 for none
+	asOf          int64      // unix ms; 0 for now
+	none          bool       // a named scope, tag or category is unknown
+	allSuperseded bool       // history: superseded rows too
 }
 
-// newFilter resolves scope names against the index. Call with ai.mu held.
+// newFilter resolves names against the index. Call with ai.mu held.
 func (ai *agentIndex) newFilter(kind hippo.Kind, scopes []string) filter {
 	f := filter{kind: kind}
 	if scopes != nil {
-		f.scopes = make([]bool, len(ai.scopes))
+		f.scopes = make([]bool, len(ai.scopes)+1)
 		for _, s := range scopes {
 			if id, ok := ai.scopes[s]; ok {
 				f.scopes[id] = true
@@ -210,14 +256,67 @@ func (ai *agentIndex) newFilter(kind hippo.Kind, scopes []string) filter {
 	return f
 }
 
+// recallFilter is newFilter plus the filters of a recall.
+func (ai *agentIndex) recallFilter(in hippo.RecallInput, scopes []string) filter {
+	f := ai.newFilter(in.Kind, scopes)
+	if in.Category != "" {
+		id, ok := ai.cats[in.Category]
+		f.category, f.none = id, f.none || !ok
+	}
+	if len(in.Tags) > 0 {
+		f.tags = make([]bool, len(ai.tags)+1)
+		known := false
+		for _, t := range in.Tags {
+			if id, ok := ai.tags[t]; ok {
+				f.tags[id], known = true, true
+			}
+		}
+		f.none = f.none || !known
+	}
+	if in.Since != nil {
+		f.since = in.Since.UnixMilli()
+	}
+	if in.Until != nil {
+		f.until = in.Until.UnixMilli()
+	}
+	if in.AsOf != nil {
+		f.asOf = in.AsOf.UnixMilli()
+	}
+	return f
+}
+
 func (f *filter) allows(m *chunkMeta) bool {
-	if m.superseded && !f.withSuperseded {
+	switch {
+	case f.none:
+		return false
+	case f.asOf != 0:
+		if m.created > f.asOf || (m.supersededAt != 0 && m.supersededAt <= f.asOf) {
+			return false
+		}
+	case m.supersededAt != 0 && !f.allSuperseded:
 		return false
 	}
 	if f.kind != "" && m.kind != f.kind {
 		return false
 	}
 	if f.scopes != nil && (int(m.scope) >= len(f.scopes) || !f.scopes[m.scope]) {
+		return false
+	}
+	if f.category != 0 && m.category != f.category {
+		return false
+	}
+	if f.since != 0 && m.created < f.since {
+		return false
+	}
+	if f.until != 0 && m.created > f.until {
+		return false
+	}
+	if f.tags != nil {
+		for _, t := range m.tags {
+			if int(t) < len(f.tags) && f.tags[t] {
+				return true
+			}
+		}
 		return false
 	}
 	return true

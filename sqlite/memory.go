@@ -7,6 +7,7 @@ import (
 	"regexp"
 	"sort"
 	"strings"
+	"sync/atomic"
 	"time"
 
 	"github.com/hippo-mem/hippo"
@@ -203,6 +204,24 @@ func (m *Memory) strengthenMemory(ctx context.Context, hash string, reading floa
 // Recall implements hippo.MemoryService. Every live chunk of the agent in
 // the recall scopes is considered; none is dropped for speed.
 func (m *Memory) Recall(ctx context.Context, in hippo.RecallInput) ([]hippo.Recalled, error) {
+	page, err := m.recall(ctx, in, false)
+	if err != nil {
+		return nil, err
+	}
+	return page.Results, nil
+}
+
+// RecallPage is Recall with the number of matches and their score
+// distribution, for paging through results. Total and distribution use
+// the index's first-pass similarity, which is within about 0.01 of exact.
+func (m *Memory) RecallPage(ctx context.Context, in hippo.RecallInput) (*hippo.RecallPage, error) {
+	return m.recall(ctx, in, true)
+}
+
+// MaxOffset bounds recall paging.
+const MaxOffset = 10_000
+
+func (m *Memory) recall(ctx context.Context, in hippo.RecallInput, stats bool) (*hippo.RecallPage, error) {
 	cfg := m.db.cfg
 	if err := hippo.ValidateText("query", in.Query, cfg.MaxContent); err != nil {
 		return nil, err
@@ -211,8 +230,8 @@ func (m *Memory) Recall(ctx context.Context, in hippo.RecallInput) ([]hippo.Reca
 	if err != nil {
 		return nil, err
 	}
-	if in.Kind != "" && !in.Kind.Valid() {
-		return nil, hippo.Invalidf("kind", "must be %q or %q, got %q", hippo.KindFact, hippo.KindMemory, in.Kind)
+	if err := checkRecallInput(in); err != nil {
+		return nil, err
 	}
 	q, err := m.embedQuery(ctx, in.Query)
 	if err != nil {
@@ -223,28 +242,76 @@ func (m *Memory) Recall(ctx context.Context, in hippo.RecallInput) ([]hippo.Reca
 		return nil, err
 	}
 	now := m.db.now().UnixMilli()
-	ai.mu.RLock()
+	floor := cfg.StrengthFloor
+	if in.AsOf != nil {
+		floor = 0 // history does not fade away
+	}
+	floor = max(floor, in.MinStrength)
+	var (
+		total   atomic.Int64
+		buckets [5]atomic.Int64
+	)
+	page := &hippo.RecallPage{Results: []hippo.Recalled{}}
 	var hits []vector.Hit[chunkMeta]
+	ai.mu.RLock()
 	if ai.idx != nil {
-		f := ai.newFilter(in.Kind, m.opts.RecallScopes)
-		hits = ai.idx.Search(q, limit, func(c *chunkMeta, cos, bar float64) (float64, bool) {
+		f := ai.recallFilter(in, m.opts.RecallScopes)
+		hits = ai.idx.Search(q, in.Offset+limit, func(c *chunkMeta, cos, bar float64, exact bool) (float64, bool) {
 			if !f.allows(c) {
 				return 0, false
 			}
 			// Strength is at most the intensity and recency at most 1: skip
 			// the exponentials for rows that cannot make the cut.
-			if cfg.Score(cos, float64(c.intensity), 1) <= bar {
+			if !stats && cfg.Score(cos, float64(c.intensity), 1) <= bar {
 				return 0, false
 			}
-			s := c.strength(now)
-			if s < cfg.StrengthFloor {
+			st := c.strength(now)
+			if st < floor {
 				return 0, false
 			}
-			return cfg.Score(cos, s, c.recency(cfg, now)), true
+			score := cfg.Score(cos, st, c.recency(cfg, now))
+			if score < in.MinScore {
+				return 0, false
+			}
+			if stats && !exact {
+				total.Add(1)
+				buckets[min(4, max(0, int(score*5)))].Add(1)
+			}
+			return score, true
 		})
 	}
 	ai.mu.RUnlock()
-	return m.retrieve(ctx, hits, now)
+	page.Total = int(total.Load())
+	for i, d := range []*int{&page.Distribution.Below02, &page.Distribution.From02To04, &page.Distribution.From04To06,
+		&page.Distribution.From06To08, &page.Distribution.From08To10} {
+		*d = int(buckets[i].Load())
+	}
+	if in.Offset >= len(hits) {
+		return page, nil
+	}
+	page.Results, err = m.retrieve(ctx, hits[in.Offset:], now)
+	return page, err
+}
+
+func checkRecallInput(in hippo.RecallInput) error {
+	switch {
+	case in.Kind != "" && !in.Kind.Valid():
+		return hippo.Invalidf("kind", "must be %q or %q, got %q", hippo.KindFact, hippo.KindMemory, in.Kind)
+	case in.Offset < 0 || in.Offset > MaxOffset:
+		return hippo.Invalidf("offset", "must be between 0 and %d, got %d", MaxOffset, in.Offset)
+	case !(in.MinStrength >= 0 && in.MinStrength <= 1):
+		return hippo.Invalidf("min_strength", "must be between 0 and 1, got %v", in.MinStrength)
+	case !(in.MinScore >= 0 && in.MinScore <= 1):
+		return hippo.Invalidf("min_score", "must be between 0 and 1, got %v", in.MinScore)
+	case in.Since != nil && in.Until != nil && in.Until.Before(*in.Since):
+		return hippo.Invalidf("until", "is before since")
+	}
+	for _, t := range in.Tags {
+		if err := hippo.ValidateText("tags", t, hippo.MaxIDLength); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // embedQuery embeds one text and checks it against the model lock.

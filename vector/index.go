@@ -137,10 +137,12 @@ type Hit[M any] struct {
 }
 
 // ScoreFunc scores a row given its cosine with the query, or reports that
-// the row is filtered out. A row that cannot score above bar will not be
-// kept, so the function may reject it without finishing its score. It must
-// be safe for concurrent use.
-type ScoreFunc[M any] func(m *M, cosine, bar float64) (score float64, ok bool)
+// the row is filtered out. Each row is scored once in the first pass with
+// an approximate cosine (exact false), and the best candidates again with
+// the exact one. A row that cannot score above bar will not be kept, so
+// the function may reject it without finishing its score. It must be safe
+// for concurrent use.
+type ScoreFunc[M any] func(m *M, cosine, bar float64, exact bool) (score float64, ok bool)
 
 // minShard is the fewest rows worth a goroutine of their own.
 const minShard = 4096
@@ -176,7 +178,7 @@ func (x *Index[M]) Search(q []float32, k int, score ScoreFunc[M]) []Hit[M] {
 			bar := math.Inf(-1)
 			for i := lo; i < hi; i++ {
 				c := float64(qs*x.scales[i]) * float64(dotInt8(qc, x.codes[i*d:(i+1)*d]))
-				if sc, ok := score(&x.meta[i], c, bar); ok && sc > bar {
+				if sc, ok := score(&x.meta[i], c, bar, false); ok && sc > bar {
 					top.Push(int32(i), sc)
 					if top.Len() == pool {
 						bar = top.h[0].Score
@@ -192,7 +194,7 @@ func (x *Index[M]) Search(q []float32, k int, score ScoreFunc[M]) []Hit[M] {
 		for _, s := range top.h {
 			i := int(s.Item)
 			c := float64(Dot(qv, x.vecs[i*x.dim:(i+1)*x.dim]))
-			if sc, ok := score(&x.meta[i], c, math.Inf(-1)); ok {
+			if sc, ok := score(&x.meta[i], c, math.Inf(-1), true); ok {
 				final.Push(Hit[M]{ID: x.ids[i], Meta: x.meta[i], Cosine: c}, sc)
 			}
 		}

@@ -53,7 +53,7 @@ func exactTop(x *Index[testMeta], rows [][]float32, ids []string, q []float32, k
 		if !ok {
 			continue
 		}
-		if s, ok := score(&m, Cosine(qn, v), math.Inf(-1)); ok {
+		if s, ok := score(&m, Cosine(qn, v), math.Inf(-1), true); ok {
 			cs = append(cs, cand{ids[i], s})
 		}
 	}
@@ -94,7 +94,7 @@ func TestIndexSearchMatchesExact(t *testing.T) {
 				ids[i] = fmt.Sprintf("r%d", i)
 				x.Upsert(ids[i], v, testMeta{kind: byte(i % 2), boost: r.Float64()})
 			}
-			score := func(m *testMeta, c, _ float64) (float64, bool) {
+			score := func(m *testMeta, c, _ float64, _ bool) (float64, bool) {
 				if tt.filtered && m.kind != 1 {
 					return 0, false
 				}
@@ -147,7 +147,7 @@ func TestIndexUpsertRemove(t *testing.T) {
 	if x.Len() != 2 {
 		t.Fatalf("len after remove = %d", x.Len())
 	}
-	all := func(m *int, c, _ float64) (float64, bool) { return c, true }
+	all := func(m *int, c, _ float64, _ bool) (float64, bool) { return c, true }
 	hits := x.Search([]float32{0, 0, 1, 0}, 1, all)
 	if len(hits) != 1 || hits[0].ID != "c" || hits[0].Meta != 3 || hits[0].Cosine < 0.999 {
 		t.Errorf("search for c = %+v", hits)
@@ -208,7 +208,7 @@ func BenchmarkIndexSearch(b *testing.B) {
 				x.Upsert(fmt.Sprint(i), randomUnit(r, c.dim), testMeta{})
 			}
 			q := randomUnit(r, c.dim)
-			score := func(m *testMeta, cos, _ float64) (float64, bool) { return cos, true }
+			score := func(m *testMeta, cos, _ float64, _ bool) (float64, bool) { return cos, true }
 			b.SetBytes(int64(c.n * c.dim))
 			for b.Loop() {
 				x.Search(q, 10, score)

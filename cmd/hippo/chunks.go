@@ -1,0 +1,89 @@
+package main
+
+import (
+	"io"
+	"time"
+
+	"github.com/hippo-mem/hippo/sqlite"
+	"github.com/spf13/cobra"
+)
+
+func (a *app) newChunksCommand() *cobra.Command {
+	var (
+		kind          string
+		superseded    bool
+		limit, offset int
+	)
+	cmd := &cobra.Command{
+		Use:   "chunks [agent]",
+		Short: "List an agent's chunks, newest first",
+		Long: `List an agent's facts and memories, newest first. Superseded facts are
+left out unless --superseded. The agent defaults to --agent / HIPPO_AGENT.`,
+		Args:              cobra.MaximumNArgs(1),
+		ValidArgsFunction: a.completeAgents,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			agent, err := a.agentArg(args, 0)
+			if err != nil {
+				return err
+			}
+			k, err := parseKind(kind)
+			if err != nil {
+				return err
+			}
+			if err := checkPaging(limit, offset); err != nil {
+				return err
+			}
+			scope, err := a.scopeFilter()
+			if err != nil {
+				return err
+			}
+			db, err := a.openDB(cmd.Context(), true)
+			if err != nil {
+				return err
+			}
+			defer db.Close()
+			filter := sqlite.ChunkFilter{AgentID: agent, Scope: scope, Kind: k, Superseded: superseded, Limit: limit, Offset: offset}
+			chunks, err := db.ListChunks(cmd.Context(), filter)
+			if err != nil {
+				return err
+			}
+			total, err := db.CountChunks(cmd.Context(), filter)
+			if err != nil {
+				return err
+			}
+			views := viewChunks(chunks, db.Config(), time.Now())
+			out := struct {
+				AgentID string      `json:"agent_id"`
+				Total   int         `json:"total"`
+				Limit   int         `json:"limit"`
+				Offset  int         `json:"offset"`
+				Chunks  []chunkView `json:"chunks"`
+			}{agent, total, limit, offset, views}
+			return a.emit(out, func(w io.Writer) error {
+				if total == 0 {
+					a.note("No chunks for agent %q.", agent)
+					return nil
+				}
+				header, rows := chunkRows(views, false)
+				if err := table(w, header, rows); err != nil {
+					return err
+				}
+				a.pageNote(len(views), offset, total)
+				return nil
+			})
+		},
+	}
+	f := cmd.Flags()
+	f.StringVar(&kind, "kind", "", `only "fact" or "memory"`)
+	f.BoolVar(&superseded, "superseded", false, "include superseded facts")
+	f.IntVar(&limit, "limit", 50, "at most this many (0: all)")
+	f.IntVar(&offset, "offset", 0, "skip this many first")
+	return cmd
+}
+
+// pageNote tells, on stderr, which part of the results was shown.
+func (a *app) pageNote(shown, offset, total int) {
+	if shown < total {
+		a.note("Showing %d-%d of %d; use --offset %d for more.", offset+1, offset+shown, total, offset+shown)
+	}
+}

@@ -1,0 +1,93 @@
+package main
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+
+	"github.com/hippo-mem/hippo/sqlite"
+	"github.com/spf13/cobra"
+)
+
+func (a *app) newImportCommand() *cobra.Command {
+	var model string
+	cmd := &cobra.Command{
+		Use:   "import <file|->",
+		Short: "Import an export (Hippo's or the TypeScript Hippo CLI's)",
+		Long: `Import a file ("-" for stdin) written by "hippo export", or the version-1
+export of the TypeScript Hippo CLI, in one transaction: all of it or, on any
+error, nothing. Records already present (same chunk ID, same memory content,
+same block) are skipped and reported, never overwritten.
+
+The chunks' embedding model must be the database's; a new database takes
+the file's. The TypeScript export does not name its model: give it with
+--model, or import into a database already locked to a model of the same
+dimension. Records that name no agent take --agent / HIPPO_AGENT.`,
+		Args: cobra.ExactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			ctx := cmd.Context()
+			var r io.Reader = a.stdin
+			size := int64(-1)
+			if args[0] != "-" {
+				f, err := os.Open(args[0])
+				if err != nil {
+					return err
+				}
+				defer f.Close()
+				if st, err := f.Stat(); err == nil && st.Mode().IsRegular() {
+					size = st.Size()
+				}
+				r = f
+			}
+			_, statErr := os.Stat(a.dbPath)
+			created := errors.Is(statErr, fs.ErrNotExist)
+			db, err := a.openDB(ctx, false)
+			if err != nil {
+				return err
+			}
+			defer db.Close()
+			bar := a.progress(size, "importing", true)
+			if bar != nil {
+				r = io.TeeReader(r, bar)
+			}
+			res, err := db.Import(ctx, r, sqlite.ImportOptions{Model: model, AgentID: a.agent})
+			if bar != nil {
+				_ = bar.Close()
+			}
+			if err != nil {
+				if created {
+					// Leave no empty database behind a failed first import.
+					db.Close()
+					for _, suffix := range []string{"", "-wal", "-shm"} {
+						os.Remove(db.Path() + suffix)
+					}
+				}
+				return err
+			}
+			return a.emit(res, func(w io.Writer) error {
+				fmt.Fprintf(w, "Imported %s and %s (%s format).\n",
+					plural(res.Chunks, "chunk", "chunks"), plural(res.Blocks, "block", "blocks"), res.Format)
+				if len(res.DuplicateIDs) > 0 {
+					fmt.Fprintf(w, "Skipped %s already present: %s\n",
+						plural(len(res.DuplicateIDs), "duplicate chunk ID", "duplicate chunk IDs"), listIDs(res.DuplicateIDs, 10))
+				}
+				if len(res.DuplicateContent) > 0 {
+					fmt.Fprintf(w, "Skipped %s whose content is already stored: %s\n",
+						plural(len(res.DuplicateContent), "memory", "memories"), listIDs(res.DuplicateContent, 10))
+				}
+				if n := len(res.DuplicateBlocks); n > 0 {
+					keys := make([]string, n)
+					for i, b := range res.DuplicateBlocks {
+						keys[i] = fmt.Sprintf("%s/%q/%s", b.AgentID, b.Scope, b.Key)
+					}
+					fmt.Fprintf(w, "Skipped %s already present: %s\n", plural(n, "block", "blocks"), listIDs(keys, 10))
+				}
+				return nil
+			})
+		},
+	}
+	cmd.Flags().StringVar(&model, "model", "", "embedding model of a file that does not name one (TypeScript export)")
+	return cmd
+}

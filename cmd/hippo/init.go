@@ -1,0 +1,42 @@
+package main
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+
+	"github.com/spf13/cobra"
+)
+
+func (a *app) newInitCommand() *cobra.Command {
+	return &cobra.Command{
+		Use:   "init",
+		Short: "Create the database and its schema (idempotent)",
+		Long: `Create the database file, its directory and its schema, or bring an
+existing database up to date. Running it again changes nothing.`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			_, err := os.Stat(a.dbPath)
+			created := errors.Is(err, fs.ErrNotExist)
+			db, err := a.openDB(cmd.Context(), false)
+			if err != nil {
+				return err
+			}
+			defer db.Close()
+			out := struct {
+				Path    string `json:"path"`
+				Created bool   `json:"created"`
+			}{db.Path(), created}
+			return a.emit(out, func(w io.Writer) error {
+				if created {
+					_, err := fmt.Fprintf(w, "Created %s\n", out.Path)
+					return err
+				}
+				_, err := fmt.Fprintf(w, "%s is up to date\n", out.Path)
+				return err
+			})
+		},
+	}
+}

@@ -1,0 +1,222 @@
+// Command hippo inspects and manages Hippo databases: statistics, browsing,
+// text search, deletion, purging, export and import. It only wires flags to
+// the sqlite package; every query lives there.
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"path/filepath"
+	"syscall"
+
+	"github.com/hippo-mem/hippo"
+	"github.com/hippo-mem/hippo/sqlite"
+	"github.com/spf13/cobra"
+)
+
+// Exit codes.
+const (
+	exitOK      = 0
+	exitFailure = 1
+	exitUsage   = 2
+)
+
+func main() {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	code := run(ctx, os.Args[1:], os.Stdin, os.Stdout, os.Stderr)
+	stop()
+	os.Exit(code)
+}
+
+// run executes the command line args and returns the exit code: 0 on
+// success, 1 on failure, 2 on a usage error.
+func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+	a := &app{stdin: stdin, stdout: stdout, stderr: stderr}
+	root := a.newRootCommand()
+	root.SetArgs(args)
+	root.SetIn(stdin)
+	root.SetOut(stdout)
+	root.SetErr(stderr)
+	cmd, err := root.ExecuteContextC(ctx)
+	if err == nil {
+		return exitOK
+	}
+	// Cobra fails before a command runs only over flags, arguments or an
+	// unknown command: all usage errors.
+	var uerr *usageError
+	code := exitFailure
+	if !a.ran || errors.As(err, &uerr) {
+		code = exitUsage
+	}
+	a.printError(cmd, err, code)
+	return code
+}
+
+// app holds the global flags and the streams every command writes to.
+type app struct {
+	stdin          io.Reader
+	stdout, stderr io.Writer
+
+	dbPath string
+	agent  string
+	scope  string
+	json   bool
+
+	root *cobra.Command
+	ran  bool // a command's RunE was reached
+}
+
+func (a *app) newRootCommand() *cobra.Command {
+	root := &cobra.Command{
+		Use:   "hippo",
+		Short: "Inspect and manage Hippo memory databases",
+		Long: `hippo inspects and manages Hippo databases: persistent memory for AI agents.
+
+The database is --db, else $HIPPO_DB, else $XDG_DATA_HOME/hippo/hippo.db
+(~/.local/share/hippo/hippo.db). Commands that only read never create it.
+Every command accepts --json for machine-readable output on stdout; errors
+go to stderr. Exit codes: 0 success, 1 failure, 2 usage error.`,
+		SilenceErrors: true,
+		SilenceUsage:  true,
+	}
+	a.root = root
+	f := root.PersistentFlags()
+	f.StringVar(&a.dbPath, "db", defaultDBPath(), "database file (env HIPPO_DB)")
+	f.StringVar(&a.agent, "agent", os.Getenv("HIPPO_AGENT"), "agent ID (env HIPPO_AGENT)")
+	f.StringVar(&a.scope, "scope", "", `scope ("" is the global scope; default: all scopes where a command lists)`)
+	f.BoolVar(&a.json, "json", false, "print machine-readable JSON")
+
+	root.AddCommand(
+		a.newInitCommand(),
+		a.newStatsCommand(),
+		a.newAgentsCommand(),
+		a.newChunksCommand(),
+		a.newBlocksCommand(),
+		a.newBlockCommand(),
+		a.newSearchCommand(),
+		a.newDeleteCommand(),
+		a.newPurgeCommand(),
+		a.newExportCommand(),
+		a.newImportCommand(),
+	)
+	root.InitDefaultCompletionCmd()
+	rejectUnknownSubcommands(root)
+	a.markRuns(root)
+	return root
+}
+
+// rejectUnknownSubcommands makes command groups (like "completion") fail
+// with a usage error on an unknown subcommand; cobra would print the help
+// and succeed.
+func rejectUnknownSubcommands(cmd *cobra.Command) {
+	for _, sub := range cmd.Commands() {
+		if sub.HasSubCommands() && !sub.Runnable() {
+			sub.Args = cobra.ArbitraryArgs
+			sub.RunE = func(c *cobra.Command, args []string) error {
+				if len(args) == 0 {
+					return c.Help()
+				}
+				return usageErrorf("unknown command %q for %q", args[0], c.CommandPath())
+			}
+		}
+		rejectUnknownSubcommands(sub)
+	}
+}
+
+// markRuns wraps every command's RunE to record that it was reached, which
+// tells usage errors (raised before) from failures.
+func (a *app) markRuns(cmd *cobra.Command) {
+	if run := cmd.RunE; run != nil {
+		cmd.RunE = func(c *cobra.Command, args []string) error {
+			a.ran = true
+			return run(c, args)
+		}
+	}
+	for _, sub := range cmd.Commands() {
+		a.markRuns(sub)
+	}
+}
+
+// defaultDBPath is $HIPPO_DB, else $XDG_DATA_HOME/hippo/hippo.db, else
+// ~/.local/share/hippo/hippo.db.
+func defaultDBPath() string {
+	if p := os.Getenv("HIPPO_DB"); p != "" {
+		return p
+	}
+	dir := os.Getenv("XDG_DATA_HOME")
+	if dir == "" || !filepath.IsAbs(dir) {
+		home, err := os.UserHomeDir()
+		if err != nil {
+			return filepath.Join(".", "hippo.db")
+		}
+		dir = filepath.Join(home, ".local", "share")
+	}
+	return filepath.Join(dir, "hippo", "hippo.db")
+}
+
+// openDB opens the database named by the flags. Commands that only read
+// pass mustExist, so a missing file is an error instead of a new database.
+func (a *app) openDB(ctx context.Context, mustExist bool) (*sqlite.DB, error) {
+	return sqlite.Open(ctx, a.dbPath, sqlite.Options{MustExist: mustExist})
+}
+
+// scopeFilter is the --scope value when it was given, else nil (all scopes).
+func (a *app) scopeFilter() (*string, error) {
+	if !a.root.PersistentFlags().Changed("scope") {
+		return nil, nil
+	}
+	if err := hippo.ValidateScope(a.scope); err != nil {
+		return nil, usageErrorf("%s", hippo.ErrorMessage(err))
+	}
+	s := a.scope
+	return &s, nil
+}
+
+// agentArg is the agent named by args[i], else by --agent/HIPPO_AGENT.
+func (a *app) agentArg(args []string, i int) (string, error) {
+	agent := a.agent
+	if i < len(args) {
+		agent = args[i]
+	}
+	if agent == "" {
+		return "", usageErrorf("no agent given: pass it as an argument, or set --agent or HIPPO_AGENT")
+	}
+	if err := hippo.ValidateAgentID(agent); err != nil {
+		return "", usageErrorf("%s", hippo.ErrorMessage(err))
+	}
+	return agent, nil
+}
+
+// usageError is a command line the command cannot act on: exit code 2.
+type usageError struct{ msg string }
+
+func (e *usageError) Error() string { return e.msg }
+
+func usageErrorf(format string, args ...any) error {
+	return &usageError{msg: fmt.Sprintf(format, args...)}
+}
+
+// printError reports err on stderr, as JSON under --json.
+func (a *app) printError(cmd *cobra.Command, err error, code int) {
+	msg := hippo.ErrorMessage(err)
+	kind := hippo.ErrorCode(err)
+	var uerr *usageError
+	if code == exitUsage {
+		kind, msg = "usage", err.Error()
+		if errors.As(err, &uerr) {
+			msg = uerr.msg
+		}
+	}
+	if a.json {
+		_ = writeJSON(a.stderr, map[string]any{"error": map[string]any{"code": kind, "message": msg}})
+		return
+	}
+	fmt.Fprintf(a.stderr, "hippo: %s\n", msg)
+	if code == exitUsage && cmd != nil {
+		fmt.Fprintf(a.stderr, "Run '%s --help' for usage.\n", cmd.CommandPath())
+	}
+}

@@ -1,0 +1,179 @@
+package main
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"os"
+	"strings"
+	"text/tabwriter"
+	"time"
+	"unicode/utf8"
+
+	"github.com/hippo-mem/hippo"
+	"github.com/schollz/progressbar/v3"
+	"golang.org/x/term"
+)
+
+// emit prints v as JSON under --json, else calls text.
+func (a *app) emit(v any, text func(w io.Writer) error) error {
+	if a.json {
+		return writeJSON(a.stdout, v)
+	}
+	return text(a.stdout)
+}
+
+// note prints a human remark on stderr, never under --json.
+func (a *app) note(format string, args ...any) {
+	if !a.json {
+		fmt.Fprintf(a.stderr, format+"\n", args...)
+	}
+}
+
+func writeJSON(w io.Writer, v any) error {
+	enc := json.NewEncoder(w)
+	enc.SetEscapeHTML(false)
+	enc.SetIndent("", "  ")
+	return enc.Encode(v)
+}
+
+// table writes tab-separated rows as aligned columns.
+func table(w io.Writer, header string, rows [][]string) error {
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+	fmt.Fprintln(tw, header)
+	for _, r := range rows {
+		fmt.Fprintln(tw, strings.Join(r, "\t"))
+	}
+	return tw.Flush()
+}
+
+// chunkView is a chunk as the CLI shows it: every stored field but the
+// vector, absent values as null, plus its effective strength now.
+type chunkView struct {
+	ID               string          `json:"id"`
+	AgentID          string          `json:"agent_id"`
+	Scope            string          `json:"scope"`
+	Kind             hippo.Kind      `json:"kind"`
+	Content          string          `json:"content"`
+	ContentHash      *string         `json:"content_hash"`
+	Metadata         json.RawMessage `json:"metadata"`
+	RunningIntensity float64         `json:"running_intensity"`
+	EncounterCount   int             `json:"encounter_count"`
+	AccessCount      int             `json:"access_count"`
+	LastAccessedAt   time.Time       `json:"last_accessed_at"`
+	Superseded       bool            `json:"superseded"`
+	SupersededBy     *string         `json:"superseded_by"`
+	SupersededAt     *time.Time      `json:"superseded_at"`
+	CreatedAt        time.Time       `json:"created_at"`
+	Strength         float64         `json:"strength"`
+}
+
+func viewChunks(cs []*hippo.Chunk, cfg hippo.Config, now time.Time) []chunkView {
+	out := make([]chunkView, len(cs))
+	for i, c := range cs {
+		out[i] = chunkView{
+			ID: c.ID, AgentID: c.AgentID, Scope: c.Scope, Kind: c.Kind, Content: c.Content,
+			ContentHash: nullable(c.ContentHash), Metadata: c.Metadata,
+			RunningIntensity: c.RunningIntensity, EncounterCount: c.EncounterCount, AccessCount: c.AccessCount,
+			LastAccessedAt: c.LastAccessedAt, Superseded: c.SupersededBy != "", SupersededBy: nullable(c.SupersededBy),
+			SupersededAt: c.SupersededAt, CreatedAt: c.CreatedAt, Strength: c.Strength(cfg, now),
+		}
+	}
+	return out
+}
+
+func nullable(s string) *string {
+	if s == "" {
+		return nil
+	}
+	return &s
+}
+
+// chunkRows renders chunks for table, with an AGENT column when withAgent.
+func chunkRows(cs []chunkView, withAgent bool) (string, [][]string) {
+	header := "ID\tKIND\tSCOPE\tSTRENGTH\tCREATED\tCONTENT"
+	if withAgent {
+		header = "ID\tAGENT\tKIND\tSCOPE\tSTRENGTH\tCREATED\tCONTENT"
+	}
+	rows := make([][]string, len(cs))
+	for i, c := range cs {
+		content := oneLine(c.Content, 72)
+		if c.Superseded {
+			content = "[superseded by " + *c.SupersededBy + "] " + content
+		}
+		r := []string{c.ID}
+		if withAgent {
+			r = append(r, c.AgentID)
+		}
+		rows[i] = append(r, string(c.Kind), showScope(c.Scope), fmt.Sprintf("%.2f", c.Strength),
+			c.CreatedAt.Format("2006-01-02 15:04"), content)
+	}
+	return header, rows
+}
+
+// oneLine flattens whitespace and cuts s to max characters.
+func oneLine(s string, max int) string {
+	s = strings.Join(strings.Fields(s), " ")
+	if utf8.RuneCountInString(s) <= max {
+		return s
+	}
+	r := []rune(s)
+	return string(r[:max-1]) + "…"
+}
+
+func showScope(s string) string {
+	if s == "" {
+		return "-"
+	}
+	return s
+}
+
+// formatBytes renders n bytes in decimal units.
+func formatBytes(n int64) string {
+	const unit = 1000
+	if n < unit {
+		return fmt.Sprintf("%d B", n)
+	}
+	div, exp := int64(unit), 0
+	for m := n / unit; m >= unit; m /= unit {
+		div *= unit
+		exp++
+	}
+	return fmt.Sprintf("%.1f %cB", float64(n)/float64(div), "kMGTPE"[exp])
+}
+
+func plural(n int, one, many string) string {
+	if n == 1 {
+		return "1 " + one
+	}
+	return fmt.Sprintf("%d %s", n, many)
+}
+
+// listIDs shows at most max IDs, then how many more.
+func listIDs(ids []string, max int) string {
+	if len(ids) <= max {
+		return strings.Join(ids, ", ")
+	}
+	return strings.Join(ids[:max], ", ") + fmt.Sprintf(", … and %d more (--json lists all)", len(ids)-max)
+}
+
+// progress returns a progress bar on stderr when it is a terminal and
+// output is not JSON, else nil. total -1 is a spinner.
+func (a *app) progress(total int64, desc string, bytes bool) *progressbar.ProgressBar {
+	f, ok := a.stderr.(*os.File)
+	if a.json || !ok || !term.IsTerminal(int(f.Fd())) {
+		return nil
+	}
+	opts := []progressbar.Option{
+		progressbar.OptionSetWriter(f),
+		progressbar.OptionSetDescription(desc),
+		progressbar.OptionThrottle(100 * time.Millisecond),
+		progressbar.OptionShowCount(),
+		progressbar.OptionSetWidth(30),
+		progressbar.OptionClearOnFinish(),
+	}
+	if bytes {
+		opts = append(opts, progressbar.OptionShowBytes(true))
+	}
+	return progressbar.NewOptions64(total, opts...)
+}

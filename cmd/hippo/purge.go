@@ -1,0 +1,85 @@
+package main
+
+import (
+	"fmt"
+	"io"
+	"time"
+
+	"github.com/hippo-mem/hippo/sqlite"
+	"github.com/spf13/cobra"
+)
+
+func (a *app) newPurgeCommand() *cobra.Command {
+	var (
+		before string
+		force  bool
+	)
+	cmd := &cobra.Command{
+		Use:   "purge",
+		Short: "Remove superseded facts (preview unless --force)",
+		Long: `Hard-delete superseded facts: of --agent only when it is set, and with
+--before only those superseded before that date (created before it, when
+the supersession time is unknown). What they had superseded stays
+superseded.
+
+Without --force nothing changes: the command shows what it would purge
+(with --json, a document with "dry_run": true).`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			filter := sqlite.PurgeFilter{AgentID: a.agent, DryRun: !force}
+			if before != "" {
+				t, err := parseDate("before", before)
+				if err != nil {
+					return err
+				}
+				filter.Before = t
+			}
+			db, err := a.openDB(cmd.Context(), true)
+			if err != nil {
+				return err
+			}
+			defer db.Close()
+			chunks, err := db.PurgeSuperseded(cmd.Context(), filter)
+			if err != nil {
+				return err
+			}
+			out := struct {
+				DryRun  bool        `json:"dry_run"`
+				AgentID string      `json:"agent_id,omitempty"`
+				Before  *time.Time  `json:"before,omitempty"`
+				Count   int         `json:"count"`
+				Chunks  []chunkView `json:"chunks"`
+			}{DryRun: !force, AgentID: a.agent, Count: len(chunks), Chunks: viewChunks(chunks, db.Config(), time.Now())}
+			if !filter.Before.IsZero() {
+				out.Before = &filter.Before
+			}
+			return a.emit(out, func(w io.Writer) error {
+				if len(chunks) == 0 {
+					a.note("No superseded chunks to purge.")
+					return nil
+				}
+				verb := "Purged"
+				if !force {
+					verb = "Would purge"
+				}
+				of := ""
+				if a.agent != "" {
+					of = fmt.Sprintf(" of agent %q", a.agent)
+				}
+				fmt.Fprintf(w, "%s %s%s:\n", verb, plural(len(chunks), "superseded chunk", "superseded chunks"), of)
+				header, rows := chunkRows(out.Chunks, true)
+				if err := table(w, header, rows); err != nil {
+					return err
+				}
+				if !force {
+					a.note("Nothing purged: run again with --force to purge.")
+				}
+				return nil
+			})
+		},
+	}
+	f := cmd.Flags()
+	f.StringVar(&before, "before", "", "only chunks superseded before this date (2025-01-31) or RFC 3339 time")
+	f.BoolVar(&force, "force", false, "really purge")
+	return cmd
+}

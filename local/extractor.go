@@ -1,0 +1,796 @@
+package local
+
+import (
+	"context"
+	"strings"
+	"unicode"
+	"unicode/utf8"
+
+	"github.com/hippo-mem/hippo"
+)
+
+// maxFacts caps how many facts one extraction returns, as the LLM
+// extractor does.
+const maxFacts = 50
+
+// Extractor is the offline default hippo.Extractor: rules instead of an
+// LLM. It splits text into sentences and clauses, keeps the clauses in
+// which the user states a fact, preference, decision or trait, drops
+// questions, greetings, requests to the assistant and filler, rewrites
+// first person as "User ..." and rates each fact's intensity from the
+// signals of seed 000. The zero value is ready to use.
+type Extractor struct{}
+
+var _ hippo.Extractor = (*Extractor)(nil)
+
+// NewExtractor returns the default extractor.
+func NewExtractor() *Extractor { return &Extractor{} }
+
+// ExtractFacts returns the facts stated in text, in order, without
+// repeats.
+func (x *Extractor) ExtractFacts(ctx context.Context, text string) ([]hippo.Fact, error) {
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	var all []*extracted
+	seen := map[string]bool{}
+	var last *extracted // the latest fact, for elaboration in a later sentence
+	for _, s := range splitSentences(text) {
+		for _, f := range extractSentence(s, last) {
+			if key := strings.ToLower(f.content); !seen[key] && len(all) < maxFacts {
+				seen[key] = true
+				all = append(all, f)
+				last = f
+			}
+		}
+	}
+	// Intensities last: later sentences may have added to the signals.
+	facts := make([]hippo.Fact, len(all))
+	for i, f := range all {
+		facts[i] = hippo.Fact{Content: f.content, Intensity: f.sig.intensity()}
+	}
+	return facts, nil
+}
+
+// extracted is one fact with the signals behind its intensity.
+type extracted struct {
+	content string
+	sig     signals
+}
+
+// sentence is one sentence of the input and how it ended.
+type sentence struct {
+	text     string
+	bangs    int  // "!" at the end
+	question bool // ends with "?"
+}
+
+// splitSentences splits text at ".", "!", "?" and "…" followed by a space
+// or the end, and at line breaks. List markers are dropped.
+func splitSentences(text string) []sentence {
+	var out []sentence
+	emit := func(s string, end string) {
+		s = strings.TrimSpace(s)
+		s = strings.TrimLeft(s, "-*•>·# \t")
+		if s == "" {
+			return
+		}
+		out = append(out, sentence{text: s, bangs: strings.Count(end, "!"), question: strings.Contains(end, "?")})
+	}
+	start := 0
+	for i := 0; i < len(text); {
+		r, size := utf8.DecodeRuneInString(text[i:])
+		switch {
+		case r == '\n':
+			emit(text[start:i], "")
+			start = i + size
+		case r == '.' || r == '!' || r == '?' || r == '…':
+			j := i + size
+			for j < len(text) && strings.ContainsRune(".!?…", rune(text[j])) {
+				j++
+			}
+			for j < len(text) && (text[j] == '"' || text[j] == ')' || text[j] == '\'') {
+				j++
+			}
+			if j == len(text) || text[j] == ' ' || text[j] == '\n' || text[j] == '\t' || text[j] == '\r' {
+				emit(text[start:i], text[i:j])
+				start, i = j, j
+				continue
+			}
+		}
+		i += size
+	}
+	emit(text[start:], "")
+	return out
+}
+
+// token is one word or punctuation mark of a sentence. Contractions come
+// expanded: "I'm" is "I", "am"; "don't" is "do", "not".
+type token struct {
+	text  string // as written, or the expansion of a contraction
+	lower string
+	punct bool
+	glued bool // written with no space before it ("'s" of a possessive)
+}
+
+// lex splits a sentence into tokens.
+func lex(s string) []token {
+	var toks []token
+	add := func(text string, punct, glued bool) {
+		toks = append(toks, token{text: text, lower: strings.ToLower(text), punct: punct, glued: glued})
+	}
+	for i := 0; i < len(s); {
+		r, size := utf8.DecodeRuneInString(s[i:])
+		if unicode.IsSpace(r) {
+			i += size
+			continue
+		}
+		if !isWordRune(r) {
+			add(s[i:i+size], true, true)
+			i += size
+			continue
+		}
+		j := i
+		for j < len(s) {
+			r, size := utf8.DecodeRuneInString(s[j:])
+			if isWordRune(r) {
+				j += size
+				continue
+			}
+			if j > i && (r == '\'' || r == '’' || r == '-' || (r == '.' || r == ',') && isDigit(s[j-1])) {
+				if next, _ := utf8.DecodeRuneInString(s[j+size:]); isWordRune(next) && (r != '.' && r != ',' || unicode.IsDigit(next)) {
+					j += size
+					continue
+				}
+			}
+			break
+		}
+		word := strings.ReplaceAll(s[i:j], "’", "'")
+		for _, part := range expandContraction(word) {
+			add(part.text, false, part.glued)
+		}
+		i = j
+	}
+	return toks
+}
+
+type wordPart struct {
+	text  string
+	glued bool
+}
+
+// expandContraction splits a contraction into its words, keeping the case
+// of the first; a possessive "'s" stays a glued token.
+func expandContraction(w string) []wordPart {
+	lw := strings.ToLower(w)
+	one := []wordPart{{text: w}}
+	switch {
+	case lw == "can't" || lw == "cannot":
+		return []wordPart{{text: w[:3]}, {text: "not"}}
+	case lw == "won't":
+		return []wordPart{{text: w[:1] + "ill"}, {text: "not"}}
+	case lw == "ain't":
+		return []wordPart{{text: "is"}, {text: "not"}}
+	case lw == "let's":
+		return []wordPart{{text: w[:3]}, {text: "us"}}
+	case strings.HasSuffix(lw, "n't"):
+		return []wordPart{{text: w[:len(w)-3]}, {text: "not"}}
+	}
+	i := strings.LastIndexByte(w, '\'')
+	if i <= 0 {
+		return one
+	}
+	base, suffix := w[:i], strings.ToLower(w[i+1:])
+	switch suffix {
+	case "m":
+		return []wordPart{{text: base}, {text: "am"}}
+	case "re":
+		return []wordPart{{text: base}, {text: "are"}}
+	case "ve":
+		return []wordPart{{text: base}, {text: "have"}}
+	case "ll":
+		return []wordPart{{text: base}, {text: "will"}}
+	case "d":
+		return []wordPart{{text: base}, {text: "would"}}
+	case "s":
+		switch strings.ToLower(base) {
+		case "it", "that", "what", "there", "here", "he", "she", "who", "where", "how", "this":
+			return []wordPart{{text: base}, {text: "is"}}
+		}
+		return []wordPart{{text: base}, {text: "'s", glued: true}}
+	}
+	return one
+}
+
+// clause is a stretch of a sentence that may hold one fact.
+type clause struct {
+	toks      []token
+	connector string // the conjunction or punctuation before it
+}
+
+// clauseWords open a new clause; dependentWords open one that only
+// qualifies another and never holds a fact of its own.
+var (
+	clauseWords    = setOf(`and but so because or then`)
+	dependentWords = setOf(`which since when while although though whereas if until unless whenever`)
+	clausePunct    = setOf(`, ; : — – ( ) "`)
+)
+
+// splitClauses cuts a sentence at punctuation and conjunctions, then glues
+// back the pieces that cannot stand alone ("really, really love" or
+// "Sam, a developer").
+func splitClauses(toks []token) []clause {
+	var raw []clause
+	cur := clause{}
+	flush := func(conn string) {
+		if len(cur.toks) > 0 || cur.connector != "" {
+			raw = append(raw, cur)
+		}
+		cur = clause{connector: conn}
+	}
+	for i, t := range toks {
+		switch {
+		case t.punct && (clausePunct[t.lower] || t.lower == "-" && i > 0 && !toks[i-1].punct):
+			flush(t.lower)
+		case !t.punct && (clauseWords[t.lower] || dependentWords[t.lower]) && i > 0:
+			conn := t.lower
+			if cur.connector != "" && len(cur.toks) == 0 {
+				conn = cur.connector + " " + conn // ", so"
+			}
+			if len(cur.toks) == 0 {
+				cur.connector = conn
+				continue
+			}
+			flush(conn)
+		default:
+			cur.toks = append(cur.toks, t)
+		}
+	}
+	flush("")
+
+	// Glue back pieces that do not open a clause.
+	var out []clause
+	for _, c := range raw {
+		if len(c.toks) == 0 {
+			continue
+		}
+		if len(out) > 0 && !opensClause(c) {
+			prev := &out[len(out)-1]
+			if c.connector != "" {
+				word := lastWord(c.connector)
+				prev.toks = append(prev.toks, token{text: word, lower: word, punct: clausePunct[word], glued: clausePunct[word]})
+			}
+			prev.toks = append(prev.toks, c.toks...)
+			continue
+		}
+		out = append(out, c)
+	}
+	return out
+}
+
+// opensClause reports whether c can stand as a clause of its own after its
+// connector.
+func opensClause(c clause) bool {
+	conn := lastWord(c.connector)
+	if conn == "" || dependentWords[conn] {
+		return true
+	}
+	first := firstNonAdverb(c.toks)
+	if first < 0 {
+		return false
+	}
+	w := c.toks[first].lower
+	switch {
+	case subjectPronouns[w] || w == "please" || w == "let":
+		return true
+	case conn == ":" || conn == ";" || conn == "(" || conn == ")" || conn == "—" || conn == "–" || conn == "-":
+		return true
+	case conn == "," || conn == "\"":
+		return false
+	case conn == "and" || conn == "or" || conn == "but" || conn == "then":
+		// A verb opens a clause sharing the subject ("and work at
+		// Google"); an article or number, one sharing subject and verb
+		// ("and a dog named Max").
+		return verbBase(w) != "" || determiners[w] || isNumber(w)
+	case conn == "because":
+		return w != "of"
+	case conn == "so":
+		return w != "much" && w != "many" && w != "far" && w != "long" && w != "that"
+	}
+	return false
+}
+
+var determiners = setOf(`a an the two three four five six seven eight nine ten several many some`)
+
+func lastWord(s string) string {
+	if i := strings.LastIndexByte(s, ' '); i >= 0 {
+		return s[i+1:]
+	}
+	return s
+}
+
+func firstNonAdverb(toks []token) int {
+	for i, t := range toks {
+		if t.punct || adverbs[t.lower] {
+			continue
+		}
+		return i
+	}
+	return -1
+}
+
+func isNumber(w string) bool {
+	if w == "" {
+		return false
+	}
+	for _, c := range []byte(w) {
+		if !isDigit(c) && c != '.' && c != ',' {
+			return false
+		}
+	}
+	return true
+}
+
+// Leading words to drop, with the signal they carry.
+var (
+	asideMarkers = []string{"oh and", "oh", "by the way", "btw", "just fyi", "fyi", "anyway",
+		"side note", "random thought", "fun fact", "incidentally"}
+	importanceMarkers = []string{"remember this", "remember that", "please remember", "remember",
+		"this is critical", "this is important", "this is crucial", "important", "critical",
+		"note", "please note", "for the record", "keep in mind", "never forget", "do not forget"}
+	fillerWords = setOf(`hi hello hey yo good morning evening afternoon night ok okay yeah yes yep
+		no nope sure thanks thank cheers sorry ugh wow oops hmm um uh well lol haha nice cool
+		great awesome alright quick question also so and but honestly actually basically
+		anyway now then plus`)
+)
+
+// extractSentence returns the facts of one sentence. Signals of clauses
+// without a fact go to the fact before them in the sentence, or the one
+// after, or else last, the latest fact of an earlier sentence: "I can't
+// stand Jenkins. It has broken our builds so many times."
+func extractSentence(s sentence, last *extracted) []*extracted {
+	if s.question {
+		return nil
+	}
+	toks := lex(s.text)
+	var shared signals // markers that apply to the whole sentence
+	toks = stripMarkers(toks, &shared)
+	shared.bangs = s.bangs
+
+	var facts []*extracted
+	var pending signals // from fact-less clauses waiting for a fact
+	var prev *clauseFact
+	for _, c := range splitClauses(toks) {
+		cf := rewriteClause(c, prev)
+		sig := scan(c.toks)
+		if cf == nil || cf.content == "" {
+			if cf != nil {
+				prev = cf // keeps its subject for "and ..." clauses
+			}
+			if len(facts) > 0 {
+				facts[len(facts)-1].sig.attach(sig)
+			} else {
+				pending.merge(sig)
+			}
+			continue
+		}
+		prev = cf
+		sig.merge(shared)
+		sig.identity = sig.identity || cf.identity
+		if cf.hedged {
+			sig.hedges++
+		}
+		f := &extracted{content: cf.content, sig: sig}
+		if len(facts) == 0 {
+			f.sig.attach(pending)
+			pending = signals{}
+		}
+		facts = append(facts, f)
+	}
+	if len(facts) == 0 && last != nil {
+		// Elaboration of the previous sentence's fact.
+		if pending.strong() > 0 {
+			last.sig.attach(pending)
+		}
+	}
+	return facts
+}
+
+// stripMarkers removes leading greetings, asides and importance markers,
+// recording their signals in sig.
+func stripMarkers(toks []token, sig *signals) []token {
+	for {
+		for len(toks) > 0 && toks[0].punct {
+			toks = toks[1:]
+		}
+		if len(toks) == 0 {
+			return toks
+		}
+		if n := matchPhrase(toks, asideMarkers); n > 0 {
+			sig.aside = true
+			toks = toks[n:]
+			continue
+		}
+		if n := matchPhrase(toks, importanceMarkers); n > 0 && n < len(toks) && toks[n].punct {
+			sig.importance++
+			toks = toks[n:]
+			continue
+		}
+		// A single filler word followed by punctuation or by "I".
+		if fillerWords[toks[0].lower] && (len(toks) == 1 || toks[1].punct || toks[1].lower == "i" || fillerWords[toks[1].lower]) {
+			toks = toks[1:]
+			continue
+		}
+		return toks
+	}
+}
+
+// matchPhrase returns the number of tokens of the first phrase that toks
+// start with, or 0.
+func matchPhrase(toks []token, phrases []string) int {
+	for _, p := range phrases {
+		words := strings.Fields(p)
+		if len(words) > len(toks) {
+			continue
+		}
+		ok := true
+		for i, w := range words {
+			if toks[i].lower != w {
+				ok = false
+				break
+			}
+		}
+		if ok {
+			return len(words)
+		}
+	}
+	return 0
+}
+
+// clauseFact is the fact of one clause, rewritten in the third person.
+type clauseFact struct {
+	content  string
+	subject  []token // the rewritten subject: "User", "User's wife"
+	verbEnd  int     // in body: the end of subject, auxiliaries and verb
+	body     []token // the rewritten clause
+	identity bool
+	hedged   bool
+}
+
+// conversational verbs talk about the conversation, not the user.
+var conversational = setOf(`mean meant said say asked ask wonder wondering wondered`)
+
+// rewriteClause turns a clause into a fact about the user, or returns nil
+// when it holds none. A clause with a subject but no fact returns a
+// clauseFact with empty content, so that a following "and ..." can share
+// its subject.
+func rewriteClause(c clause, prev *clauseFact) *clauseFact {
+	toks := trimPunct(c.toks)
+	conn := lastWord(c.connector)
+	if dependentWords[conn] {
+		return nil
+	}
+	// Leading discourse words.
+	for len(toks) > 0 && (toks[0].lower == "now" || toks[0].lower == "then" || toks[0].lower == "also" ||
+		toks[0].lower == "honestly" || toks[0].lower == "actually" || toks[0].lower == "so" ||
+		toks[0].lower == "and" || toks[0].lower == "but" || toks[0].lower == "basically" || toks[0].punct) {
+		toks = toks[1:]
+	}
+	if len(toks) == 0 {
+		return nil
+	}
+	for _, t := range toks {
+		if t.lower == "you" || t.lower == "your" || t.lower == "yours" {
+			return nil // about or for the assistant
+		}
+	}
+	first := toks[0].lower
+	var subject, rest []token
+	switch {
+	case first == "i" && len(toks) > 1 && hedgeVerbs[toks[1].lower] && (len(toks) == 2 || toks[2].lower == "i" || toks[2].lower == "that" && len(toks) > 3 && toks[3].lower == "i"):
+		// "I guess I kind of like jazz": drop the hedge.
+		inner := toks[2:]
+		if len(inner) > 0 && inner[0].lower == "that" {
+			inner = inner[1:]
+		}
+		cf := rewriteClause(clause{toks: inner}, prev)
+		if cf != nil {
+			cf.hedged = true
+		}
+		return cf
+	case first == "i" || first == "we":
+		subject = []token{word("User")}
+		rest = conjugate(toks[1:])
+		if i := firstNonAdverb(rest); i >= 0 && conversational[rest[i].lower] {
+			return nil
+		}
+	case first == "my" || first == "our":
+		subject = []token{word("User"), {text: "'s", lower: "'s", glued: true}}
+		rest = toks[1:]
+	case subjectPronouns[first] || first == "these" || first == "those" || first == "let" || first == "please":
+		return nil
+	case questionWords[first]:
+		return nil
+	case (conn == "and" || conn == "or" || conn == "but" || conn == "then") && prev != nil && len(prev.subject) > 0:
+		i := firstNonAdverb(toks)
+		if i < 0 {
+			return nil
+		}
+		w := toks[i].lower
+		if determiners[w] || isNumber(w) {
+			// Shared subject and verb: "I have two kids and a dog".
+			body := append(append([]token{}, prev.body[:prev.verbEnd]...), toks...)
+			return finish(prev.subject, body[len(prev.subject):])
+		}
+		subject = prev.subject
+		rest = conjugate(toks)
+	case verbBase(first) == first && !hasFiniteBe(toks[1:]):
+		return nil // an imperative: "Write a haiku", "Remember this"
+	default:
+		// A statement about something else counts when it is the user's
+		// opinion: "Tailwind is amazing".
+		if !hasOpinion(toks) {
+			return nil
+		}
+		subject = []token{word("User"), word("thinks")}
+		rest = toks
+		if !isProperNoun(toks[0]) {
+			rest = append([]token{word(toks[0].lower)}, toks[1:]...)
+		}
+	}
+	return finish(subject, rest)
+}
+
+// hasFiniteBe reports whether toks hold "is", "are", "was" or "were": then
+// a clause opening with a verb-like word ("Light mode is better") is a
+// statement, not an order.
+func hasFiniteBe(toks []token) bool {
+	for _, t := range toks {
+		switch t.lower {
+		case "is", "are", "was", "were":
+			return true
+		}
+	}
+	return false
+}
+
+var (
+	hedgeVerbs    = setOf(`guess suppose think believe reckon feel`)
+	questionWords = setOf(`what why how where who whom whose which when can could would will do does did is are was were should shall may am`)
+)
+
+// finish renders subject and rest as a fact, or returns a fact-less
+// clauseFact when rest says nothing.
+func finish(subject, rest []token) *clauseFact {
+	rest = trimPunct(rest)
+	body := append(append([]token{}, subject...), rewritePronouns(rest)...)
+	cf := &clauseFact{subject: subject, body: body}
+	// verbEnd: past the auxiliaries and the first verb.
+	cf.verbEnd = len(subject)
+	for i := len(subject); i < len(body); i++ {
+		w := body[i].lower
+		cf.verbEnd = i + 1
+		if adverbs[w] || w == "not" || modals[w] {
+			continue
+		}
+		if b := verbBase(w); b == "be" || b == "have" || b == "do" {
+			if i+1 < len(body) && (verbBase(body[i+1].lower) != "" || body[i+1].lower == "not" || adverbs[body[i+1].lower]) && !determiners[body[i+1].lower] {
+				continue
+			}
+		}
+		break
+	}
+	if cf.verbEnd == len(subject) || !hasContent(body[cf.verbEnd:]) && !hasContent(body[len(subject):cf.verbEnd-1]) {
+		return cf // "I", "I have been": nothing stated
+	}
+	cf.identity = isIdentity(body, len(subject))
+	cf.content = render(body)
+	return cf
+}
+
+// conjugate puts the verb after a dropped "I" or "we" into the third
+// person: "am" → "is", "have" → "has", "want" → "wants", past tenses and
+// modals unchanged.
+func conjugate(rest []token) []token {
+	out := append([]token{}, rest...)
+	for i, t := range out {
+		if t.punct || adverbs[t.lower] {
+			continue
+		}
+		if (t.lower == "kind" || t.lower == "sort") && i+1 < len(out) && out[i+1].lower == "of" {
+			continue
+		}
+		if t.lower == "of" && i > 0 && (out[i-1].lower == "kind" || out[i-1].lower == "sort") {
+			continue
+		}
+		out[i] = word(thirdPerson(t))
+		return out
+	}
+	return out
+}
+
+func thirdPerson(t token) string {
+	w := t.lower
+	switch w {
+	case "am", "are":
+		return "is"
+	case "were":
+		return "was"
+	case "have":
+		return "has"
+	case "do":
+		return "does"
+	case "go":
+		return "goes"
+	}
+	if modals[w] || w == "was" || w == "is" || w == "has" || w == "does" || w == "not" {
+		return w
+	}
+	if strings.HasSuffix(w, "ed") || irregularVerbs[w] != "" && irregularVerbs[w] != w {
+		return w // past tense
+	}
+	n := len(w)
+	switch {
+	case strings.HasSuffix(w, "s") || strings.HasSuffix(w, "sh") || strings.HasSuffix(w, "ch") ||
+		strings.HasSuffix(w, "x") || strings.HasSuffix(w, "z") || strings.HasSuffix(w, "o"):
+		return w + "es"
+	case n > 1 && w[n-1] == 'y' && !strings.ContainsRune("aeiou", rune(w[n-2])):
+		return w[:n-1] + "ies"
+	}
+	return w + "s"
+}
+
+// rewritePronouns turns the user's other first-person words into "User".
+func rewritePronouns(toks []token) []token {
+	out := make([]token, 0, len(toks))
+	for _, t := range toks {
+		switch t.lower {
+		case "my", "our", "mine", "ours":
+			out = append(out, word("User"), token{text: "'s", lower: "'s", glued: true})
+		case "me", "us", "i", "we":
+			out = append(out, word("User"))
+		case "myself", "ourselves":
+			out = append(out, word("themselves"))
+		default:
+			if isShouted(t) {
+				t.text = t.lower
+			}
+			out = append(out, t)
+		}
+	}
+	return out
+}
+
+func word(s string) token { return token{text: s, lower: strings.ToLower(s)} }
+
+func trimPunct(toks []token) []token {
+	for len(toks) > 0 && toks[0].punct {
+		toks = toks[1:]
+	}
+	for len(toks) > 0 && toks[len(toks)-1].punct {
+		toks = toks[:len(toks)-1]
+	}
+	return toks
+}
+
+// hasContent reports whether toks hold a word beyond function words.
+func hasContent(toks []token) bool {
+	for _, t := range toks {
+		if !t.punct && !stopwords[t.lower] && !negations[t.lower] && t.lower != "'s" && verbBase(t.lower) != "be" && verbBase(t.lower) != "have" {
+			return true
+		}
+	}
+	return false
+}
+
+// render joins tokens into a sentence: "can not" as "cannot", a repeated
+// word once ("really, really love" → "really love").
+func render(toks []token) string {
+	var b strings.Builder
+	for i, t := range toks {
+		if t.punct && t.lower == "," && i+1 < len(toks) && i > 0 && toks[i+1].lower == toks[i-1].lower {
+			continue
+		}
+		if !t.punct && i > 0 && (toks[i-1].lower == t.lower || i > 1 && toks[i-1].lower == "," && toks[i-2].lower == t.lower) {
+			continue
+		}
+		if t.lower == "not" && i > 0 && toks[i-1].lower == "can" {
+			b.WriteString("not")
+			continue
+		}
+		if b.Len() > 0 && !t.glued && !(t.punct && t.lower != "(" && t.lower != "-" && t.lower != "—") {
+			b.WriteByte(' ')
+		}
+		b.WriteString(t.text)
+	}
+	return strings.TrimSpace(b.String())
+}
+
+// isShouted reports whether t is an ordinary word in capitals, "NEVER",
+// rather than an acronym like "SQL".
+func isShouted(t token) bool {
+	if t.punct || len(t.text) < 2 || strings.ToUpper(t.text) != t.text || strings.ToLower(t.text) == t.text {
+		return false
+	}
+	if len(t.lower) <= 4 {
+		// Short words in capitals are mostly acronyms: "MIT", "AWS".
+		return emphaticShort[t.lower]
+	}
+	v, err := loadVocab()
+	if err != nil {
+		return false
+	}
+	i := v.lookup([]byte(t.lower))
+	return i >= 0 && i < 20000
+}
+
+var emphaticShort = setOf(`no not so very all any ever hate love must dont cant wont want need best
+	do is and yes only way will this that hell stop just one more less much what why who`)
+
+// isProperNoun reports whether t looks like a name or a product: written
+// with a capital, and neither a function word nor a verb (which start
+// sentences with capitals too).
+func isProperNoun(t token) bool {
+	r, _ := utf8.DecodeRuneInString(t.text)
+	if !unicode.IsUpper(r) {
+		return false
+	}
+	return !stopwords[t.lower] && verbBase(t.lower) == ""
+}
+
+// hasOpinion reports whether toks express an evaluation.
+func hasOpinion(toks []token) bool {
+	for _, t := range toks {
+		if emotionWords[t.lower] || evaluativeWords[t.lower] {
+			return true
+		}
+	}
+	return false
+}
+
+// isIdentity reports whether body, whose subject ends at subj, is an
+// identity statement: "User is a backend person", "User does not do
+// frontend", "User is Sam".
+func isIdentity(body []token, subj int) bool {
+	if subj != 1 || len(body) < 3 {
+		return false
+	}
+	v := body[1].lower
+	rest := body[2:]
+	if v == "does" && len(rest) >= 2 && rest[0].lower == "not" && rest[1].lower == "do" {
+		return true
+	}
+	if v != "is" && v != "has" && v != "was" {
+		return false
+	}
+	if v == "has" {
+		if rest[0].lower != "been" {
+			return false
+		}
+		rest = rest[1:]
+	}
+	if len(rest) > 0 && rest[0].lower == "not" {
+		rest = rest[1:]
+	}
+	if len(rest) == 0 {
+		return false
+	}
+	if isProperNoun(rest[0]) && !determiners[rest[0].lower] && (len(rest) == 1 || rest[1].punct) {
+		return true // "I'm Sam"
+	}
+	for i, t := range rest {
+		if t.punct && i > 0 {
+			break
+		}
+		if identityNouns[t.lower] || t.lower == "die-hard" {
+			return true
+		}
+		if t.lower == "through" && i+2 < len(rest) && rest[i+1].lower == "and" {
+			return true
+		}
+	}
+	return false
+}
+
+var identityNouns = setOf(`person guy girl type fan nerd geek purist fanatic evangelist
+	developer engineer programmer designer scientist founder architect hacker introvert extrovert`)

@@ -1,0 +1,404 @@
+package sqlite
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"strings"
+	"time"
+
+	"github.com/hippo-mem/hippo"
+)
+
+// Stats is an overview of a whole database.
+type Stats struct {
+	Path string `json:"path"`
+	// FileSize and WALSize are the bytes of the database file and of its
+	// write-ahead log (0 when there is none).
+	FileSize   int64 `json:"file_size"`
+	WALSize    int64 `json:"wal_size"`
+	Chunks     int   `json:"chunks"`
+	Facts      int   `json:"facts"`
+	Memories   int   `json:"memories"`
+	Superseded int   `json:"superseded"`
+	Blocks     int   `json:"blocks"`
+	// Agents counts agents owning at least one chunk or block.
+	Agents int `json:"agents"`
+	// EmbeddingModel is the model lock, nil when nothing was embedded yet.
+	EmbeddingModel *ModelLock `json:"embedding_model"`
+}
+
+// Stats counts chunks, blocks and agents in one read snapshot.
+func (db *DB) Stats(ctx context.Context) (*Stats, error) {
+	tx, err := db.read.BeginTx(ctx, &sql.TxOptions{ReadOnly: true})
+	if err != nil {
+		return nil, err
+	}
+	defer tx.Rollback()
+	s := &Stats{Path: db.path}
+	err = tx.QueryRowContext(ctx, `SELECT COUNT(*), COALESCE(SUM(kind = 'fact'), 0),
+		COALESCE(SUM(kind = 'memory'), 0), COALESCE(SUM(superseded_by IS NOT NULL), 0) FROM chunks`).
+		Scan(&s.Chunks, &s.Facts, &s.Memories, &s.Superseded)
+	if err != nil {
+		return nil, fmt.Errorf("count chunks: %w", err)
+	}
+	if err := tx.QueryRowContext(ctx, `SELECT COUNT(*) FROM memory_blocks`).Scan(&s.Blocks); err != nil {
+		return nil, fmt.Errorf("count blocks: %w", err)
+	}
+	if err := tx.QueryRowContext(ctx, `SELECT COUNT(*) FROM
+		(SELECT agent_id FROM chunks UNION SELECT agent_id FROM memory_blocks)`).Scan(&s.Agents); err != nil {
+		return nil, fmt.Errorf("count agents: %w", err)
+	}
+	if s.EmbeddingModel, err = db.readLock(ctx, tx); err != nil {
+		return nil, err
+	}
+	if s.FileSize, err = fileSize(db.path); err != nil {
+		return nil, err
+	}
+	if s.WALSize, err = fileSize(db.path + "-wal"); err != nil {
+		return nil, err
+	}
+	return s, nil
+}
+
+func fileSize(path string) (int64, error) {
+	st, err := os.Stat(path)
+	if errors.Is(err, fs.ErrNotExist) {
+		return 0, nil
+	} else if err != nil {
+		return 0, err
+	}
+	return st.Size(), nil
+}
+
+// AgentSummary is one agent with what it owns.
+type AgentSummary struct {
+	AgentID    string `json:"agent_id"`
+	Chunks     int    `json:"chunks"`
+	Facts      int    `json:"facts"`
+	Memories   int    `json:"memories"`
+	Superseded int    `json:"superseded"`
+	Blocks     int    `json:"blocks"`
+}
+
+// Agents lists every agent owning a chunk or a block, by ID.
+func (db *DB) Agents(ctx context.Context) ([]AgentSummary, error) {
+	rows, err := db.read.QueryContext(ctx, `SELECT agent_id, SUM(chunks), SUM(facts), SUM(memories),
+		SUM(superseded), SUM(blocks) FROM (
+			SELECT agent_id, COUNT(*) AS chunks, SUM(kind = 'fact') AS facts,
+				SUM(kind = 'memory') AS memories, SUM(superseded_by IS NOT NULL) AS superseded,
+				0 AS blocks
+			FROM chunks GROUP BY agent_id
+			UNION ALL
+			SELECT agent_id, 0, 0, 0, 0, COUNT(*) FROM memory_blocks GROUP BY agent_id
+		) GROUP BY agent_id ORDER BY agent_id`)
+	if err != nil {
+		return nil, fmt.Errorf("list agents: %w", err)
+	}
+	defer rows.Close()
+	out := []AgentSummary{}
+	for rows.Next() {
+		var a AgentSummary
+		if err := rows.Scan(&a.AgentID, &a.Chunks, &a.Facts, &a.Memories, &a.Superseded, &a.Blocks); err != nil {
+			return nil, fmt.Errorf("list agents: %w", err)
+		}
+		out = append(out, a)
+	}
+	return out, rows.Err()
+}
+
+// ChunkFilter selects chunks for listing, counting and text search. The
+// zero value selects every live chunk.
+type ChunkFilter struct {
+	// AgentID restricts to one agent; "" means all.
+	AgentID string
+	// Scope restricts to one scope ("" is the global scope); nil means all.
+	Scope *string
+	// Kind restricts to facts or memories; "" means both.
+	Kind hippo.Kind
+	// Superseded includes superseded chunks, which are left out otherwise.
+	Superseded bool
+	// Text keeps chunks whose content contains it, ignoring ASCII case
+	// (SQLite's LIKE); % and _ match themselves. "" matches everything.
+	Text string
+	// Limit caps the result (0: no cap); Offset skips that many first.
+	// Both are ignored by CountChunks.
+	Limit, Offset int
+}
+
+// where returns the SQL condition and arguments of the filter.
+func (f ChunkFilter) where() (string, []any, error) {
+	if f.Kind != "" && !f.Kind.Valid() {
+		return "", nil, hippo.Invalidf("kind", "must be %q or %q, got %q", hippo.KindFact, hippo.KindMemory, f.Kind)
+	}
+	if f.Limit < 0 || f.Offset < 0 {
+		return "", nil, hippo.Invalidf("limit", "limit and offset must not be negative")
+	}
+	conds := []string{"1"}
+	var args []any
+	if f.AgentID != "" {
+		conds = append(conds, "agent_id = ?")
+		args = append(args, f.AgentID)
+	}
+	if f.Scope != nil {
+		conds = append(conds, "scope = ?")
+		args = append(args, *f.Scope)
+	}
+	if f.Kind != "" {
+		conds = append(conds, "kind = ?")
+		args = append(args, string(f.Kind))
+	}
+	if !f.Superseded {
+		conds = append(conds, "superseded_by IS NULL")
+	}
+	if f.Text != "" {
+		conds = append(conds, `content LIKE ? ESCAPE '\'`)
+		args = append(args, "%"+escapeLike(f.Text)+"%")
+	}
+	return strings.Join(conds, " AND "), args, nil
+}
+
+// escapeLike makes s match literally inside a LIKE pattern with ESCAPE '\'.
+func escapeLike(s string) string {
+	return strings.NewReplacer(`\`, `\\`, `%`, `\%`, `_`, `\_`).Replace(s)
+}
+
+// listColumns is chunkColumns with an empty vector in place of the
+// embedding: listings show text, and decoding every vector is wasted work.
+var listColumns = strings.Replace(chunkColumns, " embedding,", " X'' AS embedding,", 1)
+
+// ListChunks returns the chunks the filter selects, newest first, without
+// their embeddings.
+func (db *DB) ListChunks(ctx context.Context, f ChunkFilter) ([]*hippo.Chunk, error) {
+	where, args, err := f.where()
+	if err != nil {
+		return nil, err
+	}
+	query := `SELECT ` + listColumns + ` FROM chunks WHERE ` + where + ` ORDER BY created_at DESC, id DESC`
+	limit := f.Limit
+	if limit == 0 {
+		limit = -1 // SQLite: no limit
+	}
+	query += ` LIMIT ? OFFSET ?`
+	args = append(args, limit, f.Offset)
+	return db.queryChunks(ctx, db.read, query, args...)
+}
+
+// CountChunks counts the chunks the filter selects, ignoring Limit and
+// Offset.
+func (db *DB) CountChunks(ctx context.Context, f ChunkFilter) (int, error) {
+	where, args, err := f.where()
+	if err != nil {
+		return 0, err
+	}
+	var n int
+	if err := db.read.QueryRowContext(ctx, `SELECT COUNT(*) FROM chunks WHERE `+where, args...).Scan(&n); err != nil {
+		return 0, fmt.Errorf("count chunks: %w", err)
+	}
+	return n, nil
+}
+
+type querier interface {
+	QueryContext(ctx context.Context, query string, args ...any) (*sql.Rows, error)
+}
+
+func (db *DB) queryChunks(ctx context.Context, q querier, query string, args ...any) ([]*hippo.Chunk, error) {
+	rows, err := q.QueryContext(ctx, query, args...)
+	if err != nil {
+		return nil, fmt.Errorf("list chunks: %w", err)
+	}
+	defer rows.Close()
+	out := []*hippo.Chunk{}
+	for rows.Next() {
+		c, err := scanChunk(rows)
+		if err != nil {
+			return nil, fmt.Errorf("list chunks: %w", err)
+		}
+		c.Embedding = nil
+		out = append(out, c)
+	}
+	return out, rows.Err()
+}
+
+// BlockInfo describes a block without its value.
+type BlockInfo struct {
+	AgentID string `json:"agent_id"`
+	Scope   string `json:"scope"`
+	Key     string `json:"key"`
+	// Chars is the length of the value in characters.
+	Chars     int       `json:"chars"`
+	UpdatedAt time.Time `json:"updated_at"`
+}
+
+// ListBlocks lists an agent's blocks, in one scope unless scope is nil,
+// ordered by scope and key.
+func (db *DB) ListBlocks(ctx context.Context, agentID string, scope *string) ([]BlockInfo, error) {
+	query := `SELECT agent_id, scope, key, length(value), updated_at FROM memory_blocks WHERE agent_id = ?`
+	args := []any{agentID}
+	if scope != nil {
+		query += ` AND scope = ?`
+		args = append(args, *scope)
+	}
+	rows, err := db.read.QueryContext(ctx, query+` ORDER BY scope, key`, args...)
+	if err != nil {
+		return nil, fmt.Errorf("list blocks: %w", err)
+	}
+	defer rows.Close()
+	out := []BlockInfo{}
+	for rows.Next() {
+		var b BlockInfo
+		var updated string
+		if err := rows.Scan(&b.AgentID, &b.Scope, &b.Key, &b.Chars, &updated); err != nil {
+			return nil, fmt.Errorf("list blocks: %w", err)
+		}
+		if b.UpdatedAt, err = parseTime(updated); err != nil {
+			return nil, fmt.Errorf("block %q: %w", b.Key, err)
+		}
+		out = append(out, b)
+	}
+	return out, rows.Err()
+}
+
+// DeletePlan is what DeleteChunks would do with the same arguments.
+type DeletePlan struct {
+	// Chunks are the chunks that would be deleted (without embeddings), in
+	// the order their IDs were given.
+	Chunks []*hippo.Chunk
+	// NotFound are the IDs matching no chunk (of the agent, if one is given).
+	NotFound []string
+	// Resurrected are the chunks that would become current again because
+	// what superseded them is deleted.
+	Resurrected []string
+}
+
+// PlanDelete previews DeleteChunks(ctx, agentID, ids) without changing
+// anything.
+func (db *DB) PlanDelete(ctx context.Context, agentID string, ids []string) (*DeletePlan, error) {
+	tx, err := db.read.BeginTx(ctx, &sql.TxOptions{ReadOnly: true})
+	if err != nil {
+		return nil, err
+	}
+	defer tx.Rollback()
+	plan := &DeletePlan{Chunks: []*hippo.Chunk{}, NotFound: []string{}, Resurrected: []string{}}
+	seen := map[string]bool{}
+	var found []string
+	for _, id := range ids {
+		if seen[id] {
+			continue
+		}
+		seen[id] = true
+		query := `SELECT ` + listColumns + ` FROM chunks WHERE id = ?`
+		args := []any{id}
+		if agentID != "" {
+			query += ` AND agent_id = ?`
+			args = append(args, agentID)
+		}
+		cs, err := db.queryChunks(ctx, tx, query, args...)
+		if err != nil {
+			return nil, err
+		}
+		if len(cs) == 0 {
+			plan.NotFound = append(plan.NotFound, id)
+			continue
+		}
+		plan.Chunks = append(plan.Chunks, cs[0])
+		found = append(found, id)
+	}
+	for _, id := range found {
+		rows, err := tx.QueryContext(ctx, `SELECT id FROM chunks WHERE superseded_by = ? ORDER BY id`, id)
+		if err != nil {
+			return nil, fmt.Errorf("find chunks superseded by %s: %w", id, err)
+		}
+		for rows.Next() {
+			var rid string
+			if err := rows.Scan(&rid); err != nil {
+				rows.Close()
+				return nil, err
+			}
+			if !seen[rid] {
+				plan.Resurrected = append(plan.Resurrected, rid)
+			}
+		}
+		if err := rows.Close(); err != nil {
+			return nil, err
+		}
+	}
+	return plan, nil
+}
+
+// PurgeFilter selects superseded chunks to purge.
+type PurgeFilter struct {
+	// AgentID restricts to one agent; "" means all.
+	AgentID string
+	// Before, if set, keeps only chunks superseded before it (created
+	// before it when the supersession time is unknown).
+	Before time.Time
+	// DryRun finds what would be purged and changes nothing.
+	DryRun bool
+}
+
+// PurgeSuperseded hard-deletes superseded chunks and returns them (without
+// embeddings), oldest first. Unlike DeleteChunks it resurrects nothing: a
+// chunk superseded by a purged one is re-pointed to the purged chunk's
+// successor, so it stays superseded.
+func (db *DB) PurgeSuperseded(ctx context.Context, f PurgeFilter) ([]*hippo.Chunk, error) {
+	query := `SELECT ` + listColumns + ` FROM chunks WHERE superseded_by IS NOT NULL`
+	var args []any
+	if f.AgentID != "" {
+		query += ` AND agent_id = ?`
+		args = append(args, f.AgentID)
+	}
+	if !f.Before.IsZero() {
+		query += ` AND COALESCE(superseded_at, created_at) < ?`
+		args = append(args, formatTime(f.Before))
+	}
+	query += ` ORDER BY created_at, id`
+	if f.DryRun {
+		return db.queryChunks(ctx, db.read, query, args...)
+	}
+
+	tx, err := db.write.BeginTx(ctx, nil)
+	if err != nil {
+		return nil, err
+	}
+	defer tx.Rollback()
+	purged, err := db.queryChunks(ctx, tx, query, args...)
+	if err != nil {
+		return nil, err
+	}
+	successor := make(map[string]string, len(purged))
+	for _, c := range purged {
+		successor[c.ID] = c.SupersededBy
+	}
+	for _, c := range purged {
+		// Follow the chain past purged chunks; the bound guards a cycle.
+		next := c.SupersededBy
+		for i := 0; i < len(purged); i++ {
+			s, ok := successor[next]
+			if !ok {
+				break
+			}
+			next = s
+		}
+		if _, err := tx.ExecContext(ctx, `UPDATE chunks SET superseded_by = ? WHERE superseded_by = ?`,
+			next, c.ID); err != nil {
+			return nil, fmt.Errorf("re-point chunks superseded by %s: %w", c.ID, err)
+		}
+	}
+	for _, c := range purged {
+		if _, err := tx.ExecContext(ctx, `DELETE FROM chunks WHERE id = ?`, c.ID); err != nil {
+			return nil, fmt.Errorf("purge chunk %s: %w", c.ID, err)
+		}
+	}
+	if err := tx.Commit(); err != nil {
+		return nil, err
+	}
+	if len(purged) > 0 {
+		_ = db.pruneChanges(ctx, changeLogKeep)
+		db.checkpoint(ctx)
+	}
+	return purged, nil
+}

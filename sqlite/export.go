@@ -1,0 +1,781 @@
+package sqlite
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"database/sql"
+	"encoding/json"
+	"fmt"
+	"io"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/hippo-mem/hippo"
+	"github.com/hippo-mem/hippo/vector"
+)
+
+// Hippo's export format is one JSON object:
+//
+//	{"format":"hippo-export","version":1,
+//	 "embedding_model":{"model":"...","dimension":384},
+//	 "blocks":[{"agent_id","scope","key","value","updated_at"}, ...],
+//	 "chunks":[{"id","agent_id","scope","kind","content","content_hash",
+//	            "embedding_base64","metadata","running_intensity",
+//	            "encounter_count","access_count","last_accessed_at",
+//	            "superseded_by","superseded_at","created_at"}, ...]}
+//
+// Every column is carried verbatim: NULL as null, the embedding as the
+// base64 of its little-endian float32 BLOB, metadata as the stored JSON
+// text. Records are one per line, chunks ordered by ID, so exports of equal
+// databases are byte-identical. embedding_model is null when the database
+// has no model lock.
+const (
+	ExportFormat  = "hippo-export"
+	ExportVersion = 1
+)
+
+// FormatTypeScript names the version-1 export of the TypeScript Hippo CLI,
+// which Import also reads: {"version":1,"agentId":"...","blocks":[{"key",
+// "scope","updatedAt","value"}],"chunks":[{"id","kind","content",
+// "content_hash","embedding_base64","metadata",...}]}. It records no
+// embedding model.
+const FormatTypeScript = "typescript-v1"
+
+// ExportOptions selects what Export writes.
+type ExportOptions struct {
+	// AgentID restricts the export to one agent; "" exports all.
+	AgentID string
+	// Scope restricts the export to one scope; nil exports all.
+	Scope *string
+	// Progress, if set, is called after each chunk with the count so far.
+	Progress func(chunks int)
+}
+
+// ExportSummary counts what Export wrote.
+type ExportSummary struct {
+	Blocks int `json:"blocks"`
+	Chunks int `json:"chunks"`
+}
+
+type exportBlock struct {
+	AgentID   string `json:"agent_id"`
+	Scope     string `json:"scope"`
+	Key       string `json:"key"`
+	Value     string `json:"value"`
+	UpdatedAt string `json:"updated_at"`
+}
+
+type exportChunk struct {
+	ID               string  `json:"id"`
+	AgentID          string  `json:"agent_id"`
+	Scope            string  `json:"scope"`
+	Kind             string  `json:"kind"`
+	Content          string  `json:"content"`
+	ContentHash      *string `json:"content_hash"`
+	Embedding        []byte  `json:"embedding_base64"`
+	Metadata         *string `json:"metadata"`
+	RunningIntensity float64 `json:"running_intensity"`
+	EncounterCount   int64   `json:"encounter_count"`
+	AccessCount      int64   `json:"access_count"`
+	LastAccessedAt   string  `json:"last_accessed_at"`
+	SupersededBy     *string `json:"superseded_by"`
+	SupersededAt     *string `json:"superseded_at"`
+	CreatedAt        string  `json:"created_at"`
+}
+
+// Export writes blocks and chunks to w in Hippo's export format, from one
+// read snapshot. Rows are encoded as the query streams them, so memory use
+// does not grow with the database.
+func (db *DB) Export(ctx context.Context, w io.Writer, opts ExportOptions) (*ExportSummary, error) {
+	tx, err := db.read.BeginTx(ctx, &sql.TxOptions{ReadOnly: true})
+	if err != nil {
+		return nil, err
+	}
+	defer tx.Rollback()
+	lock, err := db.readLock(ctx, tx)
+	if err != nil {
+		return nil, err
+	}
+
+	var where []string
+	var args []any
+	if opts.AgentID != "" {
+		where = append(where, "agent_id = ?")
+		args = append(args, opts.AgentID)
+	}
+	if opts.Scope != nil {
+		where = append(where, "scope = ?")
+		args = append(args, *opts.Scope)
+	}
+	cond := ""
+	if len(where) > 0 {
+		cond = " WHERE " + strings.Join(where, " AND ")
+	}
+
+	out := &exportWriter{w: bufio.NewWriterSize(w, 64<<10)}
+	out.enc = json.NewEncoder(&out.buf)
+	out.enc.SetEscapeHTML(false)
+	model, err := json.Marshal(lock)
+	if err != nil {
+		return nil, err
+	}
+	out.raw(`{"format":"` + ExportFormat + `","version":1,"embedding_model":` + string(model) + ",\n\"blocks\":[")
+
+	sum := &ExportSummary{}
+	rows, err := tx.QueryContext(ctx, `SELECT agent_id, scope, key, value, updated_at FROM memory_blocks`+
+		cond+` ORDER BY agent_id, scope, key`, args...)
+	if err != nil {
+		return nil, fmt.Errorf("export blocks: %w", err)
+	}
+	for rows.Next() {
+		var b exportBlock
+		if err := rows.Scan(&b.AgentID, &b.Scope, &b.Key, &b.Value, &b.UpdatedAt); err != nil {
+			rows.Close()
+			return nil, fmt.Errorf("export blocks: %w", err)
+		}
+		out.record(sum.Blocks, b)
+		sum.Blocks++
+	}
+	if err := closeRows(rows); err != nil {
+		return nil, fmt.Errorf("export blocks: %w", err)
+	}
+	out.raw("\n],\n\"chunks\":[")
+
+	rows, err = tx.QueryContext(ctx, `SELECT id, agent_id, scope, kind, content, content_hash, embedding,
+		metadata, running_intensity, encounter_count, access_count, last_accessed_at, superseded_by,
+		superseded_at, created_at FROM chunks`+cond+` ORDER BY id`, args...)
+	if err != nil {
+		return nil, fmt.Errorf("export chunks: %w", err)
+	}
+	for rows.Next() {
+		var c exportChunk
+		if err := rows.Scan(&c.ID, &c.AgentID, &c.Scope, &c.Kind, &c.Content, &c.ContentHash, &c.Embedding,
+			&c.Metadata, &c.RunningIntensity, &c.EncounterCount, &c.AccessCount, &c.LastAccessedAt,
+			&c.SupersededBy, &c.SupersededAt, &c.CreatedAt); err != nil {
+			rows.Close()
+			return nil, fmt.Errorf("export chunks: %w", err)
+		}
+		out.record(sum.Chunks, c)
+		if out.err != nil {
+			rows.Close()
+			return nil, out.err
+		}
+		sum.Chunks++
+		if opts.Progress != nil {
+			opts.Progress(sum.Chunks)
+		}
+	}
+	if err := closeRows(rows); err != nil {
+		return nil, fmt.Errorf("export chunks: %w", err)
+	}
+	out.raw("\n]}\n")
+	if out.err == nil {
+		out.err = out.w.Flush()
+	}
+	if out.err != nil {
+		return nil, fmt.Errorf("write export: %w", out.err)
+	}
+	return sum, nil
+}
+
+func closeRows(rows *sql.Rows) error {
+	err := rows.Err()
+	if cerr := rows.Close(); err == nil {
+		err = cerr
+	}
+	return err
+}
+
+// exportWriter writes records one per line, remembering the first error.
+type exportWriter struct {
+	w   *bufio.Writer
+	buf bytes.Buffer
+	enc *json.Encoder
+	err error
+}
+
+func (e *exportWriter) raw(s string) {
+	if e.err == nil {
+		_, e.err = e.w.WriteString(s)
+	}
+}
+
+// record writes the i-th element of an array.
+func (e *exportWriter) record(i int, v any) {
+	if e.err != nil {
+		return
+	}
+	e.buf.Reset()
+	if e.err = e.enc.Encode(v); e.err != nil {
+		return
+	}
+	if i == 0 {
+		e.raw("\n")
+	} else {
+		e.raw(",\n")
+	}
+	if e.err == nil {
+		_, e.err = e.w.Write(bytes.TrimSuffix(e.buf.Bytes(), []byte("\n")))
+	}
+}
+
+// ImportOptions tunes Import.
+type ImportOptions struct {
+	// Model is the embedding model of a file that records none (the
+	// TypeScript export). Without it such a file is accepted only into a
+	// database already locked to a model of the file's dimension.
+	Model string
+	// AgentID is the agent of records that name none.
+	AgentID string
+}
+
+// BlockRef names a block.
+type BlockRef struct {
+	AgentID string `json:"agent_id"`
+	Scope   string `json:"scope"`
+	Key     string `json:"key"`
+}
+
+// ImportResult says what Import did. Nothing already stored is
+// overwritten: records that collide are skipped and listed.
+type ImportResult struct {
+	// Format is ExportFormat or FormatTypeScript.
+	Format string `json:"format"`
+	// Agents are the agents the file holds records of.
+	Agents []string `json:"agents"`
+	// Chunks and Blocks count what was inserted.
+	Chunks int `json:"chunks"`
+	Blocks int `json:"blocks"`
+	// Duplicates counts every skipped record: the sum of the three lists.
+	Duplicates int `json:"duplicates"`
+	// DuplicateIDs are chunks whose ID is already stored (or repeated in
+	// the file).
+	DuplicateIDs []string `json:"duplicate_ids"`
+	// DuplicateContent are memories (by their ID in the file) whose
+	// content the agent already holds in that scope under another ID.
+	DuplicateContent []string `json:"duplicate_content"`
+	// DuplicateBlocks are blocks already stored.
+	DuplicateBlocks []BlockRef `json:"duplicate_blocks"`
+	// EmbeddingModel is the database's model lock after the import.
+	EmbeddingModel *ModelLock `json:"embedding_model"`
+}
+
+// importBlock reads a block of either format.
+type importBlock struct {
+	AgentID     string  `json:"agent_id"`
+	Scope       *string `json:"scope"`
+	Key         string  `json:"key"`
+	Value       *string `json:"value"`
+	UpdatedAt   string  `json:"updated_at"`
+	UpdatedAtTS string  `json:"updatedAt"`
+}
+
+// importChunk reads a chunk of either format.
+type importChunk struct {
+	ID               string          `json:"id"`
+	AgentID          string          `json:"agent_id"`
+	Scope            *string         `json:"scope"`
+	Kind             string          `json:"kind"`
+	Content          *string         `json:"content"`
+	ContentHash      *string         `json:"content_hash"`
+	Embedding        []byte          `json:"embedding_base64"`
+	Metadata         json.RawMessage `json:"metadata"`
+	RunningIntensity *float64        `json:"running_intensity"`
+	EncounterCount   *int64          `json:"encounter_count"`
+	AccessCount      *int64          `json:"access_count"`
+	LastAccessedAt   *string         `json:"last_accessed_at"`
+	SupersededBy     *string         `json:"superseded_by"`
+	SupersededAt     *string         `json:"superseded_at"`
+	CreatedAt        *string         `json:"created_at"`
+}
+
+// Import reads an export of either format from r and inserts it in one
+// transaction: everything or, on any error, nothing. The file is decoded
+// token by token, one record at a time. Chunks must match the database's
+// embedding model lock; a database without one is locked to the file's.
+func (db *DB) Import(ctx context.Context, r io.Reader, opts ImportOptions) (*ImportResult, error) {
+	if opts.AgentID != "" {
+		if err := hippo.ValidateAgentID(opts.AgentID); err != nil {
+			return nil, err
+		}
+	}
+	tx, err := db.write.BeginTx(ctx, nil)
+	if err != nil {
+		return nil, err
+	}
+	defer tx.Rollback()
+	im := &importer{db: db, tx: tx, opts: opts, now: db.now(), agents: map[string]bool{},
+		res: &ImportResult{DuplicateIDs: []string{}, DuplicateContent: []string{}, DuplicateBlocks: []BlockRef{}}}
+	if im.insertChunk, err = tx.PrepareContext(ctx, `INSERT INTO chunks (`+chunkColumns+`)
+		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT DO NOTHING`); err != nil {
+		return nil, err
+	}
+	defer im.insertChunk.Close()
+	if im.insertBlock, err = tx.PrepareContext(ctx, `INSERT INTO memory_blocks
+		(agent_id, scope, key, value, updated_at) VALUES (?, ?, ?, ?, ?) ON CONFLICT DO NOTHING`); err != nil {
+		return nil, err
+	}
+	defer im.insertBlock.Close()
+
+	if err := im.read(ctx, json.NewDecoder(r)); err != nil {
+		return nil, err
+	}
+	if err := im.finish(ctx); err != nil {
+		return nil, err
+	}
+	if err := tx.Commit(); err != nil {
+		return nil, err
+	}
+	// A bulk import logs a change per chunk: trim the log now rather
+	// than after the next thousand recalls.
+	_ = db.pruneChanges(ctx, changeLogKeep)
+	return im.res, nil
+}
+
+type importer struct {
+	db                       *DB
+	tx                       *sql.Tx
+	opts                     ImportOptions
+	now                      time.Time
+	insertChunk, insertBlock *sql.Stmt
+
+	format       string     // "format" field, if seen
+	version      int        // "version" field, 0 until seen
+	fileAgent    string     // TypeScript "agentId"
+	usedFallback bool       // a record took opts.AgentID
+	fileModel    *ModelLock // "embedding_model" field, if seen and not null
+	modelSeen    bool
+	dim          int        // dimension of the first chunk
+	checked      *ModelLock // the lock the chunks were checked against
+	chunksSeen   int
+	agents       map[string]bool
+	res          *ImportResult
+}
+
+// read walks the top-level object, streaming the blocks and chunks arrays.
+func (im *importer) read(ctx context.Context, dec *json.Decoder) error {
+	if err := expectDelim(dec, '{'); err != nil {
+		return notExport(err)
+	}
+	for dec.More() {
+		tok, err := dec.Token()
+		if err != nil {
+			return notExport(err)
+		}
+		key, _ := tok.(string)
+		switch key {
+		case "format":
+			if err := dec.Decode(&im.format); err != nil {
+				return notExport(err)
+			}
+			if im.format != ExportFormat {
+				return hippo.Errorf(hippo.EINVALID, "unknown export format %q (want %q)", im.format, ExportFormat)
+			}
+		case "version":
+			if err := dec.Decode(&im.version); err != nil {
+				return notExport(err)
+			}
+			if im.version != 1 {
+				return hippo.Errorf(hippo.EINVALID, "unsupported export version %d (this Hippo reads version 1)", im.version)
+			}
+		case "agentId":
+			if err := dec.Decode(&im.fileAgent); err != nil {
+				return notExport(err)
+			}
+			if err := hippo.ValidateAgentID(im.fileAgent); err != nil {
+				return err
+			}
+			if im.usedFallback && im.fileAgent != im.opts.AgentID {
+				return hippo.Errorf(hippo.EINVALID, "the file's agentId %q comes after records already given agent %q",
+					im.fileAgent, im.opts.AgentID)
+			}
+		case "embedding_model":
+			if err := dec.Decode(&im.fileModel); err != nil {
+				return notExport(err)
+			}
+			im.modelSeen = true
+			if im.fileModel != nil && im.fileModel.Model == "" {
+				return hippo.Errorf(hippo.EINVALID, "embedding_model.model must not be empty")
+			}
+		case "blocks":
+			err = decodeArray(dec, "blocks", func() error {
+				var b importBlock
+				if err := dec.Decode(&b); err != nil {
+					return badElement("blocks", err)
+				}
+				return im.block(ctx, b)
+			})
+		case "chunks":
+			err = decodeArray(dec, "chunks", func() error {
+				var c importChunk
+				if err := dec.Decode(&c); err != nil {
+					return badElement("chunks", err)
+				}
+				return im.chunk(ctx, c)
+			})
+		default: // unknown fields are ignored, for files from newer versions
+			var skip json.RawMessage
+			err = dec.Decode(&skip)
+		}
+		if err != nil {
+			return err
+		}
+	}
+	if err := expectDelim(dec, '}'); err != nil {
+		return notExport(err)
+	}
+	if _, err := dec.Token(); err != io.EOF {
+		return hippo.Errorf(hippo.EINVALID, "import: unexpected data after the export object")
+	}
+	return nil
+}
+
+// finish checks what only the whole file tells and fills in the result.
+func (im *importer) finish(ctx context.Context) error {
+	if im.version == 0 {
+		return hippo.Errorf(hippo.EINVALID, "not a Hippo export: no \"version\" field")
+	}
+	im.res.Format = ExportFormat
+	if im.format == "" {
+		im.res.Format = FormatTypeScript
+	}
+	if im.chunksSeen > 0 {
+		if err := im.checkModel(ctx); err != nil {
+			return err
+		}
+		if im.fileModel != nil && im.checked.Model != im.fileModel.Model {
+			return hippo.Errorf(hippo.EINVALID, "the file names embedding model %q after chunks checked against %q",
+				im.fileModel.Model, im.checked.Model)
+		}
+	}
+	// The lock checked (and maybe recorded) in this transaction, else the
+	// committed one: readLock caches what it reads, so it must not see an
+	// uncommitted lock.
+	im.res.EmbeddingModel = im.checked
+	if im.checked == nil {
+		lock, err := im.db.readLock(ctx, im.tx)
+		if err != nil {
+			return err
+		}
+		im.res.EmbeddingModel = lock
+	}
+	im.res.Agents = make([]string, 0, len(im.agents))
+	for a := range im.agents {
+		im.res.Agents = append(im.res.Agents, a)
+	}
+	sort.Strings(im.res.Agents)
+	im.res.Duplicates = len(im.res.DuplicateIDs) + len(im.res.DuplicateContent) + len(im.res.DuplicateBlocks)
+	return nil
+}
+
+// checkModel checks the chunks' model and dimension against the database's
+// lock once, recording the lock when there is none.
+func (im *importer) checkModel(ctx context.Context) error {
+	if im.checked != nil {
+		return nil
+	}
+	model := im.opts.Model
+	if im.fileModel != nil {
+		if model != "" && model != im.fileModel.Model {
+			return hippo.Errorf(hippo.EINVALID, "the file was exported with embedding model %q, not %q", im.fileModel.Model, model)
+		}
+		if im.fileModel.Dimension != im.dim {
+			return hippo.Errorf(hippo.EINVALID, "the file declares %d dimensions but its chunks have %d", im.fileModel.Dimension, im.dim)
+		}
+		model = im.fileModel.Model
+	}
+	lock, err := im.db.readLock(ctx, im.tx)
+	if err != nil {
+		return err
+	}
+	switch {
+	case lock != nil && model == "":
+		// A file naming no model goes into a locked database when the
+		// dimensions agree: the caller vouches for the model.
+		model = lock.Model
+		if lock.Dimension != im.dim {
+			return modelMismatch(*lock, ModelLock{Dimension: im.dim})
+		}
+	case lock != nil:
+		if lock.Model != model || lock.Dimension != im.dim {
+			return modelMismatch(*lock, ModelLock{Model: model, Dimension: im.dim})
+		}
+	case model == "":
+		return hippo.Errorf(hippo.EINVALID, "the file does not name its embedding model and the database has none: "+
+			"give the model that made its %d-dimension vectors (--model)", im.dim)
+	default:
+		if err := im.db.lockModelTx(ctx, im.tx, model, im.dim); err != nil {
+			return err
+		}
+	}
+	im.checked = &ModelLock{Model: model, Dimension: im.dim}
+	return nil
+}
+
+func modelMismatch(lock, got ModelLock) error {
+	what := fmt.Sprintf("%d-dimension vectors", got.Dimension)
+	if got.Model != "" {
+		what = got.String()
+	}
+	return hippo.Errorf(hippo.ECONFLICT, "embedding model mismatch: this database is locked to %s, the file holds %s; "+
+		"import into a database of that model, or re-embed", lock, what)
+}
+
+// agent resolves a record's agent: its own, the file's, or the option's.
+func (im *importer) agent(own string) (string, error) {
+	a := own
+	if a == "" {
+		a = im.fileAgent
+	}
+	if a == "" && im.opts.AgentID != "" {
+		a = im.opts.AgentID
+		im.usedFallback = true
+	}
+	if a == "" {
+		return "", hippo.Errorf(hippo.EINVALID, "a record names no agent and the file's agentId is missing or comes after it: give one (--agent)")
+	}
+	if err := hippo.ValidateAgentID(a); err != nil {
+		return "", err
+	}
+	im.agents[a] = true
+	return a, nil
+}
+
+func (im *importer) block(ctx context.Context, b importBlock) error {
+	agent, err := im.agent(b.AgentID)
+	if err != nil {
+		return err
+	}
+	scope := deref(b.Scope)
+	if err := hippo.ValidateScope(scope); err != nil {
+		return err
+	}
+	if err := hippo.ValidateBlockKey(b.Key); err != nil {
+		return err
+	}
+	if b.Value == nil {
+		return hippo.Errorf(hippo.EINVALID, "block %q has no value", b.Key)
+	}
+	updated := b.UpdatedAt
+	if updated == "" {
+		updated = b.UpdatedAtTS
+	}
+	at, err := importTime(updated, im.now)
+	if err != nil {
+		return hippo.Errorf(hippo.EINVALID, "block %q: %v", b.Key, err)
+	}
+	res, err := im.insertBlock.ExecContext(ctx, agent, scope, b.Key, *b.Value, formatTime(at))
+	if err != nil {
+		return fmt.Errorf("import block %q: %w", b.Key, err)
+	}
+	if n, _ := res.RowsAffected(); n == 0 {
+		im.res.DuplicateBlocks = append(im.res.DuplicateBlocks, BlockRef{AgentID: agent, Scope: scope, Key: b.Key})
+		return nil
+	}
+	im.res.Blocks++
+	return nil
+}
+
+func (im *importer) chunk(ctx context.Context, in importChunk) error {
+	im.chunksSeen++
+	if strings.TrimSpace(in.ID) == "" {
+		return hippo.Errorf(hippo.EINVALID, "chunk #%d has no id", im.chunksSeen)
+	}
+	bad := func(format string, args ...any) error {
+		return hippo.Errorf(hippo.EINVALID, "chunk %s: %s", in.ID, fmt.Sprintf(format, args...))
+	}
+	agent, err := im.agent(in.AgentID)
+	if err != nil {
+		return err
+	}
+	scope := deref(in.Scope)
+	if err := hippo.ValidateScope(scope); err != nil {
+		return bad("%v", err)
+	}
+	kind := hippo.Kind(in.Kind)
+	if !kind.Valid() {
+		return bad("kind must be %q or %q, got %q", hippo.KindFact, hippo.KindMemory, in.Kind)
+	}
+	if in.Content == nil {
+		return bad("no content")
+	}
+	hash := deref(in.ContentHash)
+	if hash == "" && kind == hippo.KindMemory {
+		hash = ContentHash(*in.Content)
+	}
+
+	vec, err := vector.Decode(nil, in.Embedding)
+	if err == nil {
+		err = vector.Check(vec)
+	}
+	if err != nil {
+		return bad("embedding: %v", err)
+	}
+	if im.dim == 0 {
+		im.dim = len(vec)
+		// Check the model before inserting anything, unless the file may
+		// still name it further on (it is checked again at the end).
+		if im.modelSeen || im.format == "" {
+			if err := im.checkModel(ctx); err != nil {
+				return err
+			}
+		}
+	} else if len(vec) != im.dim {
+		return bad("embedding has %d dimensions, the first chunk %d", len(vec), im.dim)
+	}
+
+	meta, err := importMetadata(in.Metadata)
+	if err != nil {
+		return bad("%v", err)
+	}
+	intensity := im.db.cfg.DefaultIntensity
+	if in.RunningIntensity != nil {
+		intensity = *in.RunningIntensity
+	}
+	if !(intensity >= 0 && intensity <= 1) {
+		return bad("running_intensity %v is outside [0, 1]", intensity)
+	}
+	encounters, access := int64(1), int64(0)
+	if in.EncounterCount != nil {
+		encounters = *in.EncounterCount
+	}
+	if in.AccessCount != nil {
+		access = *in.AccessCount
+	}
+	if encounters < 0 || access < 0 {
+		return bad("negative encounter_count or access_count")
+	}
+	created, err := importTime(deref(in.CreatedAt), im.now)
+	if err != nil {
+		return bad("created_at: %v", err)
+	}
+	last, err := importTime(deref(in.LastAccessedAt), created)
+	if err != nil {
+		return bad("last_accessed_at: %v", err)
+	}
+	var supAt any
+	if s := deref(in.SupersededAt); s != "" {
+		t, err := importTime(s, time.Time{})
+		if err != nil {
+			return bad("superseded_at: %v", err)
+		}
+		supAt = formatTime(t)
+	}
+
+	res, err := im.insertChunk.ExecContext(ctx, in.ID, agent, scope, string(kind), *in.Content,
+		nullIfEmpty(hash), in.Embedding, meta, intensity, encounters, access, formatTime(last),
+		nullIfEmpty(deref(in.SupersededBy)), supAt, formatTime(created))
+	if err != nil {
+		return fmt.Errorf("import chunk %s: %w", in.ID, err)
+	}
+	if n, _ := res.RowsAffected(); n > 0 {
+		im.res.Chunks++
+		return nil
+	}
+	var exists int
+	if err := im.tx.QueryRowContext(ctx, `SELECT COUNT(*) FROM chunks WHERE id = ?`, in.ID).Scan(&exists); err != nil {
+		return err
+	}
+	if exists > 0 {
+		im.res.DuplicateIDs = append(im.res.DuplicateIDs, in.ID)
+	} else {
+		im.res.DuplicateContent = append(im.res.DuplicateContent, in.ID)
+	}
+	return nil
+}
+
+// importMetadata accepts metadata as null, a JSON object, or a string
+// holding one (how the TypeScript export writes the column), and returns
+// the text to store (nil for none).
+func importMetadata(raw json.RawMessage) (any, error) {
+	s := strings.TrimSpace(string(raw))
+	if s == "" || s == "null" {
+		return nil, nil
+	}
+	if s[0] == '"' {
+		if err := json.Unmarshal(raw, &s); err != nil {
+			return nil, err
+		}
+		if s == "" {
+			return nil, nil
+		}
+	}
+	var obj map[string]json.RawMessage
+	if err := json.Unmarshal([]byte(s), &obj); err != nil || obj == nil {
+		return nil, fmt.Errorf("metadata must be a JSON object")
+	}
+	return s, nil
+}
+
+// importTime parses an exported timestamp; "" means def. Besides Hippo's
+// own layout it reads RFC 3339 and SQLite's "YYYY-MM-DD HH:MM:SS".
+func importTime(s string, def time.Time) (time.Time, error) {
+	if s == "" {
+		if def.IsZero() {
+			return time.Time{}, fmt.Errorf("missing timestamp")
+		}
+		return def, nil
+	}
+	if t, err := parseTime(s); err == nil {
+		return t, nil
+	}
+	for _, layout := range []string{"2006-01-02 15:04:05.999999999", "2006-01-02T15:04:05.999999999"} {
+		if t, err := time.Parse(layout, s); err == nil {
+			return t, nil
+		}
+	}
+	return time.Time{}, fmt.Errorf("bad timestamp %q", s)
+}
+
+func deref(s *string) string {
+	if s == nil {
+		return ""
+	}
+	return *s
+}
+
+func expectDelim(dec *json.Decoder, want json.Delim) error {
+	tok, err := dec.Token()
+	if err != nil {
+		return err
+	}
+	if d, ok := tok.(json.Delim); !ok || d != want {
+		return fmt.Errorf("expected %q, got %v", want, tok)
+	}
+	return nil
+}
+
+// decodeArray calls each for every element of the array (or null) next in
+// dec.
+func decodeArray(dec *json.Decoder, name string, each func() error) error {
+	tok, err := dec.Token()
+	if err != nil {
+		return notExport(err)
+	}
+	if tok == nil {
+		return nil
+	}
+	if d, ok := tok.(json.Delim); !ok || d != '[' {
+		return hippo.Errorf(hippo.EINVALID, "import: %q must be an array", name)
+	}
+	for dec.More() {
+		if err := each(); err != nil {
+			return err
+		}
+	}
+	_, err = dec.Token() // ']'
+	return notExport(err)
+}
+
+func badElement(array string, err error) error {
+	return hippo.Errorf(hippo.EINVALID, "not a valid Hippo export: bad element in %q: %v", array, err)
+}
+
+func notExport(err error) error {
+	if err == nil {
+		return nil
+	}
+	return hippo.Errorf(hippo.EINVALID, "not a valid Hippo export: %v", err)
+}

@@ -1,0 +1,401 @@
+package sqlite_test
+
+import (
+	"bytes"
+	"context"
+	"database/sql"
+	"encoding/base64"
+	"encoding/json"
+	"fmt"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/hippo-mem/hippo"
+	"github.com/hippo-mem/hippo/sqlite"
+	"github.com/hippo-mem/hippo/vector"
+)
+
+func exportString(t *testing.T, db *sqlite.DB, opts sqlite.ExportOptions) string {
+	t.Helper()
+	var buf bytes.Buffer
+	if _, err := db.Export(context.Background(), &buf, opts); err != nil {
+		t.Fatalf("export: %v", err)
+	}
+	return buf.String()
+}
+
+func importString(db *sqlite.DB, doc string, opts sqlite.ImportOptions) (*sqlite.ImportResult, error) {
+	return db.Import(context.Background(), strings.NewReader(doc), opts)
+}
+
+func (e *env) freshDB() *sqlite.DB {
+	return openDB(e.t, filepath.Join(e.t.TempDir(), "fresh.db"), e.clock)
+}
+
+// vec64 is the base64 of a testDim-dimension vector with v at index i.
+func vec64(i int, v float32) string {
+	x := make([]float32, testDim)
+	x[i] = v
+	return base64.StdEncoding.EncodeToString(vector.Encode(x))
+}
+
+// edgeCases is a Hippo export of what the tools never write but an export
+// must carry: an empty block value, empty content, odd metadata.
+var edgeCases = `{"format":"hippo-export","version":1,"embedding_model":{"model":"mock-embed","dimension":64},
+"blocks":[{"agent_id":"alice","scope":"work","key":"empty","value":"","updated_at":"2026-01-01T00:00:00.000000Z"}],
+"chunks":[
+{"id":"E-EMPTY","agent_id":"alice","scope":"","kind":"fact","content":"","content_hash":null,"embedding_base64":"` + vec64(3, 0.5) + `","metadata":"{\"tags\":[\"\"],\"n\":1.5e-7}","running_intensity":0.1234567890123,"encounter_count":3,"access_count":7,"last_accessed_at":"2026-01-02T03:04:05.678901Z","superseded_by":"GONE","superseded_at":"2026-01-03T00:00:00.000000Z","created_at":"2025-12-31T23:59:59.999999Z"}
+]}`
+
+func TestExportImportRoundTrip(t *testing.T) {
+	f := newAdminFixture(t)
+	if _, err := importString(f.db, edgeCases, sqlite.ImportOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	first := exportString(t, f.db, sqlite.ExportOptions{})
+
+	var doc struct {
+		Format         string           `json:"format"`
+		Version        int              `json:"version"`
+		EmbeddingModel sqlite.ModelLock `json:"embedding_model"`
+		Blocks         []map[string]any `json:"blocks"`
+		Chunks         []map[string]any `json:"chunks"`
+	}
+	if err := json.Unmarshal([]byte(first), &doc); err != nil {
+		t.Fatalf("export is not JSON: %v\n%s", err, first)
+	}
+	if doc.Format != "hippo-export" || doc.Version != 1 || doc.EmbeddingModel != (sqlite.ModelLock{Model: "mock-embed", Dimension: testDim}) ||
+		len(doc.Blocks) != 3 || len(doc.Chunks) != 8 {
+		t.Fatalf("export header %q v%d %+v, %d blocks, %d chunks", doc.Format, doc.Version, doc.EmbeddingModel, len(doc.Blocks), len(doc.Chunks))
+	}
+	if n := strings.Count(first, "\n"); n != 3+8+5 {
+		t.Errorf("export has %d lines, want one per record plus 5", n)
+	}
+
+	fresh := f.freshDB()
+	res, err := importString(fresh, first, sqlite.ImportOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Format != "hippo-export" || res.Chunks != 8 || res.Blocks != 3 || res.Duplicates != 0 ||
+		!slices.Equal(res.Agents, []string{"alice", "bob"}) || *res.EmbeddingModel != doc.EmbeddingModel {
+		t.Errorf("import result = %+v", res)
+	}
+	if second := exportString(t, fresh, sqlite.ExportOptions{}); second != first {
+		t.Errorf("second export differs:\n%s\nfirst:\n%s", second, first)
+	}
+
+	// The edge cases survived as values, not just as text.
+	c, err := fresh.Chunk(context.Background(), "alice", "E-EMPTY")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c.Content != "" || c.RunningIntensity != 0.1234567890123 || c.AccessCount != 7 || c.SupersededBy != "GONE" ||
+		string(c.Metadata) != `{"tags":[""],"n":1.5e-7}` || c.Embedding[3] != 0.5 {
+		t.Errorf("edge-case chunk = %+v", c)
+	}
+	m, _ := fresh.Memory(sqlite.MemoryOptions{AgentID: "alice", Scope: "work"})
+	if b, err := m.Block(context.Background(), "empty"); err != nil || b == nil || b.Value != "" {
+		t.Errorf("empty block = %+v, %v", b, err)
+	}
+
+	// Recall finds imported chunks by their imported vectors.
+	m, _ = fresh.Memory(sqlite.MemoryOptions{AgentID: "alice", Embedder: f.emb})
+	if got := recallIDs(t, m, f.redux.Content); len(got) == 0 || got[0] != f.redux.ID {
+		t.Errorf("recall after import = %v, want %s first", got, f.redux.ID)
+	}
+}
+
+func TestExportSelectsAgentAndReportsProgress(t *testing.T) {
+	f := newAdminFixture(t)
+	var calls []int
+	out := exportString(t, f.db, sqlite.ExportOptions{AgentID: "bob", Progress: func(n int) { calls = append(calls, n) }})
+	if strings.Contains(out, `"alice"`) || !strings.Contains(out, f.bigRedux.ID) {
+		t.Errorf("export of bob:\n%s", out)
+	}
+	if !slices.Equal(calls, []int{1}) {
+		t.Errorf("progress calls = %v, want [1]", calls)
+	}
+	work := "nowhere"
+	out = exportString(t, f.db, sqlite.ExportOptions{Scope: &work})
+	if !strings.Contains(out, `"blocks":[`+"\n],") || !strings.HasSuffix(out, `"chunks":[`+"\n]}\n") {
+		t.Errorf("empty export:\n%s", out)
+	}
+
+	// A database without a lock exports a null model, and imports back.
+	e := newEnv(t)
+	out = exportString(t, e.db, sqlite.ExportOptions{})
+	if !strings.Contains(out, `"embedding_model":null`) {
+		t.Errorf("empty database export:\n%s", out)
+	}
+	if res, err := importString(e.freshDB(), out, sqlite.ImportOptions{}); err != nil || res.Chunks != 0 || res.EmbeddingModel != nil {
+		t.Errorf("import of empty export = %+v, %v", res, err)
+	}
+}
+
+func TestImportSkipsAndReportsDuplicates(t *testing.T) {
+	f := newAdminFixture(t)
+	doc := exportString(t, f.db, sqlite.ExportOptions{})
+	fresh := f.freshDB()
+	if _, err := importString(fresh, doc, sqlite.ImportOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	res, err := importString(fresh, doc, sqlite.ImportOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	all, _ := f.db.ListChunks(context.Background(), sqlite.ChunkFilter{Superseded: true})
+	wantIDs := ids(all)
+	slices.Sort(wantIDs)
+	if res.Chunks != 0 || res.Blocks != 0 || !slices.Equal(res.DuplicateIDs, wantIDs) ||
+		len(res.DuplicateBlocks) != 2 || res.Duplicates != 9 {
+		t.Errorf("re-import = %+v", res)
+	}
+
+	// A repeated ID in one file, and a memory under a new ID whose content
+	// the agent already has.
+	rec := func(id, content string) string {
+		return fmt.Sprintf(`{"id":%q,"agent_id":"alice","kind":"memory","content":%q,"embedding_base64":%q}`, id, content, vec64(0, 1))
+	}
+	dup := `{"format":"hippo-export","version":1,"embedding_model":{"model":"mock-embed","dimension":64},"chunks":[` +
+		rec("N1", "new one") + "," + rec("N1", "new one again") + "," + rec("N2", f.redux.Content) + `]}`
+	res, err = importString(fresh, dup, sqlite.ImportOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Chunks != 1 || !slices.Equal(res.DuplicateIDs, []string{"N1"}) || !slices.Equal(res.DuplicateContent, []string{"N2"}) || res.Duplicates != 2 {
+		t.Errorf("duplicates in file = %+v", res)
+	}
+}
+
+func TestImportRefusesAnotherModel(t *testing.T) {
+	f := newAdminFixture(t)
+	doc := exportString(t, f.db, sqlite.ExportOptions{})
+	ctx := context.Background()
+
+	other := f.freshDB()
+	vec := make([]float32, testDim)
+	vec[0] = 1
+	if err := other.InsertChunks(ctx, "zed", "", "other-model", []*hippo.Chunk{{Content: "x", Embedding: vec}}); err != nil {
+		t.Fatal(err)
+	}
+	_, err := importString(other, doc, sqlite.ImportOptions{})
+	wantCode(t, err, hippo.ECONFLICT)
+	if !strings.Contains(err.Error(), "other-model") || !strings.Contains(err.Error(), "mock-embed") {
+		t.Errorf("error does not name both models: %v", err)
+	}
+	if s, _ := other.Stats(ctx); s.Chunks != 1 || s.Blocks != 0 {
+		t.Errorf("refused import changed the database: %+v", s)
+	}
+
+	// --model contradicting the file is refused too.
+	_, err = importString(f.freshDB(), doc, sqlite.ImportOptions{Model: "something-else"})
+	wantCode(t, err, hippo.EINVALID)
+}
+
+func TestImportIsAllOrNothing(t *testing.T) {
+	f := newAdminFixture(t)
+	doc := exportString(t, f.db, sqlite.ExportOptions{})
+	bad := strings.TrimSuffix(doc, "\n]}\n") + `,
+{"id":"BAD","agent_id":"alice","kind":"note","content":"x","embedding_base64":"` + vec64(0, 1) + `"}
+]}`
+	fresh := f.freshDB()
+	_, err := importString(fresh, bad, sqlite.ImportOptions{})
+	wantCode(t, err, hippo.EINVALID)
+	if !strings.Contains(err.Error(), "BAD") {
+		t.Errorf("error does not name the chunk: %v", err)
+	}
+	s, err := fresh.Stats(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if s.Chunks != 0 || s.Blocks != 0 || s.EmbeddingModel != nil {
+		t.Errorf("failed import left %+v", s)
+	}
+	// The lock recorded inside the failed transaction is not cached either.
+	if l, err := fresh.EmbeddingModel(context.Background()); err != nil || l != nil {
+		t.Errorf("EmbeddingModel after failed import = %v, %v", l, err)
+	}
+}
+
+func TestImportRejectsMalformedFiles(t *testing.T) {
+	e := newEnv(t)
+	emb := vec64(0, 1)
+	tests := []struct{ name, doc, want string }{
+		{"not JSON", "hello", "not a valid Hippo export"},
+		{"array", "[]", "not a valid Hippo export"},
+		{"no version", `{"blocks":[]}`, `no "version"`},
+		{"future version", `{"format":"hippo-export","version":2}`, "version 2"},
+		{"other format", `{"format":"x","version":1}`, "unknown export format"},
+		{"trailing data", `{"format":"hippo-export","version":1} {}`, "after the export object"},
+		{"truncated", `{"format":"hippo-export","version":1,"chunks":[`, "not a valid Hippo export"},
+		{"chunks not an array", `{"version":1,"chunks":{}}`, "must be an array"},
+		{"bad base64", `{"version":1,"agentId":"a","chunks":[{"id":"1","kind":"fact","content":"x","embedding_base64":"!!"}]}`, "bad element"},
+		{"no id", `{"version":1,"agentId":"a","chunks":[{"kind":"fact","content":"x","embedding_base64":"` + emb + `"}]}`, "has no id"},
+		{"no agent", `{"version":1,"chunks":[{"id":"1","kind":"fact","content":"x","embedding_base64":"` + emb + `"}]}`, "names no agent"},
+		{"empty embedding", `{"version":1,"agentId":"a","chunks":[{"id":"1","kind":"fact","content":"x","embedding_base64":""}]}`, "embedding"},
+		{"metadata not an object", `{"version":1,"agentId":"a","chunks":[{"id":"1","kind":"fact","content":"x","metadata":"[1]","embedding_base64":"` + emb + `"}]}`, "metadata"},
+		{"intensity out of range", `{"version":1,"agentId":"a","chunks":[{"id":"1","kind":"fact","content":"x","running_intensity":2,"embedding_base64":"` + emb + `"}]}`, "running_intensity"},
+		{"bad time", `{"version":1,"agentId":"a","chunks":[{"id":"1","kind":"fact","content":"x","created_at":"yesterday","embedding_base64":"` + emb + `"}]}`, "created_at"},
+		{"mixed dimensions", `{"version":1,"agentId":"a","chunks":[{"id":"1","kind":"fact","content":"x","embedding_base64":"` + emb + `"},{"id":"2","kind":"fact","content":"y","embedding_base64":"AACAPw=="}]}`, "dimensions"},
+		{"bad block key", `{"version":1,"agentId":"a","blocks":[{"key":"","value":"v"}]}`, "key"},
+	}
+	for _, tt := range tests {
+		_, err := importString(e.db, tt.doc, sqlite.ImportOptions{Model: "mock-embed"})
+		if err == nil || !strings.Contains(err.Error(), tt.want) {
+			t.Errorf("%s: err = %v, want it to mention %q", tt.name, err, tt.want)
+			continue
+		}
+		wantCode(t, err, hippo.EINVALID)
+	}
+	if s, _ := e.db.Stats(context.Background()); s.Chunks != 0 || s.Blocks != 0 {
+		t.Errorf("malformed imports left %+v", s)
+	}
+}
+
+// tsExport is a version-1 export of the TypeScript Hippo CLI.
+var tsExport = `{
+  "version": 1,
+  "agentId": "ts-agent",
+  "blocks": [
+    {"key": "persona", "scope": "", "updatedAt": "2025-03-01T10:00:00.000Z", "value": "Helpful."},
+    {"key": "empty", "scope": "proj", "updatedAt": "2025-03-01T10:00:00.000Z", "value": ""}
+  ],
+  "chunks": [
+    {"id": "ts-1", "kind": "fact", "content": "Prefers dark mode", "content_hash": null,
+     "embedding_base64": "` + vec64(5, 1) + `", "metadata": null, "running_intensity": 0.8,
+     "encounter_count": 2, "access_count": 4, "last_accessed_at": "2025-03-02T08:00:00.000Z",
+     "superseded_by": "ts-2", "scope": "", "created_at": "2025-03-01T09:00:00.000Z"},
+    {"id": "ts-2", "kind": "fact", "content": "Prefers light mode", "content_hash": null,
+     "embedding_base64": "` + vec64(6, 1) + `", "metadata": "{\"source\":\"chat\"}", "running_intensity": 0.6,
+     "encounter_count": 1, "access_count": 0, "last_accessed_at": "2025-03-03T08:00:00.000Z",
+     "superseded_by": null, "scope": "", "created_at": "2025-03-03T08:00:00.000Z"},
+    {"id": "ts-3", "kind": "memory", "content": "", "content_hash": "abc",
+     "embedding_base64": "` + vec64(7, 1) + `", "metadata": null, "running_intensity": 0.5,
+     "encounter_count": 1, "access_count": 0, "last_accessed_at": "2025-03-04 08:00:00",
+     "superseded_by": null, "scope": "proj", "created_at": "2025-03-04 08:00:00"}
+  ]
+}`
+
+func TestImportTypeScriptExport(t *testing.T) {
+	ctx := context.Background()
+	e := newEnv(t)
+
+	// No model in the file and none in the database: refused, with advice.
+	_, err := importString(e.db, tsExport, sqlite.ImportOptions{})
+	if hippo.ErrorCode(err) != hippo.EINVALID || !strings.Contains(err.Error(), "--model") {
+		t.Fatalf("import without a model: %v", err)
+	}
+	res, err := importString(e.db, tsExport, sqlite.ImportOptions{Model: "mock-embed"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Format != sqlite.FormatTypeScript || res.Chunks != 3 || res.Blocks != 2 ||
+		!slices.Equal(res.Agents, []string{"ts-agent"}) || res.EmbeddingModel.Model != "mock-embed" {
+		t.Errorf("result = %+v", res)
+	}
+	c, err := e.db.Chunk(ctx, "ts-agent", "ts-1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c.SupersededBy != "ts-2" || c.RunningIntensity != 0.8 || c.EncounterCount != 2 || c.AccessCount != 4 ||
+		c.LastAccessedAt.Format("2006-01-02T15:04") != "2025-03-02T08:00" || c.Embedding[5] != 1 {
+		t.Errorf("ts-1 = %+v", c)
+	}
+	if c, _ := e.db.Chunk(ctx, "ts-agent", "ts-2"); string(c.Metadata) != `{"source":"chat"}` {
+		t.Errorf("ts-2 metadata = %s", c.Metadata)
+	}
+	if c, _ := e.db.Chunk(ctx, "ts-agent", "ts-3"); c.Content != "" || c.ContentHash != "abc" || c.Scope != "proj" ||
+		c.CreatedAt.Format("2006-01-02 15:04:05") != "2025-03-04 08:00:00" {
+		t.Errorf("ts-3 = %+v", c)
+	}
+	blocks, _ := e.db.ListBlocks(ctx, "ts-agent", nil)
+	if len(blocks) != 2 || blocks[0].Key != "persona" || blocks[1].Key != "empty" || blocks[1].Chars != 0 {
+		t.Errorf("blocks = %+v", blocks)
+	}
+
+	// Into a database locked to a model of the same dimension, no --model
+	// is needed; of another dimension, it is refused.
+	if res, err := importString(e.freshDB(), tsExport, sqlite.ImportOptions{Model: "mock-embed"}); err != nil || res.Chunks != 3 {
+		t.Fatalf("import into a fresh database: %+v, %v", res, err)
+	}
+	locked := e.freshDB()
+	if err := locked.VerifyEmbeddingModel(ctx, "mock-embed", testDim); err != nil {
+		t.Fatal(err)
+	}
+	if res, err := importString(locked, tsExport, sqlite.ImportOptions{}); err != nil || res.Chunks != 3 {
+		t.Errorf("import into a database locked to the same dimension: %+v, %v", res, err)
+	}
+	small := e.freshDB()
+	if err := small.VerifyEmbeddingModel(ctx, "mock-embed", 8); err != nil {
+		t.Fatal(err)
+	}
+	_, err = importString(small, tsExport, sqlite.ImportOptions{})
+	wantCode(t, err, hippo.ECONFLICT)
+	_, err = importString(small, tsExport, sqlite.ImportOptions{Model: "mock-embed"})
+	wantCode(t, err, hippo.ECONFLICT)
+}
+
+func TestImportAgentFallback(t *testing.T) {
+	e := newEnv(t)
+	chunks := `"chunks":[{"id":"1","kind":"fact","content":"x","embedding_base64":"` + vec64(0, 1) + `"}]`
+	// Records before the file's agentId took the fallback agent: a
+	// different agentId afterwards is refused.
+	late := `{"version":1,` + chunks + `,"agentId":"file-agent"}`
+	_, err := importString(e.db, late, sqlite.ImportOptions{Model: "mock-embed", AgentID: "flag-agent"})
+	if hippo.ErrorCode(err) != hippo.EINVALID || !strings.Contains(err.Error(), "comes after") {
+		t.Errorf("late agentId: %v", err)
+	}
+	res, err := importString(e.db, `{"version":1,`+chunks+`,"agentId":"same"}`, sqlite.ImportOptions{Model: "mock-embed", AgentID: "same"})
+	if err != nil || !slices.Equal(res.Agents, []string{"same"}) {
+		t.Errorf("late agentId equal to the fallback: %+v, %v", res, err)
+	}
+	// The file's agentId wins over the fallback when it comes first.
+	res, err = importString(e.freshDB(), `{"version":1,"agentId":"file-agent",`+chunks+`}`, sqlite.ImportOptions{Model: "mock-embed", AgentID: "flag-agent"})
+	if err != nil || !slices.Equal(res.Agents, []string{"file-agent"}) {
+		t.Errorf("early agentId: %+v, %v", res, err)
+	}
+}
+
+// TestExportCoversEveryColumn fails when a migration adds a column that
+// the export format does not carry.
+func TestExportCoversEveryColumn(t *testing.T) {
+	f := newAdminFixture(t)
+	out := exportString(t, f.db, sqlite.ExportOptions{AgentID: "alice"})
+	var doc struct {
+		Blocks []map[string]json.RawMessage `json:"blocks"`
+		Chunks []map[string]json.RawMessage `json:"chunks"`
+	}
+	if err := json.Unmarshal([]byte(out), &doc); err != nil {
+		t.Fatal(err)
+	}
+	raw, err := sql.Open("sqlite", "file:"+f.db.Path()+"?mode=ro")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer raw.Close()
+	for table, rec := range map[string]map[string]json.RawMessage{"chunks": doc.Chunks[0], "memory_blocks": doc.Blocks[0]} {
+		rows, err := raw.Query(`SELECT name FROM pragma_table_info(?)`, table)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var cols []string
+		for rows.Next() {
+			var name string
+			rows.Scan(&name)
+			if name == "embedding" {
+				name = "embedding_base64"
+			}
+			cols = append(cols, name)
+			if _, ok := rec[name]; !ok {
+				t.Errorf("export of %s lacks column %s", table, name)
+			}
+		}
+		rows.Close()
+		if len(rec) != len(cols) {
+			t.Errorf("export of %s has %d fields for %d columns", table, len(rec), len(cols))
+		}
+	}
+}
