@@ -64,3 +64,19 @@ func DefaultConfig() Config {
 		MaxBlockValue:      100_000,
 	}
 }
+
+// Calibrated is implemented by embedders whose cosine scale differs from
+// the API models the seed's thresholds were tuned for, and which carry
+// thresholds measured on their own vectors.
+type Calibrated interface {
+	Thresholds() (duplicate, new, forget float64)
+}
+
+// ForEmbedder returns c with the thresholds of e when e is Calibrated;
+// other embedders keep c's thresholds.
+func (c Config) ForEmbedder(e Embedder) Config {
+	if cal, ok := e.(Calibrated); ok {
+		c.DuplicateThreshold, c.NewThreshold, c.ForgetThreshold = cal.Thresholds()
+	}
+	return c
+}

@@ -163,3 +163,21 @@ func TestClampIntensity(t *testing.T) {
 		}
 	}
 }
+
+type calibratedEmbedder struct{ hippo.Embedder }
+
+func (calibratedEmbedder) Thresholds() (float64, float64, float64) { return 0.99, 0.25, 0.48 }
+
+func TestConfigForEmbedder(t *testing.T) {
+	base := hippo.DefaultConfig()
+	got := base.ForEmbedder(calibratedEmbedder{})
+	if got.DuplicateThreshold != 0.99 || got.NewThreshold != 0.25 || got.ForgetThreshold != 0.48 {
+		t.Errorf("calibrated thresholds not applied: %+v", got)
+	}
+	if got := base.ForEmbedder(nil); got != base {
+		t.Errorf("an uncalibrated embedder changed the config")
+	}
+	if base.DuplicateThreshold != 0.93 || base.NewThreshold != 0.78 || base.ForgetThreshold != 0.7 {
+		t.Errorf("seed defaults changed: %+v", base)
+	}
+}

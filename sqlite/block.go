@@ -28,7 +28,7 @@ func (m *Memory) AppendBlock(ctx context.Context, key, text string) (*hippo.Bloc
 	if err := hippo.ValidateBlockKey(key); err != nil {
 		return nil, err
 	}
-	if err := hippo.ValidateText("text", text, m.db.cfg.MaxBlockValue); err != nil {
+	if err := hippo.ValidateText("text", text, m.cfg.MaxBlockValue); err != nil {
 		return nil, err
 	}
 	return m.updateBlock(ctx, key, true, func(old string, exists bool) (string, error) {
@@ -48,7 +48,7 @@ func (m *Memory) ReplaceBlock(ctx context.Context, key, old, new string) (*hippo
 	if old == "" {
 		return nil, 0, hippo.Invalidf("old_text", "must not be empty")
 	}
-	if err := hippo.ValidateText("old_text", old, m.db.cfg.MaxBlockValue); err != nil {
+	if err := hippo.ValidateText("old_text", old, m.cfg.MaxBlockValue); err != nil {
 		return nil, 0, err
 	}
 	if !utf8.ValidString(new) {
@@ -91,7 +91,7 @@ func (m *Memory) updateBlock(ctx context.Context, key string, create bool, chang
 	if err != nil {
 		return nil, err
 	}
-	if n, max := utf8.RuneCountInString(value), m.db.cfg.MaxBlockValue; n > max {
+	if n, max := utf8.RuneCountInString(value), m.cfg.MaxBlockValue; n > max {
 		return nil, hippo.Invalidf("text", "block %q would grow to %d characters, more than the %d allowed", key, n, max)
 	}
 	if !exists && !create {

@@ -18,10 +18,10 @@ func (m *Memory) SearchConversation(ctx context.Context, query string, limit int
 	if table == "" {
 		return nil, hippo.Errorf(hippo.EINVALID, "recall_conversation is not available: no messages table is configured")
 	}
-	if err := hippo.ValidateText("query", query, m.db.cfg.MaxFactText); err != nil {
+	if err := hippo.ValidateText("query", query, m.cfg.MaxFactText); err != nil {
 		return nil, err
 	}
-	limit, err := m.db.cfg.CheckLimit(limit)
+	limit, err := m.cfg.CheckLimit(limit)
 	if err != nil {
 		return nil, err
 	}

@@ -45,7 +45,7 @@ type factPlan struct {
 // embedding request for all facts, at most one classification call, and
 // every change applied in one transaction.
 func (m *Memory) RememberFacts(ctx context.Context, text string) (*hippo.RememberResult, error) {
-	cfg := m.db.cfg
+	cfg := m.cfg
 	if err := hippo.ValidateText("text", text, cfg.MaxFactText); err != nil {
 		return nil, err
 	}
@@ -258,7 +258,7 @@ func nearest(pool []*factEntry, v []float32, k int) []factMatch {
 // others since the plans were made are checked again here, under the write
 // lock, so two concurrent calls stating the same fact store it once.
 func (m *Memory) applyFacts(ctx context.Context, plans []*factPlan, snapshot int64) (*hippo.RememberResult, error) {
-	cfg := m.db.cfg
+	cfg := m.cfg
 	tx, err := m.db.write.BeginTx(ctx, nil)
 	if err != nil {
 		return nil, err

@@ -37,6 +37,7 @@ type MemoryOptions struct {
 // hippo.MemoryService.
 type Memory struct {
 	db   *DB
+	cfg  hippo.Config // the database's, with the embedder's thresholds
 	opts MemoryOptions
 }
 
@@ -52,6 +53,10 @@ func ValidateTableName(name string) error {
 	}
 	return nil
 }
+
+// Config is the configuration this memory works with: the database's,
+// with the embedder's own thresholds when it carries them.
+func (m *Memory) Config() hippo.Config { return m.cfg }
 
 // Memory returns the memory service of one agent.
 func (db *DB) Memory(opts MemoryOptions) (*Memory, error) {
@@ -74,7 +79,7 @@ func (db *DB) Memory(opts MemoryOptions) (*Memory, error) {
 	if opts.RecallScopes != nil {
 		opts.RecallScopes = append([]string{}, opts.RecallScopes...)
 	}
-	return &Memory{db: db, opts: opts}, nil
+	return &Memory{db: db, cfg: db.cfg.ForEmbedder(opts.Embedder), opts: opts}, nil
 }
 
 // AgentID is the agent this memory belongs to.
@@ -125,7 +130,7 @@ func (m *Memory) scopeClause() (string, []any, bool) {
 
 // StoreMemory implements hippo.MemoryService.
 func (m *Memory) StoreMemory(ctx context.Context, in hippo.StoreInput) (*hippo.StoreResult, error) {
-	cfg := m.db.cfg
+	cfg := m.cfg
 	if err := hippo.ValidateText("content", in.Content, cfg.MaxContent); err != nil {
 		return nil, err
 	}
@@ -222,7 +227,7 @@ func (m *Memory) RecallPage(ctx context.Context, in hippo.RecallInput) (*hippo.R
 const MaxOffset = 10_000
 
 func (m *Memory) recall(ctx context.Context, in hippo.RecallInput, stats bool) (*hippo.RecallPage, error) {
-	cfg := m.db.cfg
+	cfg := m.cfg
 	if err := hippo.ValidateText("query", in.Query, cfg.MaxContent); err != nil {
 		return nil, err
 	}
@@ -349,7 +354,7 @@ func (m *Memory) boost(ctx context.Context, tx *sql.Tx, hits []vector.Hit[chunkM
 	for _, h := range hits {
 		if _, err := tx.ExecContext(ctx, `UPDATE chunks SET access_count = access_count + 1,
 			last_accessed_at = ?, running_intensity = MIN(1.0, running_intensity + ?)
-			WHERE id = ? AND agent_id = ?`, at, m.db.cfg.RetrievalBoost, h.ID, m.opts.AgentID); err != nil {
+			WHERE id = ? AND agent_id = ?`, at, m.cfg.RetrievalBoost, h.ID, m.opts.AgentID); err != nil {
 			return fmt.Errorf("boost chunk: %w", err)
 		}
 		c, err := getChunk(ctx, tx, m.opts.AgentID, h.ID)
@@ -359,7 +364,7 @@ func (m *Memory) boost(ctx context.Context, tx *sql.Tx, hits []vector.Hit[chunkM
 			return err
 		}
 		*out = append(*out, hippo.Recalled{Chunk: c, Similarity: h.Cosine,
-			Strength: h.Meta.strength(now), Recency: h.Meta.recency(m.db.cfg, now), Score: h.Score})
+			Strength: h.Meta.strength(now), Recency: h.Meta.recency(m.cfg, now), Score: h.Score})
 	}
 	return nil
 }
@@ -369,7 +374,7 @@ func (m *Memory) boost(ctx context.Context, tx *sql.Tx, hits []vector.Hit[chunkM
 // deleted outright, faded ones included. Superseded chunks are not matched:
 // they come back when what superseded them is forgotten.
 func (m *Memory) Forget(ctx context.Context, in hippo.ForgetInput) (*hippo.ForgetResult, error) {
-	cfg := m.db.cfg
+	cfg := m.cfg
 	if err := hippo.ValidateText("description", in.Description, cfg.MaxContent); err != nil {
 		return nil, err
 	}
@@ -462,7 +467,7 @@ func (m *Memory) DeleteChunk(ctx context.Context, id string) (resurrected []stri
 // its hash, in one transaction. ECONFLICT when a memory with the same
 // content already exists in the chunk's scope.
 func (m *Memory) UpdateChunk(ctx context.Context, id, content string) (*hippo.Chunk, error) {
-	if err := hippo.ValidateText("content", content, m.db.cfg.MaxContent); err != nil {
+	if err := hippo.ValidateText("content", content, m.cfg.MaxContent); err != nil {
 		return nil, err
 	}
 	if _, err := getChunk(ctx, m.db.read, m.opts.AgentID, id); err != nil {
