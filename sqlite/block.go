@@ -124,3 +124,15 @@ func getBlock(ctx context.Context, q queryRower, agentID, scope, key string) (*h
 	}
 	return &b, nil
 }
+
+// SetBlock replaces a block's whole value, creating the block when missing.
+// An empty value is allowed: the block exists and is empty.
+func (m *Memory) SetBlock(ctx context.Context, key, value string) (*hippo.Block, error) {
+	if err := hippo.ValidateBlockKey(key); err != nil {
+		return nil, err
+	}
+	if !utf8.ValidString(value) {
+		return nil, hippo.Invalidf("value", "must be valid UTF-8")
+	}
+	return m.updateBlock(ctx, key, true, func(string, bool) (string, error) { return value, nil })
+}

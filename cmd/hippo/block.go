@@ -11,7 +11,7 @@ import (
 )
 
 func (a *app) newBlockCommand() *cobra.Command {
-	return &cobra.Command{
+	cmd := &cobra.Command{
 		Use:   "block [agent] <key>",
 		Short: "Print a memory block's value",
 		Long: `Print the value of an agent's memory block, in the --scope scope (default:
@@ -57,6 +57,8 @@ the global scope). With one argument it is the key and the agent is
 			})
 		},
 	}
+	cmd.AddCommand(a.blockEditCommands()...)
+	return cmd
 }
 
 // missingBlock is the not-found error, naming the scopes where the key does

@@ -66,6 +66,8 @@ type app struct {
 	scope  string
 	json   bool
 
+	providers providers
+
 	root *cobra.Command
 	ran  bool // a command's RunE was reached
 }
@@ -73,7 +75,7 @@ type app struct {
 func (a *app) newRootCommand() *cobra.Command {
 	root := &cobra.Command{
 		Use:   "hippo",
-		Short: "Inspect and manage Hippo memory databases",
+		Short: "Persistent memory for AI agents: inspect, search, remember, recall, forget",
 		Long: `hippo inspects and manages Hippo databases: persistent memory for AI agents.
 
 The database is --db, else $HIPPO_DB, else $XDG_DATA_HOME/hippo/hippo.db
@@ -89,6 +91,7 @@ go to stderr. Exit codes: 0 success, 1 failure, 2 usage error.`,
 	f.StringVar(&a.agent, "agent", os.Getenv("HIPPO_AGENT"), "agent ID (env HIPPO_AGENT)")
 	f.StringVar(&a.scope, "scope", "", `scope ("" is the global scope; default: all scopes where a command lists)`)
 	f.BoolVar(&a.json, "json", false, "print machine-readable JSON")
+	a.providers.addProviderFlags(f)
 
 	root.AddCommand(
 		a.newInitCommand(),
@@ -102,6 +105,10 @@ go to stderr. Exit codes: 0 success, 1 failure, 2 usage error.`,
 		a.newPurgeCommand(),
 		a.newExportCommand(),
 		a.newImportCommand(),
+		a.newRememberCommand(),
+		a.newStoreCommand(),
+		a.newRecallCommand(),
+		a.newForgetCommand(),
 	)
 	root.InitDefaultCompletionCmd()
 	rejectUnknownSubcommands(root)

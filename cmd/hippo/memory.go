@@ -1,0 +1,78 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"strings"
+
+	"github.com/hippo-mem/hippo"
+	"github.com/hippo-mem/hippo/sqlite"
+)
+
+// maxStdin bounds text read from standard input.
+const maxStdin = 1 << 20
+
+// openMemory opens the database (creating it) and the memory of the agent
+// given by --agent, with the configured embedder and fact models. --scope,
+// when given, is both where writes go and the only scope searched;
+// otherwise writes go to the global scope and every scope is searched.
+func (a *app) openMemory(ctx context.Context, withFacts bool) (*sqlite.DB, *sqlite.Memory, error) {
+	agent, err := a.agentArg(nil, 0)
+	if err != nil {
+		return nil, nil, err
+	}
+	scope, err := a.scopeFilter()
+	if err != nil {
+		return nil, nil, err
+	}
+	opts := sqlite.MemoryOptions{AgentID: agent}
+	if scope != nil {
+		opts.Scope, opts.RecallScopes = *scope, []string{*scope}
+	}
+	if opts.Embedder, err = a.embedder(); err != nil {
+		return nil, nil, err
+	}
+	if withFacts {
+		if opts.Extractor, opts.Classifier, err = a.factModels(); err != nil {
+			return nil, nil, err
+		}
+	}
+	db, err := a.openDB(ctx, false)
+	if err != nil {
+		return nil, nil, err
+	}
+	m, err := db.Memory(opts)
+	if err != nil {
+		db.Close()
+		return nil, nil, err
+	}
+	return db, m, nil
+}
+
+// textArg returns args[i], or standard input when it is "-".
+func (a *app) textArg(args []string, i int, name string) (string, error) {
+	if i >= len(args) {
+		return "", usageErrorf("missing %s", name)
+	}
+	if args[i] != "-" {
+		return args[i], nil
+	}
+	b, err := io.ReadAll(io.LimitReader(a.stdin, maxStdin+1))
+	if err != nil {
+		return "", fmt.Errorf("read %s from stdin: %w", name, err)
+	}
+	if len(b) > maxStdin {
+		return "", hippo.Invalidf(name, "standard input is larger than %d bytes", maxStdin)
+	}
+	return strings.TrimRight(string(b), "\n"), nil
+}
+
+// recalledView is one recall result as the CLI prints it.
+type recalledView struct {
+	chunkView
+	Score      float64 `json:"score"`
+	Similarity float64 `json:"cosine"`
+	Strength   float64 `json:"strength"`
+	Recency    float64 `json:"recency"`
+}

@@ -1,0 +1,102 @@
+package main
+
+import (
+	"os"
+	"strconv"
+
+	"github.com/hippo-mem/hippo"
+	"github.com/hippo-mem/hippo/llm"
+	"github.com/hippo-mem/hippo/local"
+	"github.com/hippo-mem/hippo/openai"
+	"github.com/spf13/pflag"
+)
+
+// providers holds the embedding and LLM settings. Each comes from its flag,
+// else its HIPPO_* variable; with neither, the offline defaults are used.
+type providers struct {
+	embedURL, embedKey, embedModel string
+	embedDims                      int
+	llmURL, llmKey, llmModel       string
+}
+
+// addProviderFlags registers the provider flags on fs.
+func (p *providers) addProviderFlags(fs *pflag.FlagSet) {
+	fs.StringVar(&p.embedURL, "embed-url", os.Getenv("HIPPO_EMBED_URL"), "OpenAI-compatible embeddings base URL (env HIPPO_EMBED_URL)")
+	fs.StringVar(&p.embedKey, "embed-key", "", "embeddings API key (env HIPPO_EMBED_KEY; prefer the variable: flags show in ps)")
+	fs.StringVar(&p.embedModel, "embed-model", os.Getenv("HIPPO_EMBED_MODEL"), "embedding model (env HIPPO_EMBED_MODEL)")
+	dims, _ := strconv.Atoi(os.Getenv("HIPPO_EMBED_DIMENSIONS"))
+	fs.IntVar(&p.embedDims, "embed-dimensions", dims, "embedding dimensions to request (env HIPPO_EMBED_DIMENSIONS)")
+	fs.StringVar(&p.llmURL, "llm-url", os.Getenv("HIPPO_LLM_URL"), "OpenAI-compatible chat base URL (env HIPPO_LLM_URL)")
+	fs.StringVar(&p.llmKey, "llm-key", "", "LLM API key (env HIPPO_LLM_KEY)")
+	fs.StringVar(&p.llmModel, "llm-model", os.Getenv("HIPPO_LLM_MODEL"), "LLM model (env HIPPO_LLM_MODEL)")
+}
+
+func (p *providers) keys() (embed, chat string) {
+	embed, chat = p.embedKey, p.llmKey
+	if embed == "" {
+		embed = os.Getenv("HIPPO_EMBED_KEY")
+	}
+	if chat == "" {
+		chat = os.Getenv("HIPPO_LLM_KEY")
+	}
+	return embed, chat
+}
+
+// embedderConfigured reports whether an API embedder was asked for.
+func (p *providers) embedderConfigured() bool {
+	key, _ := p.keys()
+	return p.embedURL != "" || p.embedModel != "" || key != "" || p.embedDims != 0
+}
+
+func (p *providers) llmConfigured() bool {
+	_, key := p.keys()
+	return p.llmURL != "" || p.llmModel != "" || key != ""
+}
+
+// embedder is the configured embedder: an OpenAI-compatible endpoint when
+// any HIPPO_EMBED_* setting is given, else the embedded offline default.
+func (a *app) embedder() (hippo.Embedder, error) {
+	if !a.providers.embedderConfigured() {
+		return local.NewEmbedder(), nil
+	}
+	if a.providers.embedDims < 0 {
+		return nil, usageErrorf("--embed-dimensions must not be negative")
+	}
+	key, _ := a.providers.keys()
+	return openai.NewEmbedder(openai.Config{BaseURL: a.providers.embedURL, APIKey: key,
+		Model: a.providers.embedModel, Dimensions: a.providers.embedDims})
+}
+
+// factModels are the extractor and classifier: an LLM when any HIPPO_LLM_*
+// setting is given, else the offline rule-based ones.
+func (a *app) factModels() (hippo.Extractor, hippo.Classifier, error) {
+	if !a.providers.llmConfigured() {
+		return local.NewExtractor(), local.NewClassifier(), nil
+	}
+	_, key := a.providers.keys()
+	client, err := openai.NewLLM(openai.Config{BaseURL: a.providers.llmURL, APIKey: key, Model: a.providers.llmModel})
+	if err != nil {
+		return nil, nil, err
+	}
+	return llm.NewExtractor(client), llm.NewClassifier(client), nil
+}
+
+// describeProviders says which embedder and LLM are in use, never a key.
+func (a *app) describeProviders(e hippo.Embedder) (embed, chat string) {
+	embed = e.Model() + " (offline default)"
+	if a.providers.embedderConfigured() {
+		embed = e.Model() + " at " + orDefault(a.providers.embedURL, openai.DefaultEmbeddingBaseURL)
+	}
+	chat = "rule-based extractor (offline default)"
+	if a.providers.llmConfigured() {
+		chat = orDefault(a.providers.llmModel, openai.DefaultChatModel) + " at " + orDefault(a.providers.llmURL, openai.DefaultChatBaseURL)
+	}
+	return embed, chat
+}
+
+func orDefault(s, def string) string {
+	if s == "" {
+		return def
+	}
+	return s
+}

@@ -1,0 +1,103 @@
+package main
+
+import (
+	"fmt"
+	"io"
+	"time"
+
+	"github.com/hippo-mem/hippo"
+	"github.com/spf13/cobra"
+)
+
+func (a *app) newRecallCommand() *cobra.Command {
+	var (
+		in                 hippo.RecallInput
+		kind               string
+		since, until, asOf string
+		explain            bool
+	)
+	cmd := &cobra.Command{
+		Use:   "recall <query|->",
+		Short: "Recall memories and facts by meaning, strength and recency",
+		Long: `Rank the agent's live facts and memories against a query by
+0.6 × similarity + 0.3 × strength + 0.1 × recency. Recalled chunks are
+strengthened, as when an agent recalls them. --explain prints each score's
+parts.`,
+		Args: cobra.ExactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			q, err := a.textArg(args, 0, "query")
+			if err != nil {
+				return err
+			}
+			in.Query = q
+			if in.Limit < 1 || in.Limit > hippo.DefaultConfig().MaxLimit {
+				return usageErrorf("--limit must be between 1 and %d, got %d", hippo.DefaultConfig().MaxLimit, in.Limit)
+			}
+			if err := checkPaging(in.Limit, in.Offset); err != nil {
+				return err
+			}
+			if in.Kind, err = parseKind(kind); err != nil {
+				return err
+			}
+			for _, t := range []struct {
+				flag, value string
+				dst         **time.Time
+			}{{"since", since, &in.Since}, {"until", until, &in.Until}, {"as-of", asOf, &in.AsOf}} {
+				if t.value == "" {
+					continue
+				}
+				v, err := parseDate(t.flag, t.value)
+				if err != nil {
+					return err
+				}
+				*t.dst = &v
+			}
+			db, m, err := a.openMemory(cmd.Context(), false)
+			if err != nil {
+				return err
+			}
+			defer db.Close()
+			page, err := m.RecallPage(cmd.Context(), in)
+			if err != nil {
+				return err
+			}
+			views := make([]recalledView, len(page.Results))
+			for i, r := range page.Results {
+				views[i] = recalledView{viewChunks([]*hippo.Chunk{r.Chunk}, m.Config(), r.Chunk.LastAccessedAt)[0],
+					r.Score, r.Similarity, r.Strength, r.Recency}
+			}
+			out := struct {
+				Results      []recalledView          `json:"results"`
+				Total        int                     `json:"total"`
+				Distribution hippo.ScoreDistribution `json:"score_distribution"`
+			}{views, page.Total, page.Distribution}
+			return a.emit(out, func(w io.Writer) error {
+				if len(views) == 0 {
+					_, err := fmt.Fprintln(w, "Nothing recalled.")
+					return err
+				}
+				for i, v := range views {
+					fmt.Fprintf(w, "%d. [%s] %s  (score %.3f, %s)\n", in.Offset+i+1, v.Kind, oneLine(v.Content, 200), v.Score, v.ID)
+					if explain {
+						fmt.Fprintf(w, "   cosine %.3f · strength %.3f · recency %.3f\n", v.Similarity, v.Strength, v.Recency)
+					}
+				}
+				a.note("%d of %d matching", len(views), page.Total)
+				return nil
+			})
+		},
+	}
+	f := cmd.Flags()
+	f.IntVar(&in.Limit, "limit", 10, "results to return (1-50)")
+	f.IntVar(&in.Offset, "offset", 0, "skip the best N results")
+	f.StringVar(&kind, "kind", "", "fact or memory")
+	f.StringSliceVar(&in.Tags, "tags", nil, "keep chunks with any of these metadata tags")
+	f.StringVar(&in.Category, "category", "", "keep chunks of this metadata category")
+	f.StringVar(&since, "since", "", "created at or after (date or RFC 3339)")
+	f.StringVar(&until, "until", "", "created at or before (date or RFC 3339)")
+	f.StringVar(&asOf, "as-of", "", "answer with what was current at that time")
+	f.Float64Var(&in.MinStrength, "min-strength", 0, "drop results weaker than this")
+	f.Float64Var(&in.MinScore, "min-score", 0, "drop results scoring below this")
+	f.BoolVar(&explain, "explain", false, "print cosine, strength and recency of each result")
+	return cmd
+}

@@ -1,0 +1,53 @@
+package main
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+
+	"github.com/hippo-mem/hippo"
+	"github.com/spf13/cobra"
+)
+
+func (a *app) newStoreCommand() *cobra.Command {
+	var metadata string
+	cmd := &cobra.Command{
+		Use:   "store <content|->",
+		Short: "Store content verbatim as a memory (a repeat strengthens it)",
+		Args:  cobra.ExactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			content, err := a.textArg(args, 0, "content")
+			if err != nil {
+				return err
+			}
+			in := hippo.StoreInput{Content: content}
+			if metadata != "" {
+				in.Metadata = json.RawMessage(metadata)
+			}
+			db, m, err := a.openMemory(cmd.Context(), false)
+			if err != nil {
+				return err
+			}
+			defer db.Close()
+			res, err := m.StoreMemory(cmd.Context(), in)
+			if err != nil {
+				return err
+			}
+			view := struct {
+				Duplicate bool      `json:"duplicate"`
+				Chunk     chunkView `json:"chunk"`
+			}{res.Duplicate, viewChunks([]*hippo.Chunk{res.Chunk}, m.Config(), res.Chunk.LastAccessedAt)[0]}
+			return a.emit(view, func(w io.Writer) error {
+				if res.Duplicate {
+					_, err := fmt.Fprintf(w, "Already known: strengthened %s (seen %d times, intensity %.2f)\n",
+						res.Chunk.ID, res.Chunk.EncounterCount, res.Chunk.RunningIntensity)
+					return err
+				}
+				_, err := fmt.Fprintf(w, "Stored %s\n", res.Chunk.ID)
+				return err
+			})
+		},
+	}
+	cmd.Flags().StringVar(&metadata, "metadata", "", `JSON object: {"source": ..., "tags": [...], "category": ...}`)
+	return cmd
+}
