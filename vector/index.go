@@ -272,3 +272,15 @@ func (x *Index[M]) MetaBytes() int {
 	}
 	return n
 }
+
+// Vector returns the stored unit vector of id (not a copy: do not modify).
+func (x *Index[M]) Vector(id string) ([]float32, bool) {
+	i, ok := x.pos[id]
+	if !ok {
+		return nil, false
+	}
+	return x.vecs[i*x.dim : (i+1)*x.dim], true
+}
+
+// IDs returns the row IDs, in index order.
+func (x *Index[M]) IDs() []string { return append([]string(nil), x.ids...) }

@@ -1,0 +1,206 @@
+package sqlite
+
+import (
+	"context"
+	"fmt"
+	"math"
+	"sort"
+	"time"
+
+	"github.com/hippo-mem/hippo"
+)
+
+// ConsolidateOptions configures Consolidate.
+type ConsolidateOptions struct {
+	// AgentID limits the pass to one agent; required.
+	AgentID string
+	// Grace is how long a chunk must have been under the strength floor
+	// before it is deleted; 0 means 30 days.
+	Grace time.Duration
+	// MergeThreshold is the cosine above which two memories of the same
+	// scope are merged into the stronger one; 0 means 0.97 (or the
+	// embedder's duplicate threshold when higher); 1 or more disables
+	// merging.
+	MergeThreshold float64
+	// DryRun reports what would be done and changes nothing.
+	DryRun bool
+}
+
+// ConsolidateResult reports a consolidation pass.
+type ConsolidateResult struct {
+	DryRun bool           `json:"dry_run"`
+	Faded  []FadedChunk   `json:"faded"`
+	Merged []MergedMemory `json:"merged"`
+}
+
+// FadedChunk is a chunk deleted for having stayed under the floor.
+type FadedChunk struct {
+	ID         string     `json:"id"`
+	Kind       hippo.Kind `json:"kind"`
+	Content    string     `json:"content"`
+	Strength   float64    `json:"strength"`
+	UnderSince time.Time  `json:"under_floor_since"`
+}
+
+// MergedMemory is a memory folded into a near-duplicate.
+type MergedMemory struct {
+	KeptID     string  `json:"kept_id"`
+	RemovedID  string  `json:"removed_id"`
+	Removed    string  `json:"removed_content"`
+	Similarity float64 `json:"similarity"`
+}
+
+// Consolidate is an explicit maintenance pass, never a background job: it
+// deletes the agent's live chunks whose effective strength has been under
+// the floor for longer than the grace period, and merges near-duplicate
+// memories into the stronger of each pair (encounters and accesses added,
+// intensity averaged by encounters). Merging compares every memory with
+// every other: O(n²) over the in-memory index.
+func (m *Memory) Consolidate(ctx context.Context, opts ConsolidateOptions) (*ConsolidateResult, error) {
+	cfg := m.cfg
+	grace := opts.Grace
+	if grace == 0 {
+		grace = 30 * 24 * time.Hour
+	}
+	if grace < 0 {
+		return nil, hippo.Invalidf("grace", "must not be negative")
+	}
+	thr := opts.MergeThreshold
+	if thr == 0 {
+		thr = math.Max(0.97, cfg.DuplicateThreshold)
+	}
+	if thr < 0.5 {
+		return nil, hippo.Invalidf("merge_threshold", "must be at least 0.5, got %v", thr)
+	}
+	ai, err := m.db.agentIndex(ctx, m.opts.AgentID)
+	if err != nil {
+		return nil, err
+	}
+	now := m.db.now()
+	nowMs := now.UnixMilli()
+	res := &ConsolidateResult{DryRun: opts.DryRun, Faded: []FadedChunk{}, Merged: []MergedMemory{}}
+	type pair struct {
+		keep, drop string
+		sim        float64
+	}
+	var fadedIDs []string
+	var pairs []pair
+	ai.mu.RLock()
+	if ai.idx != nil {
+		live := ai.newFilter("", nil)
+		for _, id := range ai.idx.IDs() {
+			c, _ := ai.idx.Meta(id)
+			if !live.allows(&c) {
+				continue
+			}
+			// Strength crosses the floor once intensity·e^(-rate·h) < floor.
+			crossH := 0.0
+			if float64(c.intensity) > cfg.StrengthFloor && c.decayRate > 0 {
+				crossH = math.Log(float64(c.intensity)/cfg.StrengthFloor) / float64(c.decayRate)
+			} else if float64(c.intensity) > cfg.StrengthFloor {
+				continue // no decay: never crosses
+			}
+			crossed := time.UnixMilli(c.lastAccess).Add(time.Duration(crossH * float64(time.Hour)))
+			if now.Sub(crossed) >= grace {
+				fadedIDs = append(fadedIDs, id)
+				res.Faded = append(res.Faded, FadedChunk{ID: id, Kind: c.kind, Strength: c.strength(nowMs), UnderSince: crossed.UTC()})
+			}
+		}
+		gone := map[string]bool{}
+		for _, id := range fadedIDs {
+			gone[id] = true
+		}
+		if thr < 1 {
+			for _, id := range ai.idx.IDs() {
+				c, _ := ai.idx.Meta(id)
+				if gone[id] || c.kind != hippo.KindMemory || !live.allows(&c) {
+					continue
+				}
+				v, _ := ai.idx.Vector(id)
+				hits := ai.idx.Search(v, 2, func(o *chunkMeta, cos, _ float64, _ bool) (float64, bool) {
+					return cos, o.kind == hippo.KindMemory && o.scope == c.scope && o.supersededAt == 0
+				})
+				for _, h := range hits {
+					if h.ID == id || gone[h.ID] || h.Cosine < thr {
+						continue
+					}
+					keep, drop := id, h.ID
+					if h.Meta.strength(nowMs) > c.strength(nowMs) || (h.Meta.strength(nowMs) == c.strength(nowMs) && h.ID < id) {
+						keep, drop = h.ID, id
+					}
+					gone[drop] = true
+					pairs = append(pairs, pair{keep, drop, h.Cosine})
+					break
+				}
+			}
+		}
+	}
+	ai.mu.RUnlock()
+
+	tx, err := m.db.write.BeginTx(ctx, nil)
+	if err != nil {
+		return nil, err
+	}
+	defer tx.Rollback()
+	// A faded fact that superseded others is kept: deleting it would bring
+	// back the older value it replaced.
+	kept := res.Faded[:0]
+	fadedIDs = fadedIDs[:0]
+	for _, f := range res.Faded {
+		c, err := getChunk(ctx, tx, m.opts.AgentID, f.ID)
+		if hippo.ErrorCode(err) == hippo.ENOTFOUND {
+			continue
+		} else if err != nil {
+			return nil, err
+		}
+		var n int
+		if err := tx.QueryRowContext(ctx, `SELECT COUNT(*) FROM chunks WHERE superseded_by = ?`, f.ID).Scan(&n); err != nil {
+			return nil, err
+		}
+		if n > 0 {
+			continue
+		}
+		f.Content = c.Content
+		kept = append(kept, f)
+		fadedIDs = append(fadedIDs, f.ID)
+	}
+	res.Faded = kept
+	sort.Slice(pairs, func(i, j int) bool { return pairs[i].drop < pairs[j].drop })
+	for _, p := range pairs {
+		keep, err := getChunk(ctx, tx, m.opts.AgentID, p.keep)
+		if err != nil {
+			return nil, err
+		}
+		drop, err := getChunk(ctx, tx, m.opts.AgentID, p.drop)
+		if err != nil {
+			return nil, err
+		}
+		res.Merged = append(res.Merged, MergedMemory{KeptID: keep.ID, RemovedID: drop.ID, Removed: drop.Content, Similarity: p.sim})
+		if opts.DryRun {
+			continue
+		}
+		enc := keep.EncounterCount + drop.EncounterCount
+		intensity := (keep.RunningIntensity*float64(keep.EncounterCount) + drop.RunningIntensity*float64(drop.EncounterCount)) / float64(enc)
+		last := keep.LastAccessedAt
+		if drop.LastAccessedAt.After(last) {
+			last = drop.LastAccessedAt
+		}
+		if _, err := tx.ExecContext(ctx, `UPDATE chunks SET encounter_count = ?, access_count = ?,
+			running_intensity = ?, last_accessed_at = ? WHERE id = ?`,
+			enc, keep.AccessCount+drop.AccessCount, intensity, formatTime(last), keep.ID); err != nil {
+			return nil, fmt.Errorf("merge into %s: %w", keep.ID, err)
+		}
+		fadedIDs = append(fadedIDs, drop.ID)
+	}
+	if opts.DryRun {
+		return res, nil
+	}
+	if _, _, err := deleteChunksTx(ctx, tx, m.opts.AgentID, fadedIDs); err != nil {
+		return nil, err
+	}
+	if err := tx.Commit(); err != nil {
+		return nil, err
+	}
+	m.db.checkpoint(ctx)
+	return res, nil
+}
