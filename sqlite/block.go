@@ -12,6 +12,9 @@ import (
 
 // Block implements hippo.MemoryService: nil, nil when the block is missing.
 func (m *Memory) Block(ctx context.Context, key string) (*hippo.Block, error) {
+	if err := m.touch(ctx); err != nil {
+		return nil, err
+	}
 	if err := hippo.ValidateBlockKey(key); err != nil {
 		return nil, err
 	}
@@ -25,6 +28,9 @@ func (m *Memory) Block(ctx context.Context, key string) (*hippo.Block, error) {
 // AppendBlock implements hippo.MemoryService. A missing block is created
 // with text as its value; otherwise text is appended on a new line.
 func (m *Memory) AppendBlock(ctx context.Context, key, text string) (*hippo.Block, error) {
+	if err := m.touch(ctx); err != nil {
+		return nil, err
+	}
 	if err := hippo.ValidateBlockKey(key); err != nil {
 		return nil, err
 	}
@@ -42,6 +48,9 @@ func (m *Memory) AppendBlock(ctx context.Context, key, text string) (*hippo.Bloc
 // ReplaceBlock implements hippo.MemoryService: every occurrence of old is
 // replaced. ENOTFOUND when the block does not exist or old does not occur.
 func (m *Memory) ReplaceBlock(ctx context.Context, key, old, new string) (*hippo.Block, int, error) {
+	if err := m.touch(ctx); err != nil {
+		return nil, 0, err
+	}
 	if err := hippo.ValidateBlockKey(key); err != nil {
 		return nil, 0, err
 	}
@@ -128,6 +137,9 @@ func getBlock(ctx context.Context, q queryRower, agentID, scope, key string) (*h
 // SetBlock replaces a block's whole value, creating the block when missing.
 // An empty value is allowed: the block exists and is empty.
 func (m *Memory) SetBlock(ctx context.Context, key, value string) (*hippo.Block, error) {
+	if err := m.touch(ctx); err != nil {
+		return nil, err
+	}
 	if err := hippo.ValidateBlockKey(key); err != nil {
 		return nil, err
 	}

@@ -86,6 +86,7 @@ func (m *Memory) Consolidate(ctx context.Context, opts ConsolidateOptions) (*Con
 	var fadedIDs []string
 	var pairs []pair
 	ai.mu.RLock()
+	clock := ai.clock(m.db, nowMs)
 	if ai.idx != nil {
 		live := ai.newFilter("", nil)
 		for _, id := range ai.idx.IDs() {
@@ -100,10 +101,18 @@ func (m *Memory) Consolidate(ctx context.Context, opts ConsolidateOptions) (*Con
 			} else if float64(c.intensity) > cfg.StrengthFloor {
 				continue // no decay: never crosses
 			}
+			// Under the active clock, only active hours count towards the
+			// crossing; the grace period is wall time after it.
+			if clock(c.lastAccess) < crossH {
+				continue
+			}
 			crossed := time.UnixMilli(c.lastAccess).Add(time.Duration(crossH * float64(time.Hour)))
+			if m.db.activeClock {
+				crossed = ai.activeCrossing(c.lastAccess, crossH)
+			}
 			if now.Sub(crossed) >= grace {
 				fadedIDs = append(fadedIDs, id)
-				res.Faded = append(res.Faded, FadedChunk{ID: id, Kind: c.kind, Strength: c.strength(nowMs), UnderSince: crossed.UTC()})
+				res.Faded = append(res.Faded, FadedChunk{ID: id, Kind: c.kind, Strength: c.strength(clock), UnderSince: crossed.UTC()})
 			}
 		}
 		gone := map[string]bool{}
@@ -125,7 +134,7 @@ func (m *Memory) Consolidate(ctx context.Context, opts ConsolidateOptions) (*Con
 						continue
 					}
 					keep, drop := id, h.ID
-					if h.Meta.strength(nowMs) > c.strength(nowMs) || (h.Meta.strength(nowMs) == c.strength(nowMs) && h.ID < id) {
+					if hs, cs := h.Meta.strength(clock), c.strength(clock); hs > cs || (hs == cs && h.ID < id) {
 						keep, drop = h.ID, id
 					}
 					gone[drop] = true

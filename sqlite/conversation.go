@@ -14,6 +14,9 @@ import (
 // its words, each quoted, so no input can be read as FTS syntax. When the
 // table has an agent_id column, only this agent's messages are searched.
 func (m *Memory) SearchConversation(ctx context.Context, query string, limit int) ([]hippo.ConversationHit, error) {
+	if err := m.touch(ctx); err != nil {
+		return nil, err
+	}
 	table := m.opts.MessagesTable
 	if table == "" {
 		return nil, hippo.Errorf(hippo.EINVALID, "recall_conversation is not available: no messages table is configured")

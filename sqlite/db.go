@@ -38,7 +38,19 @@ type Options struct {
 	Config *hippo.Config
 	// Now is the clock; nil means time.Now.
 	Now func() time.Time
+	// DecayClock chooses how strength decays: "wall" (every hour counts,
+	// as seed 000 specifies) or "active" (only hours in which the agent
+	// used its memory count, so nothing fades while an agent is idle). The
+	// choice is recorded in the database and applies to every process that
+	// opens it; "" keeps the recorded choice, wall time by default.
+	DecayClock string
 }
+
+// Decay clocks.
+const (
+	WallClock   = "wall"
+	ActiveClock = "active"
+)
 
 // DB is an open Hippo database. It is safe for concurrent use.
 type DB struct {
@@ -48,6 +60,11 @@ type DB struct {
 	cfg    hippo.Config
 	now    func() time.Time
 	noSync bool
+
+	activeClock bool
+
+	activityMu   sync.Mutex
+	activityHour map[string]int64 // last hour recorded per agent
 
 	lockMu sync.Mutex
 	lock   *ModelLock // cached once recorded; a lock never changes
@@ -117,7 +134,63 @@ func Open(ctx context.Context, path string, opts Options) (*DB, error) {
 		db.Close()
 		return nil, err
 	}
+	if err := db.setDecayClock(ctx, opts.DecayClock); err != nil {
+		db.Close()
+		return nil, err
+	}
 	return db, nil
+}
+
+// setDecayClock records clock when given and reads the recorded one.
+func (db *DB) setDecayClock(ctx context.Context, clock string) error {
+	switch clock {
+	case "":
+	case WallClock, ActiveClock:
+		if _, err := db.write.ExecContext(ctx, `INSERT INTO hippo_meta (key, value) VALUES ('decay_clock', ?)
+			ON CONFLICT (key) DO UPDATE SET value = excluded.value`, clock); err != nil {
+			return fmt.Errorf("record decay clock: %w", err)
+		}
+	default:
+		return hippo.Invalidf("decay_clock", "must be %q or %q, got %q", WallClock, ActiveClock, clock)
+	}
+	var recorded string
+	err := db.read.QueryRowContext(ctx, `SELECT COALESCE((SELECT value FROM hippo_meta WHERE key = 'decay_clock'), '')`).Scan(&recorded)
+	if err != nil {
+		return fmt.Errorf("read decay clock: %w", err)
+	}
+	db.activeClock = recorded == ActiveClock
+	db.activityHour = map[string]int64{}
+	return nil
+}
+
+// DecayClock is the clock strength decays by: WallClock or ActiveClock.
+func (db *DB) DecayClock() string {
+	if db.activeClock {
+		return ActiveClock
+	}
+	return WallClock
+}
+
+// recordActivity notes that agentID is using its memory this hour, for the
+// active decay clock; one write per agent and hour.
+func (db *DB) recordActivity(ctx context.Context, agentID string) error {
+	if !db.activeClock {
+		return nil
+	}
+	hour := db.now().Unix() / 3600
+	db.activityMu.Lock()
+	done := db.activityHour[agentID] == hour
+	db.activityMu.Unlock()
+	if done {
+		return nil
+	}
+	if _, err := db.write.ExecContext(ctx, `INSERT OR IGNORE INTO hippo_activity (agent_id, hour) VALUES (?, ?)`, agentID, hour); err != nil {
+		return fmt.Errorf("record activity: %w", err)
+	}
+	db.activityMu.Lock()
+	db.activityHour[agentID] = hour
+	db.activityMu.Unlock()
+	return nil
 }
 
 // Close closes the database.

@@ -45,6 +45,9 @@ type factPlan struct {
 // embedding request for all facts, at most one classification call, and
 // every change applied in one transaction.
 func (m *Memory) RememberFacts(ctx context.Context, text string) (*hippo.RememberResult, error) {
+	if err := m.touch(ctx); err != nil {
+		return nil, err
+	}
 	cfg := m.cfg
 	if err := hippo.ValidateText("text", text, cfg.MaxFactText); err != nil {
 		return nil, err

@@ -4,8 +4,10 @@ import (
 	"context"
 	"database/sql"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"math"
+	"sort"
 	"strconv"
 	"sync"
 	"time"
@@ -38,7 +40,8 @@ type agentIndex struct {
 	tags    names
 	seq     int64 // last change-log entry folded in
 	loaded  bool
-	reserve int // rows to make room for when the index is created
+	reserve int     // rows to make room for when the index is created
+	active  []int64 // hours of activity, ascending (active decay clock)
 }
 
 // names interns strings to small integers, 1-based so 0 means none.
@@ -87,6 +90,11 @@ func (ai *agentIndex) sync(ctx context.Context, db *DB, agentID string) error {
 	if err := tx.QueryRowContext(ctx, `SELECT COALESCE((SELECT value FROM hippo_meta WHERE key = 'changes_floor'), '0')`).Scan(&floor); err != nil {
 		return fmt.Errorf("read change log: %w", err)
 	}
+	if db.activeClock {
+		if err := ai.syncActivity(ctx, tx, agentID); err != nil {
+			return err
+		}
+	}
 	if f, _ := strconv.ParseInt(floor, 10, 64); !ai.loaded || ai.seq < f {
 		return ai.load(ctx, db, tx, agentID)
 	}
@@ -123,6 +131,11 @@ func (ai *agentIndex) sync(ctx context.Context, db *DB, agentID string) error {
 		// would scan every row of the agent.
 		found := map[string]bool{}
 		err := ai.readRows(ctx, db, tx, `WHERE id IN (`+placeholders(len(batch))+`) AND +agent_id = ?`, args, func(id string) { found[id] = true })
+		if errors.Is(err, errDimension) {
+			// The embedding model was switched (Reembed): every row
+			// changed, so load them all afresh from this snapshot.
+			return ai.load(ctx, db, tx, agentID)
+		}
 		if err != nil {
 			return err
 		}
@@ -154,7 +167,14 @@ func (ai *agentIndex) load(ctx context.Context, db *DB, tx *sql.Tx, agentID stri
 	return nil
 }
 
-// readRows upserts the chunks matched by where into the index.
+// errDimension reports a changed row whose vector length is not the
+// index's.
+var errDimension = errors.New("vector dimension differs from the index")
+
+// readRows upserts the chunks matched by where into the index. When
+// folding in changes (seen is set) a row of another dimension stops it
+// with errDimension, so that the caller rebuilds the index; a whole load
+// skips such rows, which the model lock normally prevents.
 func (ai *agentIndex) readRows(ctx context.Context, db *DB, tx *sql.Tx, where string, args []any, seen func(id string)) error {
 	rows, err := tx.QueryContext(ctx, `SELECT id, scope, kind, embedding, metadata, running_intensity,
 		access_count, last_accessed_at, created_at, superseded_by, superseded_at FROM chunks `+where, args...)
@@ -185,7 +205,10 @@ func (ai *agentIndex) readRows(ctx context.Context, db *DB, tx *sql.Tx, where st
 			ai.idx.Grow(ai.reserve)
 		}
 		if len(buf) != ai.idx.Dim() {
-			continue // another model's vector; the lock normally prevents this
+			if seen != nil {
+				return errDimension
+			}
+			continue
 		}
 		m := chunkMeta{
 			intensity: float32(intensity), decayRate: float32(db.cfg.Lambda / db.cfg.DecayResistance(access)),
@@ -322,10 +345,53 @@ func (f *filter) allows(m *chunkMeta) bool {
 	return true
 }
 
-// strength and recency of a row at now (unix milliseconds).
-func (m *chunkMeta) strength(now int64) float64 {
-	hours := math.Max(0, float64(now-m.lastAccess)/float64(time.Hour/time.Millisecond))
-	return float64(m.intensity) * math.Exp(-float64(m.decayRate)*hours)
+// decayClock gives the hours a chunk has decayed since its last access
+// (unix milliseconds).
+type decayClock func(lastAccess int64) float64
+
+const msPerHour = float64(time.Hour / time.Millisecond)
+
+// clock is the decay clock at now: wall time, or with the active clock only
+// the hours in which the agent was active. Call with ai.mu held.
+func (ai *agentIndex) clock(db *DB, now int64) decayClock {
+	if !db.activeClock {
+		return func(last int64) float64 { return math.Max(0, float64(now-last)/msPerHour) }
+	}
+	hours := ai.active
+	nowH := int64(float64(now) / msPerHour)
+	end := sort.Search(len(hours), func(i int) bool { return hours[i] > nowH })
+	return func(last int64) float64 {
+		lastH := int64(float64(last) / msPerHour)
+		start := sort.Search(len(hours), func(i int) bool { return hours[i] > lastH })
+		return float64(max(0, end-start))
+	}
+}
+
+// strength of a row by clock.
+func (m *chunkMeta) strength(clock decayClock) float64 {
+	return float64(m.intensity) * math.Exp(-float64(m.decayRate)*clock(m.lastAccess))
+}
+
+// syncActivity appends the agent's activity hours recorded since the last
+// sync.
+func (ai *agentIndex) syncActivity(ctx context.Context, tx *sql.Tx, agentID string) error {
+	var after int64 = -1
+	if n := len(ai.active); n > 0 {
+		after = ai.active[n-1]
+	}
+	rows, err := tx.QueryContext(ctx, `SELECT hour FROM hippo_activity WHERE agent_id = ? AND hour > ? ORDER BY hour`, agentID, after)
+	if err != nil {
+		return fmt.Errorf("read activity: %w", err)
+	}
+	defer rows.Close()
+	for rows.Next() {
+		var h int64
+		if err := rows.Scan(&h); err != nil {
+			return err
+		}
+		ai.active = append(ai.active, h)
+	}
+	return rows.Err()
 }
 
 func (m *chunkMeta) recency(cfg hippo.Config, now int64) float64 {
@@ -409,4 +475,19 @@ func (db *DB) BareRead(ctx context.Context, agentID string) (time.Duration, erro
 	start := time.Now()
 	_ = ai.idx.Sum()
 	return time.Since(start), nil
+}
+
+// activeCrossing is when, counting only active hours after lastAccess, h
+// hours had passed: the end of the ceil(h)-th active hour.
+func (ai *agentIndex) activeCrossing(lastAccess int64, h float64) time.Time {
+	lastH := int64(float64(lastAccess) / msPerHour)
+	start := sort.Search(len(ai.active), func(i int) bool { return ai.active[i] > lastH })
+	i := start + int(math.Ceil(h)) - 1
+	if i < start {
+		return time.UnixMilli(lastAccess)
+	}
+	if i >= len(ai.active) {
+		i = len(ai.active) - 1
+	}
+	return time.Unix((ai.active[i]+1)*3600, 0)
 }

@@ -130,6 +130,9 @@ func (m *Memory) scopeClause() (string, []any, bool) {
 
 // StoreMemory implements hippo.MemoryService.
 func (m *Memory) StoreMemory(ctx context.Context, in hippo.StoreInput) (*hippo.StoreResult, error) {
+	if err := m.touch(ctx); err != nil {
+		return nil, err
+	}
 	cfg := m.cfg
 	if err := hippo.ValidateText("content", in.Content, cfg.MaxContent); err != nil {
 		return nil, err
@@ -227,6 +230,9 @@ func (m *Memory) RecallPage(ctx context.Context, in hippo.RecallInput) (*hippo.R
 const MaxOffset = 10_000
 
 func (m *Memory) recall(ctx context.Context, in hippo.RecallInput, stats bool) (*hippo.RecallPage, error) {
+	if err := m.touch(ctx); err != nil {
+		return nil, err
+	}
 	cfg := m.cfg
 	if err := hippo.ValidateText("query", in.Query, cfg.MaxContent); err != nil {
 		return nil, err
@@ -259,6 +265,7 @@ func (m *Memory) recall(ctx context.Context, in hippo.RecallInput, stats bool) (
 	page := &hippo.RecallPage{Results: []hippo.Recalled{}}
 	var hits []vector.Hit[chunkMeta]
 	ai.mu.RLock()
+	clock := ai.clock(m.db, now)
 	if ai.idx != nil {
 		f := ai.recallFilter(in, m.opts.RecallScopes)
 		hits = ai.idx.Search(q, in.Offset+limit, func(c *chunkMeta, cos, bar float64, exact bool) (float64, bool) {
@@ -270,7 +277,7 @@ func (m *Memory) recall(ctx context.Context, in hippo.RecallInput, stats bool) (
 			if !stats && cfg.Score(cos, float64(c.intensity), 1) <= bar {
 				return 0, false
 			}
-			st := c.strength(now)
+			st := c.strength(clock)
 			if st < floor {
 				return 0, false
 			}
@@ -294,7 +301,7 @@ func (m *Memory) recall(ctx context.Context, in hippo.RecallInput, stats bool) (
 	if in.Offset >= len(hits) {
 		return page, nil
 	}
-	page.Results, err = m.retrieve(ctx, hits[in.Offset:], now)
+	page.Results, err = m.retrieve(ctx, hits[in.Offset:], now, clock)
 	return page, err
 }
 
@@ -334,14 +341,14 @@ func (m *Memory) embedQuery(ctx context.Context, text string) ([]float32, error)
 // retrieve applies the retrieval boost to the chosen chunks and reads them
 // back, in one write transaction. Chunks deleted since the search are
 // dropped.
-func (m *Memory) retrieve(ctx context.Context, hits []vector.Hit[chunkMeta], now int64) ([]hippo.Recalled, error) {
+func (m *Memory) retrieve(ctx context.Context, hits []vector.Hit[chunkMeta], now int64, clock decayClock) ([]hippo.Recalled, error) {
 	if len(hits) == 0 {
 		return []hippo.Recalled{}, nil
 	}
 	at := formatTime(time.UnixMilli(now))
 	out := make([]hippo.Recalled, 0, len(hits))
 	err := m.db.lightTx(ctx, func(tx *sql.Tx) error {
-		return m.boost(ctx, tx, hits, at, now, &out)
+		return m.boost(ctx, tx, hits, at, now, clock, &out)
 	})
 	if err != nil {
 		return nil, err
@@ -350,7 +357,7 @@ func (m *Memory) retrieve(ctx context.Context, hits []vector.Hit[chunkMeta], now
 	return out, nil
 }
 
-func (m *Memory) boost(ctx context.Context, tx *sql.Tx, hits []vector.Hit[chunkMeta], at string, now int64, out *[]hippo.Recalled) error {
+func (m *Memory) boost(ctx context.Context, tx *sql.Tx, hits []vector.Hit[chunkMeta], at string, now int64, clock decayClock, out *[]hippo.Recalled) error {
 	for _, h := range hits {
 		if _, err := tx.ExecContext(ctx, `UPDATE chunks SET access_count = access_count + 1,
 			last_accessed_at = ?, running_intensity = MIN(1.0, running_intensity + ?)
@@ -364,7 +371,7 @@ func (m *Memory) boost(ctx context.Context, tx *sql.Tx, hits []vector.Hit[chunkM
 			return err
 		}
 		*out = append(*out, hippo.Recalled{Chunk: c, Similarity: h.Cosine,
-			Strength: h.Meta.strength(now), Recency: h.Meta.recency(m.cfg, now), Score: h.Score})
+			Strength: h.Meta.strength(clock), Recency: h.Meta.recency(m.cfg, now), Score: h.Score})
 	}
 	return nil
 }
@@ -374,6 +381,9 @@ func (m *Memory) boost(ctx context.Context, tx *sql.Tx, hits []vector.Hit[chunkM
 // deleted outright, faded ones included. Superseded chunks are not matched:
 // they come back when what superseded them is forgotten.
 func (m *Memory) Forget(ctx context.Context, in hippo.ForgetInput) (*hippo.ForgetResult, error) {
+	if err := m.touch(ctx); err != nil {
+		return nil, err
+	}
 	cfg := m.cfg
 	if err := hippo.ValidateText("description", in.Description, cfg.MaxContent); err != nil {
 		return nil, err
@@ -503,4 +513,10 @@ func (m *Memory) UpdateChunk(ctx context.Context, id, content string) (*hippo.Ch
 	}
 	m.db.checkpoint(ctx)
 	return c, nil
+}
+
+// touch records that the agent is using its memory now (active decay
+// clock only).
+func (m *Memory) touch(ctx context.Context) error {
+	return m.db.recordActivity(ctx, m.opts.AgentID)
 }

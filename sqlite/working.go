@@ -15,6 +15,9 @@ import (
 // fact with ID id, or else the fact (current or superseded) most similar to
 // query. Each entry says from when until when it was current.
 func (m *Memory) FactHistory(ctx context.Context, query, id string) ([]hippo.HistoryEntry, error) {
+	if err := m.touch(ctx); err != nil {
+		return nil, err
+	}
 	if id == "" {
 		if err := hippo.ValidateText("query", query, m.cfg.MaxFactText); err != nil {
 			return nil, hippo.Invalidf("query", "or id is required")
@@ -99,6 +102,9 @@ func (m *Memory) bestFact(ctx context.Context, query string) (string, error) {
 // 0.0, so that sustained downvotes fade a memory while one does not erase
 // it. IDs that are not the agent's are reported as not found.
 func (m *Memory) Reinforce(ctx context.Context, up, down []string) (*hippo.ReinforceResult, error) {
+	if err := m.touch(ctx); err != nil {
+		return nil, err
+	}
 	if len(up)+len(down) == 0 {
 		return nil, hippo.Invalidf("upvotes", "or downvotes must list at least one chunk ID")
 	}
@@ -150,6 +156,9 @@ func (m *Memory) Blocks(ctx context.Context) ([]BlockInfo, error) {
 
 // DeleteBlock deletes a block of the write scope. ENOTFOUND when missing.
 func (m *Memory) DeleteBlock(ctx context.Context, key string) error {
+	if err := m.touch(ctx); err != nil {
+		return err
+	}
 	if err := hippo.ValidateBlockKey(key); err != nil {
 		return err
 	}
@@ -173,6 +182,9 @@ const maxContextChars = 400_000
 // within a budget: blocks first, then memories by score. What does not fit
 // is listed as left out.
 func (m *Memory) Context(ctx context.Context, in hippo.ContextInput) (*hippo.Context, error) {
+	if err := m.touch(ctx); err != nil {
+		return nil, err
+	}
 	budget := in.MaxChars
 	switch {
 	case in.MaxChars < 0 || in.MaxTokens < 0:
