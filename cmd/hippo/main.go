@@ -109,6 +109,7 @@ go to stderr. Exit codes: 0 success, 1 failure, 2 usage error.`,
 		a.newStoreCommand(),
 		a.newRecallCommand(),
 		a.newForgetCommand(),
+		a.newServeCommand(),
 	)
 	root.InitDefaultCompletionCmd()
 	rejectUnknownSubcommands(root)

@@ -1,0 +1,146 @@
+package main
+
+import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"io"
+	"net/http"
+	"os"
+	"os/exec"
+	"regexp"
+	"strings"
+	"testing"
+	"time"
+
+	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
+)
+
+// TestServeStdio drives `hippo serve --transport stdio` with the MCP SDK's
+// own client, on the offline defaults.
+func TestServeStdio(t *testing.T) {
+	c := newCLI(t)
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	cmd := exec.Command(hippoBin, "serve", "--transport", "stdio")
+	cmd.Env = c.env
+	client := sdk.NewClient(&sdk.Implementation{Name: "test", Version: "1"}, nil)
+	session, err := client.Connect(ctx, &sdk.CommandTransport{Command: cmd}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer session.Close()
+
+	tools, err := session.ListTools(ctx, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var names []string
+	for _, tool := range tools.Tools {
+		names = append(names, tool.Name)
+	}
+	for _, want := range []string{"remember_facts", "store_memory", "recall_memories", "forget_memory",
+		"recall_memory_block", "replace_memory_block", "append_memory_block"} {
+		if !strings.Contains(strings.Join(names, " "), want) {
+			t.Errorf("tool %s missing from %v", want, names)
+		}
+	}
+	call := func(name string, args map[string]any) (*sdk.CallToolResult, string) {
+		t.Helper()
+		res, err := session.CallTool(ctx, &sdk.CallToolParams{Name: name, Arguments: args})
+		if err != nil {
+			t.Fatalf("%s: %v", name, err)
+		}
+		var text strings.Builder
+		for _, c := range res.Content {
+			if tc, ok := c.(*sdk.TextContent); ok {
+				text.WriteString(tc.Text)
+			}
+		}
+		return res, text.String()
+	}
+	if res, text := call("store_memory", map[string]any{"agent_id": "claude", "content": "the staging database is on port 5433"}); res.IsError {
+		t.Fatalf("store: %s", text)
+	}
+	res, text := call("recall_memories", map[string]any{"agent_id": "claude", "query": "which port does staging use"})
+	if res.IsError || !strings.Contains(text, "5433") {
+		t.Fatalf("recall: %s", text)
+	}
+	if res, text := call("recall_memories", map[string]any{"agent_id": "someone-else", "query": "which port does staging use"}); res.IsError || strings.Contains(text, "5433") {
+		t.Fatalf("another agent recalled it: %s", text)
+	}
+	if res, text := call("forget_memory", map[string]any{"agent_id": "claude", "description": "staging database port"}); res.IsError || !strings.Contains(text, "1") {
+		t.Fatalf("forget: %s", text)
+	}
+	if res, _ := call("recall_memories", map[string]any{"agent_id": "claude", "query": "x", "limit": 0}); !res.IsError {
+		t.Error("limit 0 was accepted")
+	}
+	if res, text := call("recall_memory_block", map[string]any{"agent_id": "claude", "key": "persona"}); res.IsError {
+		t.Errorf("missing block is an error: %s", text)
+	}
+}
+
+// TestServeHTTP starts the HTTP server on a free port and checks /health
+// and the bearer token.
+func TestServeHTTP(t *testing.T) {
+	c := newCLI(t)
+	cmd := exec.Command(hippoBin, "serve", "--addr", "127.0.0.1:0", "--auth-token", "s3cret")
+	cmd.Env = c.env
+	stderr, err := cmd.StderrPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer func() {
+		cmd.Process.Signal(os.Interrupt)
+		done := make(chan error, 1)
+		go func() { done <- cmd.Wait() }()
+		select {
+		case err := <-done:
+			if err != nil {
+				t.Errorf("serve did not shut down cleanly: %v", err)
+			}
+		case <-time.After(20 * time.Second):
+			cmd.Process.Kill()
+			t.Error("serve did not stop on SIGINT")
+		}
+	}()
+	urlRe := regexp.MustCompile(`http://127\.0\.0\.1:\d+`)
+	sc := bufio.NewScanner(stderr)
+	var base string
+	var logs strings.Builder
+	for sc.Scan() {
+		logs.WriteString(sc.Text() + "\n")
+		if m := urlRe.FindString(sc.Text()); m != "" {
+			base = m
+			break
+		}
+	}
+	go io.Copy(io.Discard, stderr)
+	if base == "" {
+		t.Fatalf("no URL printed:\n%s", logs.String())
+	}
+	if strings.Contains(logs.String(), "s3cret") {
+		t.Error("the auth token was logged")
+	}
+	resp, err := http.Get(base + "/health")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var health map[string]any
+	json.NewDecoder(resp.Body).Decode(&health)
+	resp.Body.Close()
+	if health["status"] != "ok" {
+		t.Errorf("health = %v", health)
+	}
+	resp, err = http.Post(base+"/mcp", "application/json", strings.NewReader(`{}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusUnauthorized {
+		t.Errorf("/mcp without token = %d, want 401", resp.StatusCode)
+	}
+}

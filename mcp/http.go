@@ -1,0 +1,230 @@
+package mcp
+
+import (
+	"bytes"
+	"context"
+	"crypto/sha256"
+	"crypto/subtle"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"net/netip"
+	"net/url"
+	"strings"
+	"time"
+
+	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
+)
+
+// Handler serves the server over HTTP:
+//
+//	/mcp                           Streamable HTTP (the current transport)
+//	GET /sse                       legacy HTTP+SSE: opens a session; its
+//	                               first event is the endpoint
+//	                               /messages?sessionId=<id>
+//	POST /messages?sessionId=<id>  a message for that session; the reply
+//	                               arrives on the stream (POST /sse with
+//	                               the same query works too)
+//	GET /health                    {"status":"ok","version":...,"db":"ok"}
+//
+// Every MCP endpoint checks the Origin and Host headers and, when
+// Config.AuthToken is set, the bearer token, and bounds the request body.
+// The same Handler must serve every request: sessions live in it.
+func (s *Server) Handler() http.Handler { return s.handler }
+
+func (s *Server) newHandler() http.Handler {
+	streamable := sdk.NewStreamableHTTPHandler(func(*http.Request) *sdk.Server { return s.mcp },
+		&sdk.StreamableHTTPOptions{Logger: s.sdkLog, MaxRequestBodyBytes: s.cfg.MaxBodyBytes})
+	s.sse = newSSEHandler(s)
+
+	mux := http.NewServeMux()
+	mux.Handle("/mcp", s.guard(streamable))
+	mux.Handle("/sse", s.guard(http.HandlerFunc(s.sse.stream)))
+	mux.Handle("/messages", s.guard(http.HandlerFunc(s.sse.message)))
+	mux.HandleFunc("GET /health", s.health)
+	return mux
+}
+
+// guard applies the checks every MCP endpoint needs, cheapest first:
+// Origin, bearer token, body size. It reads the body whole (it is small),
+// so an oversized one is refused with 413 whatever the transport does
+// with it. (Once the body is read, net/http lifts the read deadline: the
+// server's ReadTimeout does not cut SSE streams or long tool calls.)
+func (s *Server) guard(next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if origin := r.Header.Get("Origin"); origin != "" && !s.originAllowed(origin) {
+			http.Error(w, "forbidden: origin not allowed", http.StatusForbidden)
+			return
+		}
+		// A page that rebinds its own domain name to 127.0.0.1 reaches a
+		// loopback listener with its domain in Host.
+		if local, ok := r.Context().Value(http.LocalAddrContextKey).(net.Addr); ok && isLoopbackAddr(local) && !isLoopbackHost(hostOnly(r.Host)) {
+			http.Error(w, "forbidden: invalid Host header", http.StatusForbidden)
+			return
+		}
+		if s.cfg.AuthToken != "" && !s.authorized(r) {
+			w.Header().Set("WWW-Authenticate", `Bearer realm="hippo"`)
+			http.Error(w, "unauthorized: a valid bearer token is required", http.StatusUnauthorized)
+			return
+		}
+		max := s.cfg.MaxBodyBytes
+		if r.ContentLength > max {
+			tooLarge(w, max)
+			return
+		}
+		var body []byte
+		if r.Body != nil && r.Body != http.NoBody {
+			var err error
+			body, err = io.ReadAll(http.MaxBytesReader(w, r.Body, max))
+			if err != nil {
+				var mbe *http.MaxBytesError
+				if errors.As(err, &mbe) {
+					tooLarge(w, max)
+					return
+				}
+				http.Error(w, "cannot read request body", http.StatusBadRequest)
+				return
+			}
+			r.Body = io.NopCloser(bytes.NewReader(body))
+		}
+		if r.Method != http.MethodGet && !isListen(body) {
+			// Calls are answered within their POST (Streamable HTTP), or
+			// counted by their SSE session; streams are not work.
+			s.requests.Add(1)
+			defer s.requests.Add(-1)
+		}
+		next.ServeHTTP(w, r)
+	})
+}
+
+// isListen reports whether body is a subscriptions/listen request: a
+// POST that stays open as a notification stream.
+func isListen(body []byte) bool {
+	var req struct {
+		Method string `json:"method"`
+	}
+	return json.Unmarshal(body, &req) == nil && req.Method == "subscriptions/listen"
+}
+
+func tooLarge(w http.ResponseWriter, max int64) {
+	http.Error(w, fmt.Sprintf("request body too large: at most %d bytes", max), http.StatusRequestEntityTooLarge)
+}
+
+// authorized reports whether r carries the bearer token. Both sides are
+// hashed first so the comparison takes the same time whatever the length.
+func (s *Server) authorized(r *http.Request) bool {
+	scheme, token, ok := strings.Cut(r.Header.Get("Authorization"), " ")
+	if !ok || !strings.EqualFold(scheme, "Bearer") {
+		return false
+	}
+	got := sha256.Sum256([]byte(strings.TrimSpace(token)))
+	want := sha256.Sum256([]byte(s.cfg.AuthToken))
+	return subtle.ConstantTimeCompare(got[:], want[:]) == 1
+}
+
+// originAllowed reports whether a browser at origin may call the server:
+// loopback origins always (a page served from this machine), others only
+// when listed in Config.AllowedOrigins. This is the DNS-rebinding
+// protection the MCP specification asks for.
+func (s *Server) originAllowed(origin string) bool {
+	o, err := normalizeOrigin(origin)
+	if err != nil {
+		return false
+	}
+	if s.origins[o] {
+		return true
+	}
+	u, _ := url.Parse(o)
+	return isLoopbackHost(u.Hostname())
+}
+
+// parseOrigins normalizes the allowed origins.
+func parseOrigins(list []string) (map[string]bool, error) {
+	out := make(map[string]bool, len(list))
+	for _, o := range list {
+		n, err := normalizeOrigin(o)
+		if err != nil {
+			return nil, fmt.Errorf("mcp: allowed origin %q: %w", o, err)
+		}
+		out[n] = true
+	}
+	return out, nil
+}
+
+// normalizeOrigin returns origin as lower-case scheme://host[:port], with
+// the default port dropped.
+func normalizeOrigin(origin string) (string, error) {
+	u, err := url.Parse(strings.TrimSuffix(strings.TrimSpace(origin), "/"))
+	if err != nil {
+		return "", err
+	}
+	scheme := strings.ToLower(u.Scheme)
+	if scheme != "http" && scheme != "https" {
+		return "", errors.New("must be an http or https origin such as https://app.example.com")
+	}
+	if u.Host == "" || u.User != nil || (u.Path != "" && u.Path != "/") || u.RawQuery != "" || u.Fragment != "" {
+		return "", errors.New("must be scheme://host[:port] with nothing after it")
+	}
+	host, port := strings.ToLower(u.Hostname()), u.Port()
+	if (scheme == "http" && port == "80") || (scheme == "https" && port == "443") {
+		port = ""
+	}
+	if strings.Contains(host, ":") {
+		host = "[" + host + "]"
+	}
+	if port != "" {
+		host += ":" + port
+	}
+	return scheme + "://" + host, nil
+}
+
+// isLoopbackHost reports whether host is localhost or a loopback address.
+func isLoopbackHost(host string) bool {
+	host = strings.TrimSuffix(strings.ToLower(host), ".")
+	if host == "localhost" || strings.HasSuffix(host, ".localhost") {
+		return true
+	}
+	ip, err := netip.ParseAddr(strings.Trim(host, "[]"))
+	return err == nil && ip.Unmap().IsLoopback()
+}
+
+// hostOnly strips the port from a Host header.
+func hostOnly(hostport string) string {
+	if host, _, err := net.SplitHostPort(hostport); err == nil {
+		return host
+	}
+	return hostport
+}
+
+// isLoopbackAddr reports whether a listener address only accepts local
+// connections.
+func isLoopbackAddr(addr net.Addr) bool {
+	switch a := addr.(type) {
+	case *net.TCPAddr:
+		return a.IP.IsLoopback()
+	case *net.UnixAddr:
+		return true
+	}
+	host, _, err := net.SplitHostPort(addr.String())
+	return err == nil && isLoopbackHost(host)
+}
+
+// health reports that the server runs and whether the database answers.
+func (s *Server) health(w http.ResponseWriter, r *http.Request) {
+	ctx, cancel := context.WithTimeout(r.Context(), 2*time.Second)
+	defer cancel()
+	body := map[string]string{"status": "ok", "version": s.cfg.Version, "db": "ok"}
+	status := http.StatusOK
+	if err := s.cfg.DB.Ping(ctx); err != nil {
+		s.log.Warn("health: database does not answer", "error", err)
+		body["status"], body["db"] = "error", "error"
+		status = http.StatusServiceUnavailable
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Cache-Control", "no-store")
+	w.WriteHeader(status)
+	json.NewEncoder(w).Encode(body)
+}

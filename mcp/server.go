@@ -1,0 +1,373 @@
+// Package mcp serves Hippo's agent tools over the Model Context Protocol,
+// with the official Go SDK: over stdio, Streamable HTTP (/mcp) and the
+// legacy HTTP+SSE transport (/sse, /messages), to any number of clients at
+// once on one database.
+//
+// The tools are those of package tools, with two arguments added to each:
+// a required agent_id, which selects whose memory the call works on, and
+// an optional scope:
+//
+//   - scope set: writes (store_memory, remember_facts, the block tools) go
+//     to that scope, and recall_memories and forget_memory search only it.
+//   - scope omitted, null or "": writes go to the global scope "", and
+//     recall_memories and forget_memory search every scope of the agent.
+//
+// Either way the write scope is the one that counts for deduplication,
+// for supersession of facts and for blocks: a block, like a fact, lives in
+// exactly one scope. recall_conversation ignores scope.
+package mcp
+
+import (
+	"bytes"
+	"context"
+	"crypto/rand"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net/http"
+	"runtime/debug"
+	"slices"
+	"strings"
+	"sync/atomic"
+	"time"
+	"unicode"
+
+	"github.com/google/jsonschema-go/jsonschema"
+	"github.com/hippo-mem/hippo"
+	"github.com/hippo-mem/hippo/sqlite"
+	"github.com/hippo-mem/hippo/tools"
+	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
+)
+
+// DefaultMaxBodyBytes bounds HTTP request bodies when Config.MaxBodyBytes
+// is zero.
+const DefaultMaxBodyBytes = 4 << 20
+
+// DefaultShutdownTimeout is how long a graceful shutdown waits for
+// in-flight calls when Config.ShutdownTimeout is zero.
+const DefaultShutdownTimeout = 10 * time.Second
+
+// Config configures NewServer.
+type Config struct {
+	// DB is the database every agent's memory lives in; required. The
+	// Server does not close it.
+	DB *sqlite.DB
+	// Embedder embeds stored content and queries; required.
+	Embedder hippo.Embedder
+	// Extractor and Classifier serve remember_facts; without an Extractor
+	// remember_facts returns an error result.
+	Extractor  hippo.Extractor
+	Classifier hippo.Classifier
+	// MessagesTable, if set, enables recall_conversation over that table
+	// and its <table>_fts index.
+	MessagesTable string
+
+	// AuthToken, if set, is required as "Authorization: Bearer <token>" on
+	// every MCP endpoint (/mcp, /sse, /messages). /health stays open.
+	AuthToken string
+	// AllowedOrigins are browser origins ("https://app.example.com")
+	// accepted besides loopback ones. A request with any other Origin
+	// header is refused.
+	AllowedOrigins []string
+	// Insecure allows listening on a non-loopback address without an
+	// AuthToken.
+	Insecure bool
+	// MaxBodyBytes bounds HTTP request bodies; 0 means DefaultMaxBodyBytes.
+	MaxBodyBytes int64
+	// ShutdownTimeout bounds a graceful shutdown; 0 means
+	// DefaultShutdownTimeout.
+	ShutdownTimeout time.Duration
+
+	// Logger receives server events and the details of internal errors;
+	// nil discards them. Tool arguments, tokens and keys are never logged.
+	Logger *slog.Logger
+	// Version is reported to clients and by /health.
+	Version string
+}
+
+// Server is the MCP server: Hippo's tools on an SDK server shared by every
+// HTTP session (each stdio connection gets its own). It is safe for
+// concurrent use.
+type Server struct {
+	cfg     Config
+	log     *slog.Logger
+	sdkLog  *slog.Logger // for the SDK: quieter
+	mcp     *sdk.Server  // shared by every HTTP session
+	tools   tools.Set
+	origins map[string]bool
+	handler http.Handler
+	sse     *sseHandler
+	// requests counts HTTP requests in progress other than streams.
+	requests atomic.Int64
+	// readTimeout is the http.Server's ReadTimeout; tests shorten it.
+	readTimeout time.Duration
+}
+
+// NewServer checks cfg and builds the server and its tools.
+func NewServer(cfg Config) (*Server, error) {
+	if cfg.DB == nil {
+		return nil, errors.New("mcp: Config.DB is required")
+	}
+	if cfg.Embedder == nil {
+		return nil, errors.New("mcp: Config.Embedder is required")
+	}
+	if cfg.MessagesTable != "" {
+		if err := sqlite.ValidateTableName(cfg.MessagesTable); err != nil {
+			return nil, fmt.Errorf("mcp: %w", err)
+		}
+	}
+	if cfg.AuthToken != "" && strings.IndexFunc(cfg.AuthToken, func(r rune) bool {
+		return unicode.IsSpace(r) || unicode.IsControl(r) || r > unicode.MaxASCII
+	}) >= 0 {
+		return nil, errors.New("mcp: the auth token must be printable ASCII without spaces")
+	}
+	origins, err := parseOrigins(cfg.AllowedOrigins)
+	if err != nil {
+		return nil, err
+	}
+	if cfg.MaxBodyBytes <= 0 {
+		cfg.MaxBodyBytes = DefaultMaxBodyBytes
+	}
+	if cfg.ShutdownTimeout <= 0 {
+		cfg.ShutdownTimeout = DefaultShutdownTimeout
+	}
+	if cfg.Version == "" {
+		cfg.Version = "dev"
+	}
+	log := cfg.Logger
+	if log == nil {
+		log = slog.New(slog.DiscardHandler)
+	}
+
+	s := &Server{cfg: cfg, log: log, origins: origins, readTimeout: readTimeout,
+		sdkLog: slog.New(quietHandler{log.Handler()}).With("component", "mcp-sdk")}
+	// The tools run over whatever memory the call put in its context, so
+	// one set serves every agent and scope.
+	s.tools = tools.New(contextMemory{}, tools.Options{Conversation: cfg.MessagesTable != "", Config: cfg.DB.Config()})
+	s.mcp = s.newMCP()
+	s.handler = s.newHandler()
+	return s, nil
+}
+
+// newMCP returns an SDK server with the tools. HTTP sessions share one;
+// each ServeStdio has its own, so that shutting HTTP down leaves it alone.
+func (s *Server) newMCP() *sdk.Server {
+	srv := sdk.NewServer(&sdk.Implementation{Name: "hippo", Title: "Hippo", Version: s.cfg.Version}, &sdk.ServerOptions{
+		Instructions: instructions,
+		Logger:       s.sdkLog,
+		// No logging capability: the server sends no log messages. The
+		// tool list never changes: no list-changed notifications.
+		Capabilities: &sdk.ServerCapabilities{Tools: &sdk.ToolCapabilities{}},
+	})
+	for _, t := range s.tools {
+		srv.AddTool(sdkTool(t), s.toolHandler(t))
+	}
+	return srv
+}
+
+// instructions tell clients what every tool call needs.
+const instructions = `Hippo is persistent memory. Every tool takes agent_id, which names whose memory to use: pass the same agent_id in every call. The optional scope partitions an agent's memory (a project, a user, a channel): with a scope, writes go to it and recall_memories and forget_memory search only it; without one, writes go to the global scope and searches cover all of the agent's scopes.`
+
+// Tools returns the names of the tools the server exposes.
+func (s *Server) Tools() []string { return s.tools.Names() }
+
+// sdkTool describes t to MCP: its schema with agent_id and scope added.
+func sdkTool(t tools.Tool) *sdk.Tool {
+	closed := false
+	destructive := t.Destructive
+	return &sdk.Tool{
+		Name:        t.Name,
+		Description: t.Description,
+		InputSchema: withAgentArgs(t.InputSchema),
+		Annotations: &sdk.ToolAnnotations{
+			ReadOnlyHint:    t.ReadOnly,
+			DestructiveHint: &destructive,
+			OpenWorldHint:   &closed,
+		},
+	}
+}
+
+// withAgentArgs returns a copy of schema with a required agent_id and an
+// optional scope in front of the tool's own properties.
+func withAgentArgs(schema *jsonschema.Schema) *jsonschema.Schema {
+	s := schema.CloneSchemas()
+	props := make(map[string]*jsonschema.Schema, len(s.Properties)+2)
+	for k, v := range s.Properties {
+		props[k] = v
+	}
+	props["agent_id"] = &jsonschema.Schema{
+		Type:        "string",
+		Description: "Whose memory to use: a stable identifier of the agent, the same in every call. At most 128 characters, no control characters.",
+		MinLength:   jsonschema.Ptr(1),
+		MaxLength:   jsonschema.Ptr(hippo.MaxIDLength),
+	}
+	props["scope"] = &jsonschema.Schema{
+		Type:        "string",
+		Description: "Optional partition of the agent's memory, such as a project or a user. Given: writes go to this scope and searches cover only it. Omitted: writes go to the global scope and searches cover all of the agent's scopes.",
+		MaxLength:   jsonschema.Ptr(hippo.MaxIDLength),
+	}
+	s.Properties = props
+	s.PropertyOrder = append([]string{"agent_id", "scope"}, s.PropertyOrder...)
+	s.Required = append([]string{"agent_id"}, slices.DeleteFunc(slices.Clone(s.Required), func(n string) bool {
+		return n == "agent_id" || n == "scope"
+	})...)
+	return s
+}
+
+// toolHandler runs t for one call: it takes agent_id and scope out of the
+// arguments, binds the agent's memory to the context and passes the rest
+// to the tool. It never returns a protocol error: every failure is a
+// result with isError set.
+func (s *Server) toolHandler(t tools.Tool) sdk.ToolHandler {
+	return func(ctx context.Context, req *sdk.CallToolRequest) (res *sdk.CallToolResult, _ error) {
+		start := time.Now()
+		defer func() {
+			if p := recover(); p != nil {
+				res = s.internalError(t.Name, fmt.Errorf("panic: %v\n%s", p, debug.Stack()))
+			}
+		}()
+
+		var raw json.RawMessage
+		if req != nil && req.Params != nil {
+			raw = req.Params.Arguments
+		}
+		agent, opts, rest, err := splitArgs(raw)
+		if err != nil {
+			return errorResult(err), nil
+		}
+		mem, err := s.cfg.DB.Memory(sqlite.MemoryOptions{
+			AgentID: agent, Scope: opts.Scope, RecallScopes: opts.RecallScopes,
+			MessagesTable: s.cfg.MessagesTable,
+			Embedder:      s.cfg.Embedder, Extractor: s.cfg.Extractor, Classifier: s.cfg.Classifier,
+		})
+		if err != nil {
+			return errorResult(err), nil
+		}
+		out, err := t.Handler(withMemory(ctx, mem), rest)
+		if err != nil {
+			return s.internalError(t.Name, err), nil
+		}
+		s.log.Debug("tool call", "tool", t.Name, "agent_id", agent, "is_error", out.IsError,
+			"duration", time.Since(start).Round(time.Millisecond))
+		return &sdk.CallToolResult{
+			Content:           []sdk.Content{&sdk.TextContent{Text: out.Text}},
+			StructuredContent: out.Details,
+			IsError:           out.IsError,
+		}, nil
+	}
+}
+
+// scopeOptions is how a call's scope argument binds the memory.
+type scopeOptions struct {
+	Scope        string
+	RecallScopes []string // nil: every scope of the agent
+}
+
+// splitArgs takes agent_id and scope out of a call's arguments and returns
+// the remaining arguments for the tool.
+func splitArgs(raw json.RawMessage) (agent string, opts scopeOptions, rest json.RawMessage, err error) {
+	if len(raw) > tools.MaxInputBytes {
+		return "", opts, nil, hippo.Errorf(hippo.EINVALID, "input is %d bytes, more than the %d allowed", len(raw), tools.MaxInputBytes)
+	}
+	data := bytes.TrimSpace(raw)
+	if len(data) == 0 || string(data) == "null" {
+		data = []byte("{}")
+	}
+	var args map[string]json.RawMessage
+	if err := json.Unmarshal(data, &args); err != nil {
+		return "", opts, nil, hippo.Errorf(hippo.EINVALID, "arguments must be a JSON object")
+	}
+	if args == nil {
+		args = map[string]json.RawMessage{}
+	}
+
+	v, ok := args["agent_id"]
+	if !ok || string(bytes.TrimSpace(v)) == "null" {
+		return "", opts, nil, hippo.Invalidf("agent_id", "is required")
+	}
+	if err := json.Unmarshal(v, &agent); err != nil {
+		return "", opts, nil, hippo.Invalidf("agent_id", "must be a string")
+	}
+	if err := hippo.ValidateAgentID(agent); err != nil {
+		return "", opts, nil, err
+	}
+
+	if v, ok := args["scope"]; ok && string(bytes.TrimSpace(v)) != "null" {
+		var scope string
+		if err := json.Unmarshal(v, &scope); err != nil {
+			return "", opts, nil, hippo.Invalidf("scope", "must be a string")
+		}
+		if err := hippo.ValidateScope(scope); err != nil {
+			return "", opts, nil, err
+		}
+		if scope != "" {
+			opts = scopeOptions{Scope: scope, RecallScopes: []string{scope}}
+		}
+	}
+
+	delete(args, "agent_id")
+	delete(args, "scope")
+	rest, err = json.Marshal(args)
+	if err != nil {
+		return "", opts, nil, hippo.Errorf(hippo.EINVALID, "arguments must be a JSON object")
+	}
+	return agent, opts, rest, nil
+}
+
+// errorResult reports an expected failure the way package tools does.
+func errorResult(err error) *sdk.CallToolResult {
+	d := tools.ErrorDetails{Error: hippo.ErrorCode(err), Message: hippo.ErrorMessage(err)}
+	var e *hippo.Error
+	if errors.As(err, &e) {
+		d.Field = e.Field
+	}
+	return &sdk.CallToolResult{
+		Content:           []sdk.Content{&sdk.TextContent{Text: d.Message}},
+		StructuredContent: d,
+		IsError:           true,
+	}
+}
+
+// internalError logs err under a fresh reference and returns a result
+// that shows only the reference: internal details (paths, provider
+// replies) are for the operator, not the model.
+func (s *Server) internalError(tool string, err error) *sdk.CallToolResult {
+	ref := strings.ToLower(rand.Text()[:8])
+	s.log.Error("tool call failed", "tool", tool, "ref", ref, "error", err)
+	msg := fmt.Sprintf("internal error in %s (ref %s): Hippo could not complete the call; try again later", tool, ref)
+	return &sdk.CallToolResult{
+		Content:           []sdk.Content{&sdk.TextContent{Text: msg}},
+		StructuredContent: tools.ErrorDetails{Error: hippo.EINTERNAL, Message: msg},
+		IsError:           true,
+	}
+}
+
+// quietHandler turns the SDK's Info records into Debug ones: it logs
+// every session's start and end, and under the newest protocol every
+// request is a session.
+type quietHandler struct{ slog.Handler }
+
+func (h quietHandler) Enabled(ctx context.Context, l slog.Level) bool {
+	return h.Handler.Enabled(ctx, quiet(l))
+}
+
+func (h quietHandler) Handle(ctx context.Context, r slog.Record) error {
+	r.Level = quiet(r.Level)
+	return h.Handler.Handle(ctx, r)
+}
+
+func (h quietHandler) WithAttrs(attrs []slog.Attr) slog.Handler {
+	return quietHandler{h.Handler.WithAttrs(attrs)}
+}
+
+func (h quietHandler) WithGroup(name string) slog.Handler {
+	return quietHandler{h.Handler.WithGroup(name)}
+}
+
+func quiet(l slog.Level) slog.Level {
+	if l == slog.LevelInfo {
+		return slog.LevelDebug
+	}
+	return l
+}
