@@ -22,19 +22,19 @@ type appendDetails struct {
 	Created bool `json:"created"`
 }
 
-func appendMemoryBlock(svc hippo.MemoryService, cfg hippo.Config) Tool {
+func appendMemoryBlock(r resolver, cfg hippo.Config) Tool {
 	schema := inputSchema[AppendMemoryBlockInput](func(p map[string]*jsonschema.Schema) {
 		keySchema(p["key"])
 		textSchema(p["text"], cfg.MaxBlockValue)
 	})
-	return newTool(Tool{
+	return newTool(r, Tool{
 		Name: "append_memory_block",
 		Description: fmt.Sprintf(`Add text at the end of a memory block, on a new line, creating the block if it does not exist. Blocks are named working memory that stays relevant in every conversation, such as "persona" (who you are), "human" (who the user is) or "objectives" (what you are working towards); keep them short and current.
 
 Use replace_memory_block to change or remove text already in a block. Things that matter only when they come up belong in remember_facts (claims about the user) or store_memory (content to keep verbatim), which are searched with recall_memories.
 
 Returns whether the block was created and its new length. A block holds at most %d characters.`, cfg.MaxBlockValue),
-	}, schema, func(ctx context.Context, in AppendMemoryBlockInput) (*Result, error) {
+	}, schema, func(ctx context.Context, svc hippo.MemoryService, in AppendMemoryBlockInput) (*Result, error) {
 		// Only to report whether the block is new: a concurrent writer can
 		// make this stale, never wrong about the block's content.
 		before, err := svc.Block(ctx, in.Key)

@@ -25,7 +25,7 @@ type forgetDetails struct {
 	Resurrected []string `json:"resurrected"`
 }
 
-func forgetMemory(svc hippo.MemoryService, cfg hippo.Config) Tool {
+func forgetMemory(r resolver, cfg hippo.Config) Tool {
 	schema := inputSchema[ForgetMemoryInput](func(p map[string]*jsonschema.Schema) {
 		textSchema(p["description"], cfg.MaxContent)
 		th := p["threshold"]
@@ -33,7 +33,7 @@ func forgetMemory(svc hippo.MemoryService, cfg hippo.Config) Tool {
 		th.Maximum = jsonschema.Ptr(1.0)
 		th.Default = []byte(fmt.Sprint(cfg.ForgetThreshold))
 	})
-	return newTool(Tool{
+	return newTool(r, Tool{
 		Name:        "forget_memory",
 		Destructive: true,
 		Description: fmt.Sprintf(`Permanently delete every stored fact and memory that matches a description by meaning. Use it when the user asks you to forget something, or when something stored is wrong and should not come back. It cannot be undone and leaves no record. If a deleted fact had replaced an older one, the older fact becomes current again.
@@ -41,7 +41,7 @@ func forgetMemory(svc hippo.MemoryService, cfg hippo.Config) Tool {
 Every fact and memory whose similarity to the description is at least threshold (greater than 0, at most 1, default %.2g) is deleted; raise the threshold to delete less. Be specific. To correct a fact, remember_facts with the new information is usually enough: it supersedes the old one. Memory blocks are not affected; edit them with replace_memory_block.
 
 Returns the deleted items, or says that nothing matched.`, cfg.ForgetThreshold),
-	}, schema, func(ctx context.Context, in ForgetMemoryInput) (*Result, error) {
+	}, schema, func(ctx context.Context, svc hippo.MemoryService, in ForgetMemoryInput) (*Result, error) {
 		threshold := cfg.ForgetThreshold
 		if in.Threshold != nil {
 			if *in.Threshold == 0 {

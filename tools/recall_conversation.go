@@ -21,18 +21,18 @@ type conversationDetails struct {
 	Messages []hippo.ConversationHit `json:"messages"`
 }
 
-func recallConversation(svc hippo.MemoryService, cfg hippo.Config) Tool {
+func recallConversation(r resolver, cfg hippo.Config) Tool {
 	schema := inputSchema[RecallConversationInput](func(p map[string]*jsonschema.Schema) {
 		textSchema(p["query"], cfg.MaxFactText)
 		limitSchema(p["limit"], cfg)
 	})
-	return newTool(Tool{
+	return newTool(r, Tool{
 		Name:     "recall_conversation",
 		ReadOnly: true,
 		Description: fmt.Sprintf(`Search past conversation messages by keywords (full-text search, not by meaning), for the exact wording of something said earlier: a name, a number, a quote, a link. A message matches when it contains any of the query's words; messages containing more of them rank first. Punctuation and search operators in the query are ignored.
 
 limit is 1 to %d, default %d. Returns the matching messages, best first, with their role and time. For what was learned from past conversations (preferences, decisions, facts) recall_memories is usually the better tool.`, cfg.MaxLimit, cfg.DefaultLimit),
-	}, schema, func(ctx context.Context, in RecallConversationInput) (*Result, error) {
+	}, schema, func(ctx context.Context, svc hippo.MemoryService, in RecallConversationInput) (*Result, error) {
 		limit, err := checkLimit(in.Limit, cfg)
 		if err != nil {
 			return nil, err

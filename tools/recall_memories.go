@@ -32,13 +32,13 @@ type recalledDetail struct {
 	Recency    float64 `json:"recency"`
 }
 
-func recallMemories(svc hippo.MemoryService, cfg hippo.Config) Tool {
+func recallMemories(r resolver, cfg hippo.Config) Tool {
 	schema := inputSchema[RecallMemoriesInput](func(p map[string]*jsonschema.Schema) {
 		textSchema(p["query"], cfg.MaxContent)
 		limitSchema(p["limit"], cfg)
 		p["kind"].Enum = []any{string(hippo.KindFact), string(hippo.KindMemory)}
 	})
-	return newTool(Tool{
+	return newTool(r, Tool{
 		Name:     "recall_memories",
 		ReadOnly: true,
 		Description: fmt.Sprintf(`Search stored facts and memories by meaning. Results are ranked by relevance to the query, by strength (what is used often or was stated strongly stays strong; everything else fades, and recalling something strengthens it) and by recency. Superseded facts and anything that has faded away are left out.
@@ -46,7 +46,7 @@ func recallMemories(svc hippo.MemoryService, cfg hippo.Config) Tool {
 Use it before answering anything that may depend on what you learned earlier: the user's preferences and circumstances, past decisions, earlier work. Phrase the query as what you want to know. kind restricts results to "fact" or "memory". limit is 1 to %d, default %d.
 
 Returns a numbered list: kind, content, score (0 to 1, higher is better) and a short id of each result. Memory blocks are not searched here (use recall_memory_block), nor past messages (use recall_conversation).`, cfg.MaxLimit, cfg.DefaultLimit),
-	}, schema, func(ctx context.Context, in RecallMemoriesInput) (*Result, error) {
+	}, schema, func(ctx context.Context, svc hippo.MemoryService, in RecallMemoriesInput) (*Result, error) {
 		limit, err := checkLimit(in.Limit, cfg)
 		if err != nil {
 			return nil, err

@@ -28,17 +28,17 @@ func newBlockDetails(key string, b *hippo.Block) blockDetails {
 	return blockDetails{Key: b.Key, Value: &b.Value, UpdatedAt: timeString(b.UpdatedAt)}
 }
 
-func recallMemoryBlock(svc hippo.MemoryService, _ hippo.Config) Tool {
+func recallMemoryBlock(r resolver, _ hippo.Config) Tool {
 	schema := inputSchema[RecallMemoryBlockInput](func(p map[string]*jsonschema.Schema) {
 		keySchema(p["key"])
 	})
-	return newTool(Tool{
+	return newTool(r, Tool{
 		Name:     "recall_memory_block",
 		ReadOnly: true,
 		Description: `Read a memory block. Blocks are named pieces of working memory that stay relevant in every conversation, such as "persona" (who you are and how you behave), "human" (who the user is) or "objectives" (what you are working towards). They are read whole by exact name, not searched.
 
 Returns the block's full text. A block that does not exist is not an error: the result says so, and append_memory_block creates it. To find facts and memories by meaning use recall_memories.`,
-	}, schema, func(ctx context.Context, in RecallMemoryBlockInput) (*Result, error) {
+	}, schema, func(ctx context.Context, svc hippo.MemoryService, in RecallMemoryBlockInput) (*Result, error) {
 		b, err := svc.Block(ctx, in.Key)
 		if err != nil {
 			return nil, err

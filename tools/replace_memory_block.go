@@ -22,13 +22,13 @@ type replaceDetails struct {
 	Replacements int `json:"replacements"`
 }
 
-func replaceMemoryBlock(svc hippo.MemoryService, cfg hippo.Config) Tool {
+func replaceMemoryBlock(r resolver, cfg hippo.Config) Tool {
 	schema := inputSchema[ReplaceMemoryBlockInput](func(p map[string]*jsonschema.Schema) {
 		keySchema(p["key"])
 		textSchema(p["old_text"], cfg.MaxBlockValue)
 		p["new_text"].MaxLength = jsonschema.Ptr(cfg.MaxBlockValue)
 	})
-	return newTool(Tool{
+	return newTool(r, Tool{
 		Name:        "replace_memory_block",
 		Destructive: true,
 		Description: fmt.Sprintf(`Edit a memory block in place: every occurrence of old_text in the block becomes new_text; an empty new_text deletes it. Use it to keep working memory current, e.g. replace "Current goal: ship v1" with "Current goal: ship v2", or remove a line that no longer holds.
@@ -36,7 +36,7 @@ func replaceMemoryBlock(svc hippo.MemoryService, cfg hippo.Config) Tool {
 old_text must match the block's text exactly, including case and whitespace; read the block with recall_memory_block first if unsure. It fails, changing nothing, when the block does not exist or old_text does not occur in it. To add text use append_memory_block.
 
 Returns how many occurrences were replaced. A block holds at most %d characters.`, cfg.MaxBlockValue),
-	}, schema, func(ctx context.Context, in ReplaceMemoryBlockInput) (*Result, error) {
+	}, schema, func(ctx context.Context, svc hippo.MemoryService, in ReplaceMemoryBlockInput) (*Result, error) {
 		b, n, err := svc.ReplaceBlock(ctx, in.Key, in.OldText, in.NewText)
 		if err != nil {
 			return nil, err

@@ -23,7 +23,7 @@ type storeDetails struct {
 	Memory    chunkDetails `json:"memory"`
 }
 
-func storeMemory(svc hippo.MemoryService, cfg hippo.Config) Tool {
+func storeMemory(r resolver, cfg hippo.Config) Tool {
 	schema := inputSchema[StoreMemoryInput](func(p map[string]*jsonschema.Schema) {
 		textSchema(p["content"], cfg.MaxContent)
 		p["metadata"] = &jsonschema.Schema{
@@ -37,14 +37,14 @@ func storeMemory(svc hippo.MemoryService, cfg hippo.Config) Tool {
 			PropertyOrder: []string{"source", "tags", "category"},
 		}
 	})
-	return newTool(Tool{
+	return newTool(r, Tool{
 		Name: "store_memory",
 		Description: fmt.Sprintf(`Store content verbatim as a memory: an experience, a decision and its reasons, an observation, a passage of a document. Memories are found again by meaning with recall_memories. Unlike facts they are never merged or superseded; storing exactly the same content again strengthens the existing memory instead of adding a copy.
 
 Use remember_facts instead for claims about the user or the world that may change (preferences, personal details, current state), and append_memory_block for short notes that must be in view in every conversation.
 
 Optional metadata is a JSON object, e.g. {"source": "meeting notes", "tags": ["auth"], "category": "decision"}. Returns whether the memory is new or was already known, and its id. content: at most %d characters.`, cfg.MaxContent),
-	}, schema, func(ctx context.Context, in StoreMemoryInput) (*Result, error) {
+	}, schema, func(ctx context.Context, svc hippo.MemoryService, in StoreMemoryInput) (*Result, error) {
 		res, err := svc.StoreMemory(ctx, hippo.StoreInput{Content: in.Content, Metadata: in.Metadata})
 		if err != nil {
 			return nil, err

@@ -84,21 +84,33 @@ type Set []Tool
 // New returns the tools over svc, which must not be nil, in a stable order:
 // write tools first, then read tools.
 func New(svc hippo.MemoryService, opts Options) Set {
+	return NewResolved(func(context.Context) (hippo.MemoryService, error) { return svc, nil }, opts)
+}
+
+// Resolver finds the memory a tool call works on, such as the agent named
+// in a request.
+type Resolver func(ctx context.Context) (hippo.MemoryService, error)
+
+type resolver = Resolver
+
+// NewResolved returns the tools with the memory of each call found by r:
+// one tool set serves many agents.
+func NewResolved(r Resolver, opts Options) Set {
 	cfg := opts.Config
 	if cfg == (hippo.Config{}) {
 		cfg = hippo.DefaultConfig()
 	}
 	set := Set{
-		rememberFacts(svc, cfg),
-		storeMemory(svc, cfg),
-		recallMemories(svc, cfg),
-		forgetMemory(svc, cfg),
-		recallMemoryBlock(svc, cfg),
-		replaceMemoryBlock(svc, cfg),
-		appendMemoryBlock(svc, cfg),
+		rememberFacts(r, cfg),
+		storeMemory(r, cfg),
+		recallMemories(r, cfg),
+		forgetMemory(r, cfg),
+		recallMemoryBlock(r, cfg),
+		replaceMemoryBlock(r, cfg),
+		appendMemoryBlock(r, cfg),
 	}
 	if opts.Conversation {
-		set = append(set, recallConversation(svc, cfg))
+		set = append(set, recallConversation(r, cfg))
 	}
 	return set
 }
@@ -134,8 +146,9 @@ func (s Set) Call(ctx context.Context, name string, input json.RawMessage) (*Res
 }
 
 // newTool builds a Tool whose handler decodes the input into In, strictly
-// and against schema, and passes it to run.
-func newTool[In any](t Tool, schema *jsonschema.Schema, run func(context.Context, In) (*Result, error)) Tool {
+// and against schema, finds the call's memory with r and passes both to
+// run.
+func newTool[In any](r Resolver, t Tool, schema *jsonschema.Schema, run func(context.Context, hippo.MemoryService, In) (*Result, error)) Tool {
 	t.InputSchema = schema
 	name := t.Name
 	t.Handler = func(ctx context.Context, input json.RawMessage) (*Result, error) {
@@ -143,7 +156,14 @@ func newTool[In any](t Tool, schema *jsonschema.Schema, run func(context.Context
 		if err := decode(input, schema, &in); err != nil {
 			return errorResult(err), nil
 		}
-		res, err := run(ctx, in)
+		svc, err := r(ctx)
+		if err != nil {
+			if expected(err) {
+				return errorResult(err), nil
+			}
+			return nil, fmt.Errorf("%s: %w", name, err)
+		}
+		res, err := run(ctx, svc, in)
 		if err == nil {
 			return res, nil
 		}
