@@ -32,6 +32,34 @@ type MemoryService interface {
 	// SearchConversation runs a full-text search over the configured
 	// messages table. EINVALID when no messages table is configured.
 	SearchConversation(ctx context.Context, query string, limit int) ([]ConversationHit, error)
+
+	// RecallPage is Recall with the number of matches and their score
+	// distribution, for paging.
+	RecallPage(ctx context.Context, in RecallInput) (*RecallPage, error)
+	// FactHistory returns the supersession chain of a fact (by ID, or the
+	// best match for query), oldest first.
+	FactHistory(ctx context.Context, query, id string) ([]HistoryEntry, error)
+	// Reinforce upvotes and downvotes chunks by ID.
+	Reinforce(ctx context.Context, up, down []string) (*ReinforceResult, error)
+	// Context assembles blocks and recalled memories for a system prompt,
+	// within a budget.
+	Context(ctx context.Context, in ContextInput) (*Context, error)
+	// Blocks lists the blocks of the write scope.
+	Blocks(ctx context.Context) ([]BlockInfo, error)
+	// SetBlock replaces a block's whole value, creating it when missing.
+	SetBlock(ctx context.Context, key, value string) (*Block, error)
+	// DeleteBlock deletes a block. ENOTFOUND when it does not exist.
+	DeleteBlock(ctx context.Context, key string) error
+}
+
+// BlockInfo describes a block without its value.
+type BlockInfo struct {
+	AgentID string `json:"agent_id"`
+	Scope   string `json:"scope"`
+	Key     string `json:"key"`
+	// Chars is the length of the value in characters.
+	Chars     int       `json:"chars"`
+	UpdatedAt time.Time `json:"updated_at"`
 }
 
 // StoreInput is the input of StoreMemory.
@@ -74,6 +102,10 @@ type RecallInput struct {
 	// later are included, chunks created later excluded, and fading does
 	// not hide history.
 	AsOf *time.Time
+	// Alpha, when set, overrides Config.HybridAlpha for this call: the
+	// weight of full-text (BM25) relevance against vector similarity, 0 to
+	// 1. 0 is pure vector recall, 1 ranks by BM25 alone.
+	Alpha *float64
 }
 
 // RecallPage is a page of recall results with the size of the whole
@@ -111,13 +143,23 @@ func (d *ScoreDistribution) Add(score float64) {
 	}
 }
 
-// Recalled is one recall result with the parts of its score.
+// Recalled is one recall result with the parts of its score: Score is
+// WeightSimilarity·Relevance + WeightStrength·Strength +
+// WeightRecency·Recency.
 type Recalled struct {
-	Chunk      *Chunk  `json:"chunk"`
+	Chunk *Chunk `json:"chunk"`
+	// Similarity is the cosine between the query and the chunk.
 	Similarity float64 `json:"similarity"`
-	Strength   float64 `json:"strength"`
-	Recency    float64 `json:"recency"`
-	Score      float64 `json:"score"`
+	// BM25 is the chunk's full-text score for the query's words (higher is
+	// better); 0 when its words do not match or recall is pure vector.
+	BM25 float64 `json:"bm25"`
+	// Relevance fuses the two: α·normalised BM25 + (1−α)·normalised
+	// similarity in hybrid recall; the similarity clamped to [0, 1] in pure
+	// vector recall (α = 0).
+	Relevance float64 `json:"relevance"`
+	Strength  float64 `json:"strength"`
+	Recency   float64 `json:"recency"`
+	Score     float64 `json:"score"`
 }
 
 // ForgetInput is the input of Forget.

@@ -144,7 +144,7 @@ func NewServer(cfg Config) (*Server, error) {
 		sdkLog: slog.New(quietHandler{log.Handler()}).With("component", "mcp-sdk")}
 	// The tools run over whatever memory the call put in its context, so
 	// one set serves every agent and scope.
-	s.tools = tools.NewResolved(contextMemory, tools.Options{Conversation: cfg.MessagesTable != "", Config: cfg.DB.Config()})
+	s.tools = tools.NewResolved(contextMemory, tools.Options{Conversation: cfg.MessagesTable != "", Config: cfg.DB.Config().ForEmbedder(cfg.Embedder)})
 	s.mcp = s.newMCP()
 	s.handler = s.newHandler()
 	return s, nil

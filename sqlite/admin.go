@@ -224,14 +224,7 @@ func (db *DB) queryChunks(ctx context.Context, q querier, query string, args ...
 }
 
 // BlockInfo describes a block without its value.
-type BlockInfo struct {
-	AgentID string `json:"agent_id"`
-	Scope   string `json:"scope"`
-	Key     string `json:"key"`
-	// Chars is the length of the value in characters.
-	Chars     int       `json:"chars"`
-	UpdatedAt time.Time `json:"updated_at"`
-}
+type BlockInfo = hippo.BlockInfo
 
 // ListBlocks lists an agent's blocks, in one scope unless scope is nil,
 // ordered by scope and key.

@@ -72,7 +72,7 @@ func forgetText(d forgetDetails) string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "Forgot %s:", plural(len(d.Deleted), "item", "items"))
 	for i, f := range d.Deleted {
-		fmt.Fprintf(&b, "\n%d. [%s] %s (similarity %.2f, id %s)", i+1, f.Kind, f.Content, f.Similarity, shortID(f.ID))
+		fmt.Fprintf(&b, "\n%d. [%s] %s (similarity %.2f, id %s)", i+1, f.Kind, f.Content, f.Similarity, f.ID)
 	}
 	switch n := len(d.Resurrected); {
 	case n == 1:

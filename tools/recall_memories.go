@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"strings"
+	"time"
 
 	"github.com/google/jsonschema-go/jsonschema"
 	"github.com/hippo-mem/hippo"
@@ -11,16 +12,27 @@ import (
 
 // RecallMemoriesInput is the input of recall_memories.
 type RecallMemoriesInput struct {
-	Query string `json:"query" jsonschema:"What you want to know, in words: 'where does the user live', 'why did we choose SQLite'."`
-	Limit *int   `json:"limit,omitempty" jsonschema:"How many results to return at most."`
-	Kind  string `json:"kind,omitempty" jsonschema:"Only return facts ('fact') or only memories ('memory'); omit for both."`
+	Query       string   `json:"query" jsonschema:"What you want to know, in words: 'where does the user live', 'why did we choose SQLite'."`
+	Limit       *int     `json:"limit,omitempty" jsonschema:"How many results to return at most."`
+	Offset      int      `json:"offset,omitempty" jsonschema:"Skip this many of the best results, to page through them."`
+	Kind        string   `json:"kind,omitempty" jsonschema:"Only return facts ('fact') or only memories ('memory'); omit for both."`
+	Tags        []string `json:"tags,omitempty" jsonschema:"Only items whose metadata tags include any of these."`
+	Category    string   `json:"category,omitempty" jsonschema:"Only items of this metadata category: chat, observation, task, decision, tool-use, error, insight, ..."`
+	Since       string   `json:"since,omitempty" jsonschema:"Only items created at or after this time (RFC 3339 or YYYY-MM-DD)."`
+	Until       string   `json:"until,omitempty" jsonschema:"Only items created at or before this time (RFC 3339 or YYYY-MM-DD)."`
+	AsOf        string   `json:"as_of,omitempty" jsonschema:"Answer with what was true at this time (RFC 3339 or YYYY-MM-DD): facts replaced since are included, later ones left out."`
+	MinStrength float64  `json:"min_strength,omitempty" jsonschema:"Drop items weaker than this (0 to 1)."`
+	MinScore    float64  `json:"min_score,omitempty" jsonschema:"Drop results scoring below this (0 to 1)."`
 }
 
 // recallDetails is the Details of recall_memories.
 type recallDetails struct {
-	Query   string           `json:"query"`
-	Kind    string           `json:"kind,omitempty"`
-	Results []recalledDetail `json:"results"`
+	Query        string                  `json:"query"`
+	Kind         string                  `json:"kind,omitempty"`
+	Results      []recalledDetail        `json:"results"`
+	Total        int                     `json:"total"`
+	Offset       int                     `json:"offset"`
+	Distribution hippo.ScoreDistribution `json:"score_distribution"`
 }
 
 // recalledDetail is one recall result with the parts of its score.
@@ -37,6 +49,13 @@ func recallMemories(r resolver, cfg hippo.Config) Tool {
 		textSchema(p["query"], cfg.MaxContent)
 		limitSchema(p["limit"], cfg)
 		p["kind"].Enum = []any{string(hippo.KindFact), string(hippo.KindMemory)}
+		p["offset"].Minimum = jsonschema.Ptr(0.0)
+		for _, name := range []string{"min_strength", "min_score"} {
+			p[name].Minimum, p[name].Maximum = jsonschema.Ptr(0.0), jsonschema.Ptr(1.0)
+		}
+		for _, name := range []string{"since", "until", "as_of"} {
+			p[name].MaxLength = jsonschema.Ptr(64)
+		}
 	})
 	return newTool(r, Tool{
 		Name:     "recall_memories",
@@ -51,20 +70,41 @@ Returns a numbered list: kind, content, score (0 to 1, higher is better) and a s
 		if err != nil {
 			return nil, err
 		}
-		found, err := svc.Recall(ctx, hippo.RecallInput{Query: in.Query, Limit: limit, Kind: hippo.Kind(in.Kind)})
+		q := hippo.RecallInput{Query: in.Query, Limit: limit, Offset: in.Offset, Kind: hippo.Kind(in.Kind),
+			Tags: in.Tags, Category: in.Category, MinStrength: in.MinStrength, MinScore: in.MinScore}
+		for _, t := range []struct {
+			field, value string
+			dst          **time.Time
+		}{{"since", in.Since, &q.Since}, {"until", in.Until, &q.Until}, {"as_of", in.AsOf, &q.AsOf}} {
+			if t.value == "" {
+				continue
+			}
+			at, err := parseTime(t.field, t.value)
+			if err != nil {
+				return nil, err
+			}
+			*t.dst = &at
+		}
+		page, err := svc.RecallPage(ctx, q)
 		if err != nil {
 			return nil, err
 		}
-		d := recallDetails{Query: in.Query, Kind: in.Kind, Results: make([]recalledDetail, len(found))}
+		found := page.Results
+		d := recallDetails{Query: in.Query, Kind: in.Kind, Results: make([]recalledDetail, len(found)),
+			Total: page.Total, Offset: in.Offset, Distribution: page.Distribution}
 		for i, r := range found {
 			d.Results[i] = recalledDetail{chunkDetails: newChunkDetails(r.Chunk),
 				Score: r.Score, Similarity: r.Similarity, Strength: r.Strength, Recency: r.Recency}
 		}
-		return &Result{Text: recallText(in.Query, in.Kind, found), Details: d}, nil
+		text := recallText(in.Query, in.Kind, found, in.Offset)
+		if page.Total > in.Offset+len(found) {
+			text += fmt.Sprintf("\n(%d of %d matches shown; use offset %d for more.)", len(found), page.Total, in.Offset+len(found))
+		}
+		return &Result{Text: text, Details: d}, nil
 	})
 }
 
-func recallText(query, kind string, found []hippo.Recalled) string {
+func recallText(query, kind string, found []hippo.Recalled, offset int) string {
 	what := "facts or memories"
 	if kind != "" {
 		what = kind + "s"
@@ -75,7 +115,18 @@ func recallText(query, kind string, found []hippo.Recalled) string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "Found %s for %q:", plural(len(found), "result", "results"), query)
 	for i, r := range found {
-		fmt.Fprintf(&b, "\n%d. [%s] %s (score %.2f, id %s)", i+1, r.Chunk.Kind, r.Chunk.Content, r.Score, shortID(r.Chunk.ID))
+		fmt.Fprintf(&b, "\n%d. [%s] %s (score %.2f, id %s)", offset+i+1, r.Chunk.Kind, r.Chunk.Content, r.Score, r.Chunk.ID)
 	}
 	return b.String()
+}
+
+// parseTime reads an RFC 3339 time or a YYYY-MM-DD date (midnight UTC).
+func parseTime(field, s string) (time.Time, error) {
+	if t, err := time.Parse(time.RFC3339Nano, s); err == nil {
+		return t, nil
+	}
+	if t, err := time.Parse("2006-01-02", s); err == nil {
+		return t, nil
+	}
+	return time.Time{}, hippo.Invalidf(field, "must be an RFC 3339 time or a YYYY-MM-DD date, got %q", s)
 }

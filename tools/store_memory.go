@@ -50,10 +50,10 @@ Optional metadata is a JSON object, e.g. {"source": "meeting notes", "tags": ["a
 			return nil, err
 		}
 		c := res.Chunk
-		text := fmt.Sprintf("Stored new memory (id %s).", shortID(c.ID))
+		text := fmt.Sprintf("Stored new memory (id %s).", c.ID)
 		if res.Duplicate {
 			text = fmt.Sprintf("Already known: strengthened the existing memory (id %s), now seen %s, intensity %.2f.",
-				shortID(c.ID), plural(c.EncounterCount, "time", "times"), c.RunningIntensity)
+				c.ID, plural(c.EncounterCount, "time", "times"), c.RunningIntensity)
 		}
 		return &Result{Text: text, Details: storeDetails{Duplicate: res.Duplicate, Memory: newChunkDetails(c)}}, nil
 	})

@@ -108,6 +108,11 @@ func NewResolved(r Resolver, opts Options) Set {
 		recallMemoryBlock(r, cfg),
 		replaceMemoryBlock(r, cfg),
 		appendMemoryBlock(r, cfg),
+		listMemoryBlocks(r, cfg),
+		deleteMemoryBlock(r, cfg),
+		getContext(r, cfg),
+		factHistory(r, cfg),
+		reinforceMemory(r, cfg),
 	}
 	if opts.Conversation {
 		set = append(set, recallConversation(r, cfg))
@@ -338,15 +343,6 @@ func newChunkDetails(c *hippo.Chunk) chunkDetails {
 		d.Metadata = c.Metadata
 	}
 	return d
-}
-
-// shortID is the last 8 characters of a ULID: its random part, enough to
-// tell results apart in text. Details carry the full ID.
-func shortID(id string) string {
-	if len(id) <= 8 {
-		return id
-	}
-	return id[len(id)-8:]
 }
 
 // timeString formats t as RFC 3339 in UTC, or "" for the zero time.

@@ -155,7 +155,8 @@ func wantText(t *testing.T, res *tools.Result, parts ...string) {
 func TestNames(t *testing.T) {
 	e := newEnv(t, false)
 	want := []string{"remember_facts", "store_memory", "recall_memories", "forget_memory",
-		"recall_memory_block", "replace_memory_block", "append_memory_block"}
+		"recall_memory_block", "replace_memory_block", "append_memory_block",
+		"list_memory_blocks", "delete_memory_block", "get_context", "fact_history", "reinforce_memory"}
 	if got := e.tools.Names(); !slices.Equal(got, want) {
 		t.Errorf("without a messages table: %v, want %v", got, want)
 	}
@@ -176,12 +177,17 @@ func TestSchemas(t *testing.T) {
 	}{
 		{"remember_facts", []string{"text"}, `{"text":"I live in Berlin"}`},
 		{"store_memory", []string{"content"}, `{"content":"x","metadata":{"source":"a","tags":["b"],"category":"c","extra":1}}`},
-		{"recall_memories", []string{"query"}, `{"query":"x","limit":50,"kind":"fact"}`},
+		{"recall_memories", []string{"query"}, `{"query":"x","limit":50,"kind":"fact","tags":["a"],"category":"decision","since":"2025-01-01","as_of":"2026-01-01T00:00:00Z","min_score":0.2,"offset":10}`},
 		{"forget_memory", []string{"description"}, `{"description":"x","threshold":1}`},
 		{"recall_memory_block", []string{"key"}, `{"key":"persona"}`},
 		{"replace_memory_block", []string{"key", "old_text", "new_text"}, `{"key":"persona","old_text":"a","new_text":""}`},
 		{"append_memory_block", []string{"key", "text"}, `{"key":"persona","text":"a"}`},
 		{"recall_conversation", []string{"query"}, `{"query":"x","limit":1}`},
+		{"list_memory_blocks", nil, `{}`},
+		{"delete_memory_block", []string{"key"}, `{"key":"persona"}`},
+		{"get_context", nil, `{"query":"x","max_tokens":100,"limit":5}`},
+		{"fact_history", nil, `{"query":"where the user lives"}`},
+		{"reinforce_memory", nil, `{"upvotes":["a"],"downvotes":["b"]}`},
 	}
 	set := newEnv(t, true).tools
 	if len(set) != len(tests) {
@@ -242,8 +248,8 @@ func TestSchemas(t *testing.T) {
 			if err := resolved.Validate(instance); err != nil {
 				t.Errorf("schema rejects %s: %v", tt.valid, err)
 			}
-			if err := resolved.Validate(map[string]any{}); err == nil {
-				t.Error("schema accepts {}")
+			if err := resolved.Validate(map[string]any{}); (err == nil) != (len(tt.required) == 0) {
+				t.Errorf("schema on {}: %v, with required fields %v", err, tt.required)
 			}
 		})
 	}
@@ -416,8 +422,8 @@ func TestRecallMemories(t *testing.T) {
 						t.Errorf("result lacks %q: %v", k, r)
 					}
 				}
-				if id := r["id"].(string); !strings.Contains(res.Text, "id "+id[len(id)-8:]) {
-					t.Errorf("text lacks short id of %s", id)
+				if id := r["id"].(string); !strings.Contains(res.Text, "id "+id) {
+					t.Errorf("text lacks the id %s", id)
 				}
 			}
 			if !slices.Equal(kinds, tt.kinds) {

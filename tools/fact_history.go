@@ -1,0 +1,49 @@
+package tools
+
+import (
+	"context"
+	"fmt"
+	"strings"
+
+	"github.com/google/jsonschema-go/jsonschema"
+	"github.com/hippo-mem/hippo"
+)
+
+// FactHistoryInput is the input of fact_history.
+type FactHistoryInput struct {
+	Query string `json:"query,omitempty" jsonschema:"The fact to trace, in words: 'where the user lives'. Give this or id."`
+	ID    string `json:"id,omitempty" jsonschema:"The ID of a fact, current or superseded. Give this or query."`
+}
+
+func factHistory(r resolver, cfg hippo.Config) Tool {
+	schema := inputSchema[FactHistoryInput](func(p map[string]*jsonschema.Schema) {
+		p["query"].MaxLength = jsonschema.Ptr(cfg.MaxFactText)
+		p["id"].MaxLength = jsonschema.Ptr(hippo.MaxIDLength)
+	})
+	return newTool(r, Tool{
+		Name:     "fact_history",
+		ReadOnly: true,
+		Description: `Show how a fact changed over time: each value it had, from when until when. When a new fact replaced an old one ("User lives in Bangkok" after "User lives in Berlin"), the old one is kept as history with the time it stopped being true.
+
+Give query (the fact in words; the closest fact, current or past, is traced) or id. Returns the chain oldest first, the last entry marked current unless it was forgotten. To ask what was true at some moment, use recall_memories with as_of.`,
+	}, schema, func(ctx context.Context, svc hippo.MemoryService, in FactHistoryInput) (*Result, error) {
+		h, err := svc.FactHistory(ctx, in.Query, in.ID)
+		if err != nil {
+			return nil, err
+		}
+		if len(h) == 0 {
+			return &Result{Text: "No matching fact.", Details: map[string]any{"history": h}}, nil
+		}
+		var b strings.Builder
+		for i, e := range h {
+			until := "now"
+			if e.ValidUntil != nil {
+				until = e.ValidUntil.UTC().Format("2006-01-02 15:04")
+			} else if !e.Current {
+				until = "?"
+			}
+			fmt.Fprintf(&b, "%d. %s (%s → %s, id %s)\n", i+1, e.Content, e.ValidFrom.UTC().Format("2006-01-02 15:04"), until, e.ID)
+		}
+		return &Result{Text: strings.TrimRight(b.String(), "\n"), Details: map[string]any{"history": h}}, nil
+	})
+}
