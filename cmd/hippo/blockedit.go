@@ -22,6 +22,7 @@ func (a *app) blockEditCommands() []*cobra.Command {
 		})
 	}
 	return []*cobra.Command{
+		a.blockDeleteCommand(),
 		{
 			Use:   "set <key> <value|->",
 			Short: "Set a block's whole value, creating it if needed",

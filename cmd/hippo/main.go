@@ -110,6 +110,10 @@ go to stderr. Exit codes: 0 success, 1 failure, 2 usage error.`,
 		a.newRecallCommand(),
 		a.newForgetCommand(),
 		a.newServeCommand(),
+		a.newHistoryCommand(),
+		a.newContextCommand(),
+		a.newReinforceCommand(),
+		a.newConsolidateCommand(),
 	)
 	root.InitDefaultCompletionCmd()
 	rejectUnknownSubcommands(root)
