@@ -66,9 +66,6 @@ type DB struct {
 	activityMu   sync.Mutex
 	activityHour map[string]int64 // last hour recorded per agent
 
-	lockMu sync.Mutex
-	lock   *ModelLock // cached once recorded; a lock never changes
-
 	indexMu sync.Mutex
 	indexes map[string]*agentIndex // by agent ID, loaded on first search
 	writes  atomic.Int64           // recalls and writes, to pace change-log pruning

@@ -229,6 +229,13 @@ type ImportOptions struct {
 	Model string
 	// AgentID is the agent of records that name none.
 	AgentID string
+	// Reembed, if set, embeds the content of the file's chunks with it,
+	// instead of refusing them, when the file names another model than
+	// the database's lock (or, for a database with none, Reembed's), or
+	// none. It must then be of the database's model. The embedding is
+	// done in batches of DefaultReembedBatch, inside the import's
+	// transaction, so other writers wait for it.
+	Reembed hippo.Embedder
 }
 
 // BlockRef names a block.
@@ -260,6 +267,9 @@ type ImportResult struct {
 	DuplicateBlocks []BlockRef `json:"duplicate_blocks"`
 	// EmbeddingModel is the database's model lock after the import.
 	EmbeddingModel *ModelLock `json:"embedding_model"`
+	// Reembedded counts the inserted chunks embedded anew by
+	// ImportOptions.Reembed.
+	Reembedded int `json:"reembedded,omitempty"`
 }
 
 // importBlock reads a block of either format.
@@ -322,6 +332,9 @@ func (db *DB) Import(ctx context.Context, r io.Reader, opts ImportOptions) (*Imp
 	if err := im.read(ctx, json.NewDecoder(r)); err != nil {
 		return nil, err
 	}
+	if err := im.flush(ctx); err != nil {
+		return nil, err
+	}
 	if err := im.finish(ctx); err != nil {
 		return nil, err
 	}
@@ -349,6 +362,8 @@ type importer struct {
 	modelSeen    bool
 	dim          int        // dimension of the first chunk
 	checked      *ModelLock // the lock the chunks were checked against
+	reembed      bool       // the chunks are embedded with opts.Reembed
+	pending      []pendingChunk
 	chunksSeen   int
 	agents       map[string]bool
 	res          *ImportResult
@@ -445,14 +460,13 @@ func (im *importer) finish(ctx context.Context) error {
 		if err := im.checkModel(ctx); err != nil {
 			return err
 		}
-		if im.fileModel != nil && im.checked.Model != im.fileModel.Model {
+		if im.fileModel != nil && !im.reembed && im.checked.Model != im.fileModel.Model {
 			return hippo.Errorf(hippo.EINVALID, "the file names embedding model %q after chunks checked against %q",
 				im.fileModel.Model, im.checked.Model)
 		}
 	}
 	// The lock checked (and maybe recorded) in this transaction, else the
-	// committed one: readLock caches what it reads, so it must not see an
-	// uncommitted lock.
+	// database's.
 	im.res.EmbeddingModel = im.checked
 	if im.checked == nil {
 		lock, err := im.db.readLock(ctx, im.tx)
@@ -473,7 +487,7 @@ func (im *importer) finish(ctx context.Context) error {
 // checkModel checks the chunks' model and dimension against the database's
 // lock once, recording the lock when there is none.
 func (im *importer) checkModel(ctx context.Context) error {
-	if im.checked != nil {
+	if im.checked != nil || im.reembed {
 		return nil
 	}
 	model := im.opts.Model
@@ -490,6 +504,22 @@ func (im *importer) checkModel(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
+	if e := im.opts.Reembed; e != nil {
+		got := ModelLock{Model: e.Model(), Dimension: e.Dimension()}
+		want := got
+		if lock != nil {
+			want = *lock
+		}
+		// Vectors of the wanted model go in as they are.
+		if model != want.Model || want.Dimension > 0 && want.Dimension != im.dim {
+			if lock != nil && (got.Model != lock.Model || got.Dimension > 0 && got.Dimension != lock.Dimension) {
+				return hippo.Errorf(hippo.ECONFLICT, "cannot re-embed the file with %s: this database is locked to %s; "+
+					"configure that model, or re-embed the database first", got, *lock)
+			}
+			im.reembed = true
+			return nil
+		}
+	}
 	switch {
 	case lock != nil && model == "":
 		// A file naming no model goes into a locked database when the
@@ -504,7 +534,7 @@ func (im *importer) checkModel(ctx context.Context) error {
 		}
 	case model == "":
 		return hippo.Errorf(hippo.EINVALID, "the file does not name its embedding model and the database has none: "+
-			"give the model that made its %d-dimension vectors (--model)", im.dim)
+			"give the model that made its %d-dimension vectors (--model), or re-embed them (--reembed)", im.dim)
 	default:
 		if err := im.db.lockModelTx(ctx, im.tx, model, im.dim); err != nil {
 			return err
@@ -520,7 +550,7 @@ func modelMismatch(lock, got ModelLock) error {
 		what = got.String()
 	}
 	return hippo.Errorf(hippo.ECONFLICT, "embedding model mismatch: this database is locked to %s, the file holds %s; "+
-		"import into a database of that model, or re-embed", lock, what)
+		"import into a database of that model, or re-embed the file's chunks (--reembed)", lock, what)
 }
 
 // agent resolves a record's agent: its own, the file's, or the option's.
@@ -616,8 +646,10 @@ func (im *importer) chunk(ctx context.Context, in importChunk) error {
 	if im.dim == 0 {
 		im.dim = len(vec)
 		// Check the model before inserting anything, unless the file may
-		// still name it further on (it is checked again at the end).
-		if im.modelSeen || im.format == "" {
+		// still name it further on (it is checked again at the end). A
+		// re-embedding import decides now: a model named later cannot
+		// spare the embedding any more.
+		if im.modelSeen || im.format == "" || im.opts.Reembed != nil {
 			if err := im.checkModel(ctx); err != nil {
 				return err
 			}
@@ -664,26 +696,103 @@ func (im *importer) chunk(ctx context.Context, in importChunk) error {
 		supAt = formatTime(t)
 	}
 
-	res, err := im.insertChunk.ExecContext(ctx, in.ID, agent, scope, string(kind), *in.Content,
+	args := []any{in.ID, agent, scope, string(kind), *in.Content,
 		nullIfEmpty(hash), in.Embedding, meta, intensity, encounters, access, formatTime(last),
-		nullIfEmpty(deref(in.SupersededBy)), supAt, formatTime(created))
+		nullIfEmpty(deref(in.SupersededBy)), supAt, formatTime(created)}
+	if !im.reembed {
+		_, err := im.insert(ctx, in.ID, args)
+		return err
+	}
+	// Pay for no embedding of a record that would be skipped.
+	var dupID, dupContent bool
+	if err := im.tx.QueryRowContext(ctx, `SELECT EXISTS (SELECT 1 FROM chunks WHERE id = ?),
+		EXISTS (SELECT 1 FROM chunks WHERE agent_id = ? AND scope = ? AND content_hash = ? AND kind = 'memory')`,
+		in.ID, agent, scope, hash).Scan(&dupID, &dupContent); err != nil {
+		return err
+	}
+	switch {
+	case dupID:
+		im.res.DuplicateIDs = append(im.res.DuplicateIDs, in.ID)
+	case dupContent && kind == hippo.KindMemory:
+		im.res.DuplicateContent = append(im.res.DuplicateContent, in.ID)
+	default:
+		im.pending = append(im.pending, pendingChunk{id: in.ID, content: *in.Content, args: args})
+		if len(im.pending) >= DefaultReembedBatch {
+			return im.flush(ctx)
+		}
+	}
+	return nil
+}
+
+// pendingChunk is a chunk waiting for its new embedding: args are the
+// insert's, the embedding at embeddingArg.
+type pendingChunk struct {
+	id, content string
+	args        []any
+}
+
+const embeddingArg = 6
+
+// flush embeds the pending chunks with one call and inserts them. The
+// first flush records the embedder's model as the lock of a database with
+// none, or checks it against the lock.
+func (im *importer) flush(ctx context.Context) error {
+	if len(im.pending) == 0 {
+		return nil
+	}
+	e := im.opts.Reembed
+	texts := make([]string, len(im.pending))
+	for i, p := range im.pending {
+		texts[i] = p.content
+	}
+	dim := 0
+	if im.checked != nil {
+		dim = im.checked.Dimension
+	}
+	vecs, err := embedChecked(ctx, e, texts, dim)
 	if err != nil {
-		return fmt.Errorf("import chunk %s: %w", in.ID, err)
+		return err
+	}
+	if im.checked == nil {
+		if err := im.db.lockModelTx(ctx, im.tx, e.Model(), len(vecs[0])); err != nil {
+			return err
+		}
+		im.checked = &ModelLock{Model: e.Model(), Dimension: len(vecs[0])}
+	}
+	for i, p := range im.pending {
+		p.args[embeddingArg] = vector.Encode(vecs[i])
+		inserted, err := im.insert(ctx, p.id, p.args)
+		if err != nil {
+			return err
+		}
+		if inserted {
+			im.res.Reembedded++
+		}
+	}
+	im.pending = im.pending[:0]
+	return nil
+}
+
+// insert inserts a chunk, or records why it was skipped.
+func (im *importer) insert(ctx context.Context, id string, args []any) (bool, error) {
+	res, err := im.insertChunk.ExecContext(ctx, args...)
+	if err != nil {
+		return false, fmt.Errorf("import chunk %s: %w", id, err)
 	}
 	if n, _ := res.RowsAffected(); n > 0 {
 		im.res.Chunks++
-		return nil
+		return true, nil
 	}
 	var exists int
-	if err := im.tx.QueryRowContext(ctx, `SELECT COUNT(*) FROM chunks WHERE id = ?`, in.ID).Scan(&exists); err != nil {
-		return err
+	if err := im.tx.QueryRowContext(ctx, `SELECT COUNT(*) FROM chunks WHERE id = ?`, id).Scan(&exists); err != nil {
+		return false, err
 	}
 	if exists > 0 {
-		im.res.DuplicateIDs = append(im.res.DuplicateIDs, in.ID)
+		im.res.DuplicateIDs = append(im.res.DuplicateIDs, id)
 	} else {
-		im.res.DuplicateContent = append(im.res.DuplicateContent, in.ID)
+		im.res.DuplicateContent = append(im.res.DuplicateContent, id)
 	}
-	return nil
+	return false, nil
 }
 
 // importMetadata accepts metadata as null, a JSON object, or a string

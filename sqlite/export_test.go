@@ -13,6 +13,7 @@ import (
 	"testing"
 
 	"github.com/hippo-mem/hippo"
+	"github.com/hippo-mem/hippo/mock"
 	"github.com/hippo-mem/hippo/sqlite"
 	"github.com/hippo-mem/hippo/vector"
 )
@@ -397,5 +398,94 @@ func TestExportCoversEveryColumn(t *testing.T) {
 		if len(rec) != len(cols) {
 			t.Errorf("export of %s has %d fields for %d columns", table, len(rec), len(cols))
 		}
+	}
+}
+
+func TestImportReembeds(t *testing.T) {
+	ctx := context.Background()
+	f := newAdminFixture(t)
+	doc := exportString(t, f.db, sqlite.ExportOptions{})
+	embA, _ := newMockEmbedder(t, "model-a", 16)
+	embB, srvB := newMockEmbedder(t, "model-b", 32)
+
+	// A database of model-b: refused without Reembed, or with an embedder
+	// of another model; embedded anew with model-b's.
+	db := f.freshDB()
+	if err := db.InsertChunks(ctx, "zed", "", "model-b", []*hippo.Chunk{{Content: "x", Embedding: mock.Axis(32, 0)}}); err != nil {
+		t.Fatal(err)
+	}
+	_, err := importString(db, doc, sqlite.ImportOptions{})
+	if hippo.ErrorCode(err) != hippo.ECONFLICT || !strings.Contains(err.Error(), "--reembed") {
+		t.Errorf("import of another model: %v", err)
+	}
+	_, err = importString(db, doc, sqlite.ImportOptions{Reembed: embA})
+	if hippo.ErrorCode(err) != hippo.ECONFLICT || !strings.Contains(err.Error(), "model-a") {
+		t.Errorf("re-embedding with a third model: %v", err)
+	}
+	res, err := importString(db, doc, sqlite.ImportOptions{Reembed: embB})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Chunks != 7 || res.Reembedded != 7 || res.Blocks != 2 || res.Duplicates != 0 ||
+		*res.EmbeddingModel != (sqlite.ModelLock{Model: "model-b", Dimension: 32}) {
+		t.Errorf("re-embedding import = %+v", res)
+	}
+	if calls, _ := srvB.Counts(); calls != 1 {
+		t.Errorf("%d embedding calls for 7 chunks, want 1", calls)
+	}
+	c, err := db.Chunk(ctx, "alice", "01F-LYON")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !slices.Equal(c.Embedding, srvB.Vector(c.Content)) || c.SupersededBy != "01F-BERLIN" || c.CreatedAt != f.lyon.CreatedAt {
+		t.Errorf("re-embedded chunk = %+v", c)
+	}
+	m, err := db.Memory(sqlite.MemoryOptions{AgentID: "alice", Embedder: embB})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := recallFirst(t, m, f.cotton.Content); got != f.cotton.ID {
+		t.Errorf("recall after a re-embedding import: first %s, want %s", got, f.cotton.ID)
+	}
+	// Again: every record is a duplicate, and none is embedded for nothing.
+	before, _ := srvB.Counts()
+	res, err = importString(db, doc, sqlite.ImportOptions{Reembed: embB})
+	if after, _ := srvB.Counts(); err != nil || res.Chunks != 0 || res.Reembedded != 0 || len(res.DuplicateIDs) != 7 || after != before {
+		t.Errorf("re-import = %+v, %v; %d embedding calls", res, err, after-before)
+	}
+
+	// A database with no lock takes the embedder's model; a file already
+	// of that model keeps its vectors, byte for byte.
+	fresh := f.freshDB()
+	if res, err := importString(fresh, tsExport, sqlite.ImportOptions{Reembed: embB}); err != nil || res.Reembedded != 3 ||
+		res.EmbeddingModel.Model != "model-b" {
+		t.Errorf("re-embedding import into a new database = %+v, %v", res, err)
+	}
+	same := f.freshDB()
+	if res, err := importString(same, doc, sqlite.ImportOptions{Reembed: f.emb}); err != nil || res.Reembedded != 0 || res.Chunks != 7 {
+		t.Errorf("import of the embedder's own model = %+v, %v", res, err)
+	}
+	if exportString(t, same, sqlite.ExportOptions{}) != doc {
+		t.Errorf("import of the embedder's own model changed the records")
+	}
+	// A file of the database's model needs no embedder of that model.
+	if res, err := importString(same, doc, sqlite.ImportOptions{Reembed: embA}); err != nil || res.Reembedded != 0 || len(res.DuplicateIDs) != 7 {
+		t.Errorf("import of the database's model with another embedder = %+v, %v", res, err)
+	}
+
+	// Large files are embedded in batches.
+	var b strings.Builder
+	b.WriteString(`{"format":"hippo-export","version":1,"embedding_model":{"model":"mock-embed","dimension":64},"chunks":[`)
+	for i := range 600 {
+		if i > 0 {
+			b.WriteString(",")
+		}
+		fmt.Fprintf(&b, `{"id":"M%03d","agent_id":"carol","kind":"memory","content":"memory number %d","embedding_base64":%q}`, i, i, vec64(0, 1))
+	}
+	b.WriteString("]}")
+	before, _ = srvB.Counts()
+	res, err = importString(db, b.String(), sqlite.ImportOptions{Reembed: embB})
+	if after, _ := srvB.Counts(); err != nil || res.Reembedded != 600 || after-before != 3 {
+		t.Errorf("600-chunk re-embedding import = %+v, %v; %d embedding calls, want 3", res, err, after-before)
 	}
 }

@@ -24,13 +24,6 @@ func (l ModelLock) String() string {
 // EmbeddingModel returns the recorded lock, or nil when nothing has been
 // embedded yet.
 func (db *DB) EmbeddingModel(ctx context.Context) (*ModelLock, error) {
-	db.lockMu.Lock()
-	if db.lock != nil {
-		l := *db.lock
-		db.lockMu.Unlock()
-		return &l, nil
-	}
-	db.lockMu.Unlock()
 	return db.readLock(ctx, db.read)
 }
 
@@ -77,8 +70,14 @@ func (db *DB) lockModelTx(ctx context.Context, tx *sql.Tx, model string, dim int
 
 // checkQueryVector refuses a query vector that cannot be compared with the
 // stored ones. A database with no lock has nothing to compare with.
+//
+// The lock is read from the database every time, never from a copy kept
+// in memory: Reembed, in this process or another, switches it, and a stale
+// copy would refuse the new model or, worse, accept the old one. The read
+// is one lookup in a table of a few rows, small beside the recall it
+// guards.
 func (db *DB) checkQueryVector(ctx context.Context, model string, dim int) error {
-	lock, err := db.EmbeddingModel(ctx)
+	lock, err := db.readLock(ctx, db.read)
 	if err != nil || lock == nil {
 		return err
 	}
@@ -99,6 +98,8 @@ type queryRower interface {
 	QueryRowContext(ctx context.Context, query string, args ...any) *sql.Row
 }
 
+// readLock reads the lock through q: the read pool for the committed lock,
+// or a transaction to see its own writes.
 func (db *DB) readLock(ctx context.Context, q queryRower) (*ModelLock, error) {
 	var model, dim string
 	err := q.QueryRowContext(ctx, `SELECT
@@ -114,10 +115,5 @@ func (db *DB) readLock(ctx context.Context, q queryRower) (*ModelLock, error) {
 		return nil, nil
 	}
 	n, _ := strconv.Atoi(dim)
-	lock := &ModelLock{Model: model, Dimension: n}
-	db.lockMu.Lock()
-	db.lock = lock
-	db.lockMu.Unlock()
-	l := *lock
-	return &l, nil
+	return &ModelLock{Model: model, Dimension: n}, nil
 }

@@ -12,7 +12,10 @@ import (
 )
 
 func (a *app) newImportCommand() *cobra.Command {
-	var model string
+	var (
+		model   string
+		reembed bool
+	)
 	cmd := &cobra.Command{
 		Use:   "import <file|->",
 		Short: "Import an export (Hippo's or the TypeScript Hippo CLI's)",
@@ -24,7 +27,10 @@ same block) are skipped and reported, never overwritten.
 The chunks' embedding model must be the database's; a new database takes
 the file's. The TypeScript export does not name its model: give it with
 --model, or import into a database already locked to a model of the same
-dimension. Records that name no agent take --agent / HIPPO_AGENT.`,
+dimension. With --reembed, chunks of another model (or of none named) are
+embedded anew with the configured embedder (--embed-*, HIPPO_EMBED_*, else
+the offline default), which must be the database's model. Records that
+name no agent take --agent / HIPPO_AGENT.`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			ctx := cmd.Context()
@@ -41,6 +47,14 @@ dimension. Records that name no agent take --agent / HIPPO_AGENT.`,
 				}
 				r = f
 			}
+			opts := sqlite.ImportOptions{Model: model, AgentID: a.agent}
+			if reembed {
+				e, err := a.embedder()
+				if err != nil {
+					return err
+				}
+				opts.Reembed = e
+			}
 			_, statErr := os.Stat(a.dbPath)
 			created := errors.Is(statErr, fs.ErrNotExist)
 			db, err := a.openDB(ctx, false)
@@ -52,7 +66,7 @@ dimension. Records that name no agent take --agent / HIPPO_AGENT.`,
 			if bar != nil {
 				r = io.TeeReader(r, bar)
 			}
-			res, err := db.Import(ctx, r, sqlite.ImportOptions{Model: model, AgentID: a.agent})
+			res, err := db.Import(ctx, r, opts)
 			if bar != nil {
 				_ = bar.Close()
 			}
@@ -69,6 +83,9 @@ dimension. Records that name no agent take --agent / HIPPO_AGENT.`,
 			return a.emit(res, func(w io.Writer) error {
 				fmt.Fprintf(w, "Imported %s and %s (%s format).\n",
 					plural(res.Chunks, "chunk", "chunks"), plural(res.Blocks, "block", "blocks"), res.Format)
+				if res.Reembedded > 0 {
+					fmt.Fprintf(w, "Embedded %s anew with %s.\n", plural(res.Reembedded, "chunk", "chunks"), res.EmbeddingModel)
+				}
 				if len(res.DuplicateIDs) > 0 {
 					fmt.Fprintf(w, "Skipped %s already present: %s\n",
 						plural(len(res.DuplicateIDs), "duplicate chunk ID", "duplicate chunk IDs"), listIDs(res.DuplicateIDs, 10))
@@ -89,5 +106,6 @@ dimension. Records that name no agent take --agent / HIPPO_AGENT.`,
 		},
 	}
 	cmd.Flags().StringVar(&model, "model", "", "embedding model of a file that does not name one (TypeScript export)")
+	cmd.Flags().BoolVar(&reembed, "reembed", false, "embed chunks of another embedding model anew with the configured embedder")
 	return cmd
 }
