@@ -89,7 +89,7 @@ func checkLock(lock ModelLock, model string, dim int) error {
 		got := ModelLock{Model: model, Dimension: dim}
 		return hippo.Errorf(hippo.ECONFLICT,
 			"embedding model mismatch: this database is locked to %s, but the embedder gives %s; "+
-				"use the same model or re-embed the database", lock, got)
+				"configure that model again, or switch the database with `hippo reembed --force` (re-embeds every chunk)", lock, got)
 	}
 	return nil
 }
