@@ -2,6 +2,8 @@ package bench
 
 import (
 	"context"
+	"os"
+	"strconv"
 	"strings"
 	"testing"
 )
@@ -25,15 +27,35 @@ func TestRunSmall(t *testing.T) {
 // BenchmarkScale prints the scale report; run it with
 //
 //	go test -run '^$' -bench Scale -benchtime 1x ./bench/
+//
+// HIPPO_BENCH_SIZES and HIPPO_BENCH_DIMS (comma-separated) change the grid,
+// e.g. HIPPO_BENCH_SIZES=1000000 HIPPO_BENCH_DIMS=384 for the million-chunk
+// run (about 2 GB of disk and memory).
 func BenchmarkScale(b *testing.B) {
+	sizes := envInts(b, "HIPPO_BENCH_SIZES", []int{10_000, 50_000})
+	dims := envInts(b, "HIPPO_BENCH_DIMS", []int{100, 384, 1536})
 	for b.Loop() {
 		var out strings.Builder
-		_, err := Run(context.Background(), Config{
-			Sizes: []int{10_000, 50_000}, Dimensions: []int{100, 384, 1536}, Queries: 50,
-		}, &out)
+		_, err := Run(context.Background(), Config{Sizes: sizes, Dimensions: dims, Queries: 50}, &out)
 		if err != nil {
 			b.Fatal(err)
 		}
 		b.Log("\n" + out.String())
 	}
+}
+
+func envInts(b *testing.B, key string, def []int) []int {
+	v := os.Getenv(key)
+	if v == "" {
+		return def
+	}
+	var out []int
+	for _, f := range strings.Split(v, ",") {
+		n, err := strconv.Atoi(strings.TrimSpace(f))
+		if err != nil || n <= 0 {
+			b.Fatalf("%s: bad number %q", key, f)
+		}
+		out = append(out, n)
+	}
+	return out
 }
