@@ -50,6 +50,17 @@ func (a *app) openMemory(ctx context.Context, withFacts bool) (*sqlite.DB, *sqli
 	return db, m, nil
 }
 
+// useMemory opens the agent's memory as openMemory does, runs fn and
+// closes the database.
+func (a *app) useMemory(ctx context.Context, withFacts bool, fn func(*sqlite.DB, *sqlite.Memory) error) error {
+	db, m, err := a.openMemory(ctx, withFacts)
+	if err != nil {
+		return err
+	}
+	defer db.Close()
+	return fn(db, m)
+}
+
 // textArg returns args[i], or standard input when it is "-".
 func (a *app) textArg(args []string, i int, name string) (string, error) {
 	if i >= len(args) {
