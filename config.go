@@ -31,6 +31,13 @@ type Config struct {
 	// Candidates is how many existing facts a new fact is compared with.
 	Candidates int
 
+	// HybridAlpha weighs full-text (BM25) relevance against vector
+	// similarity in recall, 0 to 1: relevance = α·BM25 + (1−α)·cosine, BM25
+	// min-max normalised per query. 0, the default, is seed 000's pure
+	// vector recall; embedders that gain from full text carry their own
+	// (see Hybrid).
+	HybridAlpha float64
+
 	// DefaultLimit and MaxLimit bound recall result counts.
 	DefaultLimit int
 	MaxLimit     int
@@ -72,11 +79,22 @@ type Calibrated interface {
 	Thresholds() (duplicate, new, forget float64)
 }
 
-// ForEmbedder returns c with the thresholds of e when e is Calibrated;
-// other embedders keep c's thresholds.
+// Hybrid is implemented by embedders whose recall gains from fusing
+// full-text (BM25) relevance with their vectors' similarity, and which carry
+// the weight measured for them.
+type Hybrid interface {
+	// HybridAlpha is the weight of BM25 in recall relevance, 0 to 1.
+	HybridAlpha() float64
+}
+
+// ForEmbedder returns c with the thresholds of e when e is Calibrated and
+// its hybrid weight when e is Hybrid; other embedders keep c's.
 func (c Config) ForEmbedder(e Embedder) Config {
 	if cal, ok := e.(Calibrated); ok {
 		c.DuplicateThreshold, c.NewThreshold, c.ForgetThreshold = cal.Thresholds()
+	}
+	if h, ok := e.(Hybrid); ok {
+		c.HybridAlpha = h.HybridAlpha()
 	}
 	return c
 }

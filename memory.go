@@ -116,6 +116,10 @@ type RecallPage struct {
 	Total int `json:"total"`
 	// Distribution counts the matching chunks by score band.
 	Distribution ScoreDistribution `json:"score_distribution"`
+	// Alpha is the weight of BM25 the results were ranked with: the α
+	// asked for, scaled by the share of the query's words the full-text
+	// search covered; 0 for pure vector recall.
+	Alpha float64 `json:"alpha"`
 }
 
 // ScoreDistribution counts scores in bands of 0.2.
@@ -151,11 +155,13 @@ type Recalled struct {
 	// Similarity is the cosine between the query and the chunk.
 	Similarity float64 `json:"similarity"`
 	// BM25 is the chunk's full-text score for the query's words (higher is
-	// better); 0 when its words do not match or recall is pure vector.
+	// better); 0 when its words do not match, it is not among the best
+	// matches, or recall is pure vector.
 	BM25 float64 `json:"bm25"`
-	// Relevance fuses the two: α·normalised BM25 + (1−α)·normalised
-	// similarity in hybrid recall; the similarity clamped to [0, 1] in pure
-	// vector recall (α = 0).
+	// Relevance fuses the two, with RecallPage.Alpha as α: α·BM25
+	// normalised to [0, 1] over the query's best matches + (1−α)·the
+	// similarity clamped to [0, 1]. In pure vector recall it is the clamped
+	// similarity.
 	Relevance float64 `json:"relevance"`
 	Strength  float64 `json:"strength"`
 	Recency   float64 `json:"recency"`

@@ -59,7 +59,7 @@ func (c Config) Recency(sinceCreation time.Duration) float64 {
 // WeightStrength·strength + WeightRecency·recency. Similarity is clamped to
 // [0, 1] so an opposite vector counts as irrelevant, not as a penalty.
 func (c Config) Score(similarity, strength, recency float64) float64 {
-	return c.WeightSimilarity*clamp01(similarity) + c.WeightStrength*strength + c.WeightRecency*recency
+	return c.WeightSimilarity*Clamp01(similarity) + c.WeightStrength*strength + c.WeightRecency*recency
 }
 
 // ClampIntensity bounds an intensity reading to [0, 1]; NaN becomes the
@@ -68,10 +68,11 @@ func (c Config) ClampIntensity(v float64) float64 {
 	if math.IsNaN(v) {
 		return c.DefaultIntensity
 	}
-	return clamp01(v)
+	return Clamp01(v)
 }
 
-func clamp01(v float64) float64 {
+// Clamp01 bounds v to [0, 1]; NaN becomes 0.
+func Clamp01(v float64) float64 {
 	switch {
 	case math.IsNaN(v) || v < 0:
 		return 0

@@ -48,6 +48,13 @@ const (
 	ForgetThreshold = 0.48
 )
 
+// HybridAlpha is the default embedder's weight of full-text (BM25)
+// relevance against its vectors' similarity in recall, measured on
+// eval/testdata (see eval/eval_test.go): bags of GloVe words miss the exact
+// names, numbers and rare terms that BM25 catches, and BM25 misses the
+// paraphrases that the vectors catch.
+const HybridAlpha = 0.2
+
 // Embedder is the offline default hippo.Embedder. The zero value is ready
 // to use and it is safe for concurrent use. The vectors are loaded on the
 // first call.
@@ -71,6 +78,9 @@ func (e *Embedder) Dimension() int { return Dimension }
 func (e *Embedder) Thresholds() (duplicate, new, forget float64) {
 	return DuplicateThreshold, NewThreshold, ForgetThreshold
 }
+
+// HybridAlpha returns HybridAlpha; it goes into hippo.Config's HybridAlpha.
+func (e *Embedder) HybridAlpha() float64 { return HybridAlpha }
 
 // Embed returns one unit vector per text. Every text, even an empty one
 // or one of punctuation only, gets a non-zero vector.

@@ -244,6 +244,13 @@ func (m *Memory) recall(ctx context.Context, in hippo.RecallInput, stats bool) (
 	if err := checkRecallInput(in); err != nil {
 		return nil, err
 	}
+	alpha := cfg.HybridAlpha
+	if in.Alpha != nil {
+		alpha = *in.Alpha
+	}
+	if !(alpha >= 0 && alpha <= 1) { // NaN too
+		return nil, hippo.Invalidf("alpha", "must be between 0 and 1, got %v", alpha)
+	}
 	q, err := m.embedQuery(ctx, in.Query)
 	if err != nil {
 		return nil, err
@@ -252,57 +259,229 @@ func (m *Memory) recall(ctx context.Context, in hippo.RecallInput, stats bool) (
 	if err != nil {
 		return nil, err
 	}
-	now := m.db.now().UnixMilli()
-	floor := cfg.StrengthFloor
+	sc := recallScan{in: in, k: in.Offset + limit, now: m.db.now().UnixMilli(), floor: cfg.StrengthFloor}
 	if in.AsOf != nil {
-		floor = 0 // history does not fade away
+		sc.floor = 0 // history does not fade away
 	}
-	floor = max(floor, in.MinStrength)
-	var (
-		total   atomic.Int64
-		buckets [5]atomic.Int64
-	)
+	sc.floor = max(sc.floor, in.MinStrength)
+	if stats {
+		sc.stats = &recallStats{}
+	}
 	page := &hippo.RecallPage{Results: []hippo.Recalled{}}
-	var hits []vector.Hit[chunkMeta]
+	var hits []recallHit
 	ai.mu.RLock()
-	clock := ai.clock(m.db, now)
+	sc.clock = ai.clock(m.db, sc.now)
 	if ai.idx != nil {
-		f := ai.recallFilter(in, m.opts.RecallScopes)
-		hits = ai.idx.Search(q, in.Offset+limit, func(c *chunkMeta, cos, bar float64, exact bool) (float64, bool) {
-			if !f.allows(c) {
-				return 0, false
-			}
-			// Strength is at most the intensity and recency at most 1: skip
-			// the exponentials for rows that cannot make the cut.
-			if !stats && cfg.Score(cos, float64(c.intensity), 1) <= bar {
-				return 0, false
-			}
-			st := c.strength(clock)
-			if st < floor {
-				return 0, false
-			}
-			score := cfg.Score(cos, st, c.recency(cfg, now))
-			if score < in.MinScore {
-				return 0, false
-			}
-			if stats && !exact {
-				total.Add(1)
-				buckets[min(4, max(0, int(score*5)))].Add(1)
-			}
-			return score, true
-		})
+		sc.filter = ai.recallFilter(in, m.opts.RecallScopes)
+		if alpha == 0 {
+			hits = m.vectorRecall(ai, q, &sc)
+		} else {
+			hits, page.Alpha, err = m.hybridRecall(ctx, ai, q, alpha, &sc)
+		}
 	}
 	ai.mu.RUnlock()
-	page.Total = int(total.Load())
-	for i, d := range []*int{&page.Distribution.Below02, &page.Distribution.From02To04, &page.Distribution.From04To06,
-		&page.Distribution.From06To08, &page.Distribution.From08To10} {
-		*d = int(buckets[i].Load())
+	if err != nil {
+		return nil, err
 	}
+	sc.stats.fill(page)
 	if in.Offset >= len(hits) {
 		return page, nil
 	}
-	page.Results, err = m.retrieve(ctx, hits[in.Offset:], now, clock)
+	page.Results, err = m.retrieve(ctx, hits[in.Offset:], sc.now, sc.clock)
 	return page, err
+}
+
+// recallScan is what one recall scan works with.
+type recallScan struct {
+	in     hippo.RecallInput
+	k      int // results wanted: offset + limit
+	now    int64
+	floor  float64
+	clock  decayClock
+	filter filter
+	stats  *recallStats // nil unless counting matches
+}
+
+// recallHit is a chunk chosen by recall with the parts of its score.
+type recallHit struct {
+	id                             string
+	meta                           chunkMeta
+	cosine, bm25, relevance, score float64
+}
+
+// vectorRecall ranks by seed 000's score, the similarity being the cosine:
+// recall with α = 0. Call with ai.mu held.
+func (m *Memory) vectorRecall(ai *agentIndex, q []float32, sc *recallScan) []recallHit {
+	found := ai.idx.Search(q, sc.k, m.scorer(sc, hippo.Clamp01))
+	hits := make([]recallHit, len(found))
+	for i, h := range found {
+		hits[i] = recallHit{id: h.ID, meta: h.Meta, cosine: h.Cosine, relevance: hippo.Clamp01(h.Cosine), score: h.Score}
+	}
+	return hits
+}
+
+// scorer is the recall ScoreFunc with relevance rel(cosine): filters,
+// strength floor and min_score applied, matches counted into sc.stats in
+// the first pass.
+func (m *Memory) scorer(sc *recallScan, rel func(float64) float64) vector.ScoreFunc[chunkMeta] {
+	cfg, f := m.cfg, &sc.filter
+	return func(c *chunkMeta, cos, bar float64, exact bool) (float64, bool) {
+		if !f.allows(c) {
+			return 0, false
+		}
+		r := rel(cos)
+		// Strength is at most the intensity and recency at most 1: skip
+		// the exponentials for rows that cannot make the cut.
+		if sc.stats == nil && cfg.Score(r, float64(c.intensity), 1) <= bar {
+			return 0, false
+		}
+		st := c.strength(sc.clock)
+		if st < sc.floor {
+			return 0, false
+		}
+		score := cfg.Score(r, st, c.recency(cfg, sc.now))
+		if score < sc.in.MinScore {
+			return 0, false
+		}
+		if !exact {
+			sc.stats.add(score, 1)
+		}
+		return score, true
+	}
+}
+
+// hybridWindow is how many of the best eligible BM25 matches a recall
+// normalises BM25 over.
+const hybridWindow = 50
+
+// hybridRecall ranks by WeightSimilarity·relevance + WeightStrength·strength
+// + WeightRecency·recency with relevance = α·nBM25 + (1−α)·cosine, the
+// cosine clamped to [0, 1] as in vector recall, so that α = 0 is seed 000's
+// score. BM25 has no fixed scale: it is min-max normalised per query over
+// its window, the best hybridWindow eligible matches, the best scoring 1
+// and the window's last 0 (0 itself when fewer chunks match: the score of
+// a chunk whose words do not match); chunks outside the window score 0.
+// α is scaled by the share of the query's words the full-text search
+// covered (see bm25Window), so a query that matches no text at all is
+// ranked as in vector recall. Every chunk the filters let through is
+// scored, as in vector recall, so paging, totals and the strength floor
+// work the same. Call with ai.mu held.
+//
+// The cosine is not min-max normalised as BM25 is: that needs the best
+// cosines before scoring, a second pass over every vector, which costs as
+// much as the recall itself; and on eval/testdata the fusion with the
+// plain cosine ranks as well or better.
+func (m *Memory) hybridRecall(ctx context.Context, ai *agentIndex, q []float32, alpha float64, sc *recallScan) ([]recallHit, float64, error) {
+	cfg, in, f := m.cfg, sc.in, &sc.filter
+	bm, coverage, err := m.bm25Window(ctx, ai, in, func(c *chunkMeta) bool {
+		return f.allows(c) && c.strength(sc.clock) >= sc.floor
+	})
+	if err != nil {
+		return nil, 0, err
+	}
+	var bmW window
+	if len(bm) > 0 {
+		bmW = window{lo: bm[len(bm)-1].bm25, hi: bm[0].bm25, ok: true}
+		if len(bm) < hybridWindow {
+			bmW.lo = 0 // every match is in: the rest have BM25 0
+		}
+	} else {
+		coverage = 0 // nothing matched: vector recall
+	}
+	alpha *= coverage
+	vecRel := func(cos float64) float64 { return (1 - alpha) * hippo.Clamp01(cos) }
+
+	// Every chunk scored without its BM25 part, which only the window has:
+	// the best of these and the window, rescored whole, hold the exact top
+	// k.
+	found := ai.idx.Search(q, sc.k, m.scorer(sc, vecRel))
+	hits := make([]recallHit, 0, len(found)+len(bm))
+	at := make(map[string]int, len(found))
+	for _, h := range found {
+		at[h.ID] = len(hits)
+		hits = append(hits, recallHit{id: h.ID, meta: h.Meta, cosine: h.Cosine, relevance: vecRel(h.Cosine), score: h.Score})
+	}
+	qv := vector.Normalize(append([]float32(nil), q...))
+	for _, b := range bm {
+		v, _ := ai.idx.Vector(b.id)
+		cos := float64(vector.Dot(qv, v))
+		st, rec := b.meta.strength(sc.clock), b.meta.recency(cfg, sc.now)
+		h := recallHit{id: b.id, meta: b.meta, cosine: cos, bm25: b.bm25, relevance: alpha*bmW.norm(b.bm25) + vecRel(cos)}
+		h.score = cfg.Score(h.relevance, st, rec)
+		if sc.stats != nil {
+			// Move the chunk from the band the scan counted it in.
+			if base := cfg.Score(vecRel(cos), st, rec); base >= in.MinScore {
+				sc.stats.add(base, -1)
+			}
+			if h.score >= in.MinScore {
+				sc.stats.add(h.score, 1)
+			}
+		}
+		if h.score < in.MinScore {
+			continue // and so was its score without BM25: the scan dropped it
+		}
+		if i, ok := at[b.id]; ok {
+			hits[i] = h
+		} else {
+			hits = append(hits, h)
+		}
+	}
+	sort.Slice(hits, func(i, j int) bool {
+		if hits[i].score != hits[j].score {
+			return hits[i].score > hits[j].score
+		}
+		return hits[i].id < hits[j].id
+	})
+	return hits[:min(len(hits), sc.k)], alpha, nil
+}
+
+// window is the range BM25 scores are min-max normalised over.
+type window struct {
+	lo, hi float64
+	ok     bool // false: nothing matched
+}
+
+// norm maps x into [0, 1]: hi and above to 1, lo and below to 0. A window
+// of one value maps it to 1.
+func (w window) norm(x float64) float64 {
+	switch {
+	case !w.ok:
+		return 0
+	case w.hi <= w.lo:
+		if x >= w.hi {
+			return 1
+		}
+		return 0
+	}
+	return hippo.Clamp01((x - w.lo) / (w.hi - w.lo))
+}
+
+// recallStats counts matches by score band, safely from the parallel scan.
+// A nil *recallStats counts nothing.
+type recallStats struct {
+	total   atomic.Int64
+	buckets [5]atomic.Int64
+}
+
+// add counts n matches (n < 0 takes them back) scoring score.
+func (s *recallStats) add(score float64, n int64) {
+	if s == nil {
+		return
+	}
+	s.total.Add(n)
+	s.buckets[min(4, max(0, int(score*5)))].Add(n)
+}
+
+// fill sets page's total and distribution.
+func (s *recallStats) fill(page *hippo.RecallPage) {
+	if s == nil {
+		return
+	}
+	page.Total = int(max(0, s.total.Load()))
+	for i, d := range []*int{&page.Distribution.Below02, &page.Distribution.From02To04, &page.Distribution.From04To06,
+		&page.Distribution.From06To08, &page.Distribution.From08To10} {
+		*d = int(max(0, s.buckets[i].Load()))
+	}
 }
 
 func checkRecallInput(in hippo.RecallInput) error {
@@ -341,7 +520,7 @@ func (m *Memory) embedQuery(ctx context.Context, text string) ([]float32, error)
 // retrieve applies the retrieval boost to the chosen chunks and reads them
 // back, in one write transaction. Chunks deleted since the search are
 // dropped.
-func (m *Memory) retrieve(ctx context.Context, hits []vector.Hit[chunkMeta], now int64, clock decayClock) ([]hippo.Recalled, error) {
+func (m *Memory) retrieve(ctx context.Context, hits []recallHit, now int64, clock decayClock) ([]hippo.Recalled, error) {
 	if len(hits) == 0 {
 		return []hippo.Recalled{}, nil
 	}
@@ -357,21 +536,21 @@ func (m *Memory) retrieve(ctx context.Context, hits []vector.Hit[chunkMeta], now
 	return out, nil
 }
 
-func (m *Memory) boost(ctx context.Context, tx *sql.Tx, hits []vector.Hit[chunkMeta], at string, now int64, clock decayClock, out *[]hippo.Recalled) error {
+func (m *Memory) boost(ctx context.Context, tx *sql.Tx, hits []recallHit, at string, now int64, clock decayClock, out *[]hippo.Recalled) error {
 	for _, h := range hits {
 		if _, err := tx.ExecContext(ctx, `UPDATE chunks SET access_count = access_count + 1,
 			last_accessed_at = ?, running_intensity = MIN(1.0, running_intensity + ?)
-			WHERE id = ? AND agent_id = ?`, at, m.cfg.RetrievalBoost, h.ID, m.opts.AgentID); err != nil {
+			WHERE id = ? AND agent_id = ?`, at, m.cfg.RetrievalBoost, h.id, m.opts.AgentID); err != nil {
 			return fmt.Errorf("boost chunk: %w", err)
 		}
-		c, err := getChunk(ctx, tx, m.opts.AgentID, h.ID)
+		c, err := getChunk(ctx, tx, m.opts.AgentID, h.id)
 		if hippo.ErrorCode(err) == hippo.ENOTFOUND {
 			continue
 		} else if err != nil {
 			return err
 		}
-		*out = append(*out, hippo.Recalled{Chunk: c, Similarity: h.Cosine,
-			Strength: h.Meta.strength(clock), Recency: h.Meta.recency(m.cfg, now), Score: h.Score})
+		*out = append(*out, hippo.Recalled{Chunk: c, Similarity: h.cosine, BM25: h.bm25, Relevance: h.relevance,
+			Strength: h.meta.strength(clock), Recency: h.meta.recency(m.cfg, now), Score: h.score})
 	}
 	return nil
 }

@@ -4,11 +4,14 @@ import (
 	"context"
 	"fmt"
 	"math/rand/v2"
+	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 
 	"github.com/hippo-mem/hippo"
+	"github.com/hippo-mem/hippo/local"
 	"github.com/hippo-mem/hippo/mock"
 	"github.com/hippo-mem/hippo/openai"
 	"github.com/hippo-mem/hippo/sqlite"
@@ -97,4 +100,111 @@ func benchRecall(b *testing.B, n, dim int) {
 			b.Fatalf("target %s not found first among %d chunks", targetID, n)
 		}
 	}
+}
+
+// BenchmarkHybridRecall recalls among n chunks of text with the offline
+// embedder, pure vector (α = 0) and hybrid (α = local.HybridAlpha) in turn
+// on the same query, and reports each one's time per recall and the
+// difference: the cost of the full-text side. Pairing them keeps the
+// difference fair on a busy machine. The chunks are the evaluation set's
+// memories and sentences drawn from their words, of a year's ages and
+// assorted strengths; the queries are its questions.
+//
+//	go test -run '^$' -bench HybridRecall -benchtime 400x ./sqlite/
+func BenchmarkHybridRecall(b *testing.B) {
+	for _, n := range []int{10_000, 50_000} {
+		b.Run(fmt.Sprintf("chunks=%d", n), func(b *testing.B) {
+			m, queries := hybridBenchMemory(b, n)
+			ctx := context.Background()
+			var took [2]time.Duration
+			i := 0
+			for b.Loop() {
+				for j, alpha := range []float64{0, local.HybridAlpha} {
+					start := time.Now()
+					_, err := m.Recall(ctx, hippo.RecallInput{Query: queries[i%len(queries)], Limit: 10, Alpha: &alpha})
+					if err != nil {
+						b.Fatal(err)
+					}
+					took[j] += time.Since(start)
+				}
+				i++
+			}
+			ms := func(d time.Duration) float64 { return float64(d.Microseconds()) / 1000 / float64(i) }
+			b.ReportMetric(ms(took[0]), "vector-ms")
+			b.ReportMetric(ms(took[1]), "hybrid-ms")
+			b.ReportMetric(ms(took[1]-took[0]), "extra-ms")
+		})
+	}
+}
+
+func hybridBenchMemory(b *testing.B, n int) (*sqlite.Memory, []string) {
+	ctx := context.Background()
+	memories := readEvalColumn(b, "memories.tsv", 1)
+	queries := readEvalColumn(b, "queries.tsv", 2)
+	var words []string
+	for _, s := range memories {
+		words = append(words, strings.Fields(s)...)
+	}
+	clk := &clock{t: time.Date(2026, 1, 10, 12, 0, 0, 0, time.UTC)}
+	db, err := sqlite.Open(ctx, filepath.Join(b.TempDir(), "bench.db"), sqlite.Options{Now: clk.Now, NoSync: true})
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.Cleanup(func() { db.Close() })
+	emb := local.NewEmbedder()
+	r := rand.New(rand.NewPCG(uint64(n), 7))
+	const batch = 5000
+	for start := 0; start < n; start += batch {
+		texts := make([]string, 0, batch)
+		for i := start; i < min(start+batch, n); i++ {
+			if i < len(memories) {
+				texts = append(texts, memories[i])
+				continue
+			}
+			s := make([]string, 6+r.IntN(14))
+			for j := range s {
+				s[j] = words[r.IntN(len(words))]
+			}
+			texts = append(texts, strings.Join(s, " "))
+		}
+		vecs, err := emb.Embed(ctx, texts)
+		if err != nil {
+			b.Fatal(err)
+		}
+		chunks := make([]*hippo.Chunk, len(texts))
+		for i, t := range texts {
+			age := time.Duration(r.Float64() * float64(365*24*time.Hour))
+			created := clk.Now().Add(-age)
+			chunks[i] = &hippo.Chunk{Content: t, Embedding: vecs[i], CreatedAt: created,
+				LastAccessedAt:   created.Add(time.Duration(r.Float64() * float64(age))),
+				RunningIntensity: 0.2 + 0.8*r.Float64(), EncounterCount: 1, AccessCount: r.IntN(20)}
+		}
+		if err := db.InsertChunks(ctx, "bench-agent", "", emb.Model(), chunks); err != nil {
+			b.Fatal(err)
+		}
+	}
+	m, err := db.Memory(sqlite.MemoryOptions{AgentID: "bench-agent", Embedder: emb})
+	if err != nil {
+		b.Fatal(err)
+	}
+	// Load the index before timing.
+	if _, err := m.Recall(ctx, hippo.RecallInput{Query: queries[0]}); err != nil {
+		b.Fatal(err)
+	}
+	return m, queries
+}
+
+// readEvalColumn reads one column of a file of the evaluation set.
+func readEvalColumn(b *testing.B, name string, col int) []string {
+	data, err := os.ReadFile(filepath.Join("..", "eval", "testdata", name))
+	if err != nil {
+		b.Fatal(err)
+	}
+	var out []string
+	for _, line := range strings.Split(string(data), "\n") {
+		if f := strings.Split(line, "\t"); len(f) > col && !strings.HasPrefix(line, "#") {
+			out = append(out, f[col])
+		}
+	}
+	return out
 }

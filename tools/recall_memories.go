@@ -23,6 +23,7 @@ type RecallMemoriesInput struct {
 	AsOf        string   `json:"as_of,omitempty" jsonschema:"Answer with what was true at this time (RFC 3339 or YYYY-MM-DD): facts replaced since are included, later ones left out."`
 	MinStrength float64  `json:"min_strength,omitempty" jsonschema:"Drop items weaker than this (0 to 1)."`
 	MinScore    float64  `json:"min_score,omitempty" jsonschema:"Drop results scoring below this (0 to 1)."`
+	Alpha       *float64 `json:"alpha,omitempty" jsonschema:"Weight of exact-word (BM25) relevance against meaning (0 to 1); omit for the default. 0 ranks by meaning alone."`
 }
 
 // recallDetails is the Details of recall_memories.
@@ -40,6 +41,8 @@ type recalledDetail struct {
 	chunkDetails
 	Score      float64 `json:"score"`
 	Similarity float64 `json:"similarity"`
+	BM25       float64 `json:"bm25"`
+	Relevance  float64 `json:"relevance"`
 	Strength   float64 `json:"strength"`
 	Recency    float64 `json:"recency"`
 }
@@ -50,7 +53,7 @@ func recallMemories(r resolver, cfg hippo.Config) Tool {
 		limitSchema(p["limit"], cfg)
 		p["kind"].Enum = []any{string(hippo.KindFact), string(hippo.KindMemory)}
 		p["offset"].Minimum = jsonschema.Ptr(0.0)
-		for _, name := range []string{"min_strength", "min_score"} {
+		for _, name := range []string{"min_strength", "min_score", "alpha"} {
 			p[name].Minimum, p[name].Maximum = jsonschema.Ptr(0.0), jsonschema.Ptr(1.0)
 		}
 		for _, name := range []string{"since", "until", "as_of"} {
@@ -71,7 +74,7 @@ Returns a numbered list: kind, content, score (0 to 1, higher is better) and a s
 			return nil, err
 		}
 		q := hippo.RecallInput{Query: in.Query, Limit: limit, Offset: in.Offset, Kind: hippo.Kind(in.Kind),
-			Tags: in.Tags, Category: in.Category, MinStrength: in.MinStrength, MinScore: in.MinScore}
+			Tags: in.Tags, Category: in.Category, MinStrength: in.MinStrength, MinScore: in.MinScore, Alpha: in.Alpha}
 		for _, t := range []struct {
 			field, value string
 			dst          **time.Time
@@ -94,7 +97,7 @@ Returns a numbered list: kind, content, score (0 to 1, higher is better) and a s
 			Total: page.Total, Offset: in.Offset, Distribution: page.Distribution}
 		for i, r := range found {
 			d.Results[i] = recalledDetail{chunkDetails: newChunkDetails(r.Chunk),
-				Score: r.Score, Similarity: r.Similarity, Strength: r.Strength, Recency: r.Recency}
+				Score: r.Score, Similarity: r.Similarity, BM25: r.BM25, Relevance: r.Relevance, Strength: r.Strength, Recency: r.Recency}
 		}
 		text := recallText(in.Query, in.Kind, found, in.Offset)
 		if page.Total > in.Offset+len(found) {

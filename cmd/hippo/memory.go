@@ -84,6 +84,8 @@ type recalledView struct {
 	chunkView
 	Score      float64 `json:"score"`
 	Similarity float64 `json:"cosine"`
+	BM25       float64 `json:"bm25"`
+	Relevance  float64 `json:"relevance"`
 	Strength   float64 `json:"strength"`
 	Recency    float64 `json:"recency"`
 }

@@ -15,12 +15,14 @@ func (a *app) newRecallCommand() *cobra.Command {
 		kind               string
 		since, until, asOf string
 		explain            bool
+		alpha              float64
 	)
 	cmd := &cobra.Command{
 		Use:   "recall <query|->",
 		Short: "Recall memories and facts by meaning, strength and recency",
 		Long: `Rank the agent's live facts and memories against a query by
-0.6 × similarity + 0.3 × strength + 0.1 × recency. Recalled chunks are
+0.6 × relevance + 0.3 × strength + 0.1 × recency, relevance fusing vector
+similarity with full-text (BM25) matching by --alpha. Recalled chunks are
 strengthened, as when an agent recalls them. --explain prints each score's
 parts.`,
 		Args: cobra.ExactArgs(1),
@@ -30,6 +32,9 @@ parts.`,
 				return err
 			}
 			in.Query = q
+			if cmd.Flags().Changed("alpha") {
+				in.Alpha = &alpha
+			}
 			if in.Limit < 1 || in.Limit > hippo.DefaultConfig().MaxLimit {
 				return usageErrorf("--limit must be between 1 and %d, got %d", hippo.DefaultConfig().MaxLimit, in.Limit)
 			}
@@ -64,13 +69,14 @@ parts.`,
 			views := make([]recalledView, len(page.Results))
 			for i, r := range page.Results {
 				views[i] = recalledView{viewChunks([]*hippo.Chunk{r.Chunk}, m.Config(), r.Chunk.LastAccessedAt)[0],
-					r.Score, r.Similarity, r.Strength, r.Recency}
+					r.Score, r.Similarity, r.BM25, r.Relevance, r.Strength, r.Recency}
 			}
 			out := struct {
 				Results      []recalledView          `json:"results"`
 				Total        int                     `json:"total"`
+				Alpha        float64                 `json:"alpha"`
 				Distribution hippo.ScoreDistribution `json:"score_distribution"`
-			}{views, page.Total, page.Distribution}
+			}{views, page.Total, page.Alpha, page.Distribution}
 			return a.emit(out, func(w io.Writer) error {
 				if len(views) == 0 {
 					_, err := fmt.Fprintln(w, "Nothing recalled.")
@@ -79,7 +85,8 @@ parts.`,
 				for i, v := range views {
 					fmt.Fprintf(w, "%d. [%s] %s  (score %.3f, %s)\n", in.Offset+i+1, v.Kind, oneLine(v.Content, 200), v.Score, v.ID)
 					if explain {
-						fmt.Fprintf(w, "   cosine %.3f · strength %.3f · recency %.3f\n", v.Similarity, v.Strength, v.Recency)
+						fmt.Fprintf(w, "   bm25 %.3g · cosine %.3f · relevance %.3f (α %.2f) · strength %.3f · recency %.3f\n",
+							v.BM25, v.Similarity, v.Relevance, page.Alpha, v.Strength, v.Recency)
 					}
 				}
 				a.note("%d of %d matching", len(views), page.Total)
@@ -98,6 +105,7 @@ parts.`,
 	f.StringVar(&asOf, "as-of", "", "answer with what was current at that time")
 	f.Float64Var(&in.MinStrength, "min-strength", 0, "drop results weaker than this")
 	f.Float64Var(&in.MinScore, "min-score", 0, "drop results scoring below this")
-	f.BoolVar(&explain, "explain", false, "print cosine, strength and recency of each result")
+	f.BoolVar(&explain, "explain", false, "print bm25, cosine, relevance, strength and recency of each result")
+	f.Float64Var(&alpha, "alpha", 0, "weight of full-text (BM25) relevance against vector similarity, 0-1 (default: the embedder's; 0 is pure vector recall)")
 	return cmd
 }

@@ -1,0 +1,257 @@
+package sqlite
+
+import (
+	"context"
+	"encoding/hex"
+	"fmt"
+	"math"
+	"sort"
+	"strings"
+	"unicode"
+
+	"github.com/hippo-mem/hippo"
+)
+
+// The BM25 side of hybrid recall runs on chunks_fts (migration 0004), a
+// contentless FTS5 index of chunk content beside one token per agent.
+//
+// Two costs bound it. FTS5's bm25() scores every row a query matches, so
+// the query keeps the rarest of its words, up to ftsBudget matching rows:
+// a word in more chunks than that says little about any one of them (its
+// IDF is low) and would cost a BM25 evaluation per chunk. The recall then
+// weighs BM25 by the share of the words' IDF it kept, so that a search for
+// the rarest word alone does not outvote the vectors. And bm25() counts
+// the rows of every term of the query, the agent's token included, so
+// ANDing that token costs a pass over all the agent's rows: agents of up
+// to ftsAgentRows chunks that share the database with larger ones are
+// searched that way, their own rows only; otherwise the query is the words
+// alone and the rowids are joined back to the agent's chunks. Both give the
+// same scores: the agent column weighs nothing in the rank, and word
+// statistics are the whole index's.
+
+// ftsBudget is how many matching rows the words of a full-text query may
+// have in all.
+const ftsBudget = 500
+
+// ftsAgentRows is the largest agent searched through its agent token.
+const ftsAgentRows = 5000
+
+// maxFTSWords bounds the words of a full-text query.
+const maxFTSWords = 32
+
+// bm25Hit is a chunk in a recall's BM25 window with its BM25 score, higher
+// is better.
+type bm25Hit struct {
+	id   string
+	bm25 float64
+	meta chunkMeta
+}
+
+// bm25Window returns the best hybridWindow of the agent's chunks matching
+// the recall's words that pass eligible (the vector index's filters, so
+// that both sides see the same chunks), best first, and the share of the
+// query's words, by IDF, that the search covered: 1 unless words were left
+// out for ftsBudget. Call with ai.mu held.
+func (m *Memory) bm25Window(ctx context.Context, ai *agentIndex, in hippo.RecallInput, eligible func(*chunkMeta) bool) ([]bm25Hit, float64, error) {
+	words := ftsWords(in.Query)
+	if len(words) == 0 || ai.idx.Len() == 0 || (m.opts.RecallScopes != nil && len(m.opts.RecallScopes) == 0) {
+		return nil, 0, nil
+	}
+	agent, rows, err := m.db.ftsAgent(ctx, m.opts.AgentID, ai.idx.Len())
+	if err != nil {
+		return nil, 0, err
+	}
+	words, coverage, err := m.db.rareWords(ctx, agent, rows, words, ftsBudget)
+	if err != nil || len(words) == 0 {
+		return nil, 0, err
+	}
+	match := agent + ftsContent(words)
+	for limit := 2 * hybridWindow; ; limit *= 4 {
+		found, n, err := m.db.searchFTS(ctx, m.opts.AgentID, match, limit)
+		if err != nil {
+			return nil, 0, err
+		}
+		var out []bm25Hit
+		for _, h := range found {
+			meta, ok := ai.idx.Meta(h.id)
+			if !ok || !eligible(&meta) {
+				continue // filtered out, or written after the index synced
+			}
+			h.meta = meta
+			out = append(out, h)
+			if len(out) == hybridWindow {
+				return out, coverage, nil
+			}
+		}
+		if n < limit {
+			return out, coverage, nil
+		}
+	}
+}
+
+// ftsAgent returns the MATCH prefix that keeps a search to the agent's own
+// rows, or "" when the words alone are cheaper: when the agent has more
+// than ftsAgentRows chunks, or holds most of the database. It also returns
+// about how many rows the search runs over.
+func (db *DB) ftsAgent(ctx context.Context, agentID string, rows int) (string, int, error) {
+	var all int
+	if err := db.read.QueryRowContext(ctx, `SELECT COALESCE(MAX(rowid), 0) FROM chunks`).Scan(&all); err != nil {
+		return "", 0, fmt.Errorf("full-text search: %w", err)
+	}
+	if rows > ftsAgentRows || 2*rows > all {
+		return "", max(all, rows), nil
+	}
+	return "agent:" + ftsToken(agentID) + " AND ", rows, nil
+}
+
+// rareWords returns the words that match fewest of n rows (the agent's,
+// when agent is its MATCH prefix), rarest first, as many as match budget
+// rows in all, and their share of the IDF of all the words that match
+// anything. Words that match nothing are left out: they change no score.
+func (db *DB) rareWords(ctx context.Context, agent string, n int, words []string, budget int) ([]string, float64, error) {
+	var q strings.Builder
+	args := make([]any, 0, 2*len(words))
+	for i, w := range words {
+		if i > 0 {
+			q.WriteString(" UNION ALL ")
+		}
+		fmt.Fprintf(&q, `SELECT %d, (SELECT count(*) FROM (SELECT 1 FROM chunks_fts WHERE chunks_fts MATCH ? LIMIT ?))`, i)
+		// Counted past the budget, for the IDF of the words left out.
+		args = append(args, agent+ftsContent([]string{w}), 4*budget)
+	}
+	rows, err := db.read.QueryContext(ctx, q.String(), args...)
+	if err != nil {
+		return nil, 0, fmt.Errorf("full-text search: %w", err)
+	}
+	defer rows.Close()
+	type count struct{ word, n int }
+	var counts []count
+	for rows.Next() {
+		var c count
+		if err := rows.Scan(&c.word, &c.n); err != nil {
+			return nil, 0, fmt.Errorf("full-text search: %w", err)
+		}
+		if c.n > 0 {
+			counts = append(counts, c)
+		}
+	}
+	if err := rows.Err(); err != nil {
+		return nil, 0, fmt.Errorf("full-text search: %w", err)
+	}
+	sort.SliceStable(counts, func(i, j int) bool { return counts[i].n < counts[j].n })
+	var (
+		out       []string
+		kept, all float64
+		total     int
+	)
+	for _, c := range counts {
+		df := float64(c.n)
+		idf := max(1e-6, math.Log((max(float64(n), df)-df+0.5)/(df+0.5))) // as FTS5's bm25()
+		all += idf
+		if total += c.n; total <= budget {
+			out = append(out, words[c.word])
+			kept += idf
+		}
+	}
+	if len(out) == 0 {
+		return nil, 0, nil
+	}
+	return out, kept / all, nil
+}
+
+// searchFTS returns up to limit of the agent's chunks matching match, best
+// BM25 first, and how many rows the index returned before they were joined
+// back to the agent's chunks (the index is contentless: rowids lead back to
+// chunks, where the agent is checked).
+func (db *DB) searchFTS(ctx context.Context, agentID, match string, limit int) ([]bm25Hit, int, error) {
+	rows, err := db.read.QueryContext(ctx, `SELECT c.id, c.agent_id = ?, f.score FROM
+		(SELECT rowid, -rank AS score FROM chunks_fts WHERE chunks_fts MATCH ? ORDER BY rank LIMIT ?) AS f
+		CROSS JOIN chunks AS c ON c.rowid = f.rowid ORDER BY f.score DESC`, agentID, match, limit)
+	if err != nil {
+		return nil, 0, fmt.Errorf("full-text search: %w", err)
+	}
+	defer rows.Close()
+	var hits []bm25Hit
+	n := 0
+	for rows.Next() {
+		var (
+			h    bm25Hit
+			mine bool
+		)
+		if err := rows.Scan(&h.id, &mine, &h.bm25); err != nil {
+			return nil, 0, fmt.Errorf("full-text search: %w", err)
+		}
+		if n++; mine {
+			hits = append(hits, h)
+		}
+	}
+	if err := rows.Err(); err != nil {
+		return nil, 0, fmt.Errorf("full-text search: %w", err)
+	}
+	return hits, n, nil
+}
+
+// ftsContent is the MATCH expression for any of words in the content
+// column. Every word is quoted, so no input is read as FTS5 syntax.
+func ftsContent(words []string) string {
+	var b strings.Builder
+	b.WriteString("content:(")
+	for i, w := range words {
+		if i > 0 {
+			b.WriteString(" OR ")
+		}
+		b.WriteString(`"` + w + `"`)
+	}
+	b.WriteString(")")
+	return b.String()
+}
+
+// ftsToken is the single token the agent column holds for agentID: the
+// migration's 'a' || hex(agent_id) || '0'.
+func ftsToken(agentID string) string {
+	return "a" + strings.ToUpper(hex.EncodeToString([]byte(agentID))) + "0"
+}
+
+// ftsWords splits text into words as FTSQuery does (runs of letters, digits
+// and _), lower-cased and deduplicated, without English stop words unless
+// there is nothing else: they match nearly every chunk and weigh almost
+// nothing in BM25. Words hold no double quote, so quoting them is safe.
+func ftsWords(text string) []string {
+	all := strings.FieldsFunc(strings.ToLower(text), func(r rune) bool {
+		return !unicode.IsLetter(r) && !unicode.IsDigit(r) && r != '_'
+	})
+	seen := map[string]bool{}
+	var words, stops []string
+	for _, w := range all {
+		if seen[w] {
+			continue
+		}
+		seen[w] = true
+		if stopWords[w] {
+			stops = append(stops, w)
+		} else {
+			words = append(words, w)
+		}
+	}
+	if len(words) == 0 {
+		words = stops
+	}
+	return words[:min(len(words), maxFTSWords)]
+}
+
+// stopWords are English function words, question words and the verbs of
+// asking ("tell me", "remind me").
+var stopWords = func() map[string]bool {
+	m := map[string]bool{}
+	for _, w := range strings.Fields(`a about above after again against all am an and any are as at be because
+		been before being below between both but by can could did do does doing down during each few for
+		from further had has have having he her here hers herself him himself his how i if in into is it
+		its itself just me more most my myself no nor not now of off on once only or other our ours
+		ourselves out over own same she should so some such than that the their theirs them themselves
+		then there these they this those through to too under until up us very was we were what when
+		where which while who whom why will with would you your yours yourself yourselves s t don
+		ever anything something tell remind know`) {
+		m[w] = true
+	}
+	return m
+}()
