@@ -74,6 +74,12 @@ func ValidateMetadata(raw json.RawMessage) (string, error) {
 	if err := json.Unmarshal([]byte(s), &obj); err != nil || obj == nil {
 		return "", Invalidf("metadata", "must be a JSON object")
 	}
+	// Numbers must fit a float64, or readers of the metadata (the recall
+	// filters on tags and category) could not decode it.
+	var v any
+	if err := json.Unmarshal([]byte(s), &v); err != nil {
+		return "", Invalidf("metadata", "must be a JSON object whose numbers fit a float64: %v", err)
+	}
 	var out bytes.Buffer
 	if err := json.Compact(&out, []byte(s)); err != nil {
 		return "", Invalidf("metadata", "must be a JSON object")

@@ -100,8 +100,9 @@ type Server struct {
 	sse     *sseHandler
 	// requests counts HTTP requests in progress other than streams.
 	requests atomic.Int64
-	// readTimeout is the http.Server's ReadTimeout; tests shorten it.
-	readTimeout time.Duration
+	// readTimeout and readHeaderTimeout are the http.Server's; tests
+	// shorten them.
+	readTimeout, readHeaderTimeout time.Duration
 }
 
 // NewServer checks cfg and builds the server and its tools.
@@ -140,7 +141,7 @@ func NewServer(cfg Config) (*Server, error) {
 		log = slog.New(slog.DiscardHandler)
 	}
 
-	s := &Server{cfg: cfg, log: log, origins: origins, readTimeout: readTimeout,
+	s := &Server{cfg: cfg, log: log, origins: origins, readTimeout: readTimeout, readHeaderTimeout: readHeaderTimeout,
 		sdkLog: slog.New(quietHandler{log.Handler()}).With("component", "mcp-sdk")}
 	// The tools run over whatever memory the call put in its context, so
 	// one set serves every agent and scope.

@@ -102,7 +102,10 @@ func (e *Embedder) vectors(resp embeddingResponse, n int) ([][]float32, error) {
 	if len(resp.Data) != n {
 		return nil, e.c.errorf(hippo.EINTERNAL, "%d embeddings returned for %d texts", len(resp.Data), n)
 	}
-	want := e.Dimension()
+	// Only a configured length binds every response: a learned one is the
+	// last response's, so one bad answer does not pin the embedder. The
+	// database's model lock refuses vectors of another length anyway.
+	want := e.dims
 	out := make([][]float32, n)
 	seen := make([]bool, n)
 	for pos, d := range resp.Data {
@@ -137,10 +140,8 @@ func (e *Embedder) vectors(resp embeddingResponse, n int) ([][]float32, error) {
 		}
 		out[i] = v
 	}
-	if e.dims == 0 && !e.learned.CompareAndSwap(0, int64(want)) {
-		if got := e.learned.Load(); got != int64(want) {
-			return nil, e.c.errorf(hippo.EINTERNAL, "embeddings have %d dimensions, want %d as in earlier responses", want, got)
-		}
+	if e.dims == 0 {
+		e.learned.Store(int64(want))
 	}
 	return out, nil
 }
@@ -150,10 +151,8 @@ func (e *Embedder) dimsSource() string {
 	switch {
 	case e.dims > 0:
 		return " (the configured Dimensions)"
-	case e.learned.Load() > 0:
-		return " (as in earlier responses)"
 	}
-	return " (as the first embedding)"
+	return " (as the first embedding of the response)"
 }
 
 // rejectedDimensions explains a 400 or 422 caused by the "dimensions"

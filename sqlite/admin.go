@@ -300,8 +300,9 @@ func (db *DB) PlanDelete(ctx context.Context, agentID string, ids []string) (*De
 		plan.Chunks = append(plan.Chunks, cs[0])
 		found = append(found, id)
 	}
-	for _, id := range found {
-		rows, err := tx.QueryContext(ctx, `SELECT id FROM chunks WHERE superseded_by = ? ORDER BY id`, id)
+	for i, id := range found {
+		rows, err := tx.QueryContext(ctx, `SELECT id FROM chunks WHERE superseded_by = ? AND agent_id = ? ORDER BY id`,
+			id, plan.Chunks[i].AgentID)
 		if err != nil {
 			return nil, fmt.Errorf("find chunks superseded by %s: %w", id, err)
 		}
@@ -376,8 +377,8 @@ func (db *DB) PurgeSuperseded(ctx context.Context, f PurgeFilter) ([]*hippo.Chun
 			}
 			next = s
 		}
-		if _, err := tx.ExecContext(ctx, `UPDATE chunks SET superseded_by = ? WHERE superseded_by = ?`,
-			next, c.ID); err != nil {
+		if _, err := tx.ExecContext(ctx, `UPDATE chunks SET superseded_by = ? WHERE superseded_by = ? AND agent_id = ?`,
+			next, c.ID, c.AgentID); err != nil {
 			return nil, fmt.Errorf("re-point chunks superseded by %s: %w", c.ID, err)
 		}
 	}

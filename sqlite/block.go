@@ -77,6 +77,7 @@ func (m *Memory) ReplaceBlock(ctx context.Context, key, old, new string) (*hippo
 	if err != nil {
 		return nil, 0, err
 	}
+	m.db.checkpoint(ctx) // the replaced text leaves the WAL
 	return b, count, nil
 }
 
@@ -146,5 +147,10 @@ func (m *Memory) SetBlock(ctx context.Context, key, value string) (*hippo.Block,
 	if !utf8.ValidString(value) {
 		return nil, hippo.Invalidf("value", "must be valid UTF-8")
 	}
-	return m.updateBlock(ctx, key, true, func(string, bool) (string, error) { return value, nil })
+	b, err := m.updateBlock(ctx, key, true, func(string, bool) (string, error) { return value, nil })
+	if err != nil {
+		return nil, err
+	}
+	m.db.checkpoint(ctx) // the old value leaves the WAL
+	return b, nil
 }

@@ -166,16 +166,18 @@ func deleteChunksTx(ctx context.Context, tx *sql.Tx, agentID string, ids []strin
 			query += ` AND agent_id = ?`
 			args = append(args, agentID)
 		}
-		res, err := tx.ExecContext(ctx, query, args...)
-		if err != nil {
+		var owner string
+		err := tx.QueryRowContext(ctx, query+` RETURNING agent_id`, args...).Scan(&owner)
+		if err == sql.ErrNoRows {
+			continue
+		} else if err != nil {
 			return nil, nil, fmt.Errorf("delete chunk %s: %w", id, err)
 		}
-		if n, _ := res.RowsAffected(); n == 0 {
-			continue
-		}
 		deleted = append(deleted, id)
+		// Only the owner's chunks: a supersession link from another agent
+		// (which only a crafted import makes) is that agent's to keep.
 		rows, err := tx.QueryContext(ctx, `UPDATE chunks SET superseded_by = NULL, superseded_at = NULL
-			WHERE superseded_by = ? RETURNING id`, id)
+			WHERE superseded_by = ? AND agent_id = ? RETURNING id`, id, owner)
 		if err != nil {
 			return nil, nil, fmt.Errorf("resurrect chunks superseded by %s: %w", id, err)
 		}

@@ -432,7 +432,7 @@ func (im *importer) read(ctx context.Context, dec *json.Decoder) error {
 			})
 		default: // unknown fields are ignored, for files from newer versions
 			var skip json.RawMessage
-			err = dec.Decode(&skip)
+			err = notExport(dec.Decode(&skip))
 		}
 		if err != nil {
 			return err

@@ -3,6 +3,7 @@ package sqlite
 import (
 	"context"
 	"database/sql"
+	"encoding/json"
 	"fmt"
 	"regexp"
 	"sort"
@@ -158,7 +159,7 @@ func (m *Memory) StoreMemory(ctx context.Context, in hippo.StoreInput) (*hippo.S
 	now := m.db.now()
 	c := &hippo.Chunk{
 		ID: NewID(now), AgentID: m.opts.AgentID, Scope: m.opts.Scope, Kind: hippo.KindMemory,
-		Content: in.Content, ContentHash: hash, Embedding: vecs[0], Metadata: []byte(meta),
+		Content: in.Content, ContentHash: hash, Embedding: vecs[0], Metadata: rawJSON(meta),
 		RunningIntensity: reading, EncounterCount: 1, LastAccessedAt: now, CreatedAt: now,
 	}
 	return m.strengthenMemory(ctx, hash, reading, c)
@@ -698,4 +699,12 @@ func (m *Memory) UpdateChunk(ctx context.Context, id, content string) (*hippo.Ch
 // clock only).
 func (m *Memory) touch(ctx context.Context) error {
 	return m.db.recordActivity(ctx, m.opts.AgentID)
+}
+
+// rawJSON is s as JSON, nil when empty.
+func rawJSON(s string) json.RawMessage {
+	if s == "" {
+		return nil
+	}
+	return json.RawMessage(s)
 }

@@ -15,6 +15,7 @@ import (
 	"slices"
 	"strings"
 	"time"
+	"unicode/utf8"
 
 	"github.com/google/jsonschema-go/jsonschema"
 	"github.com/hippo-mem/hippo"
@@ -207,6 +208,11 @@ func errorResult(err error) *Result {
 func decode(input json.RawMessage, schema *jsonschema.Schema, dst any) error {
 	if len(input) > MaxInputBytes {
 		return hippo.Errorf(hippo.EINVALID, "input is %d bytes, more than the %d allowed", len(input), MaxInputBytes)
+	}
+	// encoding/json would silently turn invalid bytes into U+FFFD and
+	// store that.
+	if !utf8.Valid(input) {
+		return hippo.Errorf(hippo.EINVALID, "input is not valid UTF-8")
 	}
 	data := bytes.TrimSpace(input)
 	if len(data) == 0 || string(data) == "null" {

@@ -21,6 +21,9 @@ import (
 var hippoBin string
 
 func TestMain(m *testing.M) {
+	if mode := os.Getenv(helperEnv); mode != "" {
+		os.Exit(runHelper(mode)) // a library process of a crash or concurrency test
+	}
 	dir, err := os.MkdirTemp("", "hippo-cli-test-")
 	if err != nil {
 		fmt.Fprintln(os.Stderr, err)

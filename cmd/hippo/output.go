@@ -71,9 +71,13 @@ type chunkView struct {
 func viewChunks(cs []*hippo.Chunk, cfg hippo.Config, now time.Time) []chunkView {
 	out := make([]chunkView, len(cs))
 	for i, c := range cs {
+		meta := c.Metadata
+		if len(meta) == 0 {
+			meta = nil // null, not an empty (invalid) JSON text
+		}
 		out[i] = chunkView{
 			ID: c.ID, AgentID: c.AgentID, Scope: c.Scope, Kind: c.Kind, Content: c.Content,
-			ContentHash: nullable(c.ContentHash), Metadata: c.Metadata,
+			ContentHash: nullable(c.ContentHash), Metadata: meta,
 			RunningIntensity: c.RunningIntensity, EncounterCount: c.EncounterCount, AccessCount: c.AccessCount,
 			LastAccessedAt: c.LastAccessedAt, Superseded: c.SupersededBy != "", SupersededBy: nullable(c.SupersededBy),
 			SupersededAt: c.SupersededAt, CreatedAt: c.CreatedAt, Strength: c.Strength(cfg, now),

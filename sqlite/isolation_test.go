@@ -1,0 +1,338 @@
+package sqlite_test
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"math/rand/v2"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/hippo-mem/hippo"
+	"github.com/hippo-mem/hippo/local"
+	"github.com/hippo-mem/hippo/sqlite"
+)
+
+// isolationAgents look alike on purpose: case, spaces, LIKE wildcards,
+// quotes, Unicode look-alikes and a prefix of another, so that any
+// comparison less exact than equality shows.
+var isolationAgents = []string{"alice", "Alice", "alice ", "al%", "al_ce", "ali'ce", "alıce", "alice-and-bob", "a"}
+
+var isolationScopes = []string{"", "work", "Work", "%", "work "}
+
+// The texts are shared by every agent: identical content, identical
+// vectors. A leak across agents would be the best match.
+var isolationTexts = []string{
+	"I live in Berlin.", "I love Svelte and I hate Redux.", "My dog is called Rex.",
+	"The launch code is 4711.", "We chose SQLite over PostgreSQL for the billing service.",
+	"I work at Acme as an engineer.", "Meeting notes: ship the release on Friday.",
+}
+
+// TestIsolationProperty runs random operations for random agents and
+// scopes on one database and checks after each that no other agent's
+// data changed by a byte (their exports are identical) and that nothing
+// returned belongs to another agent or, with a scope, to another scope.
+// Operations include passing other agents' chunk IDs to every call that
+// takes one.
+func TestIsolationProperty(t *testing.T) {
+	for seed := range uint64(2) {
+		t.Run(fmt.Sprint("seed", seed), func(t *testing.T) {
+			t.Parallel()
+			checkIsolation(t, seed, envInt("HIPPO_ISOLATION_OPS", 50))
+		})
+	}
+}
+
+func checkIsolation(t *testing.T, seed uint64, ops int) {
+	ctx := context.Background()
+	r := rand.New(rand.NewPCG(seed, 9))
+	clk := &clock{t: time.Date(2026, 1, 10, 12, 0, 0, 0, time.UTC)}
+	db := openDB(t, filepath.Join(t.TempDir(), "iso.db"), clk)
+	emb, ext, cls := local.NewEmbedder(), local.NewExtractor(), local.NewClassifier()
+	agents := isolationAgents[:4+r.IntN(3)]
+
+	memory := func(agent, scope string, recall []string) *sqlite.Memory {
+		m, err := db.Memory(sqlite.MemoryOptions{AgentID: agent, Scope: scope, RecallScopes: recall,
+			Embedder: emb, Extractor: ext, Classifier: cls})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return m
+	}
+	others := func(actor string) []byte { return exportWithout(t, db, actor) }
+	owner := func() map[string]string { // chunk ID -> agent
+		out := map[string]string{}
+		cs, err := db.ListChunks(ctx, sqlite.ChunkFilter{Superseded: true})
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, c := range cs {
+			out[c.ID] = c.AgentID
+		}
+		return out
+	}
+
+	// Every agent starts with the same memories and facts, in every scope.
+	for _, a := range agents {
+		for _, s := range isolationScopes[:2] {
+			m := memory(a, s, nil)
+			for _, text := range isolationTexts[:3] {
+				if _, err := m.StoreMemory(ctx, hippo.StoreInput{Content: text}); err != nil {
+					t.Fatal(err)
+				}
+				if _, err := m.RememberFacts(ctx, text); err != nil {
+					t.Fatal(err)
+				}
+			}
+			if _, err := m.AppendBlock(ctx, "human", "Shared note for "+a); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+
+	var counts = map[string]int{}
+	for i := range ops {
+		actor := agents[r.IntN(len(agents))]
+		scope := isolationScopes[r.IntN(len(isolationScopes))]
+		var recallScopes []string // nil: every scope
+		if r.IntN(2) == 0 {
+			recallScopes = []string{scope}
+		}
+		m := memory(actor, scope, recallScopes)
+		before := others(actor)
+		own := owner()
+		var theirs []string // chunk IDs of other agents
+		for id, a := range own {
+			if a != actor {
+				theirs = append(theirs, id)
+			}
+		}
+		slices.Sort(theirs)
+		other := func() string { return theirs[r.IntN(len(theirs))] }
+		text := isolationTexts[r.IntN(len(isolationTexts))]
+		op := []string{"store", "remember", "recall", "forget", "append", "replace", "set", "delete-block",
+			"block", "blocks", "reinforce", "delete-other", "update-other", "history-other", "context", "consolidate"}[r.IntN(16)]
+		counts[op]++
+		where := fmt.Sprintf("op %d %s by %q in scope %q (recall scopes %q)", i, op, actor, scope, recallScopes)
+
+		// mine checks chunks returned to the actor.
+		mine := func(cs ...*hippo.Chunk) {
+			t.Helper()
+			for _, c := range cs {
+				if c.AgentID != actor || own[c.ID] != "" && own[c.ID] != actor {
+					t.Fatalf("%s: returned chunk %s of agent %q", where, c.ID, c.AgentID)
+				}
+				if recallScopes != nil && !slices.Contains(recallScopes, c.Scope) {
+					t.Fatalf("%s: returned chunk %s of scope %q", where, c.ID, c.Scope)
+				}
+			}
+		}
+		mineID := func(ids ...string) {
+			t.Helper()
+			for _, id := range ids {
+				if a, ok := own[id]; ok && a != actor {
+					t.Fatalf("%s: touched chunk %s of agent %q", where, id, a)
+				}
+			}
+		}
+		notFound := func(err error) {
+			t.Helper()
+			if hippo.ErrorCode(err) != hippo.ENOTFOUND {
+				t.Fatalf("%s: %v, want not found", where, err)
+			}
+		}
+
+		switch op {
+		case "store":
+			res, err := m.StoreMemory(ctx, hippo.StoreInput{Content: text})
+			if err != nil {
+				t.Fatal(where, err)
+			}
+			if res.Chunk.AgentID != actor || res.Chunk.Scope != scope {
+				t.Fatalf("%s: stored as %q/%q", where, res.Chunk.AgentID, res.Chunk.Scope)
+			}
+			mineID(res.Chunk.ID)
+		case "remember":
+			res, err := m.RememberFacts(ctx, text)
+			if err != nil {
+				t.Fatal(where, err)
+			}
+			for _, f := range res.Facts {
+				mineID(f.ChunkID, f.SupersededID)
+			}
+		case "recall":
+			res, err := m.Recall(ctx, hippo.RecallInput{Query: text, Limit: 50})
+			if err != nil {
+				t.Fatal(where, err)
+			}
+			for _, x := range res {
+				mine(x.Chunk)
+			}
+		case "forget":
+			res, err := m.Forget(ctx, hippo.ForgetInput{Description: text, Threshold: 0.3 + 0.7*r.Float64()})
+			if err != nil {
+				t.Fatal(where, err)
+			}
+			for _, f := range res.Deleted {
+				mineID(f.ID)
+			}
+			mineID(res.Resurrected...)
+		case "append":
+			if _, err := m.AppendBlock(ctx, "human", "more from "+actor); err != nil {
+				t.Fatal(where, err)
+			}
+		case "replace":
+			b, _, err := m.ReplaceBlock(ctx, "human", "Shared", "Own")
+			if err == nil && (b.AgentID != actor || b.Scope != scope) {
+				t.Fatalf("%s: replaced block of %q/%q", where, b.AgentID, b.Scope)
+			} else if err != nil && hippo.ErrorCode(err) != hippo.ENOTFOUND {
+				t.Fatal(where, err)
+			}
+		case "set":
+			if _, err := m.SetBlock(ctx, "persona", "set by "+actor); err != nil {
+				t.Fatal(where, err)
+			}
+		case "delete-block":
+			if err := m.DeleteBlock(ctx, "human"); err != nil && hippo.ErrorCode(err) != hippo.ENOTFOUND {
+				t.Fatal(where, err)
+			}
+		case "block":
+			b, err := m.Block(ctx, "human")
+			if err != nil {
+				t.Fatal(where, err)
+			}
+			if b != nil && (b.AgentID != actor || b.Scope != scope || strings.Contains(b.Value, "for ") && !strings.Contains(b.Value, "for "+actor)) {
+				t.Fatalf("%s: read block %+v", where, b)
+			}
+		case "blocks":
+			bs, err := m.Blocks(ctx)
+			if err != nil {
+				t.Fatal(where, err)
+			}
+			for _, b := range bs {
+				if b.AgentID != actor || b.Scope != scope {
+					t.Fatalf("%s: listed block %+v", where, b)
+				}
+			}
+		case "reinforce":
+			ids := []string{other(), other()}
+			for id, a := range own {
+				if a == actor {
+					ids = append(ids, id)
+					break
+				}
+			}
+			res, err := m.Reinforce(ctx, ids[:2], ids[2:])
+			if err != nil {
+				t.Fatal(where, err)
+			}
+			mineID(res.Upvoted...)
+			mineID(res.Downvoted...)
+			for _, id := range ids[:2] {
+				if !slices.Contains(res.NotFound, id) {
+					t.Fatalf("%s: another agent's %s is not reported as not found: %+v", where, id, res)
+				}
+			}
+		case "delete-other":
+			_, err := m.DeleteChunk(ctx, other())
+			notFound(err)
+		case "update-other":
+			_, err := m.UpdateChunk(ctx, other(), "overwritten by "+actor)
+			notFound(err)
+		case "history-other":
+			_, err := m.FactHistory(ctx, "", other())
+			notFound(err)
+			hist, err := m.FactHistory(ctx, text, "")
+			if err != nil {
+				t.Fatal(where, err)
+			}
+			for _, h := range hist {
+				mineID(h.ID)
+			}
+		case "context":
+			c, err := m.Context(ctx, hippo.ContextInput{Query: text})
+			if err != nil {
+				t.Fatal(where, err)
+			}
+			mineID(c.Memories...)
+			for _, a := range agents {
+				if a != actor && strings.Contains(c.Text, "for "+a+"\n") {
+					t.Fatalf("%s: context holds %q's block: %q", where, a, c.Text)
+				}
+			}
+		case "consolidate":
+			if _, err := m.Consolidate(ctx, sqlite.ConsolidateOptions{AgentID: actor, Grace: time.Hour}); err != nil {
+				t.Fatal(where, err)
+			}
+		}
+		clk.Advance(time.Duration(r.IntN(48)) * time.Hour)
+
+		if after := others(actor); !bytes.Equal(before, after) {
+			t.Fatalf("%s: other agents' data changed:\nbefore %s\nafter  %s", where, before, after)
+		}
+	}
+	t.Logf("%d agents, %d operations: %v", len(agents), ops, counts)
+}
+
+// TestIsolationCrossAgentLinks plants supersession links between agents
+// (which only an import of a crafted file can make) and checks that one
+// agent's deletes, forgets and purges never change the other's rows.
+func TestIsolationCrossAgentLinks(t *testing.T) {
+	ctx := context.Background()
+	e := newEnv(t)
+	vec := make([]float32, testDim)
+	vec[0] = 1
+	at := e.clock.Now()
+	// bob's fact claims to be superseded by alice's chunks.
+	alice := []*hippo.Chunk{
+		{ID: "A-NEW", Kind: hippo.KindFact, Content: "Alice lives in Oslo", Embedding: vec},
+		{ID: "A-OLD", Kind: hippo.KindFact, Content: "Alice lived in Rome", Embedding: vec, SupersededBy: "A-NEW", SupersededAt: &at},
+	}
+	bob := []*hippo.Chunk{
+		{ID: "B-1", Kind: hippo.KindFact, Content: "Bob lives in Lima", Embedding: vec, SupersededBy: "A-NEW", SupersededAt: &at},
+		{ID: "B-2", Kind: hippo.KindFact, Content: "Bob lived in Kyiv", Embedding: vec, SupersededBy: "A-OLD", SupersededAt: &at},
+	}
+	for agent, cs := range map[string][]*hippo.Chunk{"alice": alice, "bob": bob} {
+		if err := e.db.InsertChunks(ctx, agent, "", e.emb.Model(), cs); err != nil {
+			t.Fatal(err)
+		}
+	}
+	export := func() []byte { return exportWithout(t, e.db, "alice") }
+	want := export()
+	if _, err := e.db.PurgeSuperseded(ctx, sqlite.PurgeFilter{AgentID: "alice"}); err != nil {
+		t.Fatal(err)
+	}
+	if got := export(); !bytes.Equal(got, want) {
+		t.Errorf("alice's purge changed bob's rows:\n%s\nwant\n%s", got, want)
+	}
+	if _, err := e.memory("alice").DeleteChunk(ctx, "A-NEW"); err != nil {
+		t.Fatal(err)
+	}
+	if got := export(); !bytes.Equal(got, want) {
+		t.Errorf("alice's delete changed bob's rows:\n%s\nwant\n%s", got, want)
+	}
+}
+
+// exportWithout is the export of the whole database without the records
+// (one a line) of agent actor: what actor's calls must leave as it is.
+func exportWithout(t testing.TB, db *sqlite.DB, actor string) []byte {
+	t.Helper()
+	var b bytes.Buffer
+	if _, err := db.Export(context.Background(), &b, sqlite.ExportOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	id, _ := json.Marshal(actor)
+	mine := []byte(`"agent_id":` + string(id) + `,`)
+	var out []byte
+	for _, line := range bytes.SplitAfter(b.Bytes(), []byte("\n")) {
+		if !bytes.Contains(line, mine) {
+			out = append(out, bytes.TrimSuffix(bytes.TrimSuffix(line, []byte("\n")), []byte(","))...)
+			out = append(out, '\n')
+		}
+	}
+	return out
+}
