@@ -53,11 +53,13 @@ func (c *Chunk) Strength(cfg Config, now time.Time) float64 {
 // Block is a named, agent-owned piece of working memory ("persona",
 // "human", "objectives").
 type Block struct {
-	AgentID   string    `json:"agent_id"`
-	Scope     string    `json:"scope"`
-	Key       string    `json:"key"`
-	Value     string    `json:"value"`
-	UpdatedAt time.Time `json:"updated_at"`
+	AgentID string `json:"agent_id"`
+	Scope   string `json:"scope"`
+	Key     string `json:"key"`
+	Value   string `json:"value"`
+	// Description, optional, says what the block is for.
+	Description string    `json:"description,omitempty"`
+	UpdatedAt   time.Time `json:"updated_at"`
 }
 
 // Message is one turn sent to an LLM.

@@ -50,6 +50,9 @@ type MemoryService interface {
 	SetBlock(ctx context.Context, key, value string) (*Block, error)
 	// DeleteBlock deletes a block. ENOTFOUND when it does not exist.
 	DeleteBlock(ctx context.Context, key string) error
+	// DescribeBlock sets what a block is for, creating it empty when
+	// missing.
+	DescribeBlock(ctx context.Context, key, description string) (*Block, error)
 }
 
 // BlockInfo describes a block without its value.
@@ -58,8 +61,9 @@ type BlockInfo struct {
 	Scope   string `json:"scope"`
 	Key     string `json:"key"`
 	// Chars is the length of the value in characters.
-	Chars     int       `json:"chars"`
-	UpdatedAt time.Time `json:"updated_at"`
+	Chars       int       `json:"chars"`
+	Description string    `json:"description,omitempty"`
+	UpdatedAt   time.Time `json:"updated_at"`
 }
 
 // StoreInput is the input of StoreMemory.

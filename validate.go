@@ -57,6 +57,21 @@ func ValidateText(field, s string, max int) error {
 	return nil
 }
 
+// MaxDescription bounds a block description, in characters.
+const MaxDescription = 1000
+
+// ValidateDescription checks a block description: "" (none) or valid
+// UTF-8 of at most MaxDescription characters.
+func ValidateDescription(s string) error {
+	switch {
+	case !utf8.ValidString(s):
+		return Invalidf("description", "must be valid UTF-8")
+	case utf8.RuneCountInString(s) > MaxDescription:
+		return Invalidf("description", "must be at most %d characters, got %d", MaxDescription, utf8.RuneCountInString(s))
+	}
+	return nil
+}
+
 // MaxMetadataBytes bounds the size of a chunk's metadata JSON.
 const MaxMetadataBytes = 16 << 10
 

@@ -229,7 +229,7 @@ type BlockInfo = hippo.BlockInfo
 // ListBlocks lists an agent's blocks, in one scope unless scope is nil,
 // ordered by scope and key.
 func (db *DB) ListBlocks(ctx context.Context, agentID string, scope *string) ([]BlockInfo, error) {
-	query := `SELECT agent_id, scope, key, length(value), updated_at FROM memory_blocks WHERE agent_id = ?`
+	query := `SELECT agent_id, scope, key, length(value), description, updated_at FROM memory_blocks WHERE agent_id = ?`
 	args := []any{agentID}
 	if scope != nil {
 		query += ` AND scope = ?`
@@ -244,7 +244,7 @@ func (db *DB) ListBlocks(ctx context.Context, agentID string, scope *string) ([]
 	for rows.Next() {
 		var b BlockInfo
 		var updated string
-		if err := rows.Scan(&b.AgentID, &b.Scope, &b.Key, &b.Chars, &updated); err != nil {
+		if err := rows.Scan(&b.AgentID, &b.Scope, &b.Key, &b.Chars, &b.Description, &updated); err != nil {
 			return nil, fmt.Errorf("list blocks: %w", err)
 		}
 		if b.UpdatedAt, err = parseTime(updated); err != nil {

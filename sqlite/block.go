@@ -93,9 +93,9 @@ func (m *Memory) updateBlock(ctx context.Context, key string, create bool, chang
 	if err != nil && err != sql.ErrNoRows {
 		return nil, err
 	}
-	var old string
+	var old, desc string
 	if exists {
-		old = b.Value
+		old, desc = b.Value, b.Description
 	}
 	value, err := change(old, exists)
 	if err != nil {
@@ -117,15 +117,15 @@ func (m *Memory) updateBlock(ctx context.Context, key string, create bool, chang
 	if err := tx.Commit(); err != nil {
 		return nil, err
 	}
-	return &hippo.Block{AgentID: m.opts.AgentID, Scope: m.opts.Scope, Key: key, Value: value, UpdatedAt: now.UTC()}, nil
+	return &hippo.Block{AgentID: m.opts.AgentID, Scope: m.opts.Scope, Key: key, Value: value, Description: desc, UpdatedAt: now.UTC()}, nil
 }
 
 func getBlock(ctx context.Context, q queryRower, agentID, scope, key string) (*hippo.Block, error) {
 	var b hippo.Block
 	var updated string
-	err := q.QueryRowContext(ctx, `SELECT agent_id, scope, key, value, updated_at FROM memory_blocks
+	err := q.QueryRowContext(ctx, `SELECT agent_id, scope, key, value, description, updated_at FROM memory_blocks
 		WHERE agent_id = ? AND scope = ? AND key = ?`, agentID, scope, key).
-		Scan(&b.AgentID, &b.Scope, &b.Key, &b.Value, &updated)
+		Scan(&b.AgentID, &b.Scope, &b.Key, &b.Value, &b.Description, &updated)
 	if err != nil {
 		return nil, err
 	}
@@ -153,4 +153,26 @@ func (m *Memory) SetBlock(ctx context.Context, key, value string) (*hippo.Block,
 	}
 	m.db.checkpoint(ctx) // the old value leaves the WAL
 	return b, nil
+}
+
+// DescribeBlock sets what a block is for ("" clears it), creating the block
+// empty when it does not exist.
+func (m *Memory) DescribeBlock(ctx context.Context, key, description string) (*hippo.Block, error) {
+	if err := m.touch(ctx); err != nil {
+		return nil, err
+	}
+	if err := hippo.ValidateBlockKey(key); err != nil {
+		return nil, err
+	}
+	if err := hippo.ValidateDescription(description); err != nil {
+		return nil, err
+	}
+	now := m.db.now()
+	if _, err := m.db.write.ExecContext(ctx, `INSERT INTO memory_blocks (agent_id, scope, key, value, description, updated_at)
+		VALUES (?, ?, ?, '', ?, ?) ON CONFLICT (agent_id, scope, key)
+		DO UPDATE SET description = excluded.description, updated_at = excluded.updated_at`,
+		m.opts.AgentID, m.opts.Scope, key, description, formatTime(now)); err != nil {
+		return nil, fmt.Errorf("describe block %q: %w", key, err)
+	}
+	return getBlock(ctx, m.db.read, m.opts.AgentID, m.opts.Scope, key)
 }

@@ -20,7 +20,7 @@ import (
 //
 //	{"format":"hippo-export","version":1,
 //	 "embedding_model":{"model":"...","dimension":384},
-//	 "blocks":[{"agent_id","scope","key","value","updated_at"}, ...],
+//	 "blocks":[{"agent_id","scope","key","value","description","updated_at"}, ...],
 //	 "chunks":[{"id","agent_id","scope","kind","content","content_hash",
 //	            "embedding_base64","metadata","running_intensity",
 //	            "encounter_count","access_count","last_accessed_at",
@@ -60,11 +60,12 @@ type ExportSummary struct {
 }
 
 type exportBlock struct {
-	AgentID   string `json:"agent_id"`
-	Scope     string `json:"scope"`
-	Key       string `json:"key"`
-	Value     string `json:"value"`
-	UpdatedAt string `json:"updated_at"`
+	AgentID     string `json:"agent_id"`
+	Scope       string `json:"scope"`
+	Key         string `json:"key"`
+	Value       string `json:"value"`
+	Description string `json:"description"`
+	UpdatedAt   string `json:"updated_at"`
 }
 
 type exportChunk struct {
@@ -124,14 +125,14 @@ func (db *DB) Export(ctx context.Context, w io.Writer, opts ExportOptions) (*Exp
 	out.raw(`{"format":"` + ExportFormat + `","version":1,"embedding_model":` + string(model) + ",\n\"blocks\":[")
 
 	sum := &ExportSummary{}
-	rows, err := tx.QueryContext(ctx, `SELECT agent_id, scope, key, value, updated_at FROM memory_blocks`+
+	rows, err := tx.QueryContext(ctx, `SELECT agent_id, scope, key, value, description, updated_at FROM memory_blocks`+
 		cond+` ORDER BY agent_id, scope, key`, args...)
 	if err != nil {
 		return nil, fmt.Errorf("export blocks: %w", err)
 	}
 	for rows.Next() {
 		var b exportBlock
-		if err := rows.Scan(&b.AgentID, &b.Scope, &b.Key, &b.Value, &b.UpdatedAt); err != nil {
+		if err := rows.Scan(&b.AgentID, &b.Scope, &b.Key, &b.Value, &b.Description, &b.UpdatedAt); err != nil {
 			rows.Close()
 			return nil, fmt.Errorf("export blocks: %w", err)
 		}
@@ -278,6 +279,7 @@ type importBlock struct {
 	Scope       *string `json:"scope"`
 	Key         string  `json:"key"`
 	Value       *string `json:"value"`
+	Description string  `json:"description"`
 	UpdatedAt   string  `json:"updated_at"`
 	UpdatedAtTS string  `json:"updatedAt"`
 }
@@ -324,7 +326,7 @@ func (db *DB) Import(ctx context.Context, r io.Reader, opts ImportOptions) (*Imp
 	}
 	defer im.insertChunk.Close()
 	if im.insertBlock, err = tx.PrepareContext(ctx, `INSERT INTO memory_blocks
-		(agent_id, scope, key, value, updated_at) VALUES (?, ?, ?, ?, ?) ON CONFLICT DO NOTHING`); err != nil {
+		(agent_id, scope, key, value, description, updated_at) VALUES (?, ?, ?, ?, ?, ?) ON CONFLICT DO NOTHING`); err != nil {
 		return nil, err
 	}
 	defer im.insertBlock.Close()
@@ -596,7 +598,10 @@ func (im *importer) block(ctx context.Context, b importBlock) error {
 	if err != nil {
 		return hippo.Errorf(hippo.EINVALID, "block %q: %v", b.Key, err)
 	}
-	res, err := im.insertBlock.ExecContext(ctx, agent, scope, b.Key, *b.Value, formatTime(at))
+	if err := hippo.ValidateDescription(b.Description); err != nil {
+		return hippo.Errorf(hippo.EINVALID, "block %q: %v", b.Key, err)
+	}
+	res, err := im.insertBlock.ExecContext(ctx, agent, scope, b.Key, *b.Value, b.Description, formatTime(at))
 	if err != nil {
 		return fmt.Errorf("import block %q: %w", b.Key, err)
 	}

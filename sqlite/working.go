@@ -233,7 +233,11 @@ func (m *Memory) Context(ctx context.Context, in hippo.ContextInput) (*hippo.Con
 	}
 	if len(blocks) > 0 && add("# Memory blocks\n") {
 		for _, blk := range blocks {
-			if add(fmt.Sprintf("\n## %s\n%s\n", blk.Key, blk.Value)) {
+			title := blk.Key
+			if blk.Description != "" {
+				title += " (" + blk.Description + ")"
+			}
+			if add(fmt.Sprintf("\n## %s\n%s\n", title, blk.Value)) {
 				out.Blocks = append(out.Blocks, blk.Key)
 			} else {
 				out.OmittedBlocks = append(out.OmittedBlocks, blk.Key)

@@ -175,3 +175,35 @@ func TestListAndDeleteBlocks(t *testing.T) {
 	}
 	wantCode(t, m.DeleteBlock(ctx, "persona"), hippo.ENOTFOUND)
 }
+
+func TestBlockDescription(t *testing.T) {
+	e := newEnv(t)
+	ctx := context.Background()
+	m := e.memory("agent-a")
+	if _, err := m.AppendBlock(ctx, "objectives", "ship v1"); err != nil {
+		t.Fatal(err)
+	}
+	b, err := m.DescribeBlock(ctx, "objectives", "what we are working towards")
+	if err != nil || b.Description != "what we are working towards" || b.Value != "ship v1" {
+		t.Fatalf("describe = %+v, %v", b, err)
+	}
+	// Changing the value keeps the description.
+	b, _ = m.AppendBlock(ctx, "objectives", "then v2")
+	if b.Description != "what we are working towards" {
+		t.Errorf("append dropped the description: %+v", b)
+	}
+	list, _ := m.Blocks(ctx)
+	if len(list) != 1 || list[0].Description != "what we are working towards" {
+		t.Errorf("list = %+v", list)
+	}
+	c, _ := m.Context(ctx, hippo.ContextInput{})
+	if !strings.Contains(c.Text, "## objectives (what we are working towards)") {
+		t.Errorf("context:\n%s", c.Text)
+	}
+	// A description alone creates an empty block.
+	if b, err := m.DescribeBlock(ctx, "human", "who the user is"); err != nil || b.Value != "" {
+		t.Errorf("describe a new block = %+v, %v", b, err)
+	}
+	_, err = m.DescribeBlock(ctx, "human", strings.Repeat("x", 1001))
+	wantCode(t, err, hippo.EINVALID)
+}

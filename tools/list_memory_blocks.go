@@ -32,7 +32,11 @@ func listMemoryBlocks(r resolver, _ hippo.Config) Tool {
 		}
 		var b strings.Builder
 		for _, blk := range blocks {
-			fmt.Fprintf(&b, "%s (%d characters, updated %s)\n", blk.Key, blk.Chars, timeString(blk.UpdatedAt))
+			fmt.Fprintf(&b, "%s (%d characters, updated %s)", blk.Key, blk.Chars, timeString(blk.UpdatedAt))
+			if blk.Description != "" {
+				fmt.Fprintf(&b, ": %s", blk.Description)
+			}
+			b.WriteByte('\n')
 		}
 		return &Result{Text: strings.TrimRight(b.String(), "\n"), Details: map[string]any{"blocks": blocks}}, nil
 	})

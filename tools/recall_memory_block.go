@@ -16,16 +16,17 @@ type RecallMemoryBlockInput struct {
 // blockDetails is the Details of the block tools. Value is null for a
 // block that does not exist.
 type blockDetails struct {
-	Key       string  `json:"key"`
-	Value     *string `json:"value"`
-	UpdatedAt string  `json:"updated_at,omitempty"`
+	Key         string  `json:"key"`
+	Value       *string `json:"value"`
+	Description string  `json:"description,omitempty"`
+	UpdatedAt   string  `json:"updated_at,omitempty"`
 }
 
 func newBlockDetails(key string, b *hippo.Block) blockDetails {
 	if b == nil {
 		return blockDetails{Key: key}
 	}
-	return blockDetails{Key: b.Key, Value: &b.Value, UpdatedAt: timeString(b.UpdatedAt)}
+	return blockDetails{Key: b.Key, Value: &b.Value, Description: b.Description, UpdatedAt: timeString(b.UpdatedAt)}
 }
 
 func recallMemoryBlock(r resolver, _ hippo.Config) Tool {

@@ -57,6 +57,10 @@ func (a *app) blockEditCommands() []*cobra.Command {
 				})
 			},
 		},
+		a.blockWriteCommand("describe <key> <description|->", "Say what a block is for (creates it empty if needed)",
+			func(ctx context.Context, m *sqlite.Memory, key, text string) (*hippo.Block, error) {
+				return m.DescribeBlock(ctx, key, text)
+			}),
 		a.blockDeleteCommand(),
 	}
 }

@@ -21,11 +21,12 @@ type exportDoc struct {
 	Version        int               `json:"version"`
 	EmbeddingModel *sqlite.ModelLock `json:"embedding_model"`
 	Blocks         []struct {
-		AgentID   string `json:"agent_id"`
-		Scope     string `json:"scope"`
-		Key       string `json:"key"`
-		Value     string `json:"value"`
-		UpdatedAt string `json:"updated_at"`
+		AgentID     string `json:"agent_id"`
+		Scope       string `json:"scope"`
+		Key         string `json:"key"`
+		Value       string `json:"value"`
+		Description string `json:"description"`
+		UpdatedAt   string `json:"updated_at"`
 	} `json:"blocks"`
 	Chunks []struct {
 		ID               string  `json:"id"`
