@@ -94,6 +94,9 @@ func Open(ctx context.Context, path string, opts Options) (*DB, error) {
 		if err := os.MkdirAll(filepath.Dir(abs), 0o755); err != nil {
 			return nil, hippo.Errorf(hippo.EINVALID, "cannot create directory for %s: %v", abs, err)
 		}
+		if err := create(ctx, abs); err != nil {
+			return nil, err
+		}
 	case err != nil:
 		return nil, hippo.Errorf(hippo.EINVALID, "cannot open %s: %v", abs, err)
 	}
@@ -111,10 +114,7 @@ func Open(ctx context.Context, path string, opts Options) (*DB, error) {
 		sync = "NORMAL"
 	}
 	u := url.URL{Scheme: "file", Path: abs}
-	// page_size only takes effect on a new file: 32 KiB pages hold five
-	// 1536-dimension rows each instead of spilling every row into overflow
-	// pages.
-	params := "?_pragma=busy_timeout(5000)&_pragma=page_size(32768)&_pragma=journal_mode(WAL)&_pragma=synchronous(" + sync + ")" +
+	params := "?_pragma=busy_timeout(5000)&_pragma=journal_mode(WAL)&_pragma=synchronous(" + sync + ")" +
 		"&_pragma=foreign_keys(1)&_pragma=secure_delete(ON)"
 	if db.write, err = sql.Open("sqlite", u.String()+params+"&_txlock=immediate"); err != nil {
 		return nil, fmt.Errorf("open %s: %w", abs, err)
@@ -188,6 +188,30 @@ func (db *DB) recordActivity(ctx context.Context, agentID string) error {
 	db.activityHour[agentID] = hour
 	db.activityMu.Unlock()
 	return nil
+}
+
+// pageSize is the page size of new databases: 32 KiB pages hold five
+// 1536-dimension rows each, where 4 KiB pages spill every such row into
+// overflow pages.
+const pageSize = 32768
+
+// create makes a new database file with Hippo's page size, in WAL mode. The
+// page size must be set before anything else touches the file, which the
+// driver's connection parameters do not guarantee.
+func create(ctx context.Context, path string) error {
+	u := url.URL{Scheme: "file", Path: path}
+	db, err := sql.Open("sqlite", u.String())
+	if err != nil {
+		return fmt.Errorf("create %s: %w", path, err)
+	}
+	defer db.Close()
+	db.SetMaxOpenConns(1)
+	for _, q := range []string{fmt.Sprintf("PRAGMA page_size=%d", pageSize), "PRAGMA journal_mode=WAL"} {
+		if _, err := db.ExecContext(ctx, q); err != nil {
+			return fmt.Errorf("create %s: %w", path, err)
+		}
+	}
+	return db.Close()
 }
 
 // Close closes the database.

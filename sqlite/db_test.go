@@ -121,3 +121,17 @@ func TestEmbeddingModelLock(t *testing.T) {
 		t.Errorf("same model, unknown dimension refused: %v", err)
 	}
 }
+
+func TestNewDatabasePageSize(t *testing.T) {
+	e := newEnv(t)
+	var ps int
+	u := url.URL{Scheme: "file", Path: e.db.Path(), RawQuery: "mode=ro"}
+	raw, err := sql.Open("sqlite", u.String())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer raw.Close()
+	if err := raw.QueryRow(`PRAGMA page_size`).Scan(&ps); err != nil || ps != 32768 {
+		t.Errorf("page_size = %d, %v; want 32768", ps, err)
+	}
+}
