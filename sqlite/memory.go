@@ -538,17 +538,36 @@ func (m *Memory) retrieve(ctx context.Context, hits []recallHit, now int64, cloc
 }
 
 func (m *Memory) boost(ctx context.Context, tx *sql.Tx, hits []recallHit, at string, now int64, clock decayClock, out *[]hippo.Recalled) error {
+	// One statement boosts every hit and reads it back: statements are
+	// costly to prepare, and a recall runs this every time. "+agent_id"
+	// keeps the planner on the primary key rather than the agent's index.
+	args := []any{at, m.cfg.RetrievalBoost}
 	for _, h := range hits {
-		if _, err := tx.ExecContext(ctx, `UPDATE chunks SET access_count = access_count + 1,
-			last_accessed_at = ?, running_intensity = MIN(1.0, running_intensity + ?)
-			WHERE id = ? AND agent_id = ?`, at, m.cfg.RetrievalBoost, h.id, m.opts.AgentID); err != nil {
-			return fmt.Errorf("boost chunk: %w", err)
+		args = append(args, h.id)
+	}
+	args = append(args, m.opts.AgentID)
+	rows, err := tx.QueryContext(ctx, `UPDATE chunks SET access_count = access_count + 1,
+		last_accessed_at = ?, running_intensity = MIN(1.0, running_intensity + ?)
+		WHERE id IN (`+placeholders(len(hits))+`) AND +agent_id = ? RETURNING `+chunkColumns, args...)
+	if err != nil {
+		return fmt.Errorf("boost chunks: %w", err)
+	}
+	defer rows.Close()
+	byID := make(map[string]*hippo.Chunk, len(hits))
+	for rows.Next() {
+		c, err := scanChunk(rows)
+		if err != nil {
+			return fmt.Errorf("boost chunks: %w", err)
 		}
-		c, err := getChunk(ctx, tx, m.opts.AgentID, h.id)
-		if hippo.ErrorCode(err) == hippo.ENOTFOUND {
-			continue
-		} else if err != nil {
-			return err
+		byID[c.ID] = c
+	}
+	if err := rows.Err(); err != nil {
+		return fmt.Errorf("boost chunks: %w", err)
+	}
+	for _, h := range hits {
+		c, ok := byID[h.id]
+		if !ok {
+			continue // deleted since the search
 		}
 		*out = append(*out, hippo.Recalled{Chunk: c, Similarity: h.cosine, BM25: h.bm25, Relevance: h.relevance,
 			Strength: h.meta.strength(clock), Recency: h.meta.recency(m.cfg, now), Score: h.score})
