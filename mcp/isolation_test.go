@@ -3,7 +3,6 @@ package mcp_test
 import (
 	"bytes"
 	"context"
-	"encoding/json"
 	"fmt"
 	"math/rand/v2"
 	"os"
@@ -12,6 +11,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/hippo-mem/hippo/internal/testutil"
 	"github.com/hippo-mem/hippo/local"
 	"github.com/hippo-mem/hippo/mcp"
 	"github.com/hippo-mem/hippo/sqlite"
@@ -109,7 +109,7 @@ func TestIsolationProperty(t *testing.T) {
 		}
 		counts[tool]++
 		where := fmt.Sprintf("call %d: %s %v", i, tool, args)
-		before := exportWithout(t, e.db, actor)
+		before := testutil.ExportWithout(t, e.db, actor)
 
 		res := call(t, cs, tool, args)
 		if res.IsError && res.Details["error"] != "not_found" {
@@ -135,7 +135,7 @@ func TestIsolationProperty(t *testing.T) {
 				t.Fatalf("%s: result shows %q's block: %s", where, a, res.Text)
 			}
 		}
-		if !bytes.Equal(before, exportWithout(t, e.db, actor)) {
+		if !bytes.Equal(before, testutil.ExportWithout(t, e.db, actor)) {
 			t.Fatalf("%s: other agents' data changed", where)
 		}
 	}
@@ -165,24 +165,4 @@ func walkIDs(v any, key string, fn func(key, id string)) {
 			fn(key, v)
 		}
 	}
-}
-
-// exportWithout is the export of the whole database without the records
-// (one a line) of agent actor: what actor's calls must leave as it is.
-func exportWithout(t testing.TB, db *sqlite.DB, actor string) []byte {
-	t.Helper()
-	var b bytes.Buffer
-	if _, err := db.Export(context.Background(), &b, sqlite.ExportOptions{}); err != nil {
-		t.Fatal(err)
-	}
-	id, _ := json.Marshal(actor)
-	mine := []byte(`"agent_id":` + string(id) + `,`)
-	var out []byte
-	for _, line := range bytes.SplitAfter(b.Bytes(), []byte("\n")) {
-		if !bytes.Contains(line, mine) {
-			out = append(out, bytes.TrimSuffix(bytes.TrimSuffix(line, []byte("\n")), []byte(","))...)
-			out = append(out, '\n')
-		}
-	}
-	return out
 }

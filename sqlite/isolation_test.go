@@ -3,7 +3,6 @@ package sqlite_test
 import (
 	"bytes"
 	"context"
-	"encoding/json"
 	"fmt"
 	"math/rand/v2"
 	"path/filepath"
@@ -13,6 +12,7 @@ import (
 	"time"
 
 	"github.com/hippo-mem/hippo"
+	"github.com/hippo-mem/hippo/internal/testutil"
 	"github.com/hippo-mem/hippo/local"
 	"github.com/hippo-mem/hippo/sqlite"
 )
@@ -63,7 +63,7 @@ func checkIsolation(t *testing.T, seed uint64, ops int) {
 		}
 		return m
 	}
-	others := func(actor string) []byte { return exportWithout(t, db, actor) }
+	others := func(actor string) []byte { return testutil.ExportWithout(t, db, actor) }
 	owner := func() map[string]string { // chunk ID -> agent
 		out := map[string]string{}
 		cs, err := db.ListChunks(ctx, sqlite.ChunkFilter{Superseded: true})
@@ -301,7 +301,7 @@ func TestIsolationCrossAgentLinks(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	export := func() []byte { return exportWithout(t, e.db, "alice") }
+	export := func() []byte { return testutil.ExportWithout(t, e.db, "alice") }
 	want := export()
 	if _, err := e.db.PurgeSuperseded(ctx, sqlite.PurgeFilter{AgentID: "alice"}); err != nil {
 		t.Fatal(err)
@@ -315,24 +315,4 @@ func TestIsolationCrossAgentLinks(t *testing.T) {
 	if got := export(); !bytes.Equal(got, want) {
 		t.Errorf("alice's delete changed bob's rows:\n%s\nwant\n%s", got, want)
 	}
-}
-
-// exportWithout is the export of the whole database without the records
-// (one a line) of agent actor: what actor's calls must leave as it is.
-func exportWithout(t testing.TB, db *sqlite.DB, actor string) []byte {
-	t.Helper()
-	var b bytes.Buffer
-	if _, err := db.Export(context.Background(), &b, sqlite.ExportOptions{}); err != nil {
-		t.Fatal(err)
-	}
-	id, _ := json.Marshal(actor)
-	mine := []byte(`"agent_id":` + string(id) + `,`)
-	var out []byte
-	for _, line := range bytes.SplitAfter(b.Bytes(), []byte("\n")) {
-		if !bytes.Contains(line, mine) {
-			out = append(out, bytes.TrimSuffix(bytes.TrimSuffix(line, []byte("\n")), []byte(","))...)
-			out = append(out, '\n')
-		}
-	}
-	return out
 }

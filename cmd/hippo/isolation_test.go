@@ -11,6 +11,7 @@ import (
 	"testing"
 
 	"github.com/hippo-mem/hippo"
+	"github.com/hippo-mem/hippo/internal/testutil"
 	"github.com/hippo-mem/hippo/local"
 	"github.com/hippo-mem/hippo/sqlite"
 )
@@ -122,7 +123,7 @@ func TestIsolationProperty(t *testing.T) {
 		counts[args[0]]++
 		args = append(args, base...)
 		where := fmt.Sprintf("op %d: hippo %s", i, strings.Join(args, " "))
-		before := exportWithout(t, db, actor)
+		before := testutil.ExportWithout(t, db, actor)
 
 		res := c.run(args...)
 		switch {
@@ -150,7 +151,7 @@ func TestIsolationProperty(t *testing.T) {
 				}
 			}
 		}
-		if !bytes.Equal(before, exportWithout(t, db, actor)) {
+		if !bytes.Equal(before, testutil.ExportWithout(t, db, actor)) {
 			t.Fatalf("%s: other agents' data changed", where)
 		}
 	}
@@ -177,24 +178,4 @@ func walkOutput(v any, key string, fn func(key, s string)) {
 			fn(key, v)
 		}
 	}
-}
-
-// exportWithout is the export of the whole database without the records
-// (one a line) of agent actor: what actor's calls must leave as it is.
-func exportWithout(t testing.TB, db *sqlite.DB, actor string) []byte {
-	t.Helper()
-	var b bytes.Buffer
-	if _, err := db.Export(context.Background(), &b, sqlite.ExportOptions{}); err != nil {
-		t.Fatal(err)
-	}
-	id, _ := json.Marshal(actor)
-	mine := []byte(`"agent_id":` + string(id) + `,`)
-	var out []byte
-	for _, line := range bytes.SplitAfter(b.Bytes(), []byte("\n")) {
-		if !bytes.Contains(line, mine) {
-			out = append(out, bytes.TrimSuffix(bytes.TrimSuffix(line, []byte("\n")), []byte(","))...)
-			out = append(out, '\n')
-		}
-	}
-	return out
 }
