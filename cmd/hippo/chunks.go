@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"io"
 	"time"
 
@@ -37,21 +38,11 @@ left out unless --superseded. The agent defaults to --agent / HIPPO_AGENT.`,
 			if err != nil {
 				return err
 			}
-			db, err := a.openDB(cmd.Context(), true)
+			views, total, err := a.listChunks(cmd.Context(),
+				sqlite.ChunkFilter{AgentID: agent, Scope: scope, Kind: k, Superseded: superseded, Limit: limit, Offset: offset})
 			if err != nil {
 				return err
 			}
-			defer db.Close()
-			filter := sqlite.ChunkFilter{AgentID: agent, Scope: scope, Kind: k, Superseded: superseded, Limit: limit, Offset: offset}
-			chunks, err := db.ListChunks(cmd.Context(), filter)
-			if err != nil {
-				return err
-			}
-			total, err := db.CountChunks(cmd.Context(), filter)
-			if err != nil {
-				return err
-			}
-			views := viewChunks(chunks, db.Config(), time.Now())
 			out := struct {
 				AgentID string      `json:"agent_id"`
 				Total   int         `json:"total"`
@@ -86,4 +77,24 @@ func (a *app) pageNote(shown, offset, total int) {
 	if shown < total {
 		a.note("Showing %d-%d of %d; use --offset %d for more.", offset+1, offset+shown, total, offset+shown)
 	}
+}
+
+// listChunks opens the existing database and returns one page of the
+// chunks matching filter, as the CLI shows them, with the number of all
+// matches.
+func (a *app) listChunks(ctx context.Context, filter sqlite.ChunkFilter) ([]chunkView, int, error) {
+	db, err := a.openDB(ctx, true)
+	if err != nil {
+		return nil, 0, err
+	}
+	defer db.Close()
+	chunks, err := db.ListChunks(ctx, filter)
+	if err != nil {
+		return nil, 0, err
+	}
+	total, err := db.CountChunks(ctx, filter)
+	if err != nil {
+		return nil, 0, err
+	}
+	return viewChunks(chunks, db.Config(), time.Now()), total, nil
 }

@@ -3,7 +3,6 @@ package main
 import (
 	"io"
 	"strings"
-	"time"
 
 	"github.com/hippo-mem/hippo/sqlite"
 	"github.com/spf13/cobra"
@@ -39,21 +38,11 @@ match themselves. Newest first. Superseded facts are left out unless
 			if err != nil {
 				return err
 			}
-			db, err := a.openDB(cmd.Context(), true)
+			views, total, err := a.listChunks(cmd.Context(),
+				sqlite.ChunkFilter{AgentID: a.agent, Scope: scope, Kind: k, Superseded: superseded, Text: text, Limit: limit})
 			if err != nil {
 				return err
 			}
-			defer db.Close()
-			filter := sqlite.ChunkFilter{AgentID: a.agent, Scope: scope, Kind: k, Superseded: superseded, Text: text, Limit: limit}
-			chunks, err := db.ListChunks(cmd.Context(), filter)
-			if err != nil {
-				return err
-			}
-			total, err := db.CountChunks(cmd.Context(), filter)
-			if err != nil {
-				return err
-			}
-			views := viewChunks(chunks, db.Config(), time.Now())
 			out := struct {
 				Query   string      `json:"query"`
 				AgentID string      `json:"agent_id,omitempty"`
