@@ -40,12 +40,9 @@ func NewEmbedder(cfg Config) (*Embedder, error) {
 	if cfg.Dimensions < 0 {
 		return nil, hippo.Invalidf("dimensions", "must not be negative, got %d", cfg.Dimensions)
 	}
-	model := cfg.Model
-	if model == "" {
-		model = DefaultEmbeddingModel
-	}
-	if strings.TrimSpace(model) == "" {
-		return nil, hippo.Invalidf("model", "must not be blank")
+	model, err := modelOr(cfg.Model, DefaultEmbeddingModel)
+	if err != nil {
+		return nil, err
 	}
 	c, err := newClient(cfg, DefaultEmbeddingBaseURL, "embeddings", maxEmbeddingBody)
 	if err != nil {

@@ -31,12 +31,9 @@ func NewLLM(cfg Config) (*LLM, error) {
 	if math.IsNaN(cfg.Temperature) || cfg.Temperature < 0 {
 		return nil, hippo.Invalidf("temperature", "must be zero or more, got %v", cfg.Temperature)
 	}
-	model := cfg.Model
-	if model == "" {
-		model = DefaultChatModel
-	}
-	if strings.TrimSpace(model) == "" {
-		return nil, hippo.Invalidf("model", "must not be blank")
+	model, err := modelOr(cfg.Model, DefaultChatModel)
+	if err != nil {
+		return nil, err
 	}
 	c, err := newClient(cfg, DefaultChatBaseURL, "chat/completions", maxChatBody)
 	if err != nil {

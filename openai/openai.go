@@ -11,6 +11,7 @@ package openai
 
 import (
 	"net/http"
+	"strings"
 	"time"
 
 	"github.com/hippo-mem/hippo"
@@ -61,3 +62,14 @@ var (
 	_ hippo.Embedder = (*Embedder)(nil)
 	_ hippo.LLM      = (*LLM)(nil)
 )
+
+// modelOr is model, or def when model is empty; a blank name is an error.
+func modelOr(model, def string) (string, error) {
+	if model == "" {
+		model = def
+	}
+	if strings.TrimSpace(model) == "" {
+		return "", hippo.Invalidf("model", "must not be blank")
+	}
+	return model, nil
+}
