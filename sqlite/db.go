@@ -199,8 +199,10 @@ const pageSize = 32768
 // page size must be set before anything else touches the file, which the
 // driver's connection parameters do not guarantee.
 func create(ctx context.Context, path string) error {
+	// Another process may be creating the same file: wait for its lock
+	// like every other connection does.
 	u := url.URL{Scheme: "file", Path: path}
-	db, err := sql.Open("sqlite", u.String())
+	db, err := sql.Open("sqlite", u.String()+"?_pragma=busy_timeout(5000)")
 	if err != nil {
 		return fmt.Errorf("create %s: %w", path, err)
 	}
