@@ -20,6 +20,11 @@ const chunkColumns = `id, agent_id, scope, kind, content, content_hash, embeddin
 	running_intensity, encounter_count, access_count, last_accessed_at,
 	superseded_by, superseded_at, created_at`
 
+// recalledColumns is chunkColumns without the embedding, which recall
+// results leave out: decoding it cost every recall a copy of each vector
+// its caller has no use for.
+var recalledColumns = strings.Replace(chunkColumns, "embedding", "NULL", 1)
+
 type rowScanner interface{ Scan(dest ...any) error }
 
 func scanChunk(r rowScanner) (*hippo.Chunk, error) {

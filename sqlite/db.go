@@ -69,6 +69,9 @@ type DB struct {
 	indexMu sync.Mutex
 	indexes map[string]*agentIndex // by agent ID, loaded on first search
 	writes  atomic.Int64           // recalls and writes, to pace change-log pruning
+
+	stmtMu sync.Mutex
+	stmts  map[string]*sql.Stmt // prepared on the write pool, by query
 }
 
 // Open opens (creating unless opts.MustExist) the database at path and
@@ -115,7 +118,10 @@ func Open(ctx context.Context, path string, opts Options) (*DB, error) {
 	}
 	u := url.URL{Scheme: "file", Path: abs}
 	params := "?_pragma=busy_timeout(5000)&_pragma=journal_mode(WAL)&_pragma=synchronous(" + sync + ")" +
-		"&_pragma=foreign_keys(1)&_pragma=secure_delete(ON)"
+		"&_pragma=foreign_keys(1)&_pragma=secure_delete(ON)" +
+		// Statement journals (a recall's multi-row boost opens one) stay
+		// in memory instead of a temporary file created for every write.
+		"&_pragma=temp_store(MEMORY)"
 	if db.write, err = sql.Open("sqlite", u.String()+params+"&_txlock=immediate"); err != nil {
 		return nil, fmt.Errorf("open %s: %w", abs, err)
 	}
@@ -216,9 +222,37 @@ func create(ctx context.Context, path string) error {
 	return db.Close()
 }
 
+// writeStmt returns query prepared on the write pool, prepared once per
+// DB: the driver compiles every statement it runs otherwise, and a recall
+// runs the same few every time (the boost's, with its triggers, costs
+// more to compile than to run). Use it in a write transaction through
+// tx.StmtContext.
+func (db *DB) writeStmt(ctx context.Context, query string) (*sql.Stmt, error) {
+	db.stmtMu.Lock()
+	defer db.stmtMu.Unlock()
+	if st := db.stmts[query]; st != nil {
+		return st, nil
+	}
+	st, err := db.write.PrepareContext(ctx, query)
+	if err != nil {
+		return nil, err
+	}
+	if db.stmts == nil {
+		db.stmts = map[string]*sql.Stmt{}
+	}
+	db.stmts[query] = st
+	return st, nil
+}
+
 // Close closes the database.
 func (db *DB) Close() error {
 	var errs []error
+	db.stmtMu.Lock()
+	for _, st := range db.stmts {
+		errs = append(errs, st.Close())
+	}
+	db.stmts = nil
+	db.stmtMu.Unlock()
 	if db.read != nil {
 		errs = append(errs, db.read.Close())
 	}

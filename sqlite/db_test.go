@@ -44,10 +44,17 @@ func TestOpenAppliesSchemaAndPragmas(t *testing.T) {
 		t.Errorf("migrations applied = %d, %v; want %d", n, err, len(files))
 	}
 	for _, name := range []string{"chunks", "memory_blocks", "hippo_meta", "idx_chunks_memory_dedup",
-		"idx_chunks_agent_kind", "idx_chunks_last_accessed", "idx_chunks_superseded"} {
+		"idx_chunks_agent_kind", "idx_chunks_superseded"} {
 		var got string
 		if err := raw.QueryRow(`SELECT name FROM sqlite_master WHERE name = ?`, name).Scan(&got); err != nil {
 			t.Errorf("schema object %s missing: %v", name, err)
+		}
+	}
+	// Migration 0006 drops indexes nothing reads.
+	for _, name := range []string{"idx_chunks_last_accessed", "idx_changes_agent"} {
+		var n int
+		if err := raw.QueryRow(`SELECT COUNT(*) FROM sqlite_master WHERE name = ?`, name).Scan(&n); err != nil || n != 0 {
+			t.Errorf("index %s still present (%d, %v)", name, n, err)
 		}
 	}
 	var journal string

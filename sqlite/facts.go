@@ -74,10 +74,7 @@ func (m *Memory) RememberFacts(ctx context.Context, text string) (*hippo.Remembe
 	if err != nil {
 		return nil, err
 	}
-	if err := m.db.checkQueryVector(ctx, m.opts.Embedder.Model(), len(vecs[0])); err != nil {
-		return nil, err
-	}
-	ai, err := m.db.agentIndex(ctx, m.opts.AgentID)
+	ai, err := m.db.queryIndex(ctx, m.opts.AgentID, &queryLock{model: m.opts.Embedder.Model(), dim: len(vecs[0])})
 	if err != nil {
 		return nil, err
 	}

@@ -62,6 +62,20 @@ func (n *names) id(s string) uint32 {
 // agentIndex returns the agent's index, brought up to date with every
 // write committed so far, by this process or any other.
 func (db *DB) agentIndex(ctx context.Context, agentID string) (*agentIndex, error) {
+	return db.queryIndex(ctx, agentID, nil)
+}
+
+// queryLock is the model and dimension of a query vector, to check
+// against the model lock.
+type queryLock struct {
+	model string
+	dim   int
+}
+
+// queryIndex is agentIndex that also checks a query vector against the
+// model lock, when q is set, in the snapshot the index is brought up to
+// date from: one read transaction serves both.
+func (db *DB) queryIndex(ctx context.Context, agentID string, q *queryLock) (*agentIndex, error) {
 	db.indexMu.Lock()
 	ai := db.indexes[agentID]
 	if ai == nil {
@@ -71,7 +85,7 @@ func (db *DB) agentIndex(ctx context.Context, agentID string) (*agentIndex, erro
 	db.indexMu.Unlock()
 	ai.mu.Lock()
 	defer ai.mu.Unlock()
-	if err := ai.sync(ctx, db, agentID); err != nil {
+	if err := ai.sync(ctx, db, agentID, q); err != nil {
 		return nil, err
 	}
 	return ai, nil
@@ -80,15 +94,24 @@ func (db *DB) agentIndex(ctx context.Context, agentID string) (*agentIndex, erro
 // sync folds in the changes logged since the last sync, or loads the index
 // whole the first time or when the log was pruned past it. One read
 // transaction gives a consistent snapshot of the log and the rows.
-func (ai *agentIndex) sync(ctx context.Context, db *DB, agentID string) error {
+func (ai *agentIndex) sync(ctx context.Context, db *DB, agentID string, q *queryLock) error {
 	tx, err := db.read.BeginTx(ctx, nil)
 	if err != nil {
 		return err
 	}
 	defer tx.Rollback()
-	var floor string
-	if err := tx.QueryRowContext(ctx, `SELECT COALESCE((SELECT value FROM hippo_meta WHERE key = 'changes_floor'), '0')`).Scan(&floor); err != nil {
+	var floor, model, dim string
+	if err := tx.QueryRowContext(ctx, `SELECT
+		COALESCE((SELECT value FROM hippo_meta WHERE key = 'changes_floor'), '0'),
+		(SELECT value FROM hippo_meta WHERE key = 'embedding_model'),
+		(SELECT value FROM hippo_meta WHERE key = 'embedding_dimension')`).Scan(&floor, nullable(&model), nullable(&dim)); err != nil {
 		return fmt.Errorf("read change log: %w", err)
+	}
+	if q != nil && model != "" {
+		n, _ := strconv.Atoi(dim)
+		if err := checkLock(ModelLock{Model: model, Dimension: n}, q.model, q.dim); err != nil {
+			return err
+		}
 	}
 	if db.activeClock {
 		if err := ai.syncActivity(ctx, tx, agentID); err != nil {
@@ -98,7 +121,9 @@ func (ai *agentIndex) sync(ctx context.Context, db *DB, agentID string) error {
 	if f, _ := strconv.ParseInt(floor, 10, 64); !ai.loaded || ai.seq < f {
 		return ai.load(ctx, db, tx, agentID)
 	}
-	rows, err := tx.QueryContext(ctx, `SELECT seq, chunk_id FROM hippo_changes WHERE agent_id = ? AND seq > ? ORDER BY seq`, agentID, ai.seq)
+	// A range of the log's primary key: entries since the last sync are
+	// few, whichever agent wrote them.
+	rows, err := tx.QueryContext(ctx, `SELECT seq, chunk_id FROM hippo_changes WHERE seq > ? AND agent_id = ? ORDER BY seq`, ai.seq, agentID)
 	if err != nil {
 		return fmt.Errorf("read change log: %w", err)
 	}

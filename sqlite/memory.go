@@ -252,11 +252,7 @@ func (m *Memory) recall(ctx context.Context, in hippo.RecallInput, stats bool) (
 	if !(alpha >= 0 && alpha <= 1) { // NaN too
 		return nil, hippo.Invalidf("alpha", "must be between 0 and 1, got %v", alpha)
 	}
-	q, err := m.embedQuery(ctx, in.Query)
-	if err != nil {
-		return nil, err
-	}
-	ai, err := m.db.agentIndex(ctx, m.opts.AgentID)
+	q, ai, err := m.queryIndex(ctx, in.Query)
 	if err != nil {
 		return nil, err
 	}
@@ -506,16 +502,19 @@ func checkRecallInput(in hippo.RecallInput) error {
 	return nil
 }
 
-// embedQuery embeds one text and checks it against the model lock.
-func (m *Memory) embedQuery(ctx context.Context, text string) ([]float32, error) {
+// queryIndex embeds text and returns its vector with the agent's index,
+// brought up to date in the same snapshot that checks the vector against
+// the model lock.
+func (m *Memory) queryIndex(ctx context.Context, text string) ([]float32, *agentIndex, error) {
 	vecs, err := m.embed(ctx, []string{text})
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
-	if err := m.db.checkQueryVector(ctx, m.opts.Embedder.Model(), len(vecs[0])); err != nil {
-		return nil, err
+	ai, err := m.db.queryIndex(ctx, m.opts.AgentID, &queryLock{model: m.opts.Embedder.Model(), dim: len(vecs[0])})
+	if err != nil {
+		return nil, nil, err
 	}
-	return vecs[0], nil
+	return vecs[0], ai, nil
 }
 
 // retrieve applies the retrieval boost to the chosen chunks and reads them
@@ -527,28 +526,80 @@ func (m *Memory) retrieve(ctx context.Context, hits []recallHit, now int64, cloc
 	}
 	at := formatTime(time.UnixMilli(now))
 	out := make([]hippo.Recalled, 0, len(hits))
-	err := m.db.lightTx(ctx, func(tx *sql.Tx) error {
-		return m.boost(ctx, tx, hits, at, now, clock, &out)
+	// Prepared before the transaction takes the write pool's connection.
+	last, err := m.db.writeStmt(ctx, `SELECT COALESCE(MAX(seq), 0) FROM hippo_changes`)
+	if err != nil {
+		return nil, fmt.Errorf("boost chunks: %w", err)
+	}
+	// "+agent_id" keeps the planner on the primary key rather than the
+	// agent's index.
+	upd, err := m.db.writeStmt(ctx, `UPDATE chunks SET access_count = access_count + 1,
+		last_accessed_at = ?, running_intensity = MIN(1.0, running_intensity + ?)
+		WHERE id IN (`+placeholders(len(hits))+`) AND +agent_id = ? RETURNING `+recalledColumns)
+	if err != nil {
+		return nil, fmt.Errorf("boost chunks: %w", err)
+	}
+	var before, after int64
+	err = m.db.lightTx(ctx, func(tx *sql.Tx) error {
+		// The change-log entries the boost writes are this transaction's
+		// alone: it holds the write lock.
+		last := tx.StmtContext(ctx, last)
+		if err := last.QueryRowContext(ctx).Scan(&before); err != nil {
+			return fmt.Errorf("boost chunks: %w", err)
+		}
+		if err := m.boost(ctx, tx.StmtContext(ctx, upd), hits, at, now, clock, &out); err != nil {
+			return err
+		}
+		return last.QueryRowContext(ctx).Scan(&after)
 	})
 	if err != nil {
 		return nil, err
 	}
+	m.foldBoost(out, before, after)
 	m.db.maybePrune(ctx)
 	return out, nil
 }
 
-func (m *Memory) boost(ctx context.Context, tx *sql.Tx, hits []recallHit, at string, now int64, clock decayClock, out *[]hippo.Recalled) error {
-	// One statement boosts every hit and reads it back: statements are
-	// costly to prepare, and a recall runs this every time. "+agent_id"
-	// keeps the planner on the primary key rather than the agent's index.
+// foldBoost applies a committed boost to the agent's index in place, when
+// the index had folded in every change before it (seq before): the change
+// log up to after is then this boost's, and the next recall need not read
+// the boosted rows back. Otherwise the next sync reads them as usual.
+func (m *Memory) foldBoost(out []hippo.Recalled, before, after int64) {
+	m.db.indexMu.Lock()
+	ai := m.db.indexes[m.opts.AgentID]
+	m.db.indexMu.Unlock()
+	if ai == nil {
+		return
+	}
+	ai.mu.Lock()
+	defer ai.mu.Unlock()
+	if ai.seq != before || ai.idx == nil {
+		return
+	}
+	for _, r := range out {
+		c := r.Chunk
+		meta, ok := ai.idx.Meta(c.ID)
+		if !ok {
+			return // not in the index: leave it to the next sync
+		}
+		meta.intensity = float32(c.RunningIntensity)
+		meta.decayRate = float32(m.db.cfg.Lambda / m.db.cfg.DecayResistance(c.AccessCount))
+		meta.lastAccess = c.LastAccessedAt.UnixMilli()
+		ai.idx.SetMeta(c.ID, meta)
+	}
+	ai.seq = after
+}
+
+// boost runs upd, the boost statement for len(hits) chunks, and collects
+// the boosted chunks into out in the order of hits. One statement boosts
+// every hit and reads it back.
+func (m *Memory) boost(ctx context.Context, upd *sql.Stmt, hits []recallHit, at string, now int64, clock decayClock, out *[]hippo.Recalled) error {
 	args := []any{at, m.cfg.RetrievalBoost}
 	for _, h := range hits {
 		args = append(args, h.id)
 	}
 	args = append(args, m.opts.AgentID)
-	rows, err := tx.QueryContext(ctx, `UPDATE chunks SET access_count = access_count + 1,
-		last_accessed_at = ?, running_intensity = MIN(1.0, running_intensity + ?)
-		WHERE id IN (`+placeholders(len(hits))+`) AND +agent_id = ? RETURNING `+chunkColumns, args...)
+	rows, err := upd.QueryContext(ctx, args...)
 	if err != nil {
 		return fmt.Errorf("boost chunks: %w", err)
 	}
@@ -594,11 +645,7 @@ func (m *Memory) Forget(ctx context.Context, in hippo.ForgetInput) (*hippo.Forge
 	if !(threshold > 0 && threshold <= 1) {
 		return nil, hippo.Invalidf("threshold", "must be in (0, 1], got %v", in.Threshold)
 	}
-	q, err := m.embedQuery(ctx, in.Description)
-	if err != nil {
-		return nil, err
-	}
-	ai, err := m.db.agentIndex(ctx, m.opts.AgentID)
+	q, ai, err := m.queryIndex(ctx, in.Description)
 	if err != nil {
 		return nil, err
 	}

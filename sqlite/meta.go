@@ -68,22 +68,13 @@ func (db *DB) lockModelTx(ctx context.Context, tx *sql.Tx, model string, dim int
 	return nil
 }
 
-// checkQueryVector refuses a query vector that cannot be compared with the
-// stored ones. A database with no lock has nothing to compare with.
+// checkLock refuses a query vector that cannot be compared with the
+// stored ones (queryIndex calls it).
 //
 // The lock is read from the database every time, never from a copy kept
 // in memory: Reembed, in this process or another, switches it, and a stale
 // copy would refuse the new model or, worse, accept the old one. The read
-// is one lookup in a table of a few rows, small beside the recall it
-// guards.
-func (db *DB) checkQueryVector(ctx context.Context, model string, dim int) error {
-	lock, err := db.readLock(ctx, db.read)
-	if err != nil || lock == nil {
-		return err
-	}
-	return checkLock(*lock, model, dim)
-}
-
+// shares the snapshot that brings the index up to date.
 func checkLock(lock ModelLock, model string, dim int) error {
 	if lock.Model != model || (dim > 0 && lock.Dimension != dim) {
 		got := ModelLock{Model: model, Dimension: dim}

@@ -75,11 +75,7 @@ func (m *Memory) FactHistory(ctx context.Context, query, id string) ([]hippo.His
 // bestFact is the ID of the fact, current or superseded, most similar to
 // query in the recall scopes, or "" when there is none.
 func (m *Memory) bestFact(ctx context.Context, query string) (string, error) {
-	q, err := m.embedQuery(ctx, query)
-	if err != nil {
-		return "", err
-	}
-	ai, err := m.db.agentIndex(ctx, m.opts.AgentID)
+	q, ai, err := m.queryIndex(ctx, query)
 	if err != nil {
 		return "", err
 	}
