@@ -637,7 +637,9 @@ func (im *importer) chunk(ctx context.Context, in importChunk) error {
 		return bad("no content")
 	}
 	hash := deref(in.ContentHash)
-	if hash == "" && kind == hippo.KindMemory {
+	if kind == hippo.KindMemory {
+		// Derived from the content, and what dedup keys on: a file's
+		// own value (another algorithm, another case) is not kept.
 		hash = ContentHash(*in.Content)
 	}
 
@@ -711,7 +713,7 @@ func (im *importer) chunk(ctx context.Context, in importChunk) error {
 	// Pay for no embedding of a record that would be skipped.
 	var dupID, dupContent bool
 	if err := im.tx.QueryRowContext(ctx, `SELECT EXISTS (SELECT 1 FROM chunks WHERE id = ?),
-		EXISTS (SELECT 1 FROM chunks WHERE agent_id = ? AND scope = ? AND content_hash = ? AND kind = 'memory')`,
+		EXISTS (SELECT 1 FROM chunks WHERE agent_id = ? AND scope = ? AND unhex(content_hash) = unhex(?) AND kind = 'memory')`,
 		in.ID, agent, scope, hash).Scan(&dupID, &dupContent); err != nil {
 		return err
 	}

@@ -38,7 +38,7 @@ func (db *DB) InsertChunks(ctx context.Context, agentID, scope, model string, ch
 		if c.Kind == "" {
 			c.Kind = hippo.KindMemory
 		}
-		if c.Kind == hippo.KindMemory && c.ContentHash == "" {
+		if c.Kind == hippo.KindMemory {
 			c.ContentHash = ContentHash(c.Content)
 		}
 		if c.EncounterCount == 0 {

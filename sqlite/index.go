@@ -227,6 +227,9 @@ func (ai *agentIndex) readRows(ctx context.Context, db *DB, tx *sql.Tx, where st
 		}
 		if ai.idx == nil {
 			ai.idx = vector.NewIndex[chunkMeta](len(buf))
+			// Strength never exceeds intensity: the prior recall's bound
+			// skips rows with (recallBound).
+			ai.idx.SetPrior(func(m *chunkMeta) float32 { return m.intensity })
 			ai.idx.Grow(ai.reserve)
 		}
 		if len(buf) != ai.idx.Dim() {

@@ -2,7 +2,9 @@ package sqlite
 
 import (
 	"context"
+	"fmt"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/hippo-mem/hippo"
@@ -94,5 +96,136 @@ func TestIndexSeesOtherConnectionsWrites(t *testing.T) {
 	cli.db.read.QueryRow(`SELECT COUNT(*) FROM hippo_changes`).Scan(&n)
 	if n > 20 {
 		t.Errorf("change log holds %d entries after pruning", n)
+	}
+}
+
+// TestRecallFoldsOwnBoost checks that a recall's boost lands in the index
+// in place: the index then holds exactly what a fresh load from the rows
+// would, its change-log position has moved past the boost, and a write by
+// another handle in between is still folded in by the next sync.
+func TestRecallFoldsOwnBoost(t *testing.T) {
+	ctx := context.Background()
+	srv := mock.NewServer(t, 32)
+	emb, err := openai.NewEmbedder(openai.Config{BaseURL: srv.BaseURL(), Model: "mock"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	path := filepath.Join(t.TempDir(), "fold.db")
+	open := func() (*DB, *Memory) {
+		db, err := Open(ctx, path, Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { db.Close() })
+		m, err := db.Memory(MemoryOptions{AgentID: "agent", Embedder: emb})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return db, m
+	}
+	db, m := open()
+	for _, s := range []string{"alpha memory", "beta memory", "gamma memory"} {
+		if _, err := m.StoreMemory(ctx, hippo.StoreInput{Content: s}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	// compare checks the index against a fresh load of the same rows.
+	compare := func(step string) {
+		t.Helper()
+		fresh := &agentIndex{}
+		if err := fresh.sync(ctx, db, "agent", nil); err != nil {
+			t.Fatal(err)
+		}
+		ai, err := db.agentIndex(ctx, "agent")
+		if err != nil {
+			t.Fatal(err)
+		}
+		ai.mu.RLock()
+		defer ai.mu.RUnlock()
+		if ai.idx.Len() != fresh.idx.Len() {
+			t.Fatalf("%s: index has %d rows, a fresh load %d", step, ai.idx.Len(), fresh.idx.Len())
+		}
+		for _, id := range fresh.idx.IDs() {
+			want, _ := fresh.idx.Meta(id)
+			got, ok := ai.idx.Meta(id)
+			if !ok || got.intensity != want.intensity || got.decayRate != want.decayRate || got.lastAccess != want.lastAccess {
+				t.Errorf("%s: %s in index %+v, fresh %+v", step, id, got, want)
+			}
+		}
+	}
+	if _, err := m.Recall(ctx, hippo.RecallInput{Query: "alpha", Limit: 2}); err != nil {
+		t.Fatal(err)
+	}
+	db.indexMu.Lock()
+	ai := db.indexes["agent"] // as the recall left it: agentIndex would sync
+	db.indexMu.Unlock()
+	var maxSeq int64
+	if err := db.read.QueryRowContext(ctx, `SELECT MAX(seq) FROM hippo_changes`).Scan(&maxSeq); err != nil {
+		t.Fatal(err)
+	}
+	ai.mu.RLock()
+	seq := ai.seq
+	ai.mu.RUnlock()
+	if seq != maxSeq {
+		t.Errorf("index at change %d after its own boost, log at %d", seq, maxSeq)
+	}
+	compare("after own boost")
+
+	// Another handle boosts every chunk between this handle's sync and its
+	// boost: the fold must not skip that write.
+	_, other := open()
+	if _, err := db.agentIndex(ctx, "agent"); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := other.Recall(ctx, hippo.RecallInput{Query: "gamma", Limit: 3}); err != nil {
+		t.Fatal(err)
+	}
+	ai.mu.RLock()
+	id := ai.idx.IDs()[0]
+	meta, _ := ai.idx.Meta(id)
+	clock := ai.clock(db, db.now().UnixMilli())
+	ai.mu.RUnlock()
+	if _, err := m.retrieve(ctx, []recallHit{{id: id, meta: meta}}, db.now().UnixMilli(), clock); err != nil {
+		t.Fatal(err)
+	}
+	compare("after another handle's boost")
+}
+
+// TestQueryPlansUseIndexes guards the statements a recall or a store runs
+// against a full scan of chunks.
+func TestQueryPlansUseIndexes(t *testing.T) {
+	ctx := context.Background()
+	db, err := Open(ctx, filepath.Join(t.TempDir(), "plan.db"), Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	for _, tt := range []struct {
+		query, want string
+		args        []any
+	}{
+		{`SELECT id FROM chunks WHERE agent_id = ? AND scope = ? AND unhex(content_hash) = unhex(?) AND kind = 'memory'`,
+			"idx_chunks_memory_dedup", []any{"a", "", "00"}},
+		{`SELECT seq, chunk_id FROM hippo_changes WHERE seq > ? AND agent_id = ? ORDER BY seq`,
+			"INTEGER PRIMARY KEY (rowid>?)", []any{1, "a"}},
+		{`SELECT id FROM chunks WHERE id IN (?, ?) AND +agent_id = ?`, "sqlite_autoindex_chunks_1", []any{"x", "y", "a"}},
+	} {
+		rows, err := db.read.QueryContext(ctx, `EXPLAIN QUERY PLAN `+tt.query, tt.args...)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var plan []string
+		for rows.Next() {
+			var id, parent, unused int
+			var detail string
+			if err := rows.Scan(&id, &parent, &unused, &detail); err != nil {
+				t.Fatal(err)
+			}
+			plan = append(plan, detail)
+		}
+		rows.Close()
+		if got := fmt.Sprint(plan); !strings.Contains(got, tt.want) {
+			t.Errorf("%s\nplan %s, want it to use %s", tt.query, got, tt.want)
+		}
 	}
 }

@@ -175,7 +175,7 @@ func (m *Memory) strengthenMemory(ctx context.Context, hash string, reading floa
 	}
 	defer tx.Rollback()
 	existing, err := scanChunk(tx.QueryRowContext(ctx, `SELECT `+chunkColumns+` FROM chunks
-		WHERE agent_id = ? AND scope = ? AND content_hash = ? AND kind = 'memory'`,
+		WHERE agent_id = ? AND scope = ? AND unhex(content_hash) = unhex(?) AND kind = 'memory'`,
 		m.opts.AgentID, m.opts.Scope, hash))
 	switch {
 	case err == nil:
@@ -309,12 +309,24 @@ type recallHit struct {
 // vectorRecall ranks by seed 000's score, the similarity being the cosine:
 // recall with α = 0. Call with ai.mu held.
 func (m *Memory) vectorRecall(ai *agentIndex, q []float32, sc *recallScan) []recallHit {
-	found := ai.idx.Search(q, sc.k, m.scorer(sc, hippo.Clamp01))
+	found := ai.idx.SearchBounded(q, sc.k, m.recallBound(sc), m.scorer(sc, hippo.Clamp01))
 	hits := make([]recallHit, len(found))
 	for i, h := range found {
 		hits[i] = recallHit{id: h.ID, meta: h.Meta, cosine: h.Cosine, relevance: hippo.Clamp01(h.Cosine), score: h.Score}
 	}
 	return hits
+}
+
+// recallBound is the ceiling of seed 000's score for the index's first
+// pass: strength is at most the intensity (the index's prior) and recency
+// at most 1. Counting matches (sc.stats) needs every row scored, so it
+// bounds nothing then, nor with weights a ceiling cannot hold for.
+func (m *Memory) recallBound(sc *recallScan) vector.Bound {
+	cfg := m.cfg
+	if sc.stats != nil || cfg.WeightSimilarity <= 0 || cfg.WeightStrength < 0 || cfg.WeightRecency < 0 {
+		return vector.Bound{}
+	}
+	return vector.Bound{Sim: cfg.WeightSimilarity, Prior: cfg.WeightStrength, Const: cfg.WeightRecency}
 }
 
 // scorer is the recall ScoreFunc with relevance rel(cosine): filters,

@@ -123,3 +123,76 @@ i8done:
 	VZEROUPPER
 	MOVL AX, ret+24(FP)
 	RET
+
+// func dotInt8BatchAVX2(q *int16, codes *int8, dim, n int, out *int32)
+// out[r] = Σ_j q[j]·codes[r·dim+j] for each of n rows: the query's codes
+// come sign-extended to int16 once, so each 16 codes of a row cost one
+// widening load and one VPMADDWD against the query in cache.
+TEXT ·dotInt8BatchAVX2(SB), NOSPLIT, $0-40
+	MOVQ q+0(FP), R8
+	MOVQ codes+8(FP), DI
+	MOVQ dim+16(FP), R9
+	MOVQ n+24(FP), R10
+	MOVQ out+32(FP), R11
+
+brow:
+	TESTQ R10, R10
+	JZ    bdone
+	MOVQ  R8, SI
+	MOVQ  R9, CX
+	VPXOR Y0, Y0, Y0
+	VPXOR Y5, Y5, Y5
+
+bloop32:
+	CMPQ      CX, $32
+	JL        bloop16
+	VPMOVSXBW (DI), Y1
+	VPMADDWD  (SI), Y1, Y1
+	VPADDD    Y1, Y0, Y0
+	VPMOVSXBW 16(DI), Y3
+	VPMADDWD  32(SI), Y3, Y3
+	VPADDD    Y3, Y5, Y5
+	ADDQ      $32, DI
+	ADDQ      $64, SI
+	SUBQ      $32, CX
+	JMP       bloop32
+
+bloop16:
+	CMPQ      CX, $16
+	JL        breduce
+	VPMOVSXBW (DI), Y1
+	VPMADDWD  (SI), Y1, Y1
+	VPADDD    Y1, Y0, Y0
+	ADDQ      $16, DI
+	ADDQ      $32, SI
+	SUBQ      $16, CX
+
+breduce:
+	VPADDD       Y5, Y0, Y0
+	VEXTRACTI128 $1, Y0, X1
+	VPADDD       X1, X0, X0
+	VPHADDD      X0, X0, X0
+	VPHADDD      X0, X0, X0
+	VMOVD        X0, AX
+
+btail:
+	TESTQ   CX, CX
+	JZ      bstore
+	MOVWQSX (SI), BX
+	MOVBQSX (DI), DX
+	IMULQ   DX, BX
+	ADDL    BX, AX
+	ADDQ    $2, SI
+	INCQ    DI
+	DECQ    CX
+	JMP     btail
+
+bstore:
+	MOVL AX, (R11)
+	ADDQ $4, R11
+	DECQ R10
+	JMP  brow
+
+bdone:
+	VZEROUPPER
+	RET

@@ -20,11 +20,29 @@ type Index[M any] struct {
 	ids    []string
 	meta   []M
 	pos    map[string]int
+
+	priorOf func(*M) float32 // nil: no priors
+	prior   []float32        // by row: priorOf(meta), for Bound
 }
 
 // NewIndex returns an empty index of dim-dimensional vectors.
 func NewIndex[M any](dim int) *Index[M] {
 	return &Index[M]{dim: dim, pos: map[string]int{}}
+}
+
+// SetPrior makes the index keep f(meta) beside each row, its prior: the
+// part of a row's score that does not depend on the query, or a bound of
+// it, which lets SearchBounded skip rows without scoring them. f must be
+// cheap and depend on the metadata alone.
+func (x *Index[M]) SetPrior(f func(*M) float32) {
+	x.priorOf = f
+	x.prior = x.prior[:0]
+	if f == nil {
+		return
+	}
+	for i := range x.meta {
+		x.prior = append(x.prior, f(&x.meta[i]))
+	}
 }
 
 // Dim is the vector length.
@@ -33,8 +51,10 @@ func (x *Index[M]) Dim() int { return x.dim }
 // Len is the number of rows.
 func (x *Index[M]) Len() int { return len(x.ids) }
 
-// Bytes is the memory held by vectors and codes.
-func (x *Index[M]) Bytes() int { return cap(x.vecs)*4 + cap(x.codes) + cap(x.scales)*4 }
+// Bytes is the memory held by vectors, codes, scales and priors.
+func (x *Index[M]) Bytes() int {
+	return cap(x.vecs)*4 + cap(x.codes) + cap(x.scales)*4 + cap(x.prior)*4
+}
 
 // Grow reserves room for n more rows, so that loading a large index does
 // not copy it over and over as it grows.
@@ -45,6 +65,9 @@ func (x *Index[M]) Grow(n int) {
 	x.vecs = slices.Grow(x.vecs, n*x.dim)
 	x.codes = slices.Grow(x.codes, n*x.dim)
 	x.scales = slices.Grow(x.scales, n)
+	if x.priorOf != nil {
+		x.prior = slices.Grow(x.prior, n)
+	}
 	x.ids = slices.Grow(x.ids, n)
 	x.meta = slices.Grow(x.meta, n)
 }
@@ -69,10 +92,13 @@ func (x *Index[M]) Upsert(id string, v []float32, m M) {
 		x.ids = append(x.ids, id)
 		x.meta = append(x.meta, m)
 		x.scales = append(x.scales, 0)
+		if x.priorOf != nil {
+			x.prior = append(x.prior, 0)
+		}
 		x.vecs = slices.Grow(x.vecs, x.dim)[:len(x.vecs)+x.dim]
 		x.codes = slices.Grow(x.codes, x.dim)[:len(x.codes)+x.dim]
 	}
-	x.meta[i] = m
+	x.setMeta(i, m)
 	row := x.vecs[i*x.dim : (i+1)*x.dim]
 	copy(row, v)
 	Normalize(row)
@@ -83,9 +109,16 @@ func (x *Index[M]) Upsert(id string, v []float32, m M) {
 func (x *Index[M]) SetMeta(id string, m M) bool {
 	i, ok := x.pos[id]
 	if ok {
-		x.meta[i] = m
+		x.setMeta(i, m)
 	}
 	return ok
+}
+
+func (x *Index[M]) setMeta(i int, m M) {
+	x.meta[i] = m
+	if x.priorOf != nil {
+		x.prior[i] = x.priorOf(&m)
+	}
 }
 
 // Remove deletes the row id, moving the last row into its place.
@@ -97,6 +130,9 @@ func (x *Index[M]) Remove(id string) {
 	last := len(x.ids) - 1
 	if i != last {
 		x.ids[i], x.meta[i], x.scales[i] = x.ids[last], x.meta[last], x.scales[last]
+		if x.priorOf != nil {
+			x.prior[i] = x.prior[last]
+		}
 		copy(x.vecs[i*x.dim:(i+1)*x.dim], x.vecs[last*x.dim:])
 		copy(x.codes[i*x.dim:(i+1)*x.dim], x.codes[last*x.dim:])
 		x.pos[x.ids[i]] = i
@@ -104,6 +140,9 @@ func (x *Index[M]) Remove(id string) {
 	var zero M
 	x.meta[last] = zero
 	x.ids, x.meta, x.scales = x.ids[:last], x.meta[:last], x.scales[:last]
+	if x.priorOf != nil {
+		x.prior = x.prior[:last]
+	}
 	x.vecs, x.codes = x.vecs[:last*x.dim], x.codes[:last*x.dim]
 	delete(x.pos, id)
 }
@@ -147,11 +186,29 @@ type ScoreFunc[M any] func(m *M, cosine, bar float64, exact bool) (score float64
 // minShard is the fewest rows worth a goroutine of their own.
 const minShard = 4096
 
+// Bound is a ceiling on scores: no row scores above
+// Sim·max(0, cosine) + Prior·prior + Const, prior being the row's value
+// from SetPrior. SearchBounded skips the rows whose ceiling cannot beat
+// the candidates it holds, without calling the ScoreFunc. The zero Bound
+// skips nothing.
+type Bound struct {
+	Sim, Prior, Const float64
+}
+
 // Search returns the k best rows by score, best first. A first pass scores
 // every row with its int8 codes, in parallel; the best 4k+32 candidates are
 // then rescored with exact float32 cosines, so the result is the exact
 // top k unless quantisation error exceeds the oversampling margin.
 func (x *Index[M]) Search(q []float32, k int, score ScoreFunc[M]) []Hit[M] {
+	return x.SearchBounded(q, k, Bound{}, score)
+}
+
+// scanBlock is how many rows the first pass scores per kernel call.
+const scanBlock = 256
+
+// SearchBounded is Search that skips rows by b (which needs SetPrior
+// unless b.Prior is 0) in the first pass.
+func (x *Index[M]) SearchBounded(q []float32, k int, b Bound, score ScoreFunc[M]) []Hit[M] {
 	n := len(x.ids)
 	if k <= 0 || n == 0 || len(q) != x.dim {
 		return nil
@@ -159,6 +216,14 @@ func (x *Index[M]) Search(q []float32, k int, score ScoreFunc[M]) []Hit[M] {
 	qv := Normalize(append([]float32(nil), q...))
 	qc := make([]int8, x.dim)
 	qs := Quantize(qc, qv)
+	q16 := make([]int16, x.dim)
+	for i, c := range qc {
+		q16[i] = int16(c)
+	}
+	bounded := b.Sim > 0 && (b.Prior == 0 || x.priorOf != nil)
+	if !bounded {
+		b = Bound{}
+	}
 
 	pool := 4*k + 32
 	if pool > n {
@@ -176,12 +241,27 @@ func (x *Index[M]) Search(q []float32, k int, score ScoreFunc[M]) []Hit[M] {
 			defer wg.Done()
 			d := x.dim
 			bar := math.Inf(-1)
-			for i := lo; i < hi; i++ {
-				c := float64(qs*x.scales[i]) * float64(dotInt8(qc, x.codes[i*d:(i+1)*d]))
-				if sc, ok := score(&x.meta[i], c, bar, false); ok && sc > bar {
-					top.Push(int32(i), sc)
-					if top.Len() == pool {
-						bar = top.h[0].Score
+			dots := make([]int32, scanBlock)
+			for start := lo; start < hi; start += scanBlock {
+				block := dots[:min(scanBlock, hi-start)]
+				dotInt8Batch(q16, x.codes[start*d:(start+len(block))*d], block)
+				for j, dp := range block {
+					i := start + j
+					c := float64(qs*x.scales[i]) * float64(dp)
+					if bounded {
+						ceil := b.Sim*max(0, c) + b.Const
+						if b.Prior != 0 {
+							ceil += b.Prior * float64(x.prior[i])
+						}
+						if ceil <= bar {
+							continue
+						}
+					}
+					if sc, ok := score(&x.meta[i], c, bar, false); ok && sc > bar {
+						top.Push(int32(i), sc)
+						if top.Len() == pool {
+							bar = top.h[0].Score
+						}
 					}
 				}
 			}

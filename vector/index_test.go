@@ -89,6 +89,7 @@ func TestIndexSearchMatchesExact(t *testing.T) {
 				rows = clustered(r, tt.n, tt.dim, tt.centres)
 			}
 			x := NewIndex[testMeta](tt.dim)
+			x.SetPrior(func(m *testMeta) float32 { return float32(m.boost) })
 			ids := make([]string, tt.n)
 			for i, v := range rows {
 				ids[i] = fmt.Sprintf("r%d", i)
@@ -101,7 +102,7 @@ func TestIndexSearchMatchesExact(t *testing.T) {
 				return 0.6*c + 0.3*m.boost, true
 			}
 			const k, queries = 10, 40
-			found, total := 0, 0
+			found, total, boundedFound := 0, 0, 0
 			for qi := range queries {
 				base := rows[r.IntN(len(rows))]
 				q := make([]float32, tt.dim)
@@ -114,9 +115,18 @@ func TestIndexSearchMatchesExact(t *testing.T) {
 				for _, h := range got {
 					gotIDs[h.ID] = true
 				}
+				// The bound may skip rows only when they cannot make the
+				// top: the ceiling is 0.6·max(0, c) + 0.3·boost + 0.
+				bounded := map[string]bool{}
+				for _, h := range x.SearchBounded(q, k, Bound{Sim: 0.6, Prior: 0.3}, score) {
+					bounded[h.ID] = true
+				}
 				for _, id := range want {
 					if gotIDs[id] {
 						found++
+					}
+					if bounded[id] {
+						boundedFound++
 					}
 				}
 				total += len(want)
@@ -128,6 +138,9 @@ func TestIndexSearchMatchesExact(t *testing.T) {
 			t.Logf("recall@%d against exact: %.4f", k, recall)
 			if recall < 1.0 {
 				t.Errorf("recall@%d = %.4f, want 1.0 on this set", k, recall)
+			}
+			if boundedFound != found {
+				t.Errorf("bounded search found %d of the exact top %d, unbounded %d", boundedFound, total, found)
 			}
 		})
 	}

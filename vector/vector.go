@@ -138,3 +138,24 @@ func Check(v []float32) error {
 	}
 	return nil
 }
+
+// dotInt8BatchGeneric is the portable batch kernel: out[r] is the inner
+// product of q and row r of codes.
+func dotInt8BatchGeneric(q []int16, codes []int8, out []int32) {
+	d := len(q)
+	for r := range out {
+		row := codes[r*d : (r+1)*d]
+		var s0, s1, s2, s3 int32
+		i := 0
+		for ; i+4 <= d; i += 4 {
+			s0 += int32(q[i]) * int32(row[i])
+			s1 += int32(q[i+1]) * int32(row[i+1])
+			s2 += int32(q[i+2]) * int32(row[i+2])
+			s3 += int32(q[i+3]) * int32(row[i+3])
+		}
+		for ; i < d; i++ {
+			s0 += int32(q[i]) * int32(row[i])
+		}
+		out[r] = s0 + s1 + s2 + s3
+	}
+}
