@@ -325,6 +325,9 @@ func (db *DB) Import(ctx context.Context, r io.Reader, opts ImportOptions) (*Imp
 		return nil, err
 	}
 	defer im.insertChunk.Close()
+	if im.bulk, err = startBulkLog(ctx, tx); err != nil {
+		return nil, err
+	}
 	if im.insertBlock, err = tx.PrepareContext(ctx, `INSERT INTO memory_blocks
 		(agent_id, scope, key, value, description, updated_at) VALUES (?, ?, ?, ?, ?, ?) ON CONFLICT DO NOTHING`); err != nil {
 		return nil, err
@@ -338,6 +341,9 @@ func (db *DB) Import(ctx context.Context, r io.Reader, opts ImportOptions) (*Imp
 		return nil, err
 	}
 	if err := im.finish(ctx); err != nil {
+		return nil, err
+	}
+	if err := im.bulk.finish(ctx); err != nil {
 		return nil, err
 	}
 	if err := tx.Commit(); err != nil {
@@ -355,6 +361,7 @@ type importer struct {
 	opts                     ImportOptions
 	now                      time.Time
 	insertChunk, insertBlock *sql.Stmt
+	bulk                     *bulkLog
 
 	format       string     // "format" field, if seen
 	version      int        // "version" field, 0 until seen
@@ -788,7 +795,7 @@ func (im *importer) insert(ctx context.Context, id string, args []any) (bool, er
 	}
 	if n, _ := res.RowsAffected(); n > 0 {
 		im.res.Chunks++
-		return true, nil
+		return true, im.bulk.added(ctx)
 	}
 	var exists int
 	if err := im.tx.QueryRowContext(ctx, `SELECT COUNT(*) FROM chunks WHERE id = ?`, id).Scan(&exists); err != nil {

@@ -21,6 +21,10 @@ func (db *DB) InsertChunks(ctx context.Context, agentID, scope, model string, ch
 	if err := db.lockModelTx(ctx, tx, model, len(chunks[0].Embedding)); err != nil {
 		return err
 	}
+	bulk, err := startBulkLog(ctx, tx)
+	if err != nil {
+		return err
+	}
 	now := db.now()
 	for _, c := range chunks {
 		if c.AgentID == "" {
@@ -59,6 +63,12 @@ func (db *DB) InsertChunks(ctx context.Context, agentID, scope, model string, ch
 		if err := insertChunk(ctx, tx, c); err != nil {
 			return err
 		}
+		if err := bulk.added(ctx); err != nil {
+			return err
+		}
+	}
+	if err := bulk.finish(ctx); err != nil {
+		return err
 	}
 	return tx.Commit()
 }

@@ -445,11 +445,71 @@ func (db *DB) pruneChanges(ctx context.Context, keep int64) error {
 	if _, err := tx.ExecContext(ctx, `DELETE FROM hippo_changes WHERE seq <= ?`, floor); err != nil {
 		return err
 	}
-	if _, err := tx.ExecContext(ctx, `INSERT INTO hippo_meta (key, value) VALUES ('changes_floor', ?)
-		ON CONFLICT (key) DO UPDATE SET value = excluded.value`, strconv.FormatInt(floor, 10)); err != nil {
+	if err := raiseFloor(ctx, tx, floor); err != nil {
 		return err
 	}
 	return tx.Commit()
+}
+
+// raiseFloor records that change-log entries up to floor are gone, so
+// that readers behind it reload. The floor never goes down: a bulk write
+// may have set it above what pruning by count would.
+func raiseFloor(ctx context.Context, tx *sql.Tx, floor int64) error {
+	_, err := tx.ExecContext(ctx, `INSERT INTO hippo_meta (key, value) VALUES ('changes_floor', ?)
+		ON CONFLICT (key) DO UPDATE SET value = CAST(MAX(CAST(value AS INTEGER), CAST(excluded.value AS INTEGER)) AS TEXT)`,
+		strconv.FormatInt(floor, 10))
+	return err
+}
+
+// bulkLogRows is how many rows a write must insert to count as bulk.
+const bulkLogRows = 1024
+
+// bulkLog keeps a bulk insert from leaving a change-log entry per row.
+// Once the transaction has inserted bulkLogRows rows, it deletes the
+// entries it wrote so far, every bulkLogRows rows and at the end, and
+// raises the floor past them: every other reader reloads its index
+// instead, which costs about what folding in that many rows would. The
+// log's pages are then reused by the rows that follow rather than left in
+// the file (about 50 bytes per chunk).
+type bulkLog struct {
+	tx     *sql.Tx
+	before int64 // last entry before the transaction's
+	rows   int
+}
+
+func startBulkLog(ctx context.Context, tx *sql.Tx) (*bulkLog, error) {
+	b := &bulkLog{tx: tx}
+	if err := tx.QueryRowContext(ctx, `SELECT COALESCE(MAX(seq), 0) FROM hippo_changes`).Scan(&b.before); err != nil {
+		return nil, fmt.Errorf("read change log: %w", err)
+	}
+	return b, nil
+}
+
+// added counts an inserted row.
+func (b *bulkLog) added(ctx context.Context) error {
+	b.rows++
+	if b.rows%bulkLogRows != 0 {
+		return nil
+	}
+	_, err := b.tx.ExecContext(ctx, `DELETE FROM hippo_changes WHERE seq > ?`, b.before)
+	return err
+}
+
+// finish drops the last entries of a bulk insert and raises the floor past
+// every entry the transaction wrote (AUTOINCREMENT never reuses them). A
+// small insert keeps its entries.
+func (b *bulkLog) finish(ctx context.Context) error {
+	if b.rows < bulkLogRows {
+		return nil
+	}
+	if _, err := b.tx.ExecContext(ctx, `DELETE FROM hippo_changes WHERE seq > ?`, b.before); err != nil {
+		return err
+	}
+	var last int64
+	if err := b.tx.QueryRowContext(ctx, `SELECT COALESCE((SELECT seq FROM sqlite_sequence WHERE name = 'hippo_changes'), 0)`).Scan(&last); err != nil {
+		return err
+	}
+	return raiseFloor(ctx, b.tx, last)
 }
 
 // maybePrune trims the change log every so many recalls: each recall logs

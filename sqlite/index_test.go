@@ -229,3 +229,79 @@ func TestQueryPlansUseIndexes(t *testing.T) {
 		}
 	}
 }
+
+// TestBulkInsertLeavesNoLogEntries checks that a bulk insert replaces its
+// change-log entries by a raised floor, that another handle's index still
+// sees every row, that a small insert keeps its entries, and that pruning
+// by count never lowers the floor.
+func TestBulkInsertLeavesNoLogEntries(t *testing.T) {
+	ctx := context.Background()
+	path := filepath.Join(t.TempDir(), "bulk.db")
+	a, err := Open(ctx, path, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer a.Close()
+	b, err := Open(ctx, path, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer b.Close()
+	chunks := func(n int, prefix string) []*hippo.Chunk {
+		var out []*hippo.Chunk
+		for i := range n {
+			out = append(out, &hippo.Chunk{Content: fmt.Sprintf("%s %d", prefix, i), Embedding: []float32{1, float32(i), 2}})
+		}
+		return out
+	}
+	rows := func(db *DB) int {
+		t.Helper()
+		st, err := db.IndexStats(ctx, "agent")
+		if err != nil {
+			t.Fatal(err)
+		}
+		return st.Rows
+	}
+	count := func(q string) int64 {
+		t.Helper()
+		var n int64
+		if err := a.read.QueryRowContext(ctx, q).Scan(&n); err != nil {
+			t.Fatal(err)
+		}
+		return n
+	}
+	if err := a.InsertChunks(ctx, "agent", "", "m", chunks(3, "first")); err != nil {
+		t.Fatal(err)
+	}
+	if got := rows(b); got != 3 {
+		t.Fatalf("b sees %d rows, want 3", got)
+	}
+	if err := a.InsertChunks(ctx, "agent", "", "m", chunks(2*bulkLogRows+5, "bulk")); err != nil {
+		t.Fatal(err)
+	}
+	if n := count(`SELECT COUNT(*) FROM hippo_changes`); n != 3 {
+		t.Errorf("log holds %d entries after the bulk insert, want the first insert's 3", n)
+	}
+	floor := count(`SELECT CAST(value AS INTEGER) FROM hippo_meta WHERE key = 'changes_floor'`)
+	if last := count(`SELECT seq FROM sqlite_sequence WHERE name = 'hippo_changes'`); floor != last || last < 3+2*bulkLogRows {
+		t.Errorf("floor %d, last entry %d", floor, last)
+	}
+	if got := rows(b); got != 3+2*bulkLogRows+5 {
+		t.Errorf("b sees %d rows after the bulk insert, want %d", got, 3+2*bulkLogRows+5)
+	}
+	if err := a.InsertChunks(ctx, "agent", "", "m", chunks(4, "small")); err != nil {
+		t.Fatal(err)
+	}
+	if n := count(`SELECT COUNT(*) FROM hippo_changes`); n != 7 {
+		t.Errorf("log holds %d entries after a small insert, want 7", n)
+	}
+	if got := rows(b); got != 3+2*bulkLogRows+9 {
+		t.Errorf("b sees %d rows after the small insert", got)
+	}
+	if err := a.pruneChanges(ctx, 2); err != nil {
+		t.Fatal(err)
+	}
+	if got := count(`SELECT CAST(value AS INTEGER) FROM hippo_meta WHERE key = 'changes_floor'`); got < floor {
+		t.Errorf("pruning lowered the floor from %d to %d", floor, got)
+	}
+}
