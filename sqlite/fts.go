@@ -49,9 +49,11 @@ type bm25Hit struct {
 
 // bm25Window returns the best hybridWindow of the agent's chunks matching
 // the recall's words that pass eligible (the vector index's filters, so
-// that both sides see the same chunks), best first, and the share of the
-// query's words, by IDF, that the search covered: 1 unless words were left
-// out for ftsBudget. Call with ai.mu held.
+// that both sides see the same chunks), best first, and every other that
+// ties with the last of them (so that a chunk left out scores below the
+// window), and the share of the query's words, by IDF, that the search
+// covered: 1 unless words were left out for ftsBudget. Call with ai.mu
+// held.
 func (m *Memory) bm25Window(ctx context.Context, ai *agentIndex, in hippo.RecallInput, eligible func(*chunkMeta) bool) ([]bm25Hit, float64, error) {
 	words := ftsWords(in.Query)
 	if len(words) == 0 || ai.idx.Len() == 0 || (m.opts.RecallScopes != nil && len(m.opts.RecallScopes) == 0) {
@@ -73,15 +75,15 @@ func (m *Memory) bm25Window(ctx context.Context, ai *agentIndex, in hippo.Recall
 		}
 		var out []bm25Hit
 		for _, h := range found {
+			if len(out) >= hybridWindow && h.bm25 < out[hybridWindow-1].bm25 {
+				return out, coverage, nil
+			}
 			meta, ok := ai.idx.Meta(h.id)
 			if !ok || !eligible(&meta) {
 				continue // filtered out, or written after the index synced
 			}
 			h.meta = meta
 			out = append(out, h)
-			if len(out) == hybridWindow {
-				return out, coverage, nil
-			}
 		}
 		if n < limit {
 			return out, coverage, nil
