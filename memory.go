@@ -122,8 +122,8 @@ type RecallPage struct {
 	// Distribution counts the matching chunks by score band.
 	Distribution ScoreDistribution `json:"score_distribution"`
 	// Alpha is the weight of BM25 the results were ranked with: the α
-	// asked for, scaled by the share of the query's words the full-text
-	// search covered; 0 for pure vector recall.
+	// asked for, or 0 for pure vector recall, which is also what a query
+	// gets whose words match no chunk.
 	Alpha float64 `json:"alpha"`
 }
 

@@ -382,21 +382,20 @@ const hybridWindow = 50
 // outside both windows by their query-free score), and the distribution
 // is of those scores.
 //
-// α is scaled by the share of the query's words the full-text search
-// covered (see bm25Window), so that a search for its rarest word alone
-// does not outvote the vectors; when no word matches, α is 0 and recall is
-// vectorRecall, seed 000's. The α used is returned. Call with ai.mu held.
+// When no eligible chunk matches a word, every BM25 is 0 and the window
+// has no range: the recall is vectorRecall, seed 000's, as at α = 0, and
+// the α returned, the one used, is 0. (α was once scaled by the share of
+// the query's words, by IDF, that the budgeted full-text search kept; on
+// eval/testdata that changed nothing, even with the budget cut to 40 rows,
+// so the formula stays literal.) Call with ai.mu held.
 func (m *Memory) hybridRecall(ctx context.Context, ai *agentIndex, q []float32, alpha float64, sc *recallScan) ([]recallHit, float64, error) {
 	cfg, in, f := m.cfg, sc.in, &sc.filter
 	eligible := func(c *chunkMeta) bool { return f.allows(c) && c.strength(sc.clock) >= sc.floor }
-	bm, coverage, err := m.bm25Window(ctx, ai, in, eligible)
+	bm, err := m.bm25Window(ctx, ai, in, eligible)
 	if err != nil {
 		return nil, 0, err
 	}
 	if len(bm) == 0 {
-		coverage = 0
-	}
-	if alpha *= coverage; alpha == 0 {
 		return m.vectorRecall(ai, q, sc), 0, nil
 	}
 
