@@ -32,7 +32,7 @@ type Config struct {
 	Candidates int
 
 	// HybridAlpha weighs full-text (BM25) relevance against vector
-	// similarity in recall, 0 to 1: relevance = α·BM25 + (1−α)·cosine, BM25
+	// similarity in recall, 0 to 1: relevance = α·BM25 + (1−α)·cosine, both
 	// min-max normalised per query. 0, the default, is seed 000's pure
 	// vector recall; embedders that gain from full text carry their own
 	// (see Hybrid).

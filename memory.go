@@ -116,13 +116,14 @@ type RecallInput struct {
 // result set.
 type RecallPage struct {
 	Results []Recalled `json:"results"`
-	// Total is how many chunks matched the query's filters.
+	// Total is how many chunks matched the query's filters, strength floor
+	// and min_score: every chunk paging can reach.
 	Total int `json:"total"`
 	// Distribution counts the matching chunks by score band.
 	Distribution ScoreDistribution `json:"score_distribution"`
 	// Alpha is the weight of BM25 the results were ranked with: the α
-	// asked for, scaled by the share of the query's words the full-text
-	// search covered; 0 for pure vector recall.
+	// asked for, or 0 for pure vector recall, which is also what a query
+	// gets whose words match no chunk.
 	Alpha float64 `json:"alpha"`
 }
 
@@ -162,10 +163,10 @@ type Recalled struct {
 	// better); 0 when its words do not match, it is not among the best
 	// matches, or recall is pure vector.
 	BM25 float64 `json:"bm25"`
-	// Relevance fuses the two, with RecallPage.Alpha as α: α·BM25
-	// normalised to [0, 1] over the query's best matches + (1−α)·the
-	// similarity clamped to [0, 1]. In pure vector recall it is the clamped
-	// similarity.
+	// Relevance fuses the two, with RecallPage.Alpha as α: α·BM25 +
+	// (1−α)·similarity, each min-max normalised to [0, 1] per query over
+	// the query's best chunks by it (0 outside them). In pure vector recall
+	// it is the similarity clamped to [0, 1].
 	Relevance float64 `json:"relevance"`
 	Strength  float64 `json:"strength"`
 	Recency   float64 `json:"recency"`

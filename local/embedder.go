@@ -52,8 +52,11 @@ const (
 // relevance against its vectors' similarity in recall, measured on
 // eval/testdata (see eval/eval_test.go): bags of GloVe words miss the exact
 // names, numbers and rare terms that BM25 catches, and BM25 misses the
-// paraphrases that the vectors catch.
-const HybridAlpha = 0.2
+// paraphrases that the vectors catch. With both sides min-max normalised
+// per query, 0.4 ranks best of 0.1 to 0.9: Recall@5 0.752, Recall@10
+// 0.785, MRR 0.682, against 0.723, 0.770, 0.639 for the vectors alone and
+// 0.685, 0.696, 0.634 for BM25 alone.
+const HybridAlpha = 0.4
 
 // Embedder is the offline default hippo.Embedder. The zero value is ready
 // to use and it is safe for concurrent use. The vectors are loaded on the

@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/hex"
 	"fmt"
-	"math"
 	"sort"
 	"strings"
 	"unicode"
@@ -18,9 +17,7 @@ import (
 // Two costs bound it. FTS5's bm25() scores every row a query matches, so
 // the query keeps the rarest of its words, up to ftsBudget matching rows:
 // a word in more chunks than that says little about any one of them (its
-// IDF is low) and would cost a BM25 evaluation per chunk. The recall then
-// weighs BM25 by the share of the words' IDF it kept, so that a search for
-// the rarest word alone does not outvote the vectors. And bm25() counts
+// IDF is low) and would cost a BM25 evaluation per chunk. And bm25() counts
 // the rows of every term of the query, the agent's token included, so
 // ANDing that token costs a pass over all the agent's rows: agents of up
 // to ftsAgentRows chunks that share the database with larger ones are
@@ -49,66 +46,64 @@ type bm25Hit struct {
 
 // bm25Window returns the best hybridWindow of the agent's chunks matching
 // the recall's words that pass eligible (the vector index's filters, so
-// that both sides see the same chunks), best first, and the share of the
-// query's words, by IDF, that the search covered: 1 unless words were left
-// out for ftsBudget. Call with ai.mu held.
-func (m *Memory) bm25Window(ctx context.Context, ai *agentIndex, in hippo.RecallInput, eligible func(*chunkMeta) bool) ([]bm25Hit, float64, error) {
+// that both sides see the same chunks), best first, and every other that
+// ties with the last of them (so that a chunk left out scores below the
+// window). Call with ai.mu held.
+func (m *Memory) bm25Window(ctx context.Context, ai *agentIndex, in hippo.RecallInput, eligible func(*chunkMeta) bool) ([]bm25Hit, error) {
 	words := ftsWords(in.Query)
 	if len(words) == 0 || ai.idx.Len() == 0 || (m.opts.RecallScopes != nil && len(m.opts.RecallScopes) == 0) {
-		return nil, 0, nil
+		return nil, nil
 	}
-	agent, rows, err := m.db.ftsAgent(ctx, m.opts.AgentID, ai.idx.Len())
+	agent, err := m.db.ftsAgent(ctx, m.opts.AgentID, ai.idx.Len())
 	if err != nil {
-		return nil, 0, err
+		return nil, err
 	}
-	words, coverage, err := m.db.rareWords(ctx, agent, rows, words, ftsBudget)
+	words, err = m.db.rareWords(ctx, agent, words, ftsBudget)
 	if err != nil || len(words) == 0 {
-		return nil, 0, err
+		return nil, err
 	}
 	match := agent + ftsContent(words)
 	for limit := 2 * hybridWindow; ; limit *= 4 {
 		found, n, err := m.db.searchFTS(ctx, m.opts.AgentID, match, limit)
 		if err != nil {
-			return nil, 0, err
+			return nil, err
 		}
 		var out []bm25Hit
 		for _, h := range found {
+			if len(out) >= hybridWindow && h.bm25 < out[hybridWindow-1].bm25 {
+				return out, nil
+			}
 			meta, ok := ai.idx.Meta(h.id)
 			if !ok || !eligible(&meta) {
 				continue // filtered out, or written after the index synced
 			}
 			h.meta = meta
 			out = append(out, h)
-			if len(out) == hybridWindow {
-				return out, coverage, nil
-			}
 		}
 		if n < limit {
-			return out, coverage, nil
+			return out, nil
 		}
 	}
 }
 
 // ftsAgent returns the MATCH prefix that keeps a search to the agent's own
 // rows, or "" when the words alone are cheaper: when the agent has more
-// than ftsAgentRows chunks, or holds most of the database. It also returns
-// about how many rows the search runs over.
-func (db *DB) ftsAgent(ctx context.Context, agentID string, rows int) (string, int, error) {
+// than ftsAgentRows chunks, or holds most of the database.
+func (db *DB) ftsAgent(ctx context.Context, agentID string, rows int) (string, error) {
 	var all int
 	if err := db.read.QueryRowContext(ctx, `SELECT COALESCE(MAX(rowid), 0) FROM chunks`).Scan(&all); err != nil {
-		return "", 0, fmt.Errorf("full-text search: %w", err)
+		return "", fmt.Errorf("full-text search: %w", err)
 	}
 	if rows > ftsAgentRows || 2*rows > all {
-		return "", max(all, rows), nil
+		return "", nil
 	}
-	return "agent:" + ftsToken(agentID) + " AND ", rows, nil
+	return "agent:" + ftsToken(agentID) + " AND ", nil
 }
 
-// rareWords returns the words that match fewest of n rows (the agent's,
-// when agent is its MATCH prefix), rarest first, as many as match budget
-// rows in all, and their share of the IDF of all the words that match
-// anything. Words that match nothing are left out: they change no score.
-func (db *DB) rareWords(ctx context.Context, agent string, n int, words []string, budget int) ([]string, float64, error) {
+// rareWords returns the words that match fewest rows (the agent's, when
+// agent is its MATCH prefix), rarest first, as many as match budget rows
+// in all. Words that match nothing are left out: they change no score.
+func (db *DB) rareWords(ctx context.Context, agent string, words []string, budget int) ([]string, error) {
 	var q strings.Builder
 	args := make([]any, 0, 2*len(words))
 	for i, w := range words {
@@ -116,12 +111,11 @@ func (db *DB) rareWords(ctx context.Context, agent string, n int, words []string
 			q.WriteString(" UNION ALL ")
 		}
 		fmt.Fprintf(&q, `SELECT %d, (SELECT count(*) FROM (SELECT 1 FROM chunks_fts WHERE chunks_fts MATCH ? LIMIT ?))`, i)
-		// Counted past the budget, for the IDF of the words left out.
-		args = append(args, agent+ftsContent([]string{w}), 4*budget)
+		args = append(args, agent+ftsContent([]string{w}), budget+1) // enough to tell
 	}
 	rows, err := db.read.QueryContext(ctx, q.String(), args...)
 	if err != nil {
-		return nil, 0, fmt.Errorf("full-text search: %w", err)
+		return nil, fmt.Errorf("full-text search: %w", err)
 	}
 	defer rows.Close()
 	type count struct{ word, n int }
@@ -129,34 +123,24 @@ func (db *DB) rareWords(ctx context.Context, agent string, n int, words []string
 	for rows.Next() {
 		var c count
 		if err := rows.Scan(&c.word, &c.n); err != nil {
-			return nil, 0, fmt.Errorf("full-text search: %w", err)
+			return nil, fmt.Errorf("full-text search: %w", err)
 		}
 		if c.n > 0 {
 			counts = append(counts, c)
 		}
 	}
 	if err := rows.Err(); err != nil {
-		return nil, 0, fmt.Errorf("full-text search: %w", err)
+		return nil, fmt.Errorf("full-text search: %w", err)
 	}
 	sort.SliceStable(counts, func(i, j int) bool { return counts[i].n < counts[j].n })
-	var (
-		out       []string
-		kept, all float64
-		total     int
-	)
+	var out []string
+	total := 0
 	for _, c := range counts {
-		df := float64(c.n)
-		idf := max(1e-6, math.Log((max(float64(n), df)-df+0.5)/(df+0.5))) // as FTS5's bm25()
-		all += idf
 		if total += c.n; total <= budget {
 			out = append(out, words[c.word])
-			kept += idf
 		}
 	}
-	if len(out) == 0 {
-		return nil, 0, nil
-	}
-	return out, kept / all, nil
+	return out, nil
 }
 
 // searchFTS returns up to limit of the agent's chunks matching match, best

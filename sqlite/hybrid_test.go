@@ -2,6 +2,7 @@ package sqlite_test
 
 import (
 	"context"
+	"database/sql"
 	"encoding/json"
 	"fmt"
 	"math"
@@ -9,8 +10,10 @@ import (
 	"path/filepath"
 	"slices"
 	"sort"
+	"strings"
 	"testing"
 	"time"
+	"unicode"
 
 	"github.com/hippo-mem/hippo"
 	"github.com/hippo-mem/hippo/local"
@@ -199,53 +202,6 @@ func TestHybridAlphaOneRanksByBM25(t *testing.T) {
 	}
 }
 
-// TestHybridBM25OnlyChunkRanks plants a chunk that shares the query's rare
-// word but points away from it, among chunks close to the query without
-// the word: vector recall ranks it last, hybrid recall first.
-func TestHybridBM25OnlyChunkRanks(t *testing.T) {
-	ctx := context.Background()
-	e := newEnv(t)
-	m := e.memory("agent-a")
-	var chunks []*hippo.Chunk
-	for i := range 20 {
-		chunks = append(chunks, &hippo.Chunk{Content: fmt.Sprintf("deployment note %d about the release train", i),
-			Embedding: mock.AtCosine(testDim, 0, i+2, 0.7)})
-	}
-	planted := &hippo.Chunk{Content: "error code XK-4471 means the license server is down",
-		Embedding: mock.Axis(testDim, 1)} // cosine 0 with the query
-	chunks = append(chunks, planted)
-	if err := e.db.InsertChunks(ctx, "agent-a", "", "mock-embed", chunks); err != nil {
-		t.Fatal(err)
-	}
-	e.srv.Set("what does XK-4471 mean", mock.Axis(testDim, 0))
-
-	rank := func(a float64) int {
-		t.Helper()
-		got, err := m.Recall(ctx, hippo.RecallInput{Query: "what does XK-4471 mean", Limit: 50, Alpha: &a})
-		if err != nil {
-			t.Fatal(err)
-		}
-		for i, r := range got {
-			if r.Chunk.ID == planted.ID {
-				if a > 0 && (r.BM25 <= 0 || r.Similarity != 0) {
-					t.Errorf("α %v: planted chunk bm25 %v, similarity %v", a, r.BM25, r.Similarity)
-				}
-				return i
-			}
-		}
-		t.Fatalf("α %v: planted chunk not recalled", a)
-		return -1
-	}
-	if got := rank(0); got != 20 {
-		t.Errorf("vector recall ranks it #%d, want last (#20)", got)
-	}
-	for _, a := range []float64{0.5, 1} {
-		if got := rank(a); got != 0 {
-			t.Errorf("α %v ranks it #%d, want first", a, got)
-		}
-	}
-}
-
 // TestHybridExplainFields checks that each result explains its score.
 func TestHybridExplainFields(t *testing.T) {
 	ctx := context.Background()
@@ -263,14 +219,11 @@ func TestHybridExplainFields(t *testing.T) {
 	if page.Alpha != cfg.HybridAlpha { // every word searched
 		t.Errorf("page α = %v, want %v", page.Alpha, cfg.HybridAlpha)
 	}
-	var bm25Max float64
 	for _, r := range page.Results {
-		bm25Max = max(bm25Max, r.BM25)
 		if math.Abs(r.Score-cfg.Score(r.Relevance, r.Strength, r.Recency)) > 1e-9 {
 			t.Errorf("%q: score %v is not 0.6·%v + 0.3·%v + 0.1·%v", r.Chunk.Content, r.Score, r.Relevance, r.Strength, r.Recency)
 		}
-		vec := (1 - page.Alpha) * math.Max(0, r.Similarity)
-		if r.BM25 == 0 && math.Abs(r.Relevance-vec) > 1e-9 || r.BM25 > 0 && r.Relevance < vec {
+		if r.Relevance < 0 || r.Relevance > 1 || r.BM25 == 0 && r.Relevance > 1-page.Alpha+1e-9 {
 			t.Errorf("%q: relevance %v, bm25 %v, similarity %v", r.Chunk.Content, r.Relevance, r.BM25, r.Similarity)
 		}
 		if r.Strength <= 0 || r.Recency <= 0 || r.Similarity == 0 {
@@ -488,5 +441,498 @@ func TestHybridAlphaInput(t *testing.T) {
 		if _, err := m.Recall(context.Background(), hippo.RecallInput{Query: "something", Alpha: &a}); err != nil {
 			t.Errorf("α %v: %v", a, err)
 		}
+	}
+}
+
+// bruteRow is one chunk scored by the issue's formula, computed from the
+// stored rows.
+type bruteRow struct {
+	id                        string
+	cosine, bm25              float64
+	relevance, score          float64
+	inBM25                    bool // in the BM25 window: recall reports its BM25
+	strength, recency, nc, nb float64
+}
+
+// brute computes hybrid recall's expected results by brute force over
+// every chunk of one agent: the chunks' state (cached, and updated from
+// what each recall reads back after boosting it) and each query's BM25 of
+// every matching chunk, straight from FTS5.
+type brute struct {
+	t      testing.TB
+	db     *sqlite.DB
+	emb    hippo.Embedder
+	cfg    hippo.Config
+	now    time.Time
+	agent  string
+	chunks map[string]*hippo.Chunk
+	bm25   map[string]map[string]float64 // by query, by chunk ID
+	fts    *sql.DB
+}
+
+func newBrute(t testing.TB, db *sqlite.DB, emb hippo.Embedder, cfg hippo.Config, now time.Time, agent string) *brute {
+	t.Helper()
+	ctx := context.Background()
+	b := &brute{t: t, db: db, emb: emb, cfg: cfg, now: now, agent: agent, chunks: map[string]*hippo.Chunk{}, bm25: map[string]map[string]float64{}}
+	list, err := db.ListChunks(ctx, sqlite.ChunkFilter{AgentID: agent, Superseded: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range list {
+		if b.chunks[c.ID], err = db.Chunk(ctx, agent, c.ID); err != nil { // with its embedding
+			t.Fatal(err)
+		}
+	}
+	if b.fts, err = sql.Open("sqlite", db.Path()); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { b.fts.Close() })
+	return b
+}
+
+// bm25Of returns the BM25 of every chunk of the agent matching any word of
+// query (plain lower-case words), as FTS5 computes it for the content
+// column.
+func (b *brute) bm25Of(query string) map[string]float64 {
+	if m, ok := b.bm25[query]; ok {
+		return m
+	}
+	var quoted []string
+	for _, w := range strings.Fields(query) {
+		quoted = append(quoted, `"`+w+`"`)
+	}
+	rows, err := b.fts.Query(`SELECT c.id, -bm25(chunks_fts, 1.0, 0.0) FROM chunks_fts AS f
+		JOIN chunks AS c ON c.rowid = f.rowid WHERE chunks_fts MATCH ? AND c.agent_id = ?`,
+		"content:("+strings.Join(quoted, " OR ")+")", b.agent)
+	if err != nil {
+		b.t.Fatal(err)
+	}
+	defer rows.Close()
+	m := map[string]float64{}
+	for rows.Next() {
+		var id string
+		var score float64
+		if err := rows.Scan(&id, &score); err != nil {
+			b.t.Fatal(err)
+		}
+		m[id] = score
+	}
+	if err := rows.Err(); err != nil {
+		b.t.Fatal(err)
+	}
+	b.bm25[query] = m
+	return m
+}
+
+// eligible applies the recall's filters and strength floor to c.
+func (b *brute) eligible(c *hippo.Chunk, in hippo.RecallInput) bool {
+	floor := b.cfg.StrengthFloor
+	if in.AsOf != nil {
+		floor = 0
+		if c.CreatedAt.After(*in.AsOf) || c.SupersededAt != nil && !c.SupersededAt.After(*in.AsOf) {
+			return false
+		}
+	} else if c.SupersededBy != "" {
+		return false
+	}
+	var md struct {
+		Tags     []string `json:"tags"`
+		Category string   `json:"category"`
+	}
+	json.Unmarshal(c.Metadata, &md)
+	switch {
+	case in.Kind != "" && c.Kind != in.Kind,
+		in.Category != "" && md.Category != in.Category,
+		len(in.Tags) > 0 && !slices.ContainsFunc(md.Tags, func(t string) bool { return slices.Contains(in.Tags, t) }),
+		in.Since != nil && c.CreatedAt.Before(*in.Since),
+		in.Until != nil && c.CreatedAt.After(*in.Until):
+		return false
+	}
+	return c.Strength(b.cfg, b.now) >= max(floor, in.MinStrength)
+}
+
+// rank scores every eligible chunk reaching min_score, best first (ties by
+// ID), and returns the α the formula ends up with: 0 when no eligible
+// chunk matches a word.
+func (b *brute) rank(in hippo.RecallInput, alpha float64) ([]bruteRow, float64) {
+	qv, err := b.emb.Embed(context.Background(), []string{in.Query})
+	if err != nil {
+		b.t.Fatal(err)
+	}
+	bm := b.bm25Of(in.Query)
+	var rows []bruteRow
+	for id, c := range b.chunks {
+		if b.eligible(c, in) {
+			rows = append(rows, bruteRow{id: id, cosine: cosine(qv[0], c.Embedding), bm25: bm[id],
+				strength: c.Strength(b.cfg, b.now), recency: b.cfg.Recency(b.now.Sub(c.CreatedAt))})
+		}
+	}
+	if len(rows) == 0 {
+		return nil, alpha
+	}
+	// Each side's window: its hybridWindow best values, or all of them.
+	edges := func(value func(bruteRow) float64) (hi, lo float64) {
+		vs := make([]float64, len(rows))
+		for i, r := range rows {
+			vs[i] = value(r)
+		}
+		sort.Sort(sort.Reverse(sort.Float64Slice(vs)))
+		return vs[0], vs[min(len(vs), sqlite.HybridWindow)-1]
+	}
+	norm := func(x, hi, lo float64) float64 {
+		if hi == lo {
+			if x >= hi {
+				return 1
+			}
+			return 0
+		}
+		return math.Max(0, math.Min(1, (x-lo)/(hi-lo)))
+	}
+	hiC, loC := edges(func(r bruteRow) float64 { return r.cosine })
+	hiB, loB := edges(func(r bruteRow) float64 { return r.bm25 })
+	if hiB == 0 {
+		alpha = 0 // nothing to fuse: seed 000's vector recall
+	}
+	out := rows[:0]
+	for _, r := range rows {
+		if alpha == 0 {
+			r.relevance = math.Max(0, math.Min(1, r.cosine))
+		} else {
+			r.nc, r.nb = norm(r.cosine, hiC, loC), norm(r.bm25, hiB, loB)
+			r.inBM25 = r.bm25 > 0 && r.bm25 >= loB
+			r.relevance = alpha*r.nb + (1-alpha)*r.nc
+		}
+		r.score = b.cfg.Score(r.relevance, r.strength, r.recency)
+		if r.score >= in.MinScore {
+			out = append(out, r)
+		}
+	}
+	sort.Slice(out, func(i, j int) bool {
+		if out[i].score != out[j].score {
+			return out[i].score > out[j].score
+		}
+		return out[i].id < out[j].id
+	})
+	return out, alpha
+}
+
+// check recalls in at alpha and compares the results with the
+// brute-force ranking: the same scores position by position, every result
+// scored and explained as the formula says, and with stats (RecallPage)
+// the total and distribution of every eligible chunk. Recall without
+// stats is checked too: its scan skips what cannot make the cut. Then it
+// folds the recall's boosts into its chunks.
+func (b *brute) check(m *sqlite.Memory, label string, in hippo.RecallInput, alpha float64, stats bool) (*hippo.RecallPage, []bruteRow) {
+	b.t.Helper()
+	want, wantAlpha := b.rank(in, alpha)
+	in.Alpha = &alpha
+	var (
+		page = &hippo.RecallPage{Alpha: wantAlpha}
+		err  error
+	)
+	if stats {
+		page, err = m.RecallPage(context.Background(), in)
+	} else {
+		page.Results, err = m.Recall(context.Background(), in)
+	}
+	if err != nil {
+		b.t.Fatalf("%s: %v", label, err)
+	}
+	defer func() {
+		for _, r := range page.Results {
+			c := b.chunks[r.Chunk.ID]
+			c.RunningIntensity, c.AccessCount, c.LastAccessedAt = r.Chunk.RunningIntensity, r.Chunk.AccessCount, r.Chunk.LastAccessedAt
+		}
+	}()
+	const tol = 1e-6
+	if math.Abs(page.Alpha-wantAlpha) > 1e-12 {
+		b.t.Errorf("%s: α %v, want %v", label, page.Alpha, wantAlpha)
+	}
+	byID := map[string]bruteRow{}
+	var dist hippo.ScoreDistribution
+	for _, w := range want {
+		byID[w.id] = w
+		dist.Add(w.score)
+	}
+	if stats && (page.Total != len(want) || page.Distribution != dist) {
+		b.t.Errorf("%s: total %d %+v, want %d %+v", label, page.Total, page.Distribution, len(want), dist)
+	}
+	limit := in.Limit
+	if limit == 0 {
+		limit = b.cfg.DefaultLimit
+	}
+	if n := min(limit, max(0, len(want)-in.Offset)); len(page.Results) != n {
+		b.t.Fatalf("%s: %d results, want %d", label, len(page.Results), n)
+	}
+	for i, r := range page.Results {
+		w, ok := byID[r.Chunk.ID]
+		pos := want[in.Offset+i]
+		switch {
+		case !ok:
+			b.t.Errorf("%s #%d: %q is not eligible", label, i, r.Chunk.Content)
+		case math.Abs(r.Score-pos.score) > tol:
+			b.t.Errorf("%s #%d: %q scores %.6f, want #%d's %.6f (%q at %.6f)", label, in.Offset+i, r.Chunk.Content, r.Score,
+				in.Offset+i, pos.score, b.chunks[pos.id].Content, w.score)
+		case math.Abs(r.Score-w.score) > tol || math.Abs(r.Relevance-w.relevance) > tol ||
+			math.Abs(r.Similarity-w.cosine) > 1e-5 || math.Abs(r.Strength-w.strength) > tol || math.Abs(r.Recency-w.recency) > tol:
+			b.t.Errorf("%s: %q score %.6f relevance %.6f cosine %.6f strength %.6f recency %.6f, want %.6f %.6f %.6f %.6f %.6f",
+				label, r.Chunk.Content, r.Score, r.Relevance, r.Similarity, r.Strength, r.Recency, w.score, w.relevance, w.cosine, w.strength, w.recency)
+		case w.inBM25 && math.Abs(r.BM25-w.bm25) > tol*max(1, w.bm25) || !w.inBM25 && r.BM25 != 0:
+			b.t.Errorf("%s: %q bm25 %v, want %v (in the window: %v)", label, r.Chunk.Content, r.BM25, w.bm25, w.inBM25)
+		}
+	}
+	return page, want
+}
+
+// hybridVocabulary is the words of hybridTexts, for generated chunks that
+// share words with many others.
+func hybridVocabulary() []string {
+	seen := map[string]bool{}
+	var words []string
+	for _, text := range hybridTexts {
+		for _, w := range strings.FieldsFunc(strings.ToLower(text), func(r rune) bool { return !unicode.IsLetter(r) }) {
+			if len(w) > 3 && !seen[w] {
+				seen[w] = true
+				words = append(words, w)
+			}
+		}
+	}
+	return words
+}
+
+// insertMixed stores hybridTexts and n sentences of their words for agent:
+// memories and facts, tagged and categorised, of assorted ages and
+// strengths (some under the floor), some facts superseded.
+func (e *offlineEnv) insertMixed(t testing.TB, agent string, r *rand.Rand, n int) {
+	t.Helper()
+	words := hybridVocabulary()
+	texts := append([]string{}, hybridTexts...)
+	seen := map[string]bool{}
+	for len(texts) < len(hybridTexts)+n {
+		s := make([]string, 4+r.IntN(8))
+		for j := range s {
+			s[j] = words[r.IntN(len(words))]
+		}
+		if text := strings.Join(s, " "); !seen[text] {
+			seen[text] = true
+			texts = append(texts, text)
+		}
+	}
+	vecs, err := e.emb.Embed(context.Background(), texts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	now := e.clock.Now()
+	chunks := make([]*hippo.Chunk, len(texts))
+	for i, text := range texts {
+		age := time.Duration(r.Float64() * float64(200*24*time.Hour))
+		created := now.Add(-age)
+		c := &hippo.Chunk{ID: sqlite.NewID(now), Content: text, Embedding: vecs[i], CreatedAt: created, Kind: hippo.KindMemory,
+			LastAccessedAt:   created.Add(time.Duration(r.Float64() * float64(age))),
+			RunningIntensity: 0.03 + 0.97*r.Float64(), EncounterCount: 1, AccessCount: r.IntN(10),
+			Metadata: json.RawMessage(fmt.Sprintf(`{"tags":["t%d"],"category":"c%d"}`, r.IntN(2), r.IntN(4)))}
+		if i%3 == 0 {
+			c.Kind = hippo.KindFact
+		}
+		chunks[i] = c
+	}
+	for i := 3; i+3 < len(chunks); i += 21 { // a fact superseded by the next one
+		at := chunks[i+3].CreatedAt
+		if chunks[i].CreatedAt.After(at) {
+			at = chunks[i].CreatedAt
+		}
+		chunks[i].SupersededBy, chunks[i].SupersededAt = chunks[i+3].ID, &at
+	}
+	if err := e.db.InsertChunks(context.Background(), agent, "", e.emb.Model(), chunks); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// TestHybridMatchesBruteForce checks hybrid recall against the formula
+// computed over every chunk, with filters, min_score and paging, at α
+// from vector-leaning to BM25 alone, on queries whose words match fewer
+// and more chunks than the window holds.
+func TestHybridMatchesBruteForce(t *testing.T) {
+	e := newOfflineEnv(t)
+	e.insertMixed(t, "agent-a", rand.New(rand.NewPCG(11, 12)), 400)
+	m := e.memory(t, "agent-a")
+	b := newBrute(t, e.db, e.emb, m.Config(), e.clock.Now(), "agent-a")
+	now := e.clock.Now()
+	since, until, asOf := now.Add(-150*24*time.Hour), now.Add(-20*24*time.Hour), now.Add(-60*24*time.Hour)
+	filters := []struct {
+		name string
+		in   hippo.RecallInput
+	}{
+		{"none", hippo.RecallInput{}},
+		{"kind", hippo.RecallInput{Kind: hippo.KindFact}},
+		{"tags", hippo.RecallInput{Tags: []string{"t1"}}},
+		{"category", hippo.RecallInput{Category: "c2"}},
+		{"since until", hippo.RecallInput{Since: &since, Until: &until}},
+		{"min strength", hippo.RecallInput{MinStrength: 0.4}},
+		{"min score", hippo.RecallInput{MinScore: 0.45}},
+		{"as of", hippo.RecallInput{AsOf: &asOf}},
+	}
+	queries := []string{
+		"billing database service dashboard", // more matches than the window
+		"coffee sugar",
+		"pixel fireworks",
+	}
+	if n := len(b.bm25Of(queries[0])); n <= 2*sqlite.HybridWindow {
+		t.Fatalf("%q matches %d chunks; want more than twice the window", queries[0], n)
+	}
+	pages := []struct{ offset, limit int }{{0, 10}, {8, 25}, {45, 50}}
+	for _, f := range filters {
+		for _, a := range []float64{local.HybridAlpha, 0.6, 1} {
+			for qi, q := range queries {
+				for _, p := range pages {
+					in := f.in
+					in.Query, in.Offset, in.Limit = q, p.offset, p.limit
+					label := fmt.Sprintf("%s, α %v, %q, offset %d", f.name, a, q, p.offset)
+					_, want := b.check(m, label, in, a, p.offset == 0)
+					if qi == 0 && p.offset == 0 && f.name != "min score" && len(want) <= sqlite.HybridWindow {
+						t.Errorf("%s: %d chunks eligible, want more than the window", label, len(want))
+					}
+				}
+			}
+		}
+	}
+}
+
+// TestHybridOneSideOnly plants a chunk only BM25 finds (the query's rare
+// word, pointing away from the query) and one only the vectors find (the
+// query's direction, none of its words), among chunks of middling cosine:
+// each scores on its own side only, and which ranks first follows α.
+func TestHybridOneSideOnly(t *testing.T) {
+	ctx := context.Background()
+	e := newEnv(t)
+	m := e.memory("agent-a")
+	var chunks []*hippo.Chunk
+	for i := range 30 {
+		chunks = append(chunks, &hippo.Chunk{Content: fmt.Sprintf("deployment note %d about the release train", i),
+			Embedding: mock.AtCosine(testDim, 0, i%20+2, 0.3+0.4*float64(i)/30)})
+	}
+	lexical := &hippo.Chunk{Content: "error code XK-4471 means the license server is down", Embedding: mock.Axis(testDim, 1)}
+	semantic := &hippo.Chunk{Content: "the licence host has been unreachable since noon", Embedding: mock.AtCosine(testDim, 0, 1, 0.95)}
+	chunks = append(chunks, lexical, semantic)
+	if err := e.db.InsertChunks(ctx, "agent-a", "", "mock-embed", chunks); err != nil {
+		t.Fatal(err)
+	}
+	const query = "what does XK-4471 mean"
+	e.srv.Set(query, mock.Axis(testDim, 0))
+	b := newBrute(t, e.db, e.emb, m.Config(), e.clock.Now(), "agent-a")
+	b.bm25[query] = b.bm25Of("xk 4471 mean")
+	for _, tt := range []struct {
+		alpha float64
+		first *hippo.Chunk
+	}{{0, semantic}, {0.3, semantic}, {0.7, lexical}, {1, lexical}} {
+		label := fmt.Sprintf("α %v", tt.alpha)
+		page, _ := b.check(m, label, hippo.RecallInput{Query: query, Limit: 50}, tt.alpha, true)
+		if len(page.Results) == 0 || page.Results[0].Chunk.ID != tt.first.ID {
+			t.Errorf("%s: first is not %q", label, tt.first.Content)
+		}
+		for _, r := range page.Results {
+			switch {
+			case tt.alpha == 0:
+			case r.Chunk.ID == lexical.ID && (r.BM25 <= 0 || r.Similarity != 0 || math.Abs(r.Relevance-tt.alpha) > 1e-9):
+				t.Errorf("%s: BM25-only chunk bm25 %v, similarity %v, relevance %v; want > 0, 0, α", label, r.BM25, r.Similarity, r.Relevance)
+			case r.Chunk.ID == semantic.ID && (r.BM25 != 0 || math.Abs(r.Relevance-(1-tt.alpha)) > 1e-6):
+				t.Errorf("%s: vector-only chunk bm25 %v, relevance %v; want 0, 1−α", label, r.BM25, r.Relevance)
+			}
+		}
+		if tt.alpha == 0 && page.Results[len(page.Results)-1].Chunk.ID != lexical.ID {
+			t.Errorf("vector recall does not rank the BM25-only chunk last")
+		}
+	}
+}
+
+// TestHybridDegenerateWindows checks windows of one value: every cosine
+// equal (fewer chunks than the window, and more), a single eligible chunk,
+// and more BM25 matches tied for best than the window holds. A window of
+// one value maps it to 1, whether or not its chunks fit the window.
+func TestHybridDegenerateWindows(t *testing.T) {
+	same := mock.AtCosine(testDim, 0, 1, 0.6)
+	tests := []struct {
+		name    string
+		chunks  func(i int) (string, []float32)
+		n       int
+		query   string // plain words, as FTS5 gets them
+		in      hippo.RecallInput
+		perPage int
+	}{
+		{"equal cosines, fewer than the window", func(i int) (string, []float32) {
+			if i%4 == 0 {
+				return fmt.Sprintf("zebra sighting number %d", i), same
+			}
+			return fmt.Sprintf("plain note %d", i), same
+		}, 12, "zebra", hippo.RecallInput{}, 50},
+		{"equal cosines, more than the window", func(i int) (string, []float32) {
+			if i%4 == 0 {
+				return fmt.Sprintf("zebra sighting number %d", i), same
+			}
+			return fmt.Sprintf("plain note %d", i), same
+		}, 2*sqlite.HybridWindow + 10, "zebra", hippo.RecallInput{}, 30},
+		{"one eligible chunk, matching", func(i int) (string, []float32) {
+			return fmt.Sprintf("zebra crossing %d", i), mock.AtCosine(testDim, 0, 2+i%30, 0.1+0.02*float64(i))
+		}, 20, "zebra", hippo.RecallInput{Category: "c7"}, 50},
+		{"one eligible chunk, not matching", func(i int) (string, []float32) {
+			return fmt.Sprintf("plain note %d", i), mock.AtCosine(testDim, 0, 2+i%30, 0.1+0.02*float64(i))
+		}, 20, "zebra", hippo.RecallInput{Category: "c7"}, 50},
+		{"every eligible chunk matches", func(i int) (string, []float32) {
+			return fmt.Sprintf("zebra n%d%s", i, strings.Repeat(" and more words", i%7)), mock.AtCosine(testDim, 0, 2+i%30, 0.1+0.02*float64(i))
+		}, 20, "zebra", hippo.RecallInput{}, 50},
+		{"BM25 ties past the window", func(i int) (string, []float32) {
+			if i%3 != 0 {
+				return fmt.Sprintf("zebra crossing n%d", i), mock.AtCosine(testDim, 0, 2+i%30, float64(i%50)/60)
+			}
+			return fmt.Sprintf("plain note n%d", i), mock.AtCosine(testDim, 0, 2+i%30, float64(i%50)/60)
+		}, 3 * sqlite.HybridWindow, "zebra", hippo.RecallInput{}, 50},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			ctx := context.Background()
+			e := newEnv(t)
+			m := e.memory("agent-a")
+			r := rand.New(rand.NewPCG(1, uint64(tt.n)))
+			now := e.clock.Now()
+			var chunks []*hippo.Chunk
+			for i := range tt.n {
+				text, v := tt.chunks(i)
+				created := now.Add(-time.Duration(r.IntN(100*24)) * time.Hour)
+				chunks = append(chunks, &hippo.Chunk{Content: text, Embedding: v, CreatedAt: created, LastAccessedAt: created,
+					RunningIntensity: 0.3 + 0.7*r.Float64(), Metadata: json.RawMessage(fmt.Sprintf(`{"category":"c%d"}`, i))})
+			}
+			if err := e.db.InsertChunks(ctx, "agent-a", "", "mock-embed", chunks); err != nil {
+				t.Fatal(err)
+			}
+			e.srv.Set(tt.query, mock.Axis(testDim, 0))
+			b := newBrute(t, e.db, e.emb, m.Config(), now, "agent-a")
+			for _, a := range []float64{0.3, 0.8} {
+				var all []hippo.Recalled
+				for offset := 0; offset < tt.n; offset += tt.perPage {
+					in := tt.in
+					in.Query, in.Limit, in.Offset = tt.query, tt.perPage, offset
+					page, _ := b.check(m, fmt.Sprintf("α %v, offset %d", a, offset), in, a, offset == 0)
+					all = append(all, page.Results...)
+				}
+				for _, r := range all {
+					if page := tt.in.Category == ""; page && r.Relevance < 1-a-1e-9 && strings.HasPrefix(tt.name, "equal") {
+						t.Errorf("α %v: %q relevance %v; every cosine is the best, want at least 1−α", a, r.Chunk.Content, r.Relevance)
+					}
+					if strings.HasPrefix(tt.name, "BM25 ties") && r.BM25 > 0 && r.Relevance < a-1e-9 {
+						t.Errorf("α %v: %q relevance %v; every match ties for best, want at least α", a, r.Chunk.Content, r.Relevance)
+					}
+				}
+				switch tt.name {
+				case "one eligible chunk, matching":
+					if len(all) != 1 || math.Abs(all[0].Relevance-1) > 1e-9 {
+						t.Errorf("α %v: %+v; want the one chunk at relevance 1", a, all)
+					}
+				case "one eligible chunk, not matching":
+					if len(all) != 1 || all[0].Relevance != math.Max(0, all[0].Similarity) {
+						t.Errorf("α %v: %+v; want the one chunk, by vector recall", a, all)
+					}
+				}
+			}
+		})
 	}
 }

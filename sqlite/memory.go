@@ -221,8 +221,9 @@ func (m *Memory) Recall(ctx context.Context, in hippo.RecallInput) ([]hippo.Reca
 }
 
 // RecallPage is Recall with the number of matches and their score
-// distribution, for paging through results. Total and distribution use
-// the index's first-pass similarity, which is within about 0.01 of exact.
+// distribution, for paging through results. In vector recall, total and
+// distribution use the index's first-pass similarity, which is within
+// about 0.01 of exact; in hybrid recall they are exact (see hybridRecall).
 func (m *Memory) RecallPage(ctx context.Context, in hippo.RecallInput) (*hippo.RecallPage, error) {
 	return m.recall(ctx, in, true)
 }
@@ -359,80 +360,125 @@ func (m *Memory) scorer(sc *recallScan, rel func(float64) float64) vector.ScoreF
 	}
 }
 
-// hybridWindow is how many of the best eligible BM25 matches a recall
-// normalises BM25 over.
+// hybridWindow is how many of the best eligible rows each side of hybrid
+// recall min-max normalises over.
 const hybridWindow = 50
 
-// hybridRecall ranks by WeightSimilarity·relevance + WeightStrength·strength
-// + WeightRecency·recency with relevance = α·nBM25 + (1−α)·cosine, the
-// cosine clamped to [0, 1] as in vector recall, so that α = 0 is seed 000's
-// score. BM25 has no fixed scale: it is min-max normalised per query over
-// its window, the best hybridWindow eligible matches, the best scoring 1
-// and the window's last 0 (0 itself when fewer chunks match: the score of
-// a chunk whose words do not match); chunks outside the window score 0.
-// α is scaled by the share of the query's words the full-text search
-// covered (see bm25Window), so a query that matches no text at all is
-// ranked as in vector recall. Every chunk the filters let through is
-// scored, as in vector recall, so paging, totals and the strength floor
-// work the same. Call with ai.mu held.
+// hybridRecall ranks by seed 000's score WeightSimilarity·relevance +
+// WeightStrength·strength + WeightRecency·recency with
 //
-// The cosine is not min-max normalised as BM25 is: that needs the best
-// cosines before scoring, a second pass over every vector, which costs as
-// much as the recall itself; and on eval/testdata the fusion with the
-// plain cosine ranks as well or better.
+//	relevance = α·norm(BM25) + (1−α)·norm(cosine)
+//
+// both sides min-max normalised per query over their window: the
+// hybridWindow best eligible chunks (those the filters and the strength
+// floor let through) by that side's value, a chunk whose words do not
+// match having BM25 0. norm(x) = clamp01((x−lo)/(hi−lo)), hi the window's
+// best value and lo its last, or the least of all eligible chunks' when
+// fewer than hybridWindow are eligible; when hi = lo, norm is 1 at hi and
+// 0 below. So norm depends on the chunk's own value only, a chunk only one
+// side finds still ranks, the other side scoring it 0, and a chunk outside
+// both windows scores 0 on both: its score, WeightStrength·strength +
+// WeightRecency·recency, does not depend on the query.
+//
+// That makes one pass over the vectors enough for the exact top k
+// (vector.Index.Window): it finds the cosine window, exactly, and the k
+// best chunks by that query-free score; with the BM25 window from the
+// full-text index, they hold every chunk that can rank in the top k, and
+// only they are scored whole. Nothing is dropped for speed: paging, totals
+// and the strength floor work as in vector recall. Total counts every
+// eligible chunk that reaches min_score, scored exactly (the chunks
+// outside both windows by their query-free score), and the distribution
+// is of those scores.
+//
+// When no eligible chunk matches a word, every BM25 is 0 and the window
+// has no range: the recall is vectorRecall, seed 000's, as at α = 0, and
+// the α returned, the one used, is 0. (α was once scaled by the share of
+// the query's words, by IDF, that the budgeted full-text search kept; on
+// eval/testdata that changed nothing, even with the budget cut to 40 rows,
+// so the formula stays literal.) Call with ai.mu held.
 func (m *Memory) hybridRecall(ctx context.Context, ai *agentIndex, q []float32, alpha float64, sc *recallScan) ([]recallHit, float64, error) {
 	cfg, in, f := m.cfg, sc.in, &sc.filter
-	bm, coverage, err := m.bm25Window(ctx, ai, in, func(c *chunkMeta) bool {
-		return f.allows(c) && c.strength(sc.clock) >= sc.floor
-	})
+	eligible := func(c *chunkMeta) bool { return f.allows(c) && c.strength(sc.clock) >= sc.floor }
+	bm, err := m.bm25Window(ctx, ai, in, eligible)
 	if err != nil {
 		return nil, 0, err
 	}
-	var bmW window
-	if len(bm) > 0 {
-		bmW = window{lo: bm[len(bm)-1].bm25, hi: bm[0].bm25, ok: true}
-		if len(bm) < hybridWindow {
-			bmW.lo = 0 // every match is in: the rest have BM25 0
-		}
-	} else {
-		coverage = 0 // nothing matched: vector recall
+	if len(bm) == 0 {
+		return m.vectorRecall(ai, q, sc), 0, nil
 	}
-	alpha *= coverage
-	vecRel := func(cos float64) float64 { return (1 - alpha) * hippo.Clamp01(cos) }
 
-	// Every chunk scored without its BM25 part, which only the window has:
-	// the best of these and the window, rescored whole, hold the exact top
-	// k.
-	found := ai.idx.Search(q, sc.k, m.scorer(sc, vecRel))
-	hits := make([]recallHit, 0, len(found)+len(bm))
-	at := make(map[string]int, len(found))
-	for _, h := range found {
-		at[h.ID] = len(hits)
-		hits = append(hits, recallHit{id: h.ID, meta: h.Meta, cosine: h.Cosine, relevance: vecRel(h.Cosine), score: h.Score})
+	// The score without relevance, for every eligible chunk: counted into
+	// the stats, then moved for the chunks in a window.
+	base := func(c *chunkMeta, bar float64) (float64, bool) {
+		if !f.allows(c) || sc.stats == nil && cfg.Score(0, float64(c.intensity), 1) < bar {
+			return 0, false
+		}
+		st := c.strength(sc.clock)
+		if st < sc.floor {
+			return 0, false
+		}
+		score := cfg.Score(0, st, c.recency(cfg, sc.now))
+		if score < in.MinScore {
+			return 0, false
+		}
+		sc.stats.add(score, 1)
+		return score, true
 	}
-	qv := vector.Normalize(append([]float32(nil), q...))
+	near, best := ai.idx.Window(q, hybridWindow, eligible, sc.k, base)
+	if len(near) == 0 {
+		return nil, alpha, nil // nothing eligible
+	}
+	cosW := window{hi: near[0].Cosine, lo: near[min(len(near), hybridWindow)-1].Cosine}
+	bmW := window{hi: bm[0].bm25}
+	switch {
+	case len(bm) >= hybridWindow:
+		bmW.lo = bm[hybridWindow-1].bm25
+	case len(near) < hybridWindow && len(bm) == len(near):
+		bmW.lo = bm[len(bm)-1].bm25 // every eligible chunk matches
+	}
+
+	type cand struct {
+		recallHit
+		windowed bool // in either window: scored other than by base
+	}
+	cands := make(map[string]*cand, len(near)+len(bm)+len(best))
+	for _, h := range near {
+		cands[h.ID] = &cand{recallHit{id: h.ID, meta: h.Meta, cosine: h.Cosine}, true}
+	}
+	for _, h := range best {
+		if cands[h.ID] == nil {
+			cands[h.ID] = &cand{recallHit: recallHit{id: h.ID, meta: h.Meta, cosine: h.Cosine}}
+		}
+	}
+	var qv []float32
 	for _, b := range bm {
-		v, _ := ai.idx.Vector(b.id)
-		cos := float64(vector.Dot(qv, v))
-		st, rec := b.meta.strength(sc.clock), b.meta.recency(cfg, sc.now)
-		h := recallHit{id: b.id, meta: b.meta, cosine: cos, bm25: b.bm25, relevance: alpha*bmW.norm(b.bm25) + vecRel(cos)}
-		h.score = cfg.Score(h.relevance, st, rec)
-		if sc.stats != nil {
+		c := cands[b.id]
+		if c == nil {
+			if qv == nil {
+				qv = vector.Normalize(append([]float32(nil), q...))
+			}
+			v, _ := ai.idx.Vector(b.id)
+			c = &cand{recallHit: recallHit{id: b.id, meta: b.meta, cosine: float64(vector.Dot(qv, v))}}
+			cands[b.id] = c
+		}
+		c.bm25, c.windowed = b.bm25, true
+	}
+	hits := make([]recallHit, 0, len(cands))
+	for _, c := range cands {
+		st, rec := c.meta.strength(sc.clock), c.meta.recency(cfg, sc.now)
+		c.relevance = alpha*bmW.norm(c.bm25) + (1-alpha)*cosW.norm(c.cosine)
+		c.score = cfg.Score(c.relevance, st, rec)
+		if c.windowed && sc.stats != nil {
 			// Move the chunk from the band the scan counted it in.
-			if base := cfg.Score(vecRel(cos), st, rec); base >= in.MinScore {
-				sc.stats.add(base, -1)
+			if b := cfg.Score(0, st, rec); b >= in.MinScore {
+				sc.stats.add(b, -1)
 			}
-			if h.score >= in.MinScore {
-				sc.stats.add(h.score, 1)
+			if c.score >= in.MinScore {
+				sc.stats.add(c.score, 1)
 			}
 		}
-		if h.score < in.MinScore {
-			continue // and so was its score without BM25: the scan dropped it
-		}
-		if i, ok := at[b.id]; ok {
-			hits[i] = h
-		} else {
-			hits = append(hits, h)
+		if c.score >= in.MinScore {
+			hits = append(hits, c.recallHit)
 		}
 	}
 	sort.Slice(hits, func(i, j int) bool {
@@ -444,19 +490,14 @@ func (m *Memory) hybridRecall(ctx context.Context, ai *agentIndex, q []float32, 
 	return hits[:min(len(hits), sc.k)], alpha, nil
 }
 
-// window is the range BM25 scores are min-max normalised over.
-type window struct {
-	lo, hi float64
-	ok     bool // false: nothing matched
-}
+// window is the range one side of hybrid recall is min-max normalised
+// over.
+type window struct{ lo, hi float64 }
 
 // norm maps x into [0, 1]: hi and above to 1, lo and below to 0. A window
 // of one value maps it to 1.
 func (w window) norm(x float64) float64 {
-	switch {
-	case !w.ok:
-		return 0
-	case w.hi <= w.lo:
+	if w.hi <= w.lo {
 		if x >= w.hi {
 			return 1
 		}
