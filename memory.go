@@ -156,6 +156,8 @@ func (d *ScoreDistribution) Add(score float64) {
 // WeightSimilarity·Relevance + WeightStrength·Strength +
 // WeightRecency·Recency.
 type Recalled struct {
+	// Chunk is the recalled chunk as the retrieval boost left it, without
+	// its Embedding (nil: recall does not copy vectors it has no use for).
 	Chunk *Chunk `json:"chunk"`
 	// Similarity is the cosine between the query and the chunk.
 	Similarity float64 `json:"similarity"`

@@ -36,7 +36,7 @@ func BenchmarkScale(b *testing.B) {
 	dims := envInts(b, "HIPPO_BENCH_DIMS", []int{100, 384, 1536})
 	for b.Loop() {
 		var out strings.Builder
-		_, err := Run(context.Background(), Config{Sizes: sizes, Dimensions: dims, Queries: 50}, &out)
+		_, err := Run(context.Background(), Config{Sizes: sizes, Dimensions: dims, Queries: 200}, &out)
 		if err != nil {
 			b.Fatal(err)
 		}

@@ -44,6 +44,10 @@ type Options struct {
 	// choice is recorded in the database and applies to every process that
 	// opens it; "" keeps the recorded choice, wall time by default.
 	DecayClock string
+	// Dimension is the length of the embeddings the database will hold,
+	// when the caller knows it (0 when not). It only sets the page size of
+	// a database Open creates (PageSizeFor); an existing file keeps its own.
+	Dimension int
 }
 
 // Decay clocks.
@@ -72,6 +76,7 @@ type DB struct {
 
 	stmtMu sync.Mutex
 	stmts  map[string]*sql.Stmt // prepared on the write pool, by query
+	rstmts map[string]*sql.Stmt // prepared on the read pool, by query
 }
 
 // Open opens (creating unless opts.MustExist) the database at path and
@@ -97,7 +102,7 @@ func Open(ctx context.Context, path string, opts Options) (*DB, error) {
 		if err := os.MkdirAll(filepath.Dir(abs), 0o755); err != nil {
 			return nil, hippo.Errorf(hippo.EINVALID, "cannot create directory for %s: %v", abs, err)
 		}
-		if err := create(ctx, abs); err != nil {
+		if err := create(ctx, abs, PageSizeFor(opts.Dimension)); err != nil {
 			return nil, err
 		}
 	case err != nil:
@@ -196,15 +201,32 @@ func (db *DB) recordActivity(ctx context.Context, agentID string) error {
 	return nil
 }
 
-// pageSize is the page size of new databases: 32 KiB pages hold five
-// 1536-dimension rows each, where 4 KiB pages spill every such row into
-// overflow pages.
-const pageSize = 32768
+// PageSizeFor is the page size of a new database for embeddings of dim
+// dimensions: the smallest power of two from 4 KiB to 64 KiB that holds
+// three chunks with up to about 500 bytes of content and metadata beside
+// the vector, 32 KiB when dim is not known. Small pages matter because a
+// recall rewrites the page of every chunk it returns (its retrieval
+// boost), and the write-ahead log takes whole pages: ten 100-dimension
+// chunks cost 40 KiB of log in 4 KiB pages, 320 KiB in 32 KiB pages. Large
+// vectors need large pages: a 1536-dimension row (6,144 bytes of vector)
+// spills into overflow pages below 8 KiB and leaves a fifth of 8 or
+// 16 KiB pages unused, where 32 KiB pages hold five with 3% to spare.
+func PageSizeFor(dim int) int {
+	if dim <= 0 {
+		return 32768
+	}
+	need := 3 * (dim*4 + 500)
+	size := 4096
+	for size < need && size < 65536 {
+		size *= 2
+	}
+	return size
+}
 
 // create makes a new database file with Hippo's page size, in WAL mode. The
 // page size must be set before anything else touches the file, which the
 // driver's connection parameters do not guarantee.
-func create(ctx context.Context, path string) error {
+func create(ctx context.Context, path string, pageSize int) error {
 	// Another process may be creating the same file: wait for its lock
 	// like every other connection does.
 	u := url.URL{Scheme: "file", Path: path}
@@ -228,19 +250,29 @@ func create(ctx context.Context, path string) error {
 // more to compile than to run). Use it in a write transaction through
 // tx.StmtContext.
 func (db *DB) writeStmt(ctx context.Context, query string) (*sql.Stmt, error) {
+	return db.prepared(ctx, db.write, &db.stmts, query)
+}
+
+// readStmt is writeStmt for the read pool: each of its connections
+// compiles the statement once, the first time it runs it.
+func (db *DB) readStmt(ctx context.Context, query string) (*sql.Stmt, error) {
+	return db.prepared(ctx, db.read, &db.rstmts, query)
+}
+
+func (db *DB) prepared(ctx context.Context, pool *sql.DB, cache *map[string]*sql.Stmt, query string) (*sql.Stmt, error) {
 	db.stmtMu.Lock()
 	defer db.stmtMu.Unlock()
-	if st := db.stmts[query]; st != nil {
+	if st := (*cache)[query]; st != nil {
 		return st, nil
 	}
-	st, err := db.write.PrepareContext(ctx, query)
+	st, err := pool.PrepareContext(ctx, query)
 	if err != nil {
 		return nil, err
 	}
-	if db.stmts == nil {
-		db.stmts = map[string]*sql.Stmt{}
+	if *cache == nil {
+		*cache = map[string]*sql.Stmt{}
 	}
-	db.stmts[query] = st
+	(*cache)[query] = st
 	return st, nil
 }
 
@@ -248,10 +280,12 @@ func (db *DB) writeStmt(ctx context.Context, query string) (*sql.Stmt, error) {
 func (db *DB) Close() error {
 	var errs []error
 	db.stmtMu.Lock()
-	for _, st := range db.stmts {
-		errs = append(errs, st.Close())
+	for _, cache := range []map[string]*sql.Stmt{db.stmts, db.rstmts} {
+		for _, st := range cache {
+			errs = append(errs, st.Close())
+		}
 	}
-	db.stmts = nil
+	db.stmts, db.rstmts = nil, nil
 	db.stmtMu.Unlock()
 	if db.read != nil {
 		errs = append(errs, db.read.Close())

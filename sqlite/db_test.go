@@ -130,15 +130,36 @@ func TestEmbeddingModelLock(t *testing.T) {
 }
 
 func TestNewDatabasePageSize(t *testing.T) {
-	e := newEnv(t)
-	var ps int
-	u := url.URL{Scheme: "file", Path: e.db.Path(), RawQuery: "mode=ro"}
-	raw, err := sql.Open("sqlite", u.String())
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer raw.Close()
-	if err := raw.QueryRow(`PRAGMA page_size`).Scan(&ps); err != nil || ps != 32768 {
-		t.Errorf("page_size = %d, %v; want 32768", ps, err)
+	ctx := context.Background()
+	for _, tt := range []struct {
+		dim, want int
+	}{
+		{0, 32768}, {100, 4096}, {384, 8192}, {768, 16384}, {1536, 32768}, {3072, 65536}, {100_000, 65536},
+	} {
+		if got := sqlite.PageSizeFor(tt.dim); got != tt.want {
+			t.Errorf("sqlite.PageSizeFor(%d) = %d, want %d", tt.dim, got, tt.want)
+		}
+		path := filepath.Join(t.TempDir(), "p.db")
+		db, err := sqlite.Open(ctx, path, sqlite.Options{Dimension: tt.dim})
+		if err != nil {
+			t.Fatal(err)
+		}
+		db.Close()
+		// The size is the new file's; reopening with another hint keeps it.
+		db, err = sqlite.Open(ctx, path, sqlite.Options{Dimension: 1})
+		if err != nil {
+			t.Fatal(err)
+		}
+		db.Close()
+		u := url.URL{Scheme: "file", Path: path, RawQuery: "mode=ro"}
+		raw, err := sql.Open("sqlite", u.String())
+		if err != nil {
+			t.Fatal(err)
+		}
+		var ps int
+		if err := raw.QueryRow(`PRAGMA page_size`).Scan(&ps); err != nil || ps != tt.want {
+			t.Errorf("dim %d: page_size = %d, %v; want %d", tt.dim, ps, err, tt.want)
+		}
+		raw.Close()
 	}
 }

@@ -95,16 +95,27 @@ func (db *DB) queryIndex(ctx context.Context, agentID string, q *queryLock) (*ag
 // whole the first time or when the log was pruned past it. One read
 // transaction gives a consistent snapshot of the log and the rows.
 func (ai *agentIndex) sync(ctx context.Context, db *DB, agentID string, q *queryLock) error {
+	// Prepared before the transaction: every recall runs these.
+	metaStmt, err := db.readStmt(ctx, `SELECT
+		COALESCE((SELECT value FROM hippo_meta WHERE key = 'changes_floor'), '0'),
+		(SELECT value FROM hippo_meta WHERE key = 'embedding_model'),
+		(SELECT value FROM hippo_meta WHERE key = 'embedding_dimension')`)
+	if err != nil {
+		return fmt.Errorf("read change log: %w", err)
+	}
+	// A range of the log's primary key: entries since the last sync are
+	// few, whichever agent wrote them.
+	logStmt, err := db.readStmt(ctx, `SELECT seq, chunk_id FROM hippo_changes WHERE seq > ? AND agent_id = ? ORDER BY seq`)
+	if err != nil {
+		return fmt.Errorf("read change log: %w", err)
+	}
 	tx, err := db.read.BeginTx(ctx, nil)
 	if err != nil {
 		return err
 	}
 	defer tx.Rollback()
 	var floor, model, dim string
-	if err := tx.QueryRowContext(ctx, `SELECT
-		COALESCE((SELECT value FROM hippo_meta WHERE key = 'changes_floor'), '0'),
-		(SELECT value FROM hippo_meta WHERE key = 'embedding_model'),
-		(SELECT value FROM hippo_meta WHERE key = 'embedding_dimension')`).Scan(&floor, nullable(&model), nullable(&dim)); err != nil {
+	if err := tx.StmtContext(ctx, metaStmt).QueryRowContext(ctx).Scan(&floor, nullable(&model), nullable(&dim)); err != nil {
 		return fmt.Errorf("read change log: %w", err)
 	}
 	if q != nil && model != "" {
@@ -121,9 +132,7 @@ func (ai *agentIndex) sync(ctx context.Context, db *DB, agentID string, q *query
 	if f, _ := strconv.ParseInt(floor, 10, 64); !ai.loaded || ai.seq < f {
 		return ai.load(ctx, db, tx, agentID)
 	}
-	// A range of the log's primary key: entries since the last sync are
-	// few, whichever agent wrote them.
-	rows, err := tx.QueryContext(ctx, `SELECT seq, chunk_id FROM hippo_changes WHERE seq > ? AND agent_id = ? ORDER BY seq`, ai.seq, agentID)
+	rows, err := tx.StmtContext(ctx, logStmt).QueryContext(ctx, ai.seq, agentID)
 	if err != nil {
 		return fmt.Errorf("read change log: %w", err)
 	}

@@ -20,7 +20,13 @@ existing database up to date. Running it again changes nothing.`,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			_, err := os.Stat(a.dbPath)
 			created := errors.Is(err, fs.ErrNotExist)
-			db, err := a.openDB(cmd.Context(), false)
+			// The configured embedder sets a new file's page size; a
+			// misconfigured one is reported by the commands that embed.
+			emb, err := a.embedder()
+			if err != nil {
+				emb = nil
+			}
+			db, err := a.openDBFor(cmd.Context(), emb)
 			if err != nil {
 				return err
 			}

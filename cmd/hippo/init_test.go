@@ -1,10 +1,13 @@
 package main
 
 import (
+	"database/sql"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/hippo-mem/hippo/sqlite"
 )
 
 func TestInit(t *testing.T) {
@@ -18,6 +21,16 @@ func TestInit(t *testing.T) {
 	if out.Path != db || !out.Created {
 		t.Errorf("first init = %+v", out)
 	}
+	// The offline embedder's 100-dimension rows get small pages.
+	raw, err := sql.Open("sqlite", "file:"+db+"?mode=ro")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var pageSize int
+	if err := raw.QueryRow(`PRAGMA page_size`).Scan(&pageSize); err != nil || pageSize != sqlite.PageSizeFor(100) {
+		t.Errorf("page_size = %d, %v; want %d", pageSize, err, sqlite.PageSizeFor(100))
+	}
+	raw.Close()
 	if _, err := os.Stat(db); err != nil {
 		t.Fatalf("init did not create the database: %v", err)
 	}

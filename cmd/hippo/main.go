@@ -177,6 +177,16 @@ func (a *app) openDB(ctx context.Context, mustExist bool) (*sqlite.DB, error) {
 	return sqlite.Open(ctx, a.dbPath, sqlite.Options{MustExist: mustExist})
 }
 
+// openDBFor opens the database, creating it when missing with the page
+// size for emb's vectors (sqlite.PageSizeFor; emb may be nil).
+func (a *app) openDBFor(ctx context.Context, emb hippo.Embedder) (*sqlite.DB, error) {
+	opts := sqlite.Options{}
+	if emb != nil {
+		opts.Dimension = emb.Dimension()
+	}
+	return sqlite.Open(ctx, a.dbPath, opts)
+}
+
 // scopeFilter is the --scope value when it was given, else nil (all scopes).
 func (a *app) scopeFilter() (*string, error) {
 	if !a.root.PersistentFlags().Changed("scope") {

@@ -38,7 +38,7 @@ func (a *app) openMemory(ctx context.Context, withFacts bool) (*sqlite.DB, *sqli
 			return nil, nil, err
 		}
 	}
-	db, err := a.openDB(ctx, false)
+	db, err := a.openDBFor(ctx, opts.Embedder)
 	if err != nil {
 		return nil, nil, err
 	}

@@ -49,7 +49,7 @@ offline defaults are used: no key, no network.`,
 			if err != nil {
 				return err
 			}
-			db, err := a.openDB(ctx, false)
+			db, err := a.openDBFor(ctx, emb)
 			if err != nil {
 				return err
 			}
