@@ -218,7 +218,7 @@ func (ai *agentIndex) readRows(ctx context.Context, db *DB, tx *sql.Tx, where st
 	defer rows.Close()
 	var (
 		id, scope, kind, meta, last, created, supBy, supAt string
-		blob                                               []byte
+		blob                                               sql.RawBytes // the driver's copy: decoded before the next row
 		buf                                                []float32
 		intensity                                          float64
 		access                                             int
