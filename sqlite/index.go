@@ -205,10 +205,34 @@ func (ai *agentIndex) load(ctx context.Context, db *DB, tx *sql.Tx, agentID stri
 // index's.
 var errDimension = errors.New("vector dimension differs from the index")
 
+// chunkRow is a chunks row as the index reads it.
+type chunkRow struct {
+	id, scope, kind, meta, last, created, supBy, supAt string
+	intensity                                          float64
+	access                                             int
+	blob                                               []byte
+}
+
+// loadBatchRows is how many rows a whole load hands over at a time.
+const loadBatchRows = 512
+
+// loadBatch is rows of a whole load, their embeddings back to back in
+// blobs (row i's from ends[i-1] to ends[i]).
+type loadBatch struct {
+	rows  []chunkRow
+	blobs []byte
+	ends  []int
+}
+
 // readRows upserts the chunks matched by where into the index. When
 // folding in changes (seen is set) a row of another dimension stops it
 // with errDimension, so that the caller rebuilds the index; a whole load
 // skips such rows, which the model lock normally prevents.
+//
+// A whole load reads rows on this goroutine while another decodes them
+// into the index: on two cores that halves its time, SQLite's row reads
+// and the decoding (normalising, quantising, parsing) costing about the
+// same.
 func (ai *agentIndex) readRows(ctx context.Context, db *DB, tx *sql.Tx, where string, args []any, seen func(id string)) error {
 	rows, err := tx.QueryContext(ctx, `SELECT id, scope, kind, embedding, metadata, running_intensity,
 		access_count, last_accessed_at, created_at, superseded_by, superseded_at FROM chunks `+where, args...)
@@ -216,78 +240,146 @@ func (ai *agentIndex) readRows(ctx context.Context, db *DB, tx *sql.Tx, where st
 		return fmt.Errorf("load index: %w", err)
 	}
 	defer rows.Close()
-	var (
-		id, scope, kind, meta, last, created, supBy, supAt string
-		blob                                               sql.RawBytes // the driver's copy: decoded before the next row
-		buf                                                []float32
-		intensity                                          float64
-		access                                             int
-	)
-	for rows.Next() {
-		if err := rows.Scan(&id, &scope, &kind, &blob, nullable(&meta), &intensity, &access, &last, &created,
-			nullable(&supBy), nullable(&supAt)); err != nil {
+	var blob sql.RawBytes // the driver's copy: used before the next row
+	scan := func(r *chunkRow) error {
+		if err := rows.Scan(&r.id, &r.scope, &r.kind, &blob, nullable(&r.meta), &r.intensity, &r.access, &r.last, &r.created,
+			nullable(&r.supBy), nullable(&r.supAt)); err != nil {
 			return fmt.Errorf("load index: %w", err)
 		}
-		if seen != nil {
-			seen(id)
-		}
-		if buf, err = vector.Decode(buf, blob); err != nil || len(buf) == 0 {
-			continue
-		}
-		if ai.idx == nil {
-			ai.idx = vector.NewIndex[chunkMeta](len(buf))
-			// Strength never exceeds intensity: the prior recall's bound
-			// skips rows with (recallBound).
-			ai.idx.SetPrior(func(m *chunkMeta) float32 { return m.intensity })
-			ai.idx.Grow(ai.reserve)
-		}
-		if len(buf) != ai.idx.Dim() {
-			if seen != nil {
-				return errDimension
+		return nil
+	}
+	var buf []float32
+	if seen != nil {
+		for rows.Next() {
+			var r chunkRow
+			if err := scan(&r); err != nil {
+				return err
 			}
-			continue
-		}
-		m := chunkMeta{
-			intensity: float32(intensity), decayRate: float32(db.cfg.Lambda / db.cfg.DecayResistance(access)),
-			scope: ai.scopes.id(scope), kind: hippo.Kind(kind),
-		}
-		for _, t := range []struct {
-			s   string
-			dst *int64
-		}{{last, &m.lastAccess}, {created, &m.created}, {supAt, &m.supersededAt}} {
-			if t.s == "" {
-				continue
+			seen(r.id)
+			r.blob = blob
+			if err := ai.addRow(db, &r, &buf, true); err != nil {
+				return err
 			}
-			at, err := parseTime(t.s)
-			if err != nil {
-				return fmt.Errorf("chunk %s: %w", id, err)
-			}
-			*t.dst = at.UnixMilli()
 		}
-		if supBy != "" && m.supersededAt == 0 {
-			m.supersededAt = 1 // superseded at an unknown time: as good as always
-		}
-		if meta != "" {
-			var md struct {
-				Category any `json:"category"`
-				Tags     any `json:"tags"`
-			}
-			if json.Unmarshal([]byte(meta), &md) == nil {
-				if c, ok := md.Category.(string); ok && c != "" {
-					m.category = ai.cats.id(c)
+		return rows.Err()
+	}
+
+	full, free := make(chan *loadBatch, 2), make(chan *loadBatch, 3)
+	for range 3 {
+		free <- &loadBatch{}
+	}
+	done := make(chan error, 1)
+	go func() {
+		var err error
+		for b := range full {
+			for i := range b.rows {
+				if err == nil {
+					err = ai.addRow(db, &b.rows[i], &buf, false)
 				}
-				if tags, ok := md.Tags.([]any); ok {
-					for _, t := range tags {
-						if t, ok := t.(string); ok && t != "" {
-							m.tags = append(m.tags, ai.tags.id(t))
-						}
+			}
+			free <- b
+		}
+		done <- err
+	}()
+	b := <-free
+	send := func() {
+		for i := range b.rows {
+			b.rows[i].blob = b.blobs[:b.ends[i]:b.ends[i]]
+			if i > 0 {
+				b.rows[i].blob = b.rows[i].blob[b.ends[i-1]:]
+			}
+		}
+		full <- b
+		b = <-free
+		b.rows, b.blobs, b.ends = b.rows[:0], b.blobs[:0], b.ends[:0]
+	}
+	var scanErr error
+	for rows.Next() {
+		var r chunkRow
+		if scanErr = scan(&r); scanErr != nil {
+			break
+		}
+		b.rows = append(b.rows, r)
+		b.blobs = append(b.blobs, blob...)
+		b.ends = append(b.ends, len(b.blobs))
+		if len(b.rows) == loadBatchRows {
+			send()
+		}
+	}
+	if len(b.rows) > 0 {
+		send()
+	}
+	close(full)
+	if err := <-done; err != nil {
+		return err
+	}
+	if scanErr != nil {
+		return scanErr
+	}
+	return rows.Err()
+}
+
+// addRow upserts one row read by readRows into the index; buf is scratch
+// space for its vector. strict: see readRows.
+func (ai *agentIndex) addRow(db *DB, r *chunkRow, buf *[]float32, strict bool) error {
+	var err error
+	if *buf, err = vector.Decode(*buf, r.blob); err != nil || len(*buf) == 0 {
+		return nil
+	}
+	v := *buf
+	if ai.idx == nil {
+		ai.idx = vector.NewIndex[chunkMeta](len(v))
+		// Strength never exceeds intensity: the prior recall's bound
+		// skips rows with (recallBound).
+		ai.idx.SetPrior(func(m *chunkMeta) float32 { return m.intensity })
+		ai.idx.Grow(ai.reserve)
+	}
+	if len(v) != ai.idx.Dim() {
+		if strict {
+			return errDimension
+		}
+		return nil
+	}
+	m := chunkMeta{
+		intensity: float32(r.intensity), decayRate: float32(db.cfg.Lambda / db.cfg.DecayResistance(r.access)),
+		scope: ai.scopes.id(r.scope), kind: hippo.Kind(r.kind),
+	}
+	for _, t := range []struct {
+		s   string
+		dst *int64
+	}{{r.last, &m.lastAccess}, {r.created, &m.created}, {r.supAt, &m.supersededAt}} {
+		if t.s == "" {
+			continue
+		}
+		at, err := parseTime(t.s)
+		if err != nil {
+			return fmt.Errorf("chunk %s: %w", r.id, err)
+		}
+		*t.dst = at.UnixMilli()
+	}
+	if r.supBy != "" && m.supersededAt == 0 {
+		m.supersededAt = 1 // superseded at an unknown time: as good as always
+	}
+	if r.meta != "" {
+		var md struct {
+			Category any `json:"category"`
+			Tags     any `json:"tags"`
+		}
+		if json.Unmarshal([]byte(r.meta), &md) == nil {
+			if c, ok := md.Category.(string); ok && c != "" {
+				m.category = ai.cats.id(c)
+			}
+			if tags, ok := md.Tags.([]any); ok {
+				for _, t := range tags {
+					if t, ok := t.(string); ok && t != "" {
+						m.tags = append(m.tags, ai.tags.id(t))
 					}
 				}
 			}
 		}
-		ai.idx.Upsert(id, buf, m)
 	}
-	return rows.Err()
+	ai.idx.Upsert(r.id, v, m)
+	return nil
 }
 
 // filter says which rows a search may see.

@@ -10,6 +10,7 @@ import (
 	"github.com/hippo-mem/hippo"
 	"github.com/hippo-mem/hippo/mock"
 	"github.com/hippo-mem/hippo/openai"
+	"github.com/hippo-mem/hippo/vector"
 )
 
 // TestIndexSeesOtherConnectionsWrites opens the file twice, as a server and
@@ -303,5 +304,62 @@ func TestBulkInsertLeavesNoLogEntries(t *testing.T) {
 	}
 	if got := count(`SELECT CAST(value AS INTEGER) FROM hippo_meta WHERE key = 'changes_floor'`); got < floor {
 		t.Errorf("pruning lowered the floor from %d to %d", floor, got)
+	}
+}
+
+// TestWholeLoadPipeline loads an index of several batches through the
+// two-goroutine load and checks every row's vector and metadata against
+// the rows, and that a row the decoder rejects fails the load cleanly.
+func TestWholeLoadPipeline(t *testing.T) {
+	ctx := context.Background()
+	path := filepath.Join(t.TempDir(), "load.db")
+	db, err := Open(ctx, path, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	const n = 3*loadBatchRows + 7
+	var chunks []*hippo.Chunk
+	for i := range n {
+		chunks = append(chunks, &hippo.Chunk{Content: fmt.Sprintf("row %d", i), Embedding: []float32{float32(i), 1, float32(i % 7), 2},
+			Metadata: []byte(fmt.Sprintf(`{"tags":["t%d"],"category":"c%d"}`, i%3, i%2)), RunningIntensity: float64(i%10) / 10, EncounterCount: 1})
+	}
+	if err := db.InsertChunks(ctx, "agent", "", "m", chunks); err != nil {
+		t.Fatal(err)
+	}
+	ai, err := db.agentIndex(ctx, "agent")
+	if err != nil {
+		t.Fatal(err)
+	}
+	ai.mu.RLock()
+	if ai.idx.Len() != n {
+		t.Fatalf("loaded %d rows, want %d", ai.idx.Len(), n)
+	}
+	for _, c := range chunks {
+		v, ok := ai.idx.Vector(c.ID)
+		want := vector.Normalize(append([]float32(nil), c.Embedding...))
+		if !ok || len(v) != len(want) {
+			t.Fatalf("%s: vector %v, want %v", c.ID, v, want)
+		}
+		for j := range v {
+			if v[j] != want[j] {
+				t.Fatalf("%s: vector %v, want %v", c.ID, v, want)
+			}
+		}
+		m, _ := ai.idx.Meta(c.ID)
+		if m.intensity != float32(c.RunningIntensity) || len(m.tags) != 1 || m.category == 0 || m.created != c.CreatedAt.UnixMilli() {
+			t.Fatalf("%s: meta %+v for %+v", c.ID, m, c)
+		}
+	}
+	ai.mu.RUnlock()
+
+	// A row whose time does not parse fails a whole load with its ID.
+	bad := chunks[2*loadBatchRows+1].ID
+	if _, err := db.write.ExecContext(ctx, `UPDATE chunks SET created_at = 'not a time' WHERE id = ?`, bad); err != nil {
+		t.Fatal(err)
+	}
+	fresh := &agentIndex{}
+	if err := fresh.sync(ctx, db, "agent", nil); err == nil || !strings.Contains(err.Error(), bad) {
+		t.Errorf("load with a broken row: %v, want an error naming %s", err, bad)
 	}
 }
