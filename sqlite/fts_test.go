@@ -317,3 +317,59 @@ func TestFTSRareWords(t *testing.T) {
 		}
 	}
 }
+
+// TestLeanIndexMigrations opens a database as the schema stood before
+// migrations 0006 and 0007 (the seed's last-access index, the change log's
+// agent index, dedup on the hex text) and checks that they apply over
+// existing rows and that dedup still holds afterwards.
+func TestLeanIndexMigrations(t *testing.T) {
+	ctx := context.Background()
+	db, m := openFTSDB(t)
+	first, err := m.StoreMemory(ctx, hippo.StoreInput{Content: "stored before the migrations"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, q := range []string{
+		`DROP INDEX idx_chunks_memory_dedup`,
+		`CREATE UNIQUE INDEX idx_chunks_memory_dedup ON chunks(agent_id, scope, content_hash) WHERE kind = 'memory'`,
+		`CREATE INDEX idx_chunks_last_accessed ON chunks(agent_id, last_accessed_at)`,
+		`CREATE INDEX idx_changes_agent ON hippo_changes(agent_id, seq)`,
+		`DELETE FROM hippo_migrations WHERE name LIKE '%0006_%' OR name LIKE '%0007_%'`,
+	} {
+		if _, err := db.write.Exec(q); err != nil {
+			t.Fatalf("%s: %v", q, err)
+		}
+	}
+	db.Close()
+	db, err = Open(ctx, db.Path(), Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	var sql string
+	if err := db.read.QueryRow(`SELECT sql FROM sqlite_master WHERE name = 'idx_chunks_memory_dedup'`).Scan(&sql); err != nil ||
+		!strings.Contains(sql, "unhex(content_hash)") {
+		t.Errorf("dedup index after migrating: %q, %v", sql, err)
+	}
+	var n int
+	if err := db.read.QueryRow(`SELECT COUNT(*) FROM sqlite_master WHERE name IN ('idx_chunks_last_accessed', 'idx_changes_agent')`).Scan(&n); err != nil || n != 0 {
+		t.Errorf("dropped indexes still there: %d, %v", n, err)
+	}
+	m, err = db.Memory(MemoryOptions{AgentID: m.AgentID(), Embedder: m.opts.Embedder})
+	if err != nil {
+		t.Fatal(err)
+	}
+	again, err := m.StoreMemory(ctx, hippo.StoreInput{Content: "stored before the migrations"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if again.Chunk.ID != first.Chunk.ID || again.Chunk.EncounterCount != 2 {
+		t.Errorf("same content after migrating: %s (encounters %d), want %s strengthened", again.Chunk.ID, again.Chunk.EncounterCount, first.Chunk.ID)
+	}
+	// The index refuses a second row of the same content even past the
+	// Go code's own check.
+	if _, err := db.write.Exec(`INSERT INTO chunks (id, agent_id, scope, kind, content, content_hash, embedding, last_accessed_at, created_at)
+		SELECT 'dup', agent_id, scope, kind, content, upper(content_hash), embedding, last_accessed_at, created_at FROM chunks WHERE id = ?`, first.Chunk.ID); err == nil {
+		t.Error("a duplicate memory (hash in upper case) was inserted")
+	}
+}
