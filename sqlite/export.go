@@ -720,8 +720,8 @@ func (im *importer) chunk(ctx context.Context, in importChunk) error {
 	// Pay for no embedding of a record that would be skipped.
 	var dupID, dupContent bool
 	if err := im.tx.QueryRowContext(ctx, `SELECT EXISTS (SELECT 1 FROM chunks WHERE id = ?),
-		EXISTS (SELECT 1 FROM chunks WHERE agent_id = ? AND scope = ? AND unhex(content_hash) = unhex(?) AND kind = 'memory')`,
-		in.ID, agent, scope, hash).Scan(&dupID, &dupContent); err != nil {
+		EXISTS (SELECT 1 FROM chunks WHERE agent_id = ? AND scope = ? AND substr(content_hash, 1, 32) = substr(?, 1, 32) AND content_hash = ? AND kind = 'memory')`,
+		in.ID, agent, scope, hash, hash).Scan(&dupID, &dupContent); err != nil {
 		return err
 	}
 	switch {

@@ -348,7 +348,7 @@ func TestLeanIndexMigrations(t *testing.T) {
 	defer db.Close()
 	var sql string
 	if err := db.read.QueryRow(`SELECT sql FROM sqlite_master WHERE name = 'idx_chunks_memory_dedup'`).Scan(&sql); err != nil ||
-		!strings.Contains(sql, "unhex(content_hash)") {
+		!strings.Contains(sql, "substr(content_hash, 1, 32)") {
 		t.Errorf("dedup index after migrating: %q, %v", sql, err)
 	}
 	var n int
@@ -369,7 +369,7 @@ func TestLeanIndexMigrations(t *testing.T) {
 	// The index refuses a second row of the same content even past the
 	// Go code's own check.
 	if _, err := db.write.Exec(`INSERT INTO chunks (id, agent_id, scope, kind, content, content_hash, embedding, last_accessed_at, created_at)
-		SELECT 'dup', agent_id, scope, kind, content, upper(content_hash), embedding, last_accessed_at, created_at FROM chunks WHERE id = ?`, first.Chunk.ID); err == nil {
-		t.Error("a duplicate memory (hash in upper case) was inserted")
+		SELECT 'dup', agent_id, scope, kind, content, content_hash, embedding, last_accessed_at, created_at FROM chunks WHERE id = ?`, first.Chunk.ID); err == nil {
+		t.Error("a duplicate memory was inserted")
 	}
 }

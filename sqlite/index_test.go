@@ -205,8 +205,8 @@ func TestQueryPlansUseIndexes(t *testing.T) {
 		query, want string
 		args        []any
 	}{
-		{`SELECT id FROM chunks WHERE agent_id = ? AND scope = ? AND unhex(content_hash) = unhex(?) AND kind = 'memory'`,
-			"idx_chunks_memory_dedup", []any{"a", "", "00"}},
+		{`SELECT id FROM chunks WHERE agent_id = ? AND scope = ? AND substr(content_hash, 1, 32) = substr(?, 1, 32) AND content_hash = ? AND kind = 'memory'`,
+			"idx_chunks_memory_dedup", []any{"a", "", "00", "00"}},
 		{`SELECT seq, chunk_id FROM hippo_changes WHERE seq > ? AND agent_id = ? ORDER BY seq`,
 			"INTEGER PRIMARY KEY (rowid>?)", []any{1, "a"}},
 		{`SELECT id FROM chunks WHERE id IN (?, ?) AND +agent_id = ?`, "sqlite_autoindex_chunks_1", []any{"x", "y", "a"}},

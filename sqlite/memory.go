@@ -175,8 +175,8 @@ func (m *Memory) strengthenMemory(ctx context.Context, hash string, reading floa
 	}
 	defer tx.Rollback()
 	existing, err := scanChunk(tx.QueryRowContext(ctx, `SELECT `+chunkColumns+` FROM chunks
-		WHERE agent_id = ? AND scope = ? AND unhex(content_hash) = unhex(?) AND kind = 'memory'`,
-		m.opts.AgentID, m.opts.Scope, hash))
+		WHERE agent_id = ? AND scope = ? AND substr(content_hash, 1, 32) = substr(?, 1, 32) AND content_hash = ? AND kind = 'memory'`,
+		m.opts.AgentID, m.opts.Scope, hash, hash))
 	switch {
 	case err == nil:
 		now := m.db.now()
