@@ -184,9 +184,15 @@ func (ai *agentIndex) sync(ctx context.Context, db *DB, agentID string, q *query
 	return nil
 }
 
+// lastChangeQuery reads the sequence number of the last change-log entry
+// ever written. Entries may be gone (pruned, or never kept by a bulk
+// insert), so it is not the largest seq in the table: a load that took
+// that would stay below the floor and reload on every search.
+const lastChangeQuery = `SELECT COALESCE((SELECT seq FROM sqlite_sequence WHERE name = 'hippo_changes'), 0)`
+
 func (ai *agentIndex) load(ctx context.Context, db *DB, tx *sql.Tx, agentID string) error {
 	var seq int64
-	if err := tx.QueryRowContext(ctx, `SELECT COALESCE(MAX(seq), 0) FROM hippo_changes`).Scan(&seq); err != nil {
+	if err := tx.QueryRowContext(ctx, lastChangeQuery).Scan(&seq); err != nil {
 		return fmt.Errorf("read change log: %w", err)
 	}
 	ai.idx = nil
@@ -594,7 +600,7 @@ type bulkLog struct {
 
 func startBulkLog(ctx context.Context, tx *sql.Tx) (*bulkLog, error) {
 	b := &bulkLog{tx: tx}
-	if err := tx.QueryRowContext(ctx, `SELECT COALESCE(MAX(seq), 0) FROM hippo_changes`).Scan(&b.before); err != nil {
+	if err := tx.QueryRowContext(ctx, lastChangeQuery).Scan(&b.before); err != nil {
 		return nil, fmt.Errorf("read change log: %w", err)
 	}
 	return b, nil
@@ -621,7 +627,7 @@ func (b *bulkLog) finish(ctx context.Context) error {
 		return err
 	}
 	var last int64
-	if err := b.tx.QueryRowContext(ctx, `SELECT COALESCE((SELECT seq FROM sqlite_sequence WHERE name = 'hippo_changes'), 0)`).Scan(&last); err != nil {
+	if err := b.tx.QueryRowContext(ctx, lastChangeQuery).Scan(&last); err != nil {
 		return err
 	}
 	return raiseFloor(ctx, b.tx, last)

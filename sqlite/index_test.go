@@ -290,6 +290,22 @@ func TestBulkInsertLeavesNoLogEntries(t *testing.T) {
 	if got := rows(b); got != 3+2*bulkLogRows+5 {
 		t.Errorf("b sees %d rows after the bulk insert, want %d", got, 3+2*bulkLogRows+5)
 	}
+	// A load must leave the index at or past the floor, or every later
+	// search would load it again: a fresh handle, as a server starting.
+	c, err := Open(ctx, path, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	for range 2 {
+		ai, err := c.agentIndex(ctx, "agent")
+		if err != nil {
+			t.Fatal(err)
+		}
+		if ai.seq < floor {
+			t.Errorf("fresh handle's index at change %d, below the floor %d: it reloads on every search", ai.seq, floor)
+		}
+	}
 	if err := a.InsertChunks(ctx, "agent", "", "m", chunks(4, "small")); err != nil {
 		t.Fatal(err)
 	}

@@ -580,7 +580,7 @@ func (m *Memory) retrieve(ctx context.Context, hits []recallHit, now int64, cloc
 	at := formatTime(time.UnixMilli(now))
 	out := make([]hippo.Recalled, 0, len(hits))
 	// Prepared before the transaction takes the write pool's connection.
-	last, err := m.db.writeStmt(ctx, `SELECT COALESCE(MAX(seq), 0) FROM hippo_changes`)
+	last, err := m.db.writeStmt(ctx, lastChangeQuery)
 	if err != nil {
 		return nil, fmt.Errorf("boost chunks: %w", err)
 	}

@@ -451,11 +451,11 @@ func dropReembedState(ctx context.Context, tx *sql.Tx) error {
 // raiseChangesFloor puts the change-log floor at its last entry, so that
 // every process reloads its indexes on its next search.
 func raiseChangesFloor(ctx context.Context, tx *sql.Tx) error {
-	var maxSeq int64
-	if err := tx.QueryRowContext(ctx, `SELECT COALESCE(MAX(seq), 0) FROM hippo_changes`).Scan(&maxSeq); err != nil {
+	var last int64
+	if err := tx.QueryRowContext(ctx, lastChangeQuery).Scan(&last); err != nil {
 		return err
 	}
-	return setMeta(ctx, tx, "changes_floor", strconv.FormatInt(maxSeq, 10))
+	return raiseFloor(ctx, tx, last)
 }
 
 func setMeta(ctx context.Context, tx *sql.Tx, key, value string) error {
