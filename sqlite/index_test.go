@@ -13,18 +13,19 @@ import (
 	"github.com/hippo-mem/hippo/vector"
 )
 
-// TestIndexSeesOtherConnectionsWrites opens the file twice, as a server and
-// a CLI would, and checks that neither ever recalls stale data.
-func TestIndexSeesOtherConnectionsWrites(t *testing.T) {
-	ctx := context.Background()
+// sharedFile returns a function that opens one new database file again
+// each time, as another process would, with agent "agent"'s memory on a
+// mock embedder.
+func sharedFile(t *testing.T) func() (*DB, *Memory) {
 	srv := mock.NewServer(t, 32)
 	emb, err := openai.NewEmbedder(openai.Config{BaseURL: srv.BaseURL(), Model: "mock"})
 	if err != nil {
 		t.Fatal(err)
 	}
 	path := filepath.Join(t.TempDir(), "shared.db")
-	open := func() *Memory {
-		db, err := Open(ctx, path, Options{})
+	return func() (*DB, *Memory) {
+		t.Helper()
+		db, err := Open(context.Background(), path, Options{})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -33,9 +34,17 @@ func TestIndexSeesOtherConnectionsWrites(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		return m
+		return db, m
 	}
-	server, cli := open(), open()
+}
+
+// TestIndexSeesOtherConnectionsWrites opens the file twice, as a server and
+// a CLI would, and checks that neither ever recalls stale data.
+func TestIndexSeesOtherConnectionsWrites(t *testing.T) {
+	ctx := context.Background()
+	open := sharedFile(t)
+	_, server := open()
+	_, cli := open()
 	recall := func(m *Memory, q string) []string {
 		t.Helper()
 		res, err := m.Recall(ctx, hippo.RecallInput{Query: q, Limit: 50})
@@ -106,24 +115,7 @@ func TestIndexSeesOtherConnectionsWrites(t *testing.T) {
 // another handle in between is still folded in by the next sync.
 func TestRecallFoldsOwnBoost(t *testing.T) {
 	ctx := context.Background()
-	srv := mock.NewServer(t, 32)
-	emb, err := openai.NewEmbedder(openai.Config{BaseURL: srv.BaseURL(), Model: "mock"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	path := filepath.Join(t.TempDir(), "fold.db")
-	open := func() (*DB, *Memory) {
-		db, err := Open(ctx, path, Options{})
-		if err != nil {
-			t.Fatal(err)
-		}
-		t.Cleanup(func() { db.Close() })
-		m, err := db.Memory(MemoryOptions{AgentID: "agent", Embedder: emb})
-		if err != nil {
-			t.Fatal(err)
-		}
-		return db, m
-	}
+	open := sharedFile(t)
 	db, m := open()
 	for _, s := range []string{"alpha memory", "beta memory", "gamma memory"} {
 		if _, err := m.StoreMemory(ctx, hippo.StoreInput{Content: s}); err != nil {
