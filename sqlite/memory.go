@@ -310,7 +310,7 @@ type recallHit struct {
 // vectorRecall ranks by seed 000's score, the similarity being the cosine:
 // recall with α = 0. Call with ai.mu held.
 func (m *Memory) vectorRecall(ai *agentIndex, q []float32, sc *recallScan) []recallHit {
-	found := ai.idx.SearchBounded(q, sc.k, m.recallBound(sc), m.scorer(sc, hippo.Clamp01))
+	found := ai.idx.SearchBounded(q, sc.k, m.recallBound(sc), m.scorer(sc))
 	hits := make([]recallHit, len(found))
 	for i, h := range found {
 		hits[i] = recallHit{id: h.ID, meta: h.Meta, cosine: h.Cosine, relevance: hippo.Clamp01(h.Cosine), score: h.Score}
@@ -330,34 +330,41 @@ func (m *Memory) recallBound(sc *recallScan) vector.Bound {
 	return vector.Bound{Sim: cfg.WeightSimilarity, Prior: cfg.WeightStrength, Const: cfg.WeightRecency}
 }
 
-// scorer is the recall ScoreFunc with relevance rel(cosine): filters,
-// strength floor and min_score applied, matches counted into sc.stats in
-// the first pass.
-func (m *Memory) scorer(sc *recallScan, rel func(float64) float64) vector.ScoreFunc[chunkMeta] {
+// scorer is the recall ScoreFunc of seed 000, relevance being the cosine
+// clamped to [0, 1] (what recallBound bounds): filters, strength floor and
+// min_score applied, matches counted into sc.stats in the first pass.
+func (m *Memory) scorer(sc *recallScan) vector.ScoreFunc[chunkMeta] {
 	cfg, f := m.cfg, &sc.filter
 	return func(c *chunkMeta, cos, bar float64, exact bool) (float64, bool) {
 		if !f.allows(c) {
 			return 0, false
 		}
-		r := rel(cos)
+		r := hippo.Clamp01(cos)
 		// Strength is at most the intensity and recency at most 1: skip
 		// the exponentials for rows that cannot make the cut.
 		if sc.stats == nil && cfg.Score(r, float64(c.intensity), 1) <= bar {
 			return 0, false
 		}
-		st := c.strength(sc.clock)
-		if st < sc.floor {
-			return 0, false
-		}
-		score := cfg.Score(r, st, c.recency(cfg, sc.now))
-		if score < sc.in.MinScore {
-			return 0, false
-		}
-		if !exact {
+		score, ok := m.rowScore(sc, c, r)
+		if ok && !exact {
 			sc.stats.add(score, 1)
 		}
-		return score, true
+		return score, ok
 	}
+}
+
+// rowScore is the score of row c, which the filters let through, with
+// relevance r, or false when the strength floor or min_score drop it.
+func (m *Memory) rowScore(sc *recallScan, c *chunkMeta, r float64) (float64, bool) {
+	st := c.strength(sc.clock)
+	if st < sc.floor {
+		return 0, false
+	}
+	score := m.cfg.Score(r, st, c.recency(m.cfg, sc.now))
+	if score < sc.in.MinScore {
+		return 0, false
+	}
+	return score, true
 }
 
 // hybridWindow is how many of the best eligible rows each side of hybrid
@@ -413,16 +420,11 @@ func (m *Memory) hybridRecall(ctx context.Context, ai *agentIndex, q []float32, 
 		if !f.allows(c) || sc.stats == nil && cfg.Score(0, float64(c.intensity), 1) < bar {
 			return 0, false
 		}
-		st := c.strength(sc.clock)
-		if st < sc.floor {
-			return 0, false
+		score, ok := m.rowScore(sc, c, 0)
+		if ok {
+			sc.stats.add(score, 1)
 		}
-		score := cfg.Score(0, st, c.recency(cfg, sc.now))
-		if score < in.MinScore {
-			return 0, false
-		}
-		sc.stats.add(score, 1)
-		return score, true
+		return score, ok
 	}
 	near, best := ai.idx.Window(q, hybridWindow, eligible, sc.k, base)
 	if len(near) == 0 {

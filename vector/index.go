@@ -213,11 +213,10 @@ func (x *Index[M]) SearchBounded(q []float32, k int, b Bound, score ScoreFunc[M]
 	if k <= 0 || n == 0 || len(q) != x.dim {
 		return nil
 	}
-	qv := Normalize(append([]float32(nil), q...))
-	qc := make([]int8, x.dim)
-	qs := Quantize(qc, qv)
+	qq := x.quantQuery(q)
+	qv, qs := qq.qv, qq.qs
 	q16 := make([]int16, x.dim)
-	for i, c := range qc {
+	for i, c := range qq.qc {
 		q16[i] = int16(c)
 	}
 	bounded := b.Sim > 0 && (b.Prior == 0 || x.priorOf != nil)
@@ -295,16 +294,13 @@ func (x *Index[M]) Range(q []float32, threshold, margin float64, fn func(id stri
 	if len(q) != x.dim {
 		return
 	}
-	qv := Normalize(append([]float32(nil), q...))
-	qc := make([]int8, x.dim)
-	qs := Quantize(qc, qv)
+	qq := x.quantQuery(q)
 	d := x.dim
 	for i := range x.ids {
-		approx := float64(qs*x.scales[i]) * float64(dotInt8(qc, x.codes[i*d:(i+1)*d]))
-		if approx < threshold-margin {
+		if x.approx(&qq, i) < threshold-margin {
 			continue
 		}
-		fn(x.ids[i], &x.meta[i], float64(Dot(qv, x.vecs[i*d:(i+1)*d])))
+		fn(x.ids[i], &x.meta[i], float64(Dot(qq.qv, x.vecs[i*d:(i+1)*d])))
 	}
 }
 
