@@ -19,7 +19,7 @@ func TestRunSmall(t *testing.T) {
 	if r.Found != 20 {
 		t.Errorf("found %d of 20 targets", r.Found)
 	}
-	if r.BytesPerChunk <= 0 || r.IngestPerSec <= 0 || r.P50 <= 0 || r.BareRead <= 0 || r.IndexBytes < r.RawBytes {
+	if r.BytesPerChunk <= 0 || r.IngestPerSec <= 0 || r.P50 <= 0 || r.BareRead <= 0 || r.CodesRead <= 0 || r.IndexBytes > r.RawBytes {
 		t.Errorf("implausible result %+v", r)
 	}
 }

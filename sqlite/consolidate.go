@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/hippo-mem/hippo"
+	"github.com/hippo-mem/hippo/vector"
 )
 
 // ConsolidateOptions configures Consolidate.
@@ -119,16 +120,36 @@ func (m *Memory) Consolidate(ctx context.Context, opts ConsolidateOptions) (*Con
 		for _, id := range fadedIDs {
 			gone[id] = true
 		}
+		var ids []string
 		if thr < 1 {
 			for _, id := range ai.idx.IDs() {
+				if c, _ := ai.idx.Meta(id); !gone[id] && c.kind == hippo.KindMemory && live.allows(&c) {
+					ids = append(ids, id)
+				}
+			}
+		}
+		// Each live memory's nearest neighbour, its vector read from the
+		// store a batch at a time.
+		const batch = 256
+		vecs := make([][]float32, batch)
+		for start := 0; start < len(ids) && err == nil; start += batch {
+			part := ids[start:min(start+batch, len(ids))]
+			clear(vecs)
+			if err = ai.idx.Vectors(ctx, part, func(i int, v []float32) { vecs[i] = append([]float32(nil), v...) }); err != nil {
+				break
+			}
+			for i, id := range part {
 				c, _ := ai.idx.Meta(id)
-				if gone[id] || c.kind != hippo.KindMemory || !live.allows(&c) {
+				if gone[id] || vecs[i] == nil {
 					continue
 				}
-				v, _ := ai.idx.Vector(id)
-				hits := ai.idx.Search(v, 2, func(o *chunkMeta, cos, _ float64, _ bool) (float64, bool) {
+				var hits []vector.Hit[chunkMeta]
+				hits, err = ai.idx.Search(ctx, vecs[i], 2, func(o *chunkMeta, cos, _ float64, _ bool) (float64, bool) {
 					return cos, o.kind == hippo.KindMemory && o.scope == c.scope && o.supersededAt == 0
 				})
+				if err != nil {
+					break
+				}
 				for _, h := range hits {
 					if h.ID == id || gone[h.ID] || h.Cosine < thr {
 						continue
@@ -145,6 +166,9 @@ func (m *Memory) Consolidate(ctx context.Context, opts ConsolidateOptions) (*Con
 		}
 	}
 	ai.mu.RUnlock()
+	if err != nil {
+		return nil, err
+	}
 
 	tx, err := m.db.write.BeginTx(ctx, nil)
 	if err != nil {

@@ -90,9 +90,14 @@ func (m *Memory) RememberFacts(ctx context.Context, text string) (*hippo.Remembe
 		v := vector.Normalize(append([]float32(nil), vecs[i]...))
 		top := nearest(batch, v, cfg.Candidates)
 		if ai.idx != nil {
-			for _, h := range ai.idx.Search(v, cfg.Candidates, func(c *chunkMeta, cos, _ float64, _ bool) (float64, bool) {
+			hits, err := ai.idx.Search(ctx, v, cfg.Candidates, func(c *chunkMeta, cos, _ float64, _ bool) (float64, bool) {
 				return cos, f.allows(c)
-			}) {
+			})
+			if err != nil {
+				ai.mu.RUnlock()
+				return nil, err
+			}
+			for _, h := range hits {
 				top = append(top, factMatch{entry: &factEntry{ref: factRef{chunkID: h.ID}, intensity: float64(h.Meta.intensity)}, similarity: h.Cosine})
 			}
 		}

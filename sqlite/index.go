@@ -34,6 +34,7 @@ type chunkMeta struct {
 // agentIndex is the in-memory vector index of one agent's chunks, loaded
 // lazily and kept current through the hippo_changes log.
 type agentIndex struct {
+	agent   string
 	mu      sync.RWMutex
 	idx     *vector.Index[chunkMeta]
 	scopes  names
@@ -80,7 +81,7 @@ func (db *DB) queryIndex(ctx context.Context, agentID string, q *queryLock) (*ag
 	db.indexMu.Lock()
 	ai := db.indexes[agentID]
 	if ai == nil {
-		ai = &agentIndex{}
+		ai = &agentIndex{agent: agentID}
 		db.indexes[agentID] = ai
 	}
 	db.indexMu.Unlock()
@@ -206,6 +207,51 @@ func (ai *agentIndex) load(ctx context.Context, db *DB, tx *sql.Tx, agentID stri
 	}
 	ai.seq, ai.loaded = seq, true
 	return nil
+}
+
+// vectorLoader reads an agent's stored vectors for its index: the index
+// keeps int8 codes only, and reads the float32 vectors of the few rows it
+// ranks exactly (vector.Loader). One statement reads them all, by the
+// primary key.
+func (db *DB) vectorLoader(agentID string) vector.Loader {
+	return func(ctx context.Context, ids []string, fn func(int, []float32)) error {
+		st, err := db.readStmt(ctx, `SELECT id, embedding FROM chunks
+			WHERE id IN (SELECT value FROM json_each(?)) AND +agent_id = ?`)
+		if err != nil {
+			return fmt.Errorf("read vectors: %w", err)
+		}
+		list, err := json.Marshal(ids)
+		if err != nil {
+			return fmt.Errorf("read vectors: %w", err)
+		}
+		pos := make(map[string]int, len(ids))
+		for i, id := range ids {
+			pos[id] = i
+		}
+		rows, err := st.QueryContext(ctx, string(list), agentID)
+		if err != nil {
+			return fmt.Errorf("read vectors: %w", err)
+		}
+		defer rows.Close()
+		var (
+			id   string
+			blob sql.RawBytes
+			v    []float32
+		)
+		for rows.Next() {
+			if err := rows.Scan(&id, &blob); err != nil {
+				return fmt.Errorf("read vectors: %w", err)
+			}
+			// A blob the index could not have decoded is not in it.
+			if v, err = vector.Decode(v, blob); err == nil {
+				fn(pos[id], v)
+			}
+		}
+		if err := rows.Err(); err != nil {
+			return fmt.Errorf("read vectors: %w", err)
+		}
+		return nil
+	}
 }
 
 // errDimension reports a changed row whose vector length is not the
@@ -348,7 +394,7 @@ func (ai *agentIndex) addRow(db *DB, r *chunkRow, buf *[]float32, strict bool) e
 	}
 	v := *buf
 	if ai.idx == nil {
-		ai.idx = vector.NewIndex[chunkMeta](len(v))
+		ai.idx = vector.NewIndex[chunkMeta](len(v), db.vectorLoader(ai.agent))
 		// Strength never exceeds intensity: the prior recall's bound
 		// skips rows with (recallBound).
 		ai.idx.SetPrior(func(m *chunkMeta) float32 { return m.intensity })
@@ -648,7 +694,7 @@ const changeLogKeep = 100_000
 type IndexStats struct {
 	Rows        int `json:"rows"`
 	Dimension   int `json:"dimension"`
-	VectorBytes int `json:"vector_bytes"` // float32 vectors and int8 codes
+	VectorBytes int `json:"vector_bytes"` // int8 codes, their scales and priors
 	MetaBytes   int `json:"meta_bytes"`   // IDs and scan fields
 }
 
@@ -668,10 +714,9 @@ func (db *DB) IndexStats(ctx context.Context, agentID string) (*IndexStats, erro
 	return st, nil
 }
 
-// BareRead times one parallel sequential read of the agent's float32
-// vectors as they lie in memory: the floor a recall scan is measured
-// against in benchmarks.
-func (db *DB) BareRead(ctx context.Context, agentID string) (time.Duration, error) {
+// CodesRead times one parallel sequential read of the int8 codes of the
+// agent's index: the floor of a recall's first pass, for benchmarks.
+func (db *DB) CodesRead(ctx context.Context, agentID string) (time.Duration, error) {
 	ai, err := db.agentIndex(ctx, agentID)
 	if err != nil {
 		return 0, err
@@ -682,7 +727,7 @@ func (db *DB) BareRead(ctx context.Context, agentID string) (time.Duration, erro
 		return 0, nil
 	}
 	start := time.Now()
-	_ = ai.idx.Sum()
+	_ = ai.idx.SumCodes()
 	return time.Since(start), nil
 }
 

@@ -3,7 +3,9 @@ package sqlite
 import (
 	"context"
 	"fmt"
+	"math/rand/v2"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -125,7 +127,7 @@ func TestRecallFoldsOwnBoost(t *testing.T) {
 	// compare checks the index against a fresh load of the same rows.
 	compare := func(step string) {
 		t.Helper()
-		fresh := &agentIndex{}
+		fresh := &agentIndex{agent: "agent"}
 		if err := fresh.sync(ctx, db, "agent", nil); err != nil {
 			t.Fatal(err)
 		}
@@ -328,8 +330,13 @@ func TestWholeLoadPipeline(t *testing.T) {
 	defer db.Close()
 	const n = 3*loadBatchRows + 7
 	var chunks []*hippo.Chunk
+	rng := rand.New(rand.NewPCG(3, 7))
 	for i := range n {
-		chunks = append(chunks, &hippo.Chunk{Content: fmt.Sprintf("row %d", i), Embedding: []float32{float32(i), 1, float32(i % 7), 2},
+		v := make([]float32, 16)
+		for j := range v {
+			v[j] = float32(rng.NormFloat64())
+		}
+		chunks = append(chunks, &hippo.Chunk{Content: fmt.Sprintf("row %d", i), Embedding: v,
 			Metadata: []byte(fmt.Sprintf(`{"tags":["t%d"],"category":"c%d"}`, i%3, i%2)), RunningIntensity: float64(i%10) / 10, EncounterCount: 1})
 	}
 	if err := db.InsertChunks(ctx, "agent", "", "m", chunks); err != nil {
@@ -343,21 +350,29 @@ func TestWholeLoadPipeline(t *testing.T) {
 	if ai.idx.Len() != n {
 		t.Fatalf("loaded %d rows, want %d", ai.idx.Len(), n)
 	}
-	for _, c := range chunks {
-		v, ok := ai.idx.Vector(c.ID)
-		want := vector.Normalize(append([]float32(nil), c.Embedding...))
-		if !ok || len(v) != len(want) {
-			t.Fatalf("%s: vector %v, want %v", c.ID, v, want)
-		}
-		for j := range v {
-			if v[j] != want[j] {
-				t.Fatalf("%s: vector %v, want %v", c.ID, v, want)
-			}
+	ids := make([]string, n)
+	for i, c := range chunks {
+		ids[i] = c.ID
+		// Each row's codes are its own: its vector finds it first.
+		hits, err := ai.idx.Search(ctx, c.Embedding, 1, func(_ *chunkMeta, cos, _ float64, _ bool) (float64, bool) { return cos, true })
+		if err != nil || len(hits) != 1 || hits[0].ID != c.ID || hits[0].Cosine < 0.99999 {
+			t.Fatalf("%s: search by its own vector = %+v, %v", c.ID, hits, err)
 		}
 		m, _ := ai.idx.Meta(c.ID)
 		if m.intensity != float32(c.RunningIntensity) || len(m.tags) != 1 || m.category == 0 || m.created != c.CreatedAt.UnixMilli() {
 			t.Fatalf("%s: meta %+v for %+v", c.ID, m, c)
 		}
+	}
+	// The exact vectors are read from the store.
+	read := 0
+	if err := ai.idx.Vectors(ctx, ids, func(i int, v []float32) {
+		read++
+		want := vector.Normalize(append([]float32(nil), chunks[i].Embedding...))
+		if !slices.Equal(v, want) {
+			t.Fatalf("%s: vector %v, want %v", ids[i], v, want)
+		}
+	}); err != nil || read != n {
+		t.Fatalf("read %d of %d vectors: %v", read, n, err)
 	}
 	ai.mu.RUnlock()
 
@@ -366,7 +381,7 @@ func TestWholeLoadPipeline(t *testing.T) {
 	if _, err := db.write.ExecContext(ctx, `UPDATE chunks SET created_at = 'not a time' WHERE id = ?`, bad); err != nil {
 		t.Fatal(err)
 	}
-	fresh := &agentIndex{}
+	fresh := &agentIndex{agent: "agent"}
 	if err := fresh.sync(ctx, db, "agent", nil); err == nil || !strings.Contains(err.Error(), bad) {
 		t.Errorf("load with a broken row: %v, want an error naming %s", err, bad)
 	}

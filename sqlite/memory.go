@@ -272,7 +272,7 @@ func (m *Memory) recall(ctx context.Context, in hippo.RecallInput, stats bool) (
 	if ai.idx != nil {
 		sc.filter = ai.recallFilter(in, m.opts.RecallScopes)
 		if alpha == 0 {
-			hits = m.vectorRecall(ai, q, &sc)
+			hits, err = m.vectorRecall(ctx, ai, q, &sc)
 		} else {
 			hits, page.Alpha, err = m.hybridRecall(ctx, ai, q, alpha, &sc)
 		}
@@ -309,13 +309,16 @@ type recallHit struct {
 
 // vectorRecall ranks by seed 000's score, the similarity being the cosine:
 // recall with α = 0. Call with ai.mu held.
-func (m *Memory) vectorRecall(ai *agentIndex, q []float32, sc *recallScan) []recallHit {
-	found := ai.idx.SearchBounded(q, sc.k, m.recallBound(sc), m.scorer(sc))
+func (m *Memory) vectorRecall(ctx context.Context, ai *agentIndex, q []float32, sc *recallScan) ([]recallHit, error) {
+	found, err := ai.idx.SearchBounded(ctx, q, sc.k, m.recallBound(sc), m.scorer(sc))
+	if err != nil {
+		return nil, err
+	}
 	hits := make([]recallHit, len(found))
 	for i, h := range found {
 		hits[i] = recallHit{id: h.ID, meta: h.Meta, cosine: h.Cosine, relevance: hippo.Clamp01(h.Cosine), score: h.Score}
 	}
-	return hits
+	return hits, nil
 }
 
 // recallBound is the ceiling of seed 000's score for the index's first
@@ -411,7 +414,8 @@ func (m *Memory) hybridRecall(ctx context.Context, ai *agentIndex, q []float32, 
 		return nil, 0, err
 	}
 	if len(bm) == 0 {
-		return m.vectorRecall(ai, q, sc), 0, nil
+		hits, err := m.vectorRecall(ctx, ai, q, sc)
+		return hits, 0, err
 	}
 
 	// The score without relevance, for every eligible chunk: counted into
@@ -426,7 +430,10 @@ func (m *Memory) hybridRecall(ctx context.Context, ai *agentIndex, q []float32, 
 		}
 		return score, ok
 	}
-	near, best := ai.idx.Window(q, hybridWindow, eligible, sc.k, base)
+	near, best, err := ai.idx.Window(ctx, q, hybridWindow, eligible, sc.k, base)
+	if err != nil {
+		return nil, 0, err
+	}
 	if len(near) == 0 {
 		return nil, alpha, nil // nothing eligible
 	}
@@ -452,15 +459,31 @@ func (m *Memory) hybridRecall(ctx context.Context, ai *agentIndex, q []float32, 
 			cands[h.ID] = &cand{recallHit: recallHit{id: h.ID, meta: h.Meta, cosine: h.Cosine}}
 		}
 	}
-	var qv []float32
+	// The BM25 window's chunks that neither cosine pass kept need their
+	// exact cosine.
+	var missing []string
+	for _, b := range bm {
+		if cands[b.id] == nil {
+			missing = append(missing, b.id)
+		}
+	}
+	cosines := make(map[string]float64, len(missing))
+	if len(missing) > 0 {
+		qv := vector.Normalize(append([]float32(nil), q...))
+		if err := ai.idx.Vectors(ctx, missing, func(i int, v []float32) {
+			cosines[missing[i]] = float64(vector.Dot(qv, v))
+		}); err != nil {
+			return nil, 0, err
+		}
+	}
 	for _, b := range bm {
 		c := cands[b.id]
 		if c == nil {
-			if qv == nil {
-				qv = vector.Normalize(append([]float32(nil), q...))
+			cos, ok := cosines[b.id]
+			if !ok {
+				continue // deleted since the index was brought up to date
 			}
-			v, _ := ai.idx.Vector(b.id)
-			c = &cand{recallHit: recallHit{id: b.id, meta: b.meta, cosine: float64(vector.Dot(qv, v))}}
+			c = &cand{recallHit: recallHit{id: b.id, meta: b.meta, cosine: cos}}
 			cands[b.id] = c
 		}
 		c.bm25, c.windowed = b.bm25, true
@@ -712,13 +735,16 @@ func (m *Memory) Forget(ctx context.Context, in hippo.ForgetInput) (*hippo.Forge
 	ai.mu.RLock()
 	if ai.idx != nil {
 		f := ai.newFilter("", m.opts.RecallScopes)
-		ai.idx.Range(q, threshold, quantMargin, func(id string, c *chunkMeta, cos float64) {
+		err = ai.idx.Range(ctx, q, threshold, func(id string, c *chunkMeta, cos float64) {
 			if cos >= threshold && f.allows(c) {
 				matches = append(matches, match{id, cos})
 			}
 		})
 	}
 	ai.mu.RUnlock()
+	if err != nil {
+		return nil, err
+	}
 	res := &hippo.ForgetResult{Deleted: []hippo.Forgotten{}}
 	if len(matches) == 0 {
 		return res, nil
@@ -756,10 +782,6 @@ func (m *Memory) Forget(ctx context.Context, in hippo.ForgetInput) (*hippo.Forge
 	m.db.checkpoint(ctx)
 	return res, nil
 }
-
-// quantMargin is how far below a threshold an int8 first-pass cosine may
-// fall and still be checked exactly: far above the quantisation error.
-const quantMargin = 0.05
 
 // DeleteChunk hard-deletes one of the agent's chunks and resurrects what it
 // had superseded. ENOTFOUND for unknown IDs and other agents' chunks.

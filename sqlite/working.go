@@ -86,9 +86,9 @@ func (m *Memory) bestFact(ctx context.Context, query string) (string, error) {
 	}
 	f := ai.newFilter(hippo.KindFact, m.opts.RecallScopes)
 	f.allSuperseded = true
-	hits := ai.idx.Search(q, 1, func(c *chunkMeta, cos, _ float64, _ bool) (float64, bool) { return cos, f.allows(c) })
-	if len(hits) == 0 {
-		return "", nil
+	hits, err := ai.idx.Search(ctx, q, 1, func(c *chunkMeta, cos, _ float64, _ bool) (float64, bool) { return cos, f.allows(c) })
+	if err != nil || len(hits) == 0 {
+		return "", err
 	}
 	return hits[0].ID, nil
 }

@@ -1,33 +1,46 @@
 package vector
 
 import (
+	"context"
 	"math"
 	"runtime"
 	"slices"
+	"sort"
 	"sync"
 	"unsafe"
 )
 
-// Index holds vectors of one dimension contiguously, normalised to unit
-// length, with an int8 code per component for a fast first pass, and a
-// caller-defined metadata value M per row. It is not safe for concurrent
-// mutation; Search may run concurrently with other Searches.
+// Index holds int8 codes of vectors of one dimension, normalised to unit
+// length, for a fast first pass, and a caller-defined metadata value M per
+// row. The float32 vectors themselves are not kept: the rows a search
+// must rank exactly are read through the index's Loader, so the index
+// takes about a quarter of the vectors' size. It is not safe for
+// concurrent mutation; searches may run concurrently with each other.
 type Index[M any] struct {
 	dim    int
-	vecs   []float32 // row i at [i*dim : (i+1)*dim]
-	codes  []int8    // same layout
+	codes  []int8    // row i at [i*dim : (i+1)*dim]
 	scales []float32 // code scale: component ≈ code × scale
+	resids []float32 // ‖codes × scale − unit vector‖₂, for errEst
 	ids    []string
 	meta   []M
 	pos    map[string]int
+	load   Loader
+	unit   []float32 // Upsert's scratch vector
 
 	priorOf func(*M) float32 // nil: no priors
 	prior   []float32        // by row: priorOf(meta), for Bound
 }
 
-// NewIndex returns an empty index of dim-dimensional vectors.
-func NewIndex[M any](dim int) *Index[M] {
-	return &Index[M]{dim: dim, pos: map[string]int{}}
+// Loader reads the stored float32 vectors of the rows ids (distinct), calling fn with
+// each one's position in ids and its vector (any length; fn copies what
+// it keeps). A row it cannot find is skipped: it was deleted since it was
+// indexed, and searches leave it out.
+type Loader func(ctx context.Context, ids []string, fn func(i int, v []float32)) error
+
+// NewIndex returns an empty index of dim-dimensional vectors, whose exact
+// vectors load reads.
+func NewIndex[M any](dim int, load Loader) *Index[M] {
+	return &Index[M]{dim: dim, pos: map[string]int{}, load: load}
 }
 
 // SetPrior makes the index keep f(meta) beside each row, its prior: the
@@ -51,9 +64,9 @@ func (x *Index[M]) Dim() int { return x.dim }
 // Len is the number of rows.
 func (x *Index[M]) Len() int { return len(x.ids) }
 
-// Bytes is the memory held by vectors, codes, scales and priors.
+// Bytes is the memory held by codes, scales and priors.
 func (x *Index[M]) Bytes() int {
-	return cap(x.vecs)*4 + cap(x.codes) + cap(x.scales)*4 + cap(x.prior)*4
+	return cap(x.codes) + cap(x.scales)*4 + cap(x.resids)*4 + cap(x.prior)*4
 }
 
 // Grow reserves room for n more rows, so that loading a large index does
@@ -62,9 +75,9 @@ func (x *Index[M]) Grow(n int) {
 	if n <= 0 {
 		return
 	}
-	x.vecs = slices.Grow(x.vecs, n*x.dim)
 	x.codes = slices.Grow(x.codes, n*x.dim)
 	x.scales = slices.Grow(x.scales, n)
+	x.resids = slices.Grow(x.resids, n)
 	if x.priorOf != nil {
 		x.prior = slices.Grow(x.prior, n)
 	}
@@ -82,7 +95,7 @@ func (x *Index[M]) Meta(id string) (M, bool) {
 	return x.meta[i], true
 }
 
-// Upsert inserts or replaces the row id. v is copied and normalised; it
+// Upsert inserts or replaces the row id. v is not kept or modified; it
 // must have Dim components.
 func (x *Index[M]) Upsert(id string, v []float32, m M) {
 	i, ok := x.pos[id]
@@ -92,17 +105,23 @@ func (x *Index[M]) Upsert(id string, v []float32, m M) {
 		x.ids = append(x.ids, id)
 		x.meta = append(x.meta, m)
 		x.scales = append(x.scales, 0)
+		x.resids = append(x.resids, 0)
 		if x.priorOf != nil {
 			x.prior = append(x.prior, 0)
 		}
-		x.vecs = slices.Grow(x.vecs, x.dim)[:len(x.vecs)+x.dim]
 		x.codes = slices.Grow(x.codes, x.dim)[:len(x.codes)+x.dim]
 	}
 	x.setMeta(i, m)
-	row := x.vecs[i*x.dim : (i+1)*x.dim]
-	copy(row, v)
-	Normalize(row)
-	x.scales[i] = Quantize(x.codes[i*x.dim:(i+1)*x.dim], row)
+	x.unit = append(x.unit[:0], v...)
+	Normalize(x.unit)
+	codes := x.codes[i*x.dim : (i+1)*x.dim]
+	scale := Quantize(codes, x.unit)
+	var r2 float64
+	for j, c := range codes {
+		e := float64(scale)*float64(c) - float64(x.unit[j])
+		r2 += e * e
+	}
+	x.scales[i], x.resids[i] = scale, float32(math.Sqrt(r2))
 }
 
 // SetMeta replaces the metadata of id, reporting whether it exists.
@@ -129,22 +148,77 @@ func (x *Index[M]) Remove(id string) {
 	}
 	last := len(x.ids) - 1
 	if i != last {
-		x.ids[i], x.meta[i], x.scales[i] = x.ids[last], x.meta[last], x.scales[last]
+		x.ids[i], x.meta[i], x.scales[i], x.resids[i] = x.ids[last], x.meta[last], x.scales[last], x.resids[last]
 		if x.priorOf != nil {
 			x.prior[i] = x.prior[last]
 		}
-		copy(x.vecs[i*x.dim:(i+1)*x.dim], x.vecs[last*x.dim:])
 		copy(x.codes[i*x.dim:(i+1)*x.dim], x.codes[last*x.dim:])
 		x.pos[x.ids[i]] = i
 	}
 	var zero M
 	x.meta[last] = zero
-	x.ids, x.meta, x.scales = x.ids[:last], x.meta[:last], x.scales[:last]
+	x.ids, x.meta, x.scales, x.resids = x.ids[:last], x.meta[:last], x.scales[:last], x.resids[:last]
 	if x.priorOf != nil {
 		x.prior = x.prior[:last]
 	}
-	x.vecs, x.codes = x.vecs[:last*x.dim], x.codes[:last*x.dim]
+	x.codes = x.codes[:last*x.dim]
 	delete(x.pos, id)
+}
+
+// exact returns the exact cosines of rows with qv, a unit vector, read
+// through the Loader; ok[j] is false for a row the Loader no longer finds
+// or finds with another dimension (the store changed since it was
+// indexed). rows may repeat.
+func (x *Index[M]) exact(ctx context.Context, qv []float32, rows []int32) (cos []float64, ok []bool, err error) {
+	cos, ok = make([]float64, len(rows)), make([]bool, len(rows))
+	at := make(map[int32][]int, len(rows)) // row → its places in rows
+	var ids []string
+	for j, r := range rows {
+		if at[r] == nil {
+			ids = append(ids, x.ids[r])
+		}
+		at[r] = append(at[r], j)
+	}
+	err = x.Vectors(ctx, ids, func(i int, v []float32) {
+		c := float64(Dot(qv, v))
+		for _, j := range at[int32(x.pos[ids[i]])] {
+			cos[j], ok[j] = c, true
+		}
+	})
+	if err != nil {
+		return nil, nil, err
+	}
+	return cos, ok, nil
+}
+
+// Vectors calls fn with the stored vector of each of ids that the index
+// holds, normalised to unit length, read through the Loader: fn gets the
+// ID's position in ids (the first, when it repeats), and may keep v only
+// until it returns.
+func (x *Index[M]) Vectors(ctx context.Context, ids []string, fn func(i int, v []float32)) error {
+	if len(ids) == 0 {
+		return nil
+	}
+	first := make(map[string]int, len(ids))
+	distinct := make([]string, 0, len(ids))
+	for i, id := range ids {
+		if _, seen := first[id]; !seen {
+			first[id] = i
+			distinct = append(distinct, id)
+		}
+	}
+	unit := make([]float32, x.dim)
+	return x.load(ctx, distinct, func(j int, v []float32) {
+		if j < 0 || j >= len(distinct) || len(v) != x.dim {
+			return
+		}
+		if _, ok := x.pos[distinct[j]]; !ok {
+			return
+		}
+		copy(unit, v)
+		Normalize(unit)
+		fn(first[distinct[j]], unit)
+	})
 }
 
 // Quantize writes v's int8 codes into dst and returns the scale.
@@ -177,10 +251,12 @@ type Hit[M any] struct {
 
 // ScoreFunc scores a row given its cosine with the query, or reports that
 // the row is filtered out. Each row is scored once in the first pass with
-// an approximate cosine (exact false), and the best candidates again with
-// the exact one. A row that cannot score above bar will not be kept, so
-// the function may reject it without finishing its score. It must be safe
-// for concurrent use.
+// an approximate cosine (exact false); the best candidates are scored
+// again (exact true) at the ends of their cosine's error interval and then
+// with the exact cosine. The score must not decrease as the cosine grows.
+// In the first pass, a row that cannot score above bar will not be kept,
+// so the function may reject it without finishing its score. It must be
+// safe for concurrent use.
 type ScoreFunc[M any] func(m *M, cosine, bar float64, exact bool) (score float64, ok bool)
 
 // minShard is the fewest rows worth a goroutine of their own.
@@ -196,11 +272,13 @@ type Bound struct {
 }
 
 // Search returns the k best rows by score, best first. A first pass scores
-// every row with its int8 codes, in parallel; the best 4k+32 candidates are
-// then rescored with exact float32 cosines, so the result is the exact
-// top k unless quantisation error exceeds the oversampling margin.
-func (x *Index[M]) Search(q []float32, k int, score ScoreFunc[M]) []Hit[M] {
-	return x.SearchBounded(q, k, Bound{}, score)
+// every row with its int8 codes, in parallel, and keeps the best 4k+32.
+// Of those, the rows whose score could still reach the k-th best within
+// the first pass's error (errEst) are read through the Loader and scored
+// with exact float32 cosines, so the result is the exact top k unless more
+// than 4k+32 rows fall within that error of the k-th.
+func (x *Index[M]) Search(ctx context.Context, q []float32, k int, score ScoreFunc[M]) ([]Hit[M], error) {
+	return x.SearchBounded(ctx, q, k, Bound{}, score)
 }
 
 // scanBlock is how many rows the first pass scores per kernel call.
@@ -208,13 +286,13 @@ const scanBlock = 256
 
 // SearchBounded is Search that skips rows by b (which needs SetPrior
 // unless b.Prior is 0) in the first pass.
-func (x *Index[M]) SearchBounded(q []float32, k int, b Bound, score ScoreFunc[M]) []Hit[M] {
+func (x *Index[M]) SearchBounded(ctx context.Context, q []float32, k int, b Bound, score ScoreFunc[M]) ([]Hit[M], error) {
 	n := len(x.ids)
 	if k <= 0 || n == 0 || len(q) != x.dim {
-		return nil
+		return nil, nil
 	}
 	qq := x.quantQuery(q)
-	qv, qs := qq.qv, qq.qs
+	qs := qq.qs
 	q16 := make([]int16, x.dim)
 	for i, c := range qq.qc {
 		q16[i] = int16(c)
@@ -268,14 +346,53 @@ func (x *Index[M]) SearchBounded(q []float32, k int, b Bound, score ScoreFunc[M]
 	}
 	wg.Wait()
 
-	final := NewTopK[Hit[M]](k)
+	// The score is non-decreasing in the cosine: a row's score lies
+	// between its scores at the first-pass cosine minus and plus the error.
+	type cand struct {
+		row    int32
+		lo, hi float64
+	}
+	var cands []cand
+	var los []float64
 	for _, top := range tops {
 		for _, s := range top.h {
 			i := int(s.Item)
-			c := float64(Dot(qv, x.vecs[i*x.dim:(i+1)*x.dim]))
-			if sc, ok := score(&x.meta[i], c, math.Inf(-1), true); ok {
-				final.Push(Hit[M]{ID: x.ids[i], Meta: x.meta[i], Cosine: c}, sc)
+			c, e := x.approx(&qq, i), x.errEst(&qq, i)
+			hi, ok := score(&x.meta[i], c+e, math.Inf(-1), true)
+			if !ok {
+				continue
 			}
+			lo, ok := score(&x.meta[i], c-e, math.Inf(-1), true)
+			if !ok {
+				lo = math.Inf(-1)
+			}
+			cands = append(cands, cand{s.Item, lo, hi})
+			los = append(los, lo)
+		}
+	}
+	kth := math.Inf(-1)
+	if len(los) >= k {
+		sort.Float64s(los)
+		kth = los[len(los)-k]
+	}
+	var rows []int32
+	for _, c := range cands {
+		if c.hi >= kth {
+			rows = append(rows, c.row)
+		}
+	}
+	cos, found, err := x.exact(ctx, qq.qv, rows)
+	if err != nil {
+		return nil, err
+	}
+	final := NewTopK[Hit[M]](k)
+	for j, r := range rows {
+		i := int(r)
+		if !found[j] {
+			continue
+		}
+		if sc, ok := score(&x.meta[i], cos[j], math.Inf(-1), true); ok {
+			final.Push(Hit[M]{ID: x.ids[i], Meta: x.meta[i], Cosine: cos[j]}, sc)
 		}
 	}
 	out := final.Sorted()
@@ -284,55 +401,70 @@ func (x *Index[M]) SearchBounded(q []float32, k int, b Bound, score ScoreFunc[M]
 		hits[i] = s.Item
 		hits[i].Score = s.Score
 	}
-	return hits
+	return hits, nil
 }
 
-// Range calls fn with the exact cosine of every row whose approximate
-// cosine is at least threshold-margin, for threshold matching (forget). margin
-// covers quantisation error; fn sees exact values and decides.
-func (x *Index[M]) Range(q []float32, threshold, margin float64, fn func(id string, m *M, cosine float64)) {
+// Range calls fn with the exact cosine of every row whose cosine with q
+// may reach threshold: every row whose first-pass cosine plus its proven
+// error bound does, for threshold matching (forget). fn sees exact values
+// and decides.
+func (x *Index[M]) Range(ctx context.Context, q []float32, threshold float64, fn func(id string, m *M, cosine float64)) error {
 	if len(q) != x.dim {
-		return
+		return nil
 	}
 	qq := x.quantQuery(q)
-	d := x.dim
+	var rows []int32
 	for i := range x.ids {
-		if x.approx(&qq, i) < threshold-margin {
-			continue
+		if x.upper(&qq, i) >= threshold {
+			rows = append(rows, int32(i))
 		}
-		fn(x.ids[i], &x.meta[i], float64(Dot(qq.qv, x.vecs[i*d:(i+1)*d])))
 	}
+	cos, found, err := x.exact(ctx, qq.qv, rows)
+	if err != nil {
+		return err
+	}
+	for j, r := range rows {
+		if found[j] {
+			fn(x.ids[r], &x.meta[r], cos[j])
+		}
+	}
+	return nil
 }
 
-// Sum reads every vector component once, in parallel, and returns their
-// sum: the floor of any scan over the float32 vectors, for benchmarks.
-func (x *Index[M]) Sum() float64 {
+// SumCodes reads every int8 code once, in parallel, eight bytes at a
+// time, and returns a checksum: the floor of the first pass, for
+// benchmarks.
+func (x *Index[M]) SumCodes() uint64 {
+	words := len(x.codes) / 8
+	if words == 0 {
+		return 0
+	}
+	all := unsafe.Slice((*uint64)(unsafe.Pointer(&x.codes[0])), words)
 	shards := runtime.GOMAXPROCS(0)
-	per := (len(x.vecs) + shards - 1) / shards
-	sums := make([]float64, shards)
+	per := (words + shards - 1) / shards
+	sums := make([]uint64, shards)
 	var wg sync.WaitGroup
 	for s := range shards {
-		lo, hi := min(s*per, len(x.vecs)), min((s+1)*per, len(x.vecs))
+		w := all[min(s*per, words):min((s+1)*per, words)]
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			var a0, a1, a2, a3 float32
-			v := x.vecs[lo:hi]
+			var a0, a1, a2, a3 uint64
 			i := 0
-			for ; i+4 <= len(v); i += 4 {
-				a0 += v[i]
-				a1 += v[i+1]
-				a2 += v[i+2]
-				a3 += v[i+3]
+			for ; i+4 <= len(w); i += 4 {
+				a0 += w[i]
+				a1 += w[i+1]
+				a2 += w[i+2]
+				a3 += w[i+3]
 			}
-			for ; i < len(v); i++ {
-				a0 += v[i]
+			for ; i < len(w); i++ {
+				a0 += w[i]
 			}
-			sums[s] = float64(a0 + a1 + a2 + a3)
+			sums[s] = a0 + a1 + a2 + a3
 		}()
 	}
 	wg.Wait()
-	var total float64
+	var total uint64
 	for _, s := range sums {
 		total += s
 	}
@@ -347,15 +479,6 @@ func (x *Index[M]) MetaBytes() int {
 		n += len(id) + 48 // string bytes plus a map entry
 	}
 	return n
-}
-
-// Vector returns the stored unit vector of id (not a copy: do not modify).
-func (x *Index[M]) Vector(id string) ([]float32, bool) {
-	i, ok := x.pos[id]
-	if !ok {
-		return nil, false
-	}
-	return x.vecs[i*x.dim : (i+1)*x.dim], true
 }
 
 // IDs returns the row IDs, in index order.

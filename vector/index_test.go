@@ -1,10 +1,13 @@
 package vector
 
 import (
+	"context"
+	"errors"
 	"fmt"
 	"math"
 	"math/rand/v2"
 	"sort"
+	"sync/atomic"
 	"testing"
 )
 
@@ -41,7 +44,7 @@ func clustered(r *rand.Rand, n, dim, centres int) [][]float32 {
 }
 
 // exactTop is the brute-force reference: exact cosine, same score.
-func exactTop(x *Index[testMeta], rows [][]float32, ids []string, q []float32, k int, score ScoreFunc[testMeta]) []string {
+func exactTop(x *testIndex[testMeta], rows [][]float32, ids []string, q []float32, k int, score ScoreFunc[testMeta]) []string {
 	type cand struct {
 		id string
 		s  float64
@@ -88,7 +91,7 @@ func TestIndexSearchMatchesExact(t *testing.T) {
 			} else {
 				rows = clustered(r, tt.n, tt.dim, tt.centres)
 			}
-			x := NewIndex[testMeta](tt.dim)
+			x := newTestIndex[testMeta](tt.dim)
 			x.SetPrior(func(m *testMeta) float32 { return float32(m.boost) })
 			ids := make([]string, tt.n)
 			for i, v := range rows {
@@ -110,7 +113,7 @@ func TestIndexSearchMatchesExact(t *testing.T) {
 					q[j] = base[j] + 0.02*float32(r.NormFloat64())
 				}
 				want := exactTop(x, rows, ids, q, k, score)
-				got := x.Search(q, k, score)
+				got := x.search(q, k, score)
 				gotIDs := map[string]bool{}
 				for _, h := range got {
 					gotIDs[h.ID] = true
@@ -118,7 +121,7 @@ func TestIndexSearchMatchesExact(t *testing.T) {
 				// The bound may skip rows only when they cannot make the
 				// top: the ceiling is 0.6·max(0, c) + 0.3·boost + 0.
 				bounded := map[string]bool{}
-				for _, h := range x.SearchBounded(q, k, Bound{Sim: 0.6, Prior: 0.3}, score) {
+				for _, h := range x.searchBounded(q, k, Bound{Sim: 0.6, Prior: 0.3}, score) {
 					bounded[h.ID] = true
 				}
 				for _, id := range want {
@@ -147,7 +150,7 @@ func TestIndexSearchMatchesExact(t *testing.T) {
 }
 
 func TestIndexUpsertRemove(t *testing.T) {
-	x := NewIndex[int](4)
+	x := newTestIndex[int](4)
 	x.Upsert("a", []float32{1, 0, 0, 0}, 1)
 	x.Upsert("b", []float32{0, 2, 0, 0}, 2)
 	x.Upsert("c", []float32{0, 0, 3, 0}, 3)
@@ -161,11 +164,11 @@ func TestIndexUpsertRemove(t *testing.T) {
 		t.Fatalf("len after remove = %d", x.Len())
 	}
 	all := func(m *int, c, _ float64, _ bool) (float64, bool) { return c, true }
-	hits := x.Search([]float32{0, 0, 1, 0}, 1, all)
+	hits := x.search([]float32{0, 0, 1, 0}, 1, all)
 	if len(hits) != 1 || hits[0].ID != "c" || hits[0].Meta != 3 || hits[0].Cosine < 0.999 {
 		t.Errorf("search for c = %+v", hits)
 	}
-	hits = x.Search([]float32{0, 0, 0, 1}, 5, all)
+	hits = x.search([]float32{0, 0, 0, 1}, 5, all)
 	if len(hits) != 2 || hits[0].ID != "b" || hits[0].Meta != 20 {
 		t.Errorf("search for b = %+v", hits)
 	}
@@ -175,7 +178,7 @@ func TestIndexUpsertRemove(t *testing.T) {
 	if !x.SetMeta("c", 30) || x.SetMeta("a", 1) {
 		t.Error("SetMeta reports wrong existence")
 	}
-	if len(x.Search([]float32{1, 2}, 1, all)) != 0 {
+	if len(x.search([]float32{1, 2}, 1, all)) != 0 {
 		t.Error("wrong-dimension query returned hits")
 	}
 }
@@ -183,7 +186,7 @@ func TestIndexUpsertRemove(t *testing.T) {
 func TestIndexRange(t *testing.T) {
 	r := rand.New(rand.NewPCG(9, 9))
 	const dim = 256
-	x := NewIndex[int](dim)
+	x := newTestIndex[int](dim)
 	rows := clustered(r, 3000, dim, 5)
 	for i, v := range rows {
 		x.Upsert(fmt.Sprint(i), v, i)
@@ -197,7 +200,7 @@ func TestIndexRange(t *testing.T) {
 		}
 	}
 	got := map[string]bool{}
-	x.Range(q, threshold, 0.05, func(id string, m *int, c float64) {
+	x.rng(q, threshold, func(id string, m *int, c float64) {
 		if c >= threshold {
 			got[id] = true
 		}
@@ -216,7 +219,7 @@ func BenchmarkIndexSearch(b *testing.B) {
 	for _, c := range []struct{ n, dim int }{{10_000, 1536}, {50_000, 1536}, {50_000, 384}} {
 		b.Run(fmt.Sprintf("n=%d/dim=%d", c.n, c.dim), func(b *testing.B) {
 			r := rand.New(rand.NewPCG(1, 1))
-			x := NewIndex[testMeta](c.dim)
+			x := newTestIndex[testMeta](c.dim)
 			for i := range c.n {
 				x.Upsert(fmt.Sprint(i), randomUnit(r, c.dim), testMeta{})
 			}
@@ -224,8 +227,165 @@ func BenchmarkIndexSearch(b *testing.B) {
 			score := func(m *testMeta, cos, _ float64, _ bool) (float64, bool) { return cos, true }
 			b.SetBytes(int64(c.n * c.dim))
 			for b.Loop() {
-				x.Search(q, 10, score)
+				x.search(q, 10, score)
 			}
 		})
+	}
+}
+
+// testIndex is an Index with its Loader's store: the vectors upserted, by
+// ID, counting the rows read. Its lower-case methods are the Index's
+// without context or error (the store never fails).
+type testIndex[M any] struct {
+	*Index[M]
+	vecs  map[string][]float32
+	reads atomic.Int64
+}
+
+func newTestIndex[M any](dim int) *testIndex[M] {
+	t := &testIndex[M]{vecs: map[string][]float32{}}
+	t.Index = NewIndex[M](dim, func(_ context.Context, ids []string, fn func(int, []float32)) error {
+		for i, id := range ids {
+			if v, ok := t.vecs[id]; ok {
+				t.reads.Add(1)
+				fn(i, v)
+			}
+		}
+		return nil
+	})
+	return t
+}
+
+func (t *testIndex[M]) Upsert(id string, v []float32, m M) {
+	t.Index.Upsert(id, v, m)
+	t.vecs[id] = append([]float32(nil), v...)
+}
+
+func (t *testIndex[M]) Remove(id string) {
+	t.Index.Remove(id)
+	delete(t.vecs, id)
+}
+
+// vector is id's stored vector, normalised.
+func (t *testIndex[M]) vector(id string) []float32 {
+	return Normalize(append([]float32(nil), t.vecs[id]...))
+}
+
+func (t *testIndex[M]) search(q []float32, k int, score ScoreFunc[M]) []Hit[M] {
+	return must(t.Index.Search(context.Background(), q, k, score))
+}
+
+func (t *testIndex[M]) searchBounded(q []float32, k int, b Bound, score ScoreFunc[M]) []Hit[M] {
+	return must(t.Index.SearchBounded(context.Background(), q, k, b, score))
+}
+
+func (t *testIndex[M]) window(q []float32, n int, eligible func(m *M) bool, k int, score func(m *M, bar float64) (float64, bool)) (near, best []Hit[M]) {
+	near, best, err := t.Index.Window(context.Background(), q, n, eligible, k, score)
+	if err != nil {
+		panic(err)
+	}
+	return near, best
+}
+
+func (t *testIndex[M]) rng(q []float32, threshold float64, fn func(id string, m *M, cosine float64)) {
+	if err := t.Index.Range(context.Background(), q, threshold, fn); err != nil {
+		panic(err)
+	}
+}
+
+func must[T any](v T, err error) T {
+	if err != nil {
+		panic(err)
+	}
+	return v
+}
+
+// TestSearchReadsFew checks that Search reads only the candidates its
+// first pass cannot rank, not its whole pool, and leaves out rows the
+// store no longer has.
+func TestSearchReadsFew(t *testing.T) {
+	r := rand.New(rand.NewPCG(5, 5))
+	for _, dim := range []int{100, 384, 1536} {
+		x := newTestIndex[testMeta](dim)
+		const n = 20_000
+		for i := range n {
+			x.Upsert(fmt.Sprint(i), randomUnit(r, dim), testMeta{boost: r.Float64()})
+		}
+		score := func(m *testMeta, c, _ float64, _ bool) (float64, bool) { return 0.6*max(0, c) + 0.3*m.boost, true }
+		const k, queries = 10, 20
+		var reads int64
+		for range queries {
+			base := x.vector(fmt.Sprint(r.IntN(n)))
+			q := make([]float32, dim)
+			for j := range q {
+				q[j] = base[j] + 0.03*float32(r.NormFloat64())
+			}
+			x.reads.Store(0)
+			got := x.search(q, k, score)
+			reads += x.reads.Load()
+			if len(got) != k {
+				t.Fatalf("dim %d: %d hits", dim, len(got))
+			}
+		}
+		per := float64(reads) / queries
+		t.Logf("dim %d: %.1f rows read per search of %d (pool %d)", dim, per, k, 4*k+32)
+		if per > 2*k {
+			t.Errorf("dim %d: %.1f rows read per search, want at most %d", dim, per, 2*k)
+		}
+	}
+
+	// A row deleted from the store after it was indexed is left out.
+	x := newTestIndex[int](4)
+	x.Upsert("a", []float32{1, 0, 0, 0}, 1)
+	x.Upsert("b", []float32{1, 0.1, 0, 0}, 2)
+	delete(x.vecs, "a")
+	all := func(m *int, c, _ float64, _ bool) (float64, bool) { return c, true }
+	if hits := x.search([]float32{1, 0, 0, 0}, 2, all); len(hits) != 1 || hits[0].ID != "b" {
+		t.Errorf("hits = %+v, want b alone", hits)
+	}
+}
+
+func TestLoaderErrorReturned(t *testing.T) {
+	boom := errors.New("disk gone")
+	x := NewIndex[int](2, func(context.Context, []string, func(int, []float32)) error { return boom })
+	x.Upsert("a", []float32{1, 0}, 1)
+	all := func(m *int, c, _ float64, _ bool) (float64, bool) { return c, true }
+	if _, err := x.Search(context.Background(), []float32{1, 0}, 1, all); !errors.Is(err, boom) {
+		t.Errorf("Search: %v", err)
+	}
+	if err := x.Range(context.Background(), []float32{1, 0}, 0.5, func(string, *int, float64) {}); !errors.Is(err, boom) {
+		t.Errorf("Range: %v", err)
+	}
+	eligible := func(*int) bool { return true }
+	if _, _, err := x.Window(context.Background(), []float32{1, 0}, 1, eligible, 1, func(*int, float64) (float64, bool) { return 1, true }); !errors.Is(err, boom) {
+		t.Errorf("Window: %v", err)
+	}
+	if err := x.Vectors(context.Background(), []string{"a"}, func(int, []float32) {}); !errors.Is(err, boom) {
+		t.Errorf("Vectors: %v", err)
+	}
+}
+
+func TestSumCodes(t *testing.T) {
+	x := newTestIndex[int](16)
+	if x.SumCodes() != 0 {
+		t.Error("empty index has a nonzero checksum")
+	}
+	x.Upsert("a", []float32{1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0}, 0)
+	// One code of 127 in the first byte of the first word.
+	if got := x.SumCodes(); got != 127 {
+		t.Errorf("SumCodes = %d, want 127", got)
+	}
+}
+
+func TestVectorsRepeatedIDs(t *testing.T) {
+	x := newTestIndex[int](2)
+	x.Upsert("a", []float32{3, 4}, 0)
+	x.Upsert("b", []float32{0, 2}, 0)
+	got := map[int][]float32{}
+	err := x.Vectors(context.Background(), []string{"b", "a", "b", "gone"}, func(i int, v []float32) {
+		got[i] = append([]float32(nil), v...)
+	})
+	if err != nil || len(got) != 2 || got[0][1] != 1 || got[1][0] != 0.6 || x.reads.Load() != 2 {
+		t.Errorf("Vectors = %v, %v (%d read)", got, err, x.reads.Load())
 	}
 }

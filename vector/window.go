@@ -2,6 +2,7 @@ package vector
 
 import (
 	"container/heap"
+	"context"
 	"math"
 	"runtime"
 	"sort"
@@ -32,38 +33,42 @@ import (
 // and ṽ the dequantised codes of the unit vectors q and v, the first-pass
 // product q̃·ṽ differs from q·v by q̃·(ṽ−v) + (q̃−q)·v; each component of
 // ṽ−v is at most half v's code scale, and v has unit length, so the error
-// is at most scale(v)/2·‖q̃‖₁ + ‖q̃−q‖₂, plus float32 rounding. A row whose
-// first-pass cosine plus that bound is below the n-th best exact cosine
-// found so far cannot enter near; every other row is checked exactly.
-func (x *Index[M]) Window(q []float32, n int, eligible func(m *M) bool, k int, score func(m *M, bar float64) (float64, bool)) (near, best []Hit[M]) {
+// is at most scale(v)/2·‖q̃‖₁ + ‖q̃−q‖₂, plus float32 rounding. The pass
+// keeps the eligible rows whose first-pass cosine plus that bound reaches
+// the n-th best first-pass cosine minus its bound, a floor under the n-th
+// best exact cosine; only they are read through the Loader and ranked
+// exactly, with the k rows of best.
+func (x *Index[M]) Window(ctx context.Context, q []float32, n int, eligible func(m *M) bool, k int, score func(m *M, bar float64) (float64, bool)) (near, best []Hit[M], err error) {
 	rows := len(x.ids)
 	if rows == 0 || len(q) != x.dim || (n <= 0 && k <= 0) {
-		return nil, nil
+		return nil, nil, nil
 	}
-	d := x.dim
 	qq := x.quantQuery(q)
-	qv := qq.qv
 
+	type cand struct {
+		row   int32
+		upper float64
+	}
 	shards := min(runtime.GOMAXPROCS(0), max(1, rows/minShard))
 	per := (rows + shards - 1) / shards
-	nears := make([]rowHeap, shards)
+	floors := make([]*TopK[int32], shards) // the n best lower bounds
+	cands := make([][]cand, shards)
 	bests := make([]rowHeap, shards)
 	var wg sync.WaitGroup
 	for s := range shards {
 		lo, hi := s*per, min((s+1)*per, rows)
+		floors[s] = NewTopK[int32](n)
 		wg.Add(1)
-		go func(nh, bh *rowHeap) {
+		go func(fl *TopK[int32], cs *[]cand, bh *rowHeap) {
 			defer wg.Done()
-			nh.ids, bh.ids = x.ids, x.ids
+			bh.ids = x.ids
 			for i := lo; i < hi; i++ {
 				m := &x.meta[i]
 				if n > 0 {
-					full := len(nh.rows) == n
-					if !full || x.upper(&qq, i) >= nh.rows[0].score {
-						c := float64(Dot(qv, x.vecs[i*d:(i+1)*d]))
-						if (!full || nh.beats(c, i)) && eligible(m) {
-							nh.offer(c, i, n)
-						}
+					c, e := x.approx(&qq, i), x.bound(&qq, i)
+					if (fl.Len() < n || c+e >= fl.h[0].Score) && eligible(m) {
+						fl.Push(int32(i), c-e)
+						*cs = append(*cs, cand{int32(i), c + e})
 					}
 				}
 				if k > 0 {
@@ -76,39 +81,70 @@ func (x *Index[M]) Window(q []float32, n int, eligible func(m *M) bool, k int, s
 					}
 				}
 			}
-		}(&nears[s], &bests[s])
+		}(floors[s], &cands[s], &bests[s])
 	}
 	wg.Wait()
 
-	nearRows := x.merge(nears, n)
-	if len(nearRows) == n && n > 0 && nearRows[0].score == nearRows[n-1].score {
-		// Every row of the window ties: so may rows past it.
-		top := nearRows[0].score
-		in := make(map[int32]bool, n)
-		for _, r := range nearRows {
-			in[r.row] = true
+	// The n-th best lower bound over all shards: no row below it in
+	// upper bound can be among the n nearest.
+	var lows []float64
+	for _, fl := range floors {
+		for _, s := range fl.h {
+			lows = append(lows, s.Score)
 		}
-		for i := range rows {
-			if in[int32(i)] || x.upper(&qq, i) < top {
-				continue
-			}
-			if c := float64(Dot(qv, x.vecs[i*d:(i+1)*d])); c >= top && eligible(&x.meta[i]) {
-				nearRows = append(nearRows, scoredRow{c, int32(i)})
+	}
+	floor := math.Inf(-1)
+	if n > 0 && len(lows) >= n {
+		sort.Float64s(lows)
+		floor = lows[len(lows)-n]
+	}
+	var read []int32
+	for _, cs := range cands {
+		for _, c := range cs {
+			if c.upper >= floor {
+				read = append(read, c.row)
 			}
 		}
-		x.sortRows(nearRows)
+	}
+	nearEnd := len(read)
+	bestRows := x.merge(bests, k)
+	for _, r := range bestRows {
+		read = append(read, r.row)
+	}
+	cos, found, err := x.exact(ctx, qq.qv, read)
+	if err != nil {
+		return nil, nil, err
+	}
+
+	var nearRows []scoredRow
+	for j, r := range read[:nearEnd] {
+		if found[j] {
+			nearRows = append(nearRows, scoredRow{cos[j], r})
+		}
+	}
+	x.sortRows(nearRows)
+	if len(nearRows) > n {
+		// When all n tie, so do the rows past them with the same cosine.
+		end := n
+		if nearRows[0].score == nearRows[n-1].score {
+			for end < len(nearRows) && nearRows[end].score == nearRows[0].score {
+				end++
+			}
+		}
+		nearRows = nearRows[:end]
 	}
 	near = make([]Hit[M], len(nearRows))
 	for j, r := range nearRows {
 		near[j] = Hit[M]{ID: x.ids[r.row], Meta: x.meta[r.row], Cosine: r.score}
 	}
-	bestRows := x.merge(bests, k)
-	best = make([]Hit[M], len(bestRows))
+	best = make([]Hit[M], 0, len(bestRows))
 	for j, r := range bestRows {
-		i := int(r.row)
-		best[j] = Hit[M]{ID: x.ids[i], Meta: x.meta[i], Cosine: float64(Dot(qv, x.vecs[i*d:(i+1)*d])), Score: r.score}
+		if found[nearEnd+j] {
+			i := int(r.row)
+			best = append(best, Hit[M]{ID: x.ids[i], Meta: x.meta[i], Cosine: cos[nearEnd+j], Score: r.score})
+		}
 	}
-	return near, best
+	return near, best, nil
 }
 
 // quantQuery is a query's unit vector and int8 codes, with the parts of
@@ -119,21 +155,28 @@ type quantQuery struct {
 	qs     float32
 	halfL1 float64 // ‖q̃‖₁/2
 	slack  float64 // ‖q̃−q‖₂ and float32 rounding
+	q2     float64 // ‖q̃‖₂²
+	e2     float64 // ‖q̃−q‖₂²
+	round  float64 // float32 rounding
 }
 
 func (x *Index[M]) quantQuery(q []float32) quantQuery {
 	qq := quantQuery{qv: Normalize(append([]float32(nil), q...)), qc: make([]int8, x.dim)}
 	qq.qs = Quantize(qq.qc, qq.qv)
-	var l1, e2 float64
+	var l1, e2, q2 float64
 	for j, c := range qq.qc {
 		l1 += math.Abs(float64(c))
-		e := float64(qq.qs)*float64(c) - float64(qq.qv[j])
+		d := float64(qq.qs) * float64(c)
+		q2 += d * d
+		e := d - float64(qq.qv[j])
 		e2 += e * e
 	}
 	qq.halfL1 = float64(qq.qs) * l1 / 2
+	qq.q2, qq.e2 = q2, e2
 	// The exact cosine is a float32 sum of dim products of at most 1 in
 	// all; the stored vectors' lengths are 1 within float32 rounding.
-	qq.slack = math.Sqrt(e2)*1.001 + float64(x.dim)*2.5e-7 + 1e-6
+	qq.round = float64(x.dim)*2.5e-7 + 1e-6
+	qq.slack = math.Sqrt(e2)*1.001 + qq.round
 	return qq
 }
 
@@ -143,9 +186,29 @@ func (x *Index[M]) approx(qq *quantQuery, i int) float64 {
 	return float64(qq.qs*x.scales[i]) * float64(dotInt8(qq.qc, x.codes[i*d:(i+1)*d]))
 }
 
+// bound is the proven bound of row i's first-pass error (see Window).
+func (x *Index[M]) bound(qq *quantQuery, i int) float64 {
+	return float64(x.scales[i])*qq.halfL1 + qq.slack
+}
+
 // upper bounds row i's exact cosine with qq.
 func (x *Index[M]) upper(qq *quantQuery, i int) float64 {
-	return x.approx(qq, i) + float64(x.scales[i])*qq.halfL1 + qq.slack
+	return x.approx(qq, i) + x.bound(qq, i)
+}
+
+// errEst is the error Search allows row i's first-pass cosine: the proven
+// bound, or six standard deviations of the error when that is less. The
+// error is q̃·(ṽ−v) + (q̃−q)·v, two sums of dim products. Taking the
+// rounding errors ṽ−v and q̃−q as fixed and the other vector's direction
+// as random, their deviations are ‖ṽ−v‖·‖q̃‖/√dim and ‖q̃−q‖/√dim. They
+// are added, not their variances: when the query is a stored vector
+// (duplicate checks, consolidation) the two errors are the same. The
+// proven bound assumes every rounding error at its extreme and of one
+// sign, which for a vector of more than a dozen comparable components is
+// far larger.
+func (x *Index[M]) errEst(qq *quantQuery, i int) float64 {
+	sd := (float64(x.resids[i])*math.Sqrt(qq.q2) + math.Sqrt(qq.e2)) / math.Sqrt(float64(x.dim))
+	return min(x.bound(qq, i), 6*sd+qq.round)
 }
 
 // merge returns the best n rows of the shards' heaps, best first.

@@ -12,12 +12,12 @@ import (
 
 // bruteWindow is Window's reference: every row's exact cosine (the same
 // float32 sum Window uses), sorted.
-func bruteWindow(x *Index[testMeta], q []float32, n int, eligible func(*testMeta) bool, k int, score func(*testMeta) (float64, bool)) (near, best []Hit[testMeta]) {
+func bruteWindow(x *testIndex[testMeta], q []float32, n int, eligible func(*testMeta) bool, k int, score func(*testMeta) (float64, bool)) (near, best []Hit[testMeta]) {
 	qv := Normalize(append([]float32(nil), q...))
 	var all, scored []Hit[testMeta]
 	for _, id := range x.IDs() {
 		m, _ := x.Meta(id)
-		v, _ := x.Vector(id)
+		v := x.vector(id)
 		h := Hit[testMeta]{ID: id, Meta: m, Cosine: float64(Dot(qv, v))}
 		if eligible(&m) {
 			all = append(all, h)
@@ -80,7 +80,7 @@ func TestWindowMatchesBruteForce(t *testing.T) {
 			} else {
 				rows = clustered(r, tt.rows, tt.dim, tt.centres)
 			}
-			x := NewIndex[testMeta](tt.dim)
+			x := newTestIndex[testMeta](tt.dim)
 			for i, v := range rows {
 				if i < tt.duplicates {
 					v = rows[0]
@@ -108,7 +108,7 @@ func TestWindowMatchesBruteForce(t *testing.T) {
 					q[j] = base[j] + 0.02*float32(r.NormFloat64())
 				}
 				calls.Store(0)
-				near, best := x.Window(q, tt.n, eligible, tt.k, score)
+				near, best := x.window(q, tt.n, eligible, tt.k, score)
 				wantNear, wantBest := bruteWindow(x, q, tt.n, eligible, tt.k, plain)
 				if !slices.Equal(near, wantNear) {
 					t.Fatalf("query %d: near\n%v\nwant\n%v", qi, hitIDs(near), hitIDs(wantNear))
@@ -138,7 +138,7 @@ func hitIDs[M any](hs []Hit[M]) []string {
 func TestWindowBound(t *testing.T) {
 	r := rand.New(rand.NewPCG(3, 3))
 	for _, dim := range []int{8, 100, 384, 1536} {
-		x := NewIndex[int](dim)
+		x := newTestIndex[int](dim)
 		var qs [][]float32
 		for i := range 3000 {
 			v := randomUnit(r, dim)
@@ -158,37 +158,41 @@ func TestWindowBound(t *testing.T) {
 				qs = append(qs, v)
 			}
 		}
-		worst := 0.0
+		worst, worstEst := 0.0, 0.0
 		for _, q := range qs {
 			qq := x.quantQuery(q)
 			for i := range x.Len() {
 				approx := x.approx(&qq, i)
-				exact := float64(Dot(qq.qv, x.vecs[i*dim:(i+1)*dim]))
+				exact := float64(Dot(qq.qv, x.vector(fmt.Sprint(i))))
 				bound := x.upper(&qq, i) - approx
-				if err := math.Abs(approx - exact); err > bound {
+				err := math.Abs(approx - exact)
+				if err > bound {
 					t.Fatalf("dim %d row %d: error %g above bound %g", dim, i, err, bound)
+				}
+				if est := x.errEst(&qq, i); err > est || est > bound*(1+1e-9) {
+					t.Fatalf("dim %d row %d: error %g, Search's estimate %g, bound %g", dim, i, err, est, bound)
 				} else {
-					worst = max(worst, err/bound)
+					worst, worstEst = max(worst, err/bound), max(worstEst, err/est)
 				}
 			}
 		}
-		t.Logf("dim %d: worst error %.6f of the bound", dim, worst)
+		t.Logf("dim %d: worst error %.6f of the bound, %.6f of the estimate", dim, worst, worstEst)
 	}
 }
 
 func TestWindowEdgeCases(t *testing.T) {
-	x := NewIndex[testMeta](4)
+	x := newTestIndex[testMeta](4)
 	all := func(*testMeta) bool { return true }
 	score := func(m *testMeta, _ float64) (float64, bool) { return m.boost, true }
-	if near, best := x.Window([]float32{1, 0, 0, 0}, 5, all, 5, score); near != nil || best != nil {
+	if near, best := x.window([]float32{1, 0, 0, 0}, 5, all, 5, score); near != nil || best != nil {
 		t.Errorf("empty index: %v %v", near, best)
 	}
 	x.Upsert("a", []float32{1, 0, 0, 0}, testMeta{boost: 0.5})
 	x.Upsert("b", []float32{0, 1, 0, 0}, testMeta{boost: 0.9})
-	if near, best := x.Window([]float32{1, 0}, 5, all, 5, score); near != nil || best != nil {
+	if near, best := x.window([]float32{1, 0}, 5, all, 5, score); near != nil || best != nil {
 		t.Errorf("wrong dimension: %v %v", near, best)
 	}
-	near, best := x.Window([]float32{2, 1, 0, 0}, 5, all, 1, score)
+	near, best := x.window([]float32{2, 1, 0, 0}, 5, all, 1, score)
 	if len(near) != 2 || near[0].ID != "a" || near[1].ID != "b" || math.Abs(near[0].Cosine-2/math.Sqrt(5)) > 1e-6 {
 		t.Errorf("near = %+v", near)
 	}
@@ -196,7 +200,7 @@ func TestWindowEdgeCases(t *testing.T) {
 		t.Errorf("best = %+v", best)
 	}
 	none := func(*testMeta) bool { return false }
-	if near, _ := x.Window([]float32{1, 0, 0, 0}, 5, none, 0, score); len(near) != 0 {
+	if near, _ := x.window([]float32{1, 0, 0, 0}, 5, none, 0, score); len(near) != 0 {
 		t.Errorf("nothing eligible: near = %+v", near)
 	}
 }
@@ -205,7 +209,7 @@ func BenchmarkIndexWindow(b *testing.B) {
 	for _, c := range []struct{ n, dim int }{{50_000, 100}, {50_000, 384}} {
 		b.Run(fmt.Sprintf("n=%d/dim=%d", c.n, c.dim), func(b *testing.B) {
 			r := rand.New(rand.NewPCG(1, 1))
-			x := NewIndex[testMeta](c.dim)
+			x := newTestIndex[testMeta](c.dim)
 			for i, v := range clustered(r, c.n, c.dim, 50) {
 				x.Upsert(fmt.Sprint(i), v, testMeta{boost: r.Float64()})
 			}
@@ -215,12 +219,12 @@ func BenchmarkIndexWindow(b *testing.B) {
 			search := func(m *testMeta, cos, _ float64, _ bool) (float64, bool) { return cos, true }
 			b.Run("window", func(b *testing.B) {
 				for b.Loop() {
-					x.Window(q, 50, all, 10, score)
+					x.window(q, 50, all, 10, score)
 				}
 			})
 			b.Run("search", func(b *testing.B) {
 				for b.Loop() {
-					x.Search(q, 10, search)
+					x.search(q, 10, search)
 				}
 			})
 		})
