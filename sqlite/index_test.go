@@ -204,6 +204,8 @@ func TestQueryPlansUseIndexes(t *testing.T) {
 		{`SELECT seq, chunk_id FROM hippo_changes WHERE seq > ? AND agent_id = ? ORDER BY seq`,
 			"INTEGER PRIMARY KEY (rowid>?)", []any{1, "a"}},
 		{`SELECT id FROM chunks WHERE id IN (?, ?) AND +agent_id = ?`, "sqlite_autoindex_chunks_1", []any{"x", "y", "a"}},
+		{`SELECT id, embedding FROM chunks WHERE id IN (SELECT value FROM json_each(?)) AND +agent_id = ?`,
+			"sqlite_autoindex_chunks_1", []any{`["x"]`, "a"}},
 	} {
 		rows, err := db.read.QueryContext(ctx, `EXPLAIN QUERY PLAN `+tt.query, tt.args...)
 		if err != nil {
@@ -384,5 +386,34 @@ func TestWholeLoadPipeline(t *testing.T) {
 	fresh := &agentIndex{agent: "agent"}
 	if err := fresh.sync(ctx, db, "agent", nil); err == nil || !strings.Contains(err.Error(), bad) {
 		t.Errorf("load with a broken row: %v, want an error naming %s", err, bad)
+	}
+}
+
+// TestVectorLoaderKeepsToTheAgent checks that the loader the index reads
+// exact vectors through returns the agent's own rows only, skips rows
+// that are gone, and keeps IDs that need quoting inert.
+func TestVectorLoaderKeepsToTheAgent(t *testing.T) {
+	ctx := context.Background()
+	db, err := Open(ctx, filepath.Join(t.TempDir(), "loader.db"), Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	mine := &hippo.Chunk{Content: "mine", Embedding: []float32{1, 2, 3}}
+	theirs := &hippo.Chunk{Content: "theirs", Embedding: []float32{4, 5, 6}}
+	if err := db.InsertChunks(ctx, "alice", "", "m", []*hippo.Chunk{mine}); err != nil {
+		t.Fatal(err)
+	}
+	if err := db.InsertChunks(ctx, "bob", "", "m", []*hippo.Chunk{theirs}); err != nil {
+		t.Fatal(err)
+	}
+	ids := []string{theirs.ID, `x"]') OR 1=1 --`, mine.ID, "gone"}
+	got := map[int][]float32{}
+	err = db.vectorLoader("alice")(ctx, ids, func(i int, v []float32) { got[i] = append([]float32(nil), v...) })
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(got) != 1 || !slices.Equal(got[2], mine.Embedding) {
+		t.Errorf("alice's loader read %v, want only her own row at 2", got)
 	}
 }
