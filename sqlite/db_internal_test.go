@@ -1,9 +1,93 @@
 package sqlite
 
 import (
+	"context"
+	"errors"
+	"path/filepath"
 	"testing"
 	"time"
+
+	"github.com/hippo-mem/hippo"
 )
+
+// TestLightTx checks that the boost's transaction commits, rolls back on
+// error, always leaves the connection at synchronous=FULL, and reuses its
+// prepared statements.
+func TestLightTx(t *testing.T) {
+	ctx := context.Background()
+	db, err := Open(ctx, filepath.Join(t.TempDir(), "light.db"), Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := db.InsertChunks(ctx, "agent", "", "m", []*hippo.Chunk{{Content: "one", Embedding: []float32{1, 2}}}); err != nil {
+		t.Fatal(err)
+	}
+	const bump = `UPDATE chunks SET access_count = access_count + 1`
+	accesses := func() (n int) {
+		t.Helper()
+		if err := db.read.QueryRowContext(ctx, `SELECT access_count FROM chunks`).Scan(&n); err != nil {
+			t.Fatal(err)
+		}
+		return n
+	}
+	synchronous := func(step string) {
+		t.Helper()
+		var mode int
+		if err := db.write.QueryRowContext(ctx, `PRAGMA synchronous`).Scan(&mode); err != nil {
+			t.Fatal(err)
+		}
+		if mode != 2 {
+			t.Errorf("%s: write connection at synchronous=%d, want 2 (FULL)", step, mode)
+		}
+	}
+	for i := range 2 {
+		if err := db.lightTx(ctx, func(lc *lightConn) error { return lc.exec(bump) }); err != nil {
+			t.Fatal(err)
+		}
+		if got := accesses(); got != i+1 {
+			t.Errorf("after %d commits access_count = %d", i+1, got)
+		}
+		synchronous("after a commit")
+	}
+	failed := errors.New("failed")
+	err = db.lightTx(ctx, func(lc *lightConn) error {
+		if err := lc.exec(bump); err != nil {
+			return err
+		}
+		return failed
+	})
+	if !errors.Is(err, failed) {
+		t.Errorf("err = %v, want %v", err, failed)
+	}
+	if got := accesses(); got != 2 {
+		t.Errorf("a failed transaction left access_count = %d, want 2", got)
+	}
+	synchronous("after a rollback")
+	// Each prepared once: two PRAGMAs, BEGIN, COMMIT, ROLLBACK, the update.
+	if n := len(db.light.stmts); n != 6 {
+		t.Errorf("%d statements prepared, want 6", n)
+	}
+	// A connection left in a state lightTx cannot undo (here: its
+	// transaction ended behind its back, so COMMIT and ROLLBACK fail) is
+	// discarded, and the next transaction runs on a fresh one.
+	before := db.light.conn
+	if err := db.lightTx(ctx, func(lc *lightConn) error { return lc.exec(`COMMIT`) }); err == nil {
+		t.Error("a transaction whose COMMIT failed reported success")
+	}
+	if err := db.lightTx(ctx, func(lc *lightConn) error { return lc.exec(bump) }); err != nil {
+		t.Fatal(err)
+	}
+	if db.light.conn == before {
+		t.Error("the connection lightTx could not clean up was kept")
+	}
+	if got := accesses(); got != 3 {
+		t.Errorf("access_count = %d, want 3", got)
+	}
+	synchronous("on the fresh connection")
+	if err := db.Close(); err != nil {
+		t.Errorf("close: %v", err)
+	}
+}
 
 // FuzzParseLayout checks the fast timestamp parser against time.Parse:
 // whatever it accepts, time.Parse reads as the same instant in UTC.
