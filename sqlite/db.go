@@ -5,9 +5,11 @@ package sqlite
 import (
 	"context"
 	"database/sql"
+	"database/sql/driver"
 	"embed"
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"net/url"
 	"os"
@@ -77,6 +79,7 @@ type DB struct {
 	stmtMu sync.Mutex
 	stmts  map[string]*sql.Stmt // prepared on the write pool, by query
 	rstmts map[string]*sql.Stmt // prepared on the read pool, by query
+	light  *lightConn           // used only while holding the write pool's connection
 }
 
 // Open opens (creating unless opts.MustExist) the database at path and
@@ -278,6 +281,7 @@ func (db *DB) prepared(ctx context.Context, pool *sql.DB, cache *map[string]*sql
 
 // Close closes the database.
 func (db *DB) Close() error {
+	db.closeLight()
 	var errs []error
 	db.stmtMu.Lock()
 	for _, cache := range []map[string]*sql.Stmt{db.stmts, db.rstmts} {
@@ -360,6 +364,9 @@ const timeLayout = "2006-01-02T15:04:05.000000Z"
 func formatTime(t time.Time) string { return t.UTC().Format(timeLayout) }
 
 func parseTime(s string) (time.Time, error) {
+	if t, ok := parseLayout(s); ok {
+		return t, nil
+	}
 	if t, err := time.Parse(timeLayout, s); err == nil {
 		return t, nil
 	}
@@ -368,6 +375,38 @@ func parseTime(s string) (time.Time, error) {
 		return time.Time{}, fmt.Errorf("bad timestamp %q: %w", s, err)
 	}
 	return t.UTC(), nil
+}
+
+// parseLayout parses a timestamp written in timeLayout, as time.Parse
+// would, at a quarter of its cost: a recall reads two or three per chunk.
+// Anything else is left to time.Parse.
+func parseLayout(s string) (time.Time, bool) {
+	if len(s) != len(timeLayout) {
+		return time.Time{}, false
+	}
+	var f [7]int // year, month, day, hour, minute, second, microsecond
+	field := 0
+	for i := 0; i < len(s); i++ {
+		switch c := s[i]; {
+		case timeLayout[i] >= '0' && timeLayout[i] <= '9':
+			if c < '0' || c > '9' {
+				return time.Time{}, false
+			}
+			f[field] = f[field]*10 + int(c-'0')
+		case c != timeLayout[i]:
+			return time.Time{}, false
+		default:
+			field++
+		}
+	}
+	if f[1] < 1 || f[1] > 12 || f[2] < 1 || f[3] > 23 || f[4] > 59 || f[5] > 59 {
+		return time.Time{}, false
+	}
+	t := time.Date(f[0], time.Month(f[1]), f[2], f[3], f[4], f[5], f[6]*1000, time.UTC)
+	if t.Day() != f[2] { // February 30th and the like
+		return time.Time{}, false
+	}
+	return t, true
 }
 
 // Pragmas reports the durability settings of a live connection:
@@ -383,30 +422,208 @@ func (db *DB) Pragmas(ctx context.Context) map[string]string {
 	return out
 }
 
+// lightConn is the write pool's connection as the driver sees it, for
+// lightTx. Its statements are prepared once per connection and run without
+// database/sql's transaction and row machinery: a recall's boost paid more
+// for compiling its PRAGMAs, BEGIN and COMMIT on every call, and for the
+// goroutines a database/sql transaction and each of its queries start, than
+// for the write itself.
+type lightConn struct {
+	ctx   context.Context
+	conn  driver.Conn
+	stmts map[string]driver.Stmt
+}
+
 // lightTx runs fn in a write transaction committed without waiting for the
 // disk (synchronous=NORMAL): for bookkeeping such as the retrieval boost,
 // whose loss in a power cut costs nothing. The next ordinary commit makes
 // it durable. The connection is held throughout, so no other transaction
-// runs with the lighter setting.
-func (db *DB) lightTx(ctx context.Context, fn func(*sql.Tx) error) error {
+// runs with the lighter setting; a connection that cannot be brought back
+// to the ordinary setting, or out of the transaction, is discarded.
+func (db *DB) lightTx(ctx context.Context, fn func(*lightConn) error) error {
 	conn, err := db.write.Conn(ctx)
 	if err != nil {
 		return err
 	}
 	defer conn.Close()
-	if !db.noSync {
-		if _, err := conn.ExecContext(ctx, `PRAGMA synchronous=NORMAL`); err != nil {
+	committed := false
+	err = conn.Raw(func(dc any) (err error) {
+		c, ok := dc.(driver.Conn)
+		if !ok {
+			return fmt.Errorf("sqlite driver connection is a %T", dc)
+		}
+		// The pool holds one connection; a new one (the old was found bad)
+		// has none of the old one's statements.
+		if db.light == nil || db.light.conn != c {
+			db.light = &lightConn{conn: c, stmts: map[string]driver.Stmt{}}
+		}
+		lc := db.light
+		lc.ctx = ctx
+		// Cleanup runs even when ctx is done. A connection it fails on is
+		// discarded by the pool, its statements closed first.
+		cleanup := func(query string) error {
+			lc.ctx = context.WithoutCancel(ctx)
+			err := lc.exec(query)
+			if err == nil {
+				return nil
+			}
+			lc.close()
+			db.light = nil
+			return errors.Join(err, driver.ErrBadConn)
+		}
+		if !db.noSync {
+			if err := lc.exec(`PRAGMA synchronous=NORMAL`); err != nil {
+				return err
+			}
+			defer func() {
+				if e := cleanup(`PRAGMA synchronous=FULL`); e != nil {
+					err = errors.Join(err, e)
+				}
+			}()
+		}
+		if err := lc.exec(`BEGIN IMMEDIATE`); err != nil {
 			return err
 		}
-		defer conn.ExecContext(context.WithoutCancel(ctx), `PRAGMA synchronous=FULL`)
+		if err = fn(lc); err == nil {
+			if err = lc.exec(`COMMIT`); err == nil {
+				committed = true
+				return nil
+			}
+		}
+		return errors.Join(err, cleanup(`ROLLBACK`))
+	})
+	if committed && errors.Is(err, driver.ErrBadConn) {
+		return nil // committed; only the connection's setting could not be restored, and it is gone
 	}
-	tx, err := conn.BeginTx(ctx, nil)
+	return err
+}
+
+// stmt returns query prepared on the connection.
+func (lc *lightConn) stmt(query string) (driver.Stmt, error) {
+	if st := lc.stmts[query]; st != nil {
+		return st, nil
+	}
+	st, err := lc.conn.(driver.ConnPrepareContext).PrepareContext(lc.ctx, query)
+	if err != nil {
+		return nil, err
+	}
+	lc.stmts[query] = st
+	return st, nil
+}
+
+func (lc *lightConn) exec(query string, args ...driver.NamedValue) error {
+	st, err := lc.stmt(query)
 	if err != nil {
 		return err
 	}
-	defer tx.Rollback()
-	if err := fn(tx); err != nil {
+	_, err = st.(driver.StmtExecContext).ExecContext(lc.ctx, args)
+	return err
+}
+
+// query runs query and calls row for each row, the values valid until it
+// returns.
+func (lc *lightConn) query(query string, args []driver.NamedValue, row func(driverRow) error) error {
+	st, err := lc.stmt(query)
+	if err != nil {
 		return err
 	}
-	return tx.Commit()
+	rows, err := st.(driver.StmtQueryContext).QueryContext(lc.ctx, args)
+	if err != nil {
+		return err
+	}
+	vals := make(driverRow, len(rows.Columns()))
+	for {
+		if err := rows.Next(vals); err == io.EOF {
+			break
+		} else if err != nil {
+			rows.Close()
+			return err
+		}
+		if err := row(vals); err != nil {
+			rows.Close()
+			return err
+		}
+	}
+	return rows.Close()
+}
+
+// closeLight closes lightTx's prepared statements, before the pool closes
+// their connection.
+func (db *DB) closeLight() {
+	conn, err := db.write.Conn(context.Background())
+	if err != nil {
+		return
+	}
+	defer conn.Close()
+	_ = conn.Raw(func(dc any) error {
+		if db.light != nil && db.light.conn == dc {
+			db.light.close()
+		}
+		db.light = nil
+		return nil
+	})
+}
+
+// close closes the prepared statements.
+func (lc *lightConn) close() {
+	for q, st := range lc.stmts {
+		st.Close()
+		delete(lc.stmts, q)
+	}
+}
+
+// driverRow is a row of driver values that scans like *sql.Rows into the
+// destinations scanChunk uses.
+type driverRow []driver.Value
+
+func (r driverRow) Scan(dest ...any) error {
+	if len(dest) != len(r) {
+		return fmt.Errorf("scan: %d destinations for %d columns", len(dest), len(r))
+	}
+	for i, d := range dest {
+		v := r[i]
+		ok := true
+		switch d := d.(type) {
+		case sql.Scanner:
+			if err := d.Scan(v); err != nil {
+				return err
+			}
+		case *string:
+			switch v := v.(type) {
+			case string:
+				*d = v
+			case []byte:
+				*d = string(v)
+			default:
+				ok = false
+			}
+		case *[]byte:
+			switch v := v.(type) {
+			case nil:
+				*d = nil
+			case []byte:
+				*d = v
+			default:
+				ok = false
+			}
+		case *int:
+			n, isInt := v.(int64)
+			*d, ok = int(n), isInt
+		case *float64:
+			switch v := v.(type) {
+			case float64:
+				*d = v
+			case int64:
+				*d = float64(v)
+			default:
+				ok = false
+			}
+		default:
+			ok = false
+		}
+		if !ok {
+			return fmt.Errorf("scan column %d: cannot store %T in %T", i, v, d)
+		}
+	}
+	return nil
 }

@@ -3,6 +3,7 @@ package sqlite
 import (
 	"context"
 	"database/sql"
+	"database/sql/driver"
 	"encoding/json"
 	"fmt"
 	"regexp"
@@ -602,38 +603,54 @@ func (m *Memory) retrieve(ctx context.Context, hits []recallHit, now int64, cloc
 	if len(hits) == 0 {
 		return []hippo.Recalled{}, nil
 	}
-	at := formatTime(time.UnixMilli(now))
-	out := make([]hippo.Recalled, 0, len(hits))
-	// Prepared before the transaction takes the write pool's connection.
-	last, err := m.db.writeStmt(ctx, lastChangeQuery)
-	if err != nil {
-		return nil, fmt.Errorf("boost chunks: %w", err)
-	}
 	// "+agent_id" keeps the planner on the primary key rather than the
 	// agent's index.
-	upd, err := m.db.writeStmt(ctx, `UPDATE chunks SET access_count = access_count + 1,
+	upd := `UPDATE chunks SET access_count = access_count + 1,
 		last_accessed_at = ?, running_intensity = MIN(1.0, running_intensity + ?)
-		WHERE id IN (`+placeholders(len(hits))+`) AND +agent_id = ? RETURNING `+recalledColumns)
+		WHERE id IN (` + placeholders(len(hits)) + `) AND +agent_id = ? RETURNING ` + recalledColumns
+	args := make([]driver.NamedValue, 0, len(hits)+3)
+	for _, v := range []any{formatTime(time.UnixMilli(now)), m.cfg.RetrievalBoost} {
+		args = append(args, driver.NamedValue{Ordinal: len(args) + 1, Value: v})
+	}
+	for _, h := range hits {
+		args = append(args, driver.NamedValue{Ordinal: len(args) + 1, Value: h.id})
+	}
+	args = append(args, driver.NamedValue{Ordinal: len(args) + 1, Value: m.opts.AgentID})
+	byID := make(map[string]*hippo.Chunk, len(hits))
+	var after int64
+	err := m.db.lightTx(ctx, func(lc *lightConn) error {
+		err := lc.query(upd, args, func(r driverRow) error {
+			c, err := scanChunk(r)
+			if err != nil {
+				return err
+			}
+			byID[c.ID] = c
+			return nil
+		})
+		if err != nil {
+			return err
+		}
+		return lc.query(lastChangeQuery, nil, func(r driverRow) error {
+			after, _ = r[0].(int64)
+			return nil
+		})
+	})
 	if err != nil {
 		return nil, fmt.Errorf("boost chunks: %w", err)
 	}
-	var before, after int64
-	err = m.db.lightTx(ctx, func(tx *sql.Tx) error {
-		// The change-log entries the boost writes are this transaction's
-		// alone: it holds the write lock.
-		last := tx.StmtContext(ctx, last)
-		if err := last.QueryRowContext(ctx).Scan(&before); err != nil {
-			return fmt.Errorf("boost chunks: %w", err)
+	out := make([]hippo.Recalled, 0, len(byID))
+	for _, h := range hits {
+		c, ok := byID[h.id]
+		if !ok {
+			continue // deleted since the search
 		}
-		if err := m.boost(ctx, tx.StmtContext(ctx, upd), hits, at, now, clock, &out); err != nil {
-			return err
-		}
-		return last.QueryRowContext(ctx).Scan(&after)
-	})
-	if err != nil {
-		return nil, err
+		out = append(out, hippo.Recalled{Chunk: c, Similarity: h.cosine, BM25: h.bm25, Relevance: h.relevance,
+			Strength: h.meta.strength(clock), Recency: h.meta.recency(m.cfg, now), Score: h.score})
 	}
-	m.foldBoost(out, before, after)
+	// The transaction held the write lock, and the boost's trigger logged
+	// one change per chunk, numbered on from the last: so the log stood at
+	// after minus their number before it.
+	m.foldBoost(out, after-int64(len(byID)), after)
 	m.db.maybePrune(ctx)
 	return out, nil
 }
@@ -666,42 +683,6 @@ func (m *Memory) foldBoost(out []hippo.Recalled, before, after int64) {
 		ai.idx.SetMeta(c.ID, meta)
 	}
 	ai.seq = after
-}
-
-// boost runs upd, the boost statement for len(hits) chunks, and collects
-// the boosted chunks into out in the order of hits. One statement boosts
-// every hit and reads it back.
-func (m *Memory) boost(ctx context.Context, upd *sql.Stmt, hits []recallHit, at string, now int64, clock decayClock, out *[]hippo.Recalled) error {
-	args := []any{at, m.cfg.RetrievalBoost}
-	for _, h := range hits {
-		args = append(args, h.id)
-	}
-	args = append(args, m.opts.AgentID)
-	rows, err := upd.QueryContext(ctx, args...)
-	if err != nil {
-		return fmt.Errorf("boost chunks: %w", err)
-	}
-	defer rows.Close()
-	byID := make(map[string]*hippo.Chunk, len(hits))
-	for rows.Next() {
-		c, err := scanChunk(rows)
-		if err != nil {
-			return fmt.Errorf("boost chunks: %w", err)
-		}
-		byID[c.ID] = c
-	}
-	if err := rows.Err(); err != nil {
-		return fmt.Errorf("boost chunks: %w", err)
-	}
-	for _, h := range hits {
-		c, ok := byID[h.id]
-		if !ok {
-			continue // deleted since the search
-		}
-		*out = append(*out, hippo.Recalled{Chunk: c, Similarity: h.cosine, BM25: h.bm25, Relevance: h.relevance,
-			Strength: h.meta.strength(clock), Recency: h.meta.recency(m.cfg, now), Score: h.score})
-	}
-	return nil
 }
 
 // Forget implements hippo.MemoryService: every live chunk in the recall

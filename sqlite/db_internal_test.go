@@ -1,0 +1,113 @@
+package sqlite
+
+import (
+	"context"
+	"errors"
+	"path/filepath"
+	"testing"
+	"time"
+
+	"github.com/hippo-mem/hippo"
+)
+
+// TestLightTx checks that the boost's transaction commits, rolls back on
+// error, always leaves the connection at synchronous=FULL, and reuses its
+// prepared statements.
+func TestLightTx(t *testing.T) {
+	ctx := context.Background()
+	db, err := Open(ctx, filepath.Join(t.TempDir(), "light.db"), Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := db.InsertChunks(ctx, "agent", "", "m", []*hippo.Chunk{{Content: "one", Embedding: []float32{1, 2}}}); err != nil {
+		t.Fatal(err)
+	}
+	const bump = `UPDATE chunks SET access_count = access_count + 1`
+	accesses := func() (n int) {
+		t.Helper()
+		if err := db.read.QueryRowContext(ctx, `SELECT access_count FROM chunks`).Scan(&n); err != nil {
+			t.Fatal(err)
+		}
+		return n
+	}
+	synchronous := func(step string) {
+		t.Helper()
+		var mode int
+		if err := db.write.QueryRowContext(ctx, `PRAGMA synchronous`).Scan(&mode); err != nil {
+			t.Fatal(err)
+		}
+		if mode != 2 {
+			t.Errorf("%s: write connection at synchronous=%d, want 2 (FULL)", step, mode)
+		}
+	}
+	for i := range 2 {
+		if err := db.lightTx(ctx, func(lc *lightConn) error { return lc.exec(bump) }); err != nil {
+			t.Fatal(err)
+		}
+		if got := accesses(); got != i+1 {
+			t.Errorf("after %d commits access_count = %d", i+1, got)
+		}
+		synchronous("after a commit")
+	}
+	failed := errors.New("failed")
+	err = db.lightTx(ctx, func(lc *lightConn) error {
+		if err := lc.exec(bump); err != nil {
+			return err
+		}
+		return failed
+	})
+	if !errors.Is(err, failed) {
+		t.Errorf("err = %v, want %v", err, failed)
+	}
+	if got := accesses(); got != 2 {
+		t.Errorf("a failed transaction left access_count = %d, want 2", got)
+	}
+	synchronous("after a rollback")
+	// Each prepared once: two PRAGMAs, BEGIN, COMMIT, ROLLBACK, the update.
+	if n := len(db.light.stmts); n != 6 {
+		t.Errorf("%d statements prepared, want 6", n)
+	}
+	// A connection left in a state lightTx cannot undo (here: its
+	// transaction ended behind its back, so COMMIT and ROLLBACK fail) is
+	// discarded, and the next transaction runs on a fresh one.
+	before := db.light.conn
+	if err := db.lightTx(ctx, func(lc *lightConn) error { return lc.exec(`COMMIT`) }); err == nil {
+		t.Error("a transaction whose COMMIT failed reported success")
+	}
+	if err := db.lightTx(ctx, func(lc *lightConn) error { return lc.exec(bump) }); err != nil {
+		t.Fatal(err)
+	}
+	if db.light.conn == before {
+		t.Error("the connection lightTx could not clean up was kept")
+	}
+	if got := accesses(); got != 3 {
+		t.Errorf("access_count = %d, want 3", got)
+	}
+	synchronous("on the fresh connection")
+	if err := db.Close(); err != nil {
+		t.Errorf("close: %v", err)
+	}
+}
+
+// FuzzParseLayout checks the fast timestamp parser against time.Parse:
+// whatever it accepts, time.Parse reads as the same instant in UTC.
+func FuzzParseLayout(f *testing.F) {
+	for _, s := range []string{
+		formatTime(time.Date(2026, 1, 10, 12, 3, 4, 567891000, time.UTC)),
+		"2024-02-29T23:59:59.999999Z", "2023-02-29T00:00:00.000000Z", "0000-01-01T00:00:00.000000Z",
+		"2024-13-01T00:00:00.000000Z", "2024-01-01T24:00:00.000000Z", "2024-01-01T00:00:60.000000Z",
+		"2024-01-01 00:00:00.000000Z", "+024-01-01T00:00:00.000000Z", "2024-01-01T00:00:00.000000",
+	} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		got, ok := parseLayout(s)
+		want, err := time.Parse(timeLayout, s)
+		if ok && (err != nil || got != want) {
+			t.Errorf("parseLayout(%q) = %v, time.Parse = %v, %v", s, got, want, err)
+		}
+		if !ok && err == nil && len(s) == len(timeLayout) && s == formatTime(want) {
+			t.Errorf("parseLayout(%q) refused what formatTime writes", s)
+		}
+	})
+}
