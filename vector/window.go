@@ -28,7 +28,7 @@ import (
 // for a row that is not eligible, and may report it for a row whose score
 // cannot reach bar (bar is -Inf until k rows are held).
 //
-// Unlike Search, near is exact, not subject to an oversampling margin: the
+// Unlike Search, whose error allowance is statistical, near is exact: the
 // int8 first pass only skips rows whose cosine it proves too low. With q̃
 // and ṽ the dequantised codes of the unit vectors q and v, the first-pass
 // product q̃·ṽ differs from q·v by q̃·(ṽ−v) + (q̃−q)·v; each component of
