@@ -171,19 +171,12 @@ func (x *Index[M]) Remove(id string) {
 // indexed). rows may repeat.
 func (x *Index[M]) exact(ctx context.Context, qv []float32, rows []int32) (cos []float64, ok []bool, err error) {
 	cos, ok = make([]float64, len(rows)), make([]bool, len(rows))
-	at := make(map[int32][]int, len(rows)) // row → its places in rows
-	var ids []string
+	ids := make([]string, len(rows))
 	for j, r := range rows {
-		if at[r] == nil {
-			ids = append(ids, x.ids[r])
-		}
-		at[r] = append(at[r], j)
+		ids[j] = x.ids[r]
 	}
-	err = x.Vectors(ctx, ids, func(i int, v []float32) {
-		c := float64(Dot(qv, v))
-		for _, j := range at[int32(x.pos[ids[i]])] {
-			cos[j], ok[j] = c, true
-		}
+	err = x.Vectors(ctx, ids, func(j int, v []float32) {
+		cos[j], ok[j] = float64(Dot(qv, v)), true
 	})
 	if err != nil {
 		return nil, nil, err
@@ -193,19 +186,19 @@ func (x *Index[M]) exact(ctx context.Context, qv []float32, rows []int32) (cos [
 
 // Vectors calls fn with the stored vector of each of ids that the index
 // holds, normalised to unit length, read through the Loader: fn gets the
-// ID's position in ids (the first, when it repeats), and may keep v only
-// until it returns.
+// ID's position in ids (each of them, when it repeats), and may keep v
+// only until it returns.
 func (x *Index[M]) Vectors(ctx context.Context, ids []string, fn func(i int, v []float32)) error {
 	if len(ids) == 0 {
 		return nil
 	}
-	first := make(map[string]int, len(ids))
+	at := make(map[string][]int, len(ids)) // ID → its places in ids
 	distinct := make([]string, 0, len(ids))
 	for i, id := range ids {
-		if _, seen := first[id]; !seen {
-			first[id] = i
+		if at[id] == nil {
 			distinct = append(distinct, id)
 		}
+		at[id] = append(at[id], i)
 	}
 	unit := make([]float32, x.dim)
 	return x.load(ctx, distinct, func(j int, v []float32) {
@@ -217,7 +210,9 @@ func (x *Index[M]) Vectors(ctx context.Context, ids []string, fn func(i int, v [
 		}
 		copy(unit, v)
 		Normalize(unit)
-		fn(first[distinct[j]], unit)
+		for _, i := range at[distinct[j]] {
+			fn(i, unit)
+		}
 	})
 }
 

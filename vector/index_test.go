@@ -385,7 +385,7 @@ func TestVectorsRepeatedIDs(t *testing.T) {
 	err := x.Vectors(context.Background(), []string{"b", "a", "b", "gone"}, func(i int, v []float32) {
 		got[i] = append([]float32(nil), v...)
 	})
-	if err != nil || len(got) != 2 || got[0][1] != 1 || got[1][0] != 0.6 || x.reads.Load() != 2 {
+	if err != nil || len(got) != 3 || got[0][1] != 1 || got[1][0] != 0.6 || got[2][1] != 1 || x.reads.Load() != 2 {
 		t.Errorf("Vectors = %v, %v (%d read)", got, err, x.reads.Load())
 	}
 }
