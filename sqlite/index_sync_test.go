@@ -9,8 +9,6 @@ import (
 	"time"
 
 	"github.com/hippo-mem/hippo"
-	"github.com/hippo-mem/hippo/mock"
-	"github.com/hippo-mem/hippo/openai"
 )
 
 // TestIndexCurrentCheck checks the one-statement check that lets a sync
@@ -19,28 +17,10 @@ import (
 // the change.
 func TestIndexCurrentCheck(t *testing.T) {
 	ctx := context.Background()
-	srv := mock.NewServer(t, 32)
-	emb, err := openai.NewEmbedder(openai.Config{BaseURL: srv.BaseURL(), Model: "mock"})
-	if err != nil {
-		t.Fatal(err)
-	}
 	now := time.Date(2026, 1, 10, 12, 0, 0, 0, time.UTC)
 	var nowMu sync.Mutex
 	clockNow := func() time.Time { nowMu.Lock(); defer nowMu.Unlock(); return now }
-	path := filepath.Join(t.TempDir(), "current.db")
-	open := func() (*DB, *Memory) {
-		t.Helper()
-		db, err := Open(ctx, path, Options{Now: clockNow, DecayClock: ActiveClock})
-		if err != nil {
-			t.Fatal(err)
-		}
-		t.Cleanup(func() { db.Close() })
-		m, err := db.Memory(MemoryOptions{AgentID: "agent", Embedder: emb})
-		if err != nil {
-			t.Fatal(err)
-		}
-		return db, m
-	}
+	open := sharedFile(t, Options{Now: clockNow, DecayClock: ActiveClock})
 	db, m := open()
 	other, cli := open()
 	if _, err := m.StoreMemory(ctx, hippo.StoreInput{Content: "the first memory"}); err != nil {
@@ -74,7 +54,7 @@ func TestIndexCurrentCheck(t *testing.T) {
 	current("after a recall and its own boost", true)
 
 	// Another agent's writes leave this agent's index current.
-	mate, err := other.Memory(MemoryOptions{AgentID: "mate", Embedder: emb})
+	mate, err := other.Memory(MemoryOptions{AgentID: "mate", Embedder: m.opts.Embedder})
 	if err != nil {
 		t.Fatal(err)
 	}

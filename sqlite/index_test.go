@@ -16,9 +16,9 @@ import (
 )
 
 // sharedFile returns a function that opens one new database file again
-// each time, as another process would, with agent "agent"'s memory on a
-// mock embedder.
-func sharedFile(t *testing.T) func() (*DB, *Memory) {
+// each time with opts, as another process would, with agent "agent"'s
+// memory on a mock embedder.
+func sharedFile(t *testing.T, opts Options) func() (*DB, *Memory) {
 	srv := mock.NewServer(t, 32)
 	emb, err := openai.NewEmbedder(openai.Config{BaseURL: srv.BaseURL(), Model: "mock"})
 	if err != nil {
@@ -27,7 +27,7 @@ func sharedFile(t *testing.T) func() (*DB, *Memory) {
 	path := filepath.Join(t.TempDir(), "shared.db")
 	return func() (*DB, *Memory) {
 		t.Helper()
-		db, err := Open(context.Background(), path, Options{})
+		db, err := Open(context.Background(), path, opts)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -44,7 +44,7 @@ func sharedFile(t *testing.T) func() (*DB, *Memory) {
 // a CLI would, and checks that neither ever recalls stale data.
 func TestIndexSeesOtherConnectionsWrites(t *testing.T) {
 	ctx := context.Background()
-	open := sharedFile(t)
+	open := sharedFile(t, Options{})
 	_, server := open()
 	_, cli := open()
 	recall := func(m *Memory, q string) []string {
@@ -117,7 +117,7 @@ func TestIndexSeesOtherConnectionsWrites(t *testing.T) {
 // another handle in between is still folded in by the next sync.
 func TestRecallFoldsOwnBoost(t *testing.T) {
 	ctx := context.Background()
-	open := sharedFile(t)
+	open := sharedFile(t, Options{})
 	db, m := open()
 	for _, s := range []string{"alpha memory", "beta memory", "gamma memory"} {
 		if _, err := m.StoreMemory(ctx, hippo.StoreInput{Content: s}); err != nil {
