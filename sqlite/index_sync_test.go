@@ -129,21 +129,7 @@ func TestCurrentQueryPlan(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer db.Close()
-	rows, err := db.read.QueryContext(ctx, `EXPLAIN QUERY PLAN `+currentActiveQuery, 1, "a", "a", 1)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer rows.Close()
-	var plan []string
-	for rows.Next() {
-		var id, parent, unused int
-		var detail string
-		if err := rows.Scan(&id, &parent, &unused, &detail); err != nil {
-			t.Fatal(err)
-		}
-		plan = append(plan, detail)
-	}
-	got := strings.Join(plan, "; ")
+	got := queryPlan(t, db, currentActiveQuery, 1, "a", "a", 1)
 	for _, want := range []string{"SEARCH hippo_changes USING INTEGER PRIMARY KEY (rowid>?)", "SEARCH hippo_activity USING PRIMARY KEY (agent_id=? AND hour>?)"} {
 		if !strings.Contains(got, want) {
 			t.Errorf("plan %s\nwant it to %s", got, want)

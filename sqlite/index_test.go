@@ -207,24 +207,33 @@ func TestQueryPlansUseIndexes(t *testing.T) {
 		{`SELECT id, embedding FROM chunks WHERE id IN (SELECT value FROM json_each(?)) AND +agent_id = ?`,
 			"sqlite_autoindex_chunks_1", []any{`["x"]`, "a"}},
 	} {
-		rows, err := db.read.QueryContext(ctx, `EXPLAIN QUERY PLAN `+tt.query, tt.args...)
-		if err != nil {
-			t.Fatal(err)
-		}
-		var plan []string
-		for rows.Next() {
-			var id, parent, unused int
-			var detail string
-			if err := rows.Scan(&id, &parent, &unused, &detail); err != nil {
-				t.Fatal(err)
-			}
-			plan = append(plan, detail)
-		}
-		rows.Close()
-		if got := fmt.Sprint(plan); !strings.Contains(got, tt.want) {
+		if got := queryPlan(t, db, tt.query, tt.args...); !strings.Contains(got, tt.want) {
 			t.Errorf("%s\nplan %s, want it to use %s", tt.query, got, tt.want)
 		}
 	}
+}
+
+// queryPlan is SQLite's plan for query, its steps joined by "; ".
+func queryPlan(t *testing.T, db *DB, query string, args ...any) string {
+	t.Helper()
+	rows, err := db.read.QueryContext(context.Background(), `EXPLAIN QUERY PLAN `+query, args...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer rows.Close()
+	var plan []string
+	for rows.Next() {
+		var id, parent, unused int
+		var detail string
+		if err := rows.Scan(&id, &parent, &unused, &detail); err != nil {
+			t.Fatal(err)
+		}
+		plan = append(plan, detail)
+	}
+	if err := rows.Err(); err != nil {
+		t.Fatal(err)
+	}
+	return strings.Join(plan, "; ")
 }
 
 // TestBulkInsertLeavesNoLogEntries checks that a bulk insert replaces its
