@@ -3,6 +3,7 @@ package local
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"os"
 	"strings"
 	"testing"
@@ -39,9 +40,9 @@ func TestExtractFacts(t *testing.T) {
 		{"I love Go and hate Java!", []string{"User loves Go", "User hates Java"}},
 		{"I have two kids and a dog named Max.", []string{"User has two kids", "User has a dog named Max"}},
 		{"We're moving to Osaka next year.", []string{"User is moving to Osaka next year"}},
-		{"I've decided to switch our backend to Go.", []string{"User has decided to switch User's backend to Go"}},
+		{"I've decided to switch our backend to Go.", []string{"User has decided to switch their backend to Go"}},
 		{"I usually wake up at 6 am and go for a run.", []string{"User usually wakes up at 6 am", "User goes for a run"}},
-		{"I used to live in Paris but now I live in Lyon.", []string{"User used to live in Paris", "User lives in Lyon"}},
+		{"I used to live in Paris.", []string{"User used to live in Paris"}},
 		{"I guess I kind of like jazz.", []string{"User kind of likes jazz"}},
 		{"I really, really love hiking.", []string{"User really loves hiking"}},
 		{"Tailwind is amazing.", []string{"User thinks Tailwind is amazing"}},
@@ -81,6 +82,97 @@ func TestExtractFacts(t *testing.T) {
 			}
 		})
 	}
+}
+
+// TestExtractFactsThirdPersonAndWording covers what first-person rules
+// alone lost: facts already in the third person, other people by name,
+// "call me", abbreviations inside a sentence and possessives.
+func TestExtractFactsThirdPersonAndWording(t *testing.T) {
+	tests := []struct {
+		text string
+		want []string
+	}{
+		{"The user prefers dark mode.", []string{"User prefers dark mode"}},
+		{"User's favorite programming language is Rust.", []string{"User's favorite programming language is Rust"}},
+		{"The user lives in Porto and works from home.", []string{"User lives in Porto", "User works from home"}},
+		{"Alice is a software engineer at Google.", []string{"Alice is a software engineer at Google"}},
+		{"Alice is my sister.", []string{"Alice is User's sister"}},
+		{"Ben lives in Oslo and teaches maths.", []string{"Ben lives in Oslo", "Ben teaches maths"}},
+		{"Call me Sam.", []string{"User's name is Sam"}},
+		{"You can call me Jo.", []string{"User's name is Jo"}},
+		{"Call me tomorrow.", nil},
+		{"I work as a pediatric nurse at St. Mary's hospital.", []string{"User works as a pediatric nurse at St. Mary's hospital"}},
+		{"My favourite author is Ursula K. Le Guin.", []string{"User's favourite author is Ursula K. Le Guin"}},
+		{"My GP is Dr. Hill and I trust her completely.", []string{"User's GP is Dr. Hill", "User trusts her completely"}},
+		{"I grew up in the U.S.", []string{"User grew up in the U.S."}},
+		{"I like fruit, e.g. apples, pears, etc. I hate kiwis.", []string{"User likes fruit, e.g. apples, pears, etc", "User hates kiwis"}},
+		{"My email is sam@example.com.", []string{"User's email is sam@example.com"}},
+		{"I take my coffee black.", []string{"User takes their coffee black"}},
+		{"That laptop is mine.", nil},
+		{"I taught myself Go.", []string{"User taught themselves Go"}},
+		{"I'm rebuilding my site and I've moved my blog.", []string{"User is rebuilding their site", "User has moved their blog"}},
+		// Not about a person.
+		{"Jira is down again.", nil},
+		{"Docker is running again.", nil},
+		{"The user interface is slow.", nil},
+	}
+	for _, tt := range tests {
+		t.Run(tt.text, func(t *testing.T) {
+			got := contents(t, tt.text)
+			if strings.Join(got, "|") != strings.Join(tt.want, "|") {
+				t.Errorf("got %q, want %q", got, tt.want)
+			}
+		})
+	}
+}
+
+// TestExtractFactsChangesOfState checks that a former state is not a
+// current fact: the current one replaces it.
+func TestExtractFactsChangesOfState(t *testing.T) {
+	type fact struct{ content, replaces string }
+	tests := []struct {
+		text string
+		want []fact
+	}{
+		{"I used to prefer VS Code, but now I use Neovim.", []fact{{"User uses Neovim", "User prefers VS Code"}}},
+		{"I used to live in Paris but now I live in Lyon.", []fact{{"User lives in Lyon", "User lives in Paris"}}},
+		{"I used to smoke. Now I run every morning.", []fact{{"User runs every morning", "User smokes"}}},
+		{"I used to work at Amazon, but I joined a startup in May.", []fact{{"User joined a startup in May", "User works at Amazon"}}},
+		{"I used to live in Paris.", []fact{{"User used to live in Paris", ""}}},
+		{"I used to code in Perl and I loved the language.", []fact{{"User used to code in Perl", ""}, {"User loved the language", ""}}},
+		{"I moved from Paris to Berlin last year.", []fact{{"User moved to Berlin last year", "User lives in Paris"}}},
+		{"My sister relocated from Leeds to York.", []fact{{"User's sister relocated to York", "User's sister lives in Leeds"}}},
+		{"I moved to Bangkok last month.", []fact{{"User moved to Bangkok last month", ""}}},
+		{"I'm moving from Lisbon to Porto in June.", []fact{{"User is moving from Lisbon to Porto in June", ""}}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.text, func(t *testing.T) {
+			facts, err := NewExtractor().ExtractFacts(context.Background(), tt.text)
+			if err != nil {
+				t.Fatal(err)
+			}
+			var got []fact
+			for _, f := range facts {
+				got = append(got, fact{f.Content, f.Replaces})
+			}
+			if fmt.Sprint(got) != fmt.Sprint(tt.want) {
+				t.Errorf("got %q, want %q", got, tt.want)
+			}
+		})
+	}
+}
+
+func contents(t *testing.T, text string) []string {
+	t.Helper()
+	facts, err := NewExtractor().ExtractFacts(context.Background(), text)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out []string
+	for _, f := range facts {
+		out = append(out, f.Content)
+	}
+	return out
 }
 
 func TestIntensityBands(t *testing.T) {
