@@ -82,6 +82,13 @@ type FactOutcome struct {
 	SupersededID      string  `json:"superseded_id,omitempty"`
 	SupersededContent string  `json:"superseded_content,omitempty"`
 	Similarity        float64 `json:"similarity,omitempty"`
+	// For a fact that replaces a former one (Fact.Replaces): the chunk
+	// that stopped being current. FormerRecorded is set when no known
+	// fact said the same, so the former one was stored from this text as
+	// already superseded, for the history.
+	FormerID       string `json:"former_id,omitempty"`
+	FormerContent  string `json:"former_content,omitempty"`
+	FormerRecorded bool   `json:"former_recorded,omitempty"`
 }
 
 // RememberResult is the outcome of RememberFacts.
@@ -130,6 +137,9 @@ func Summarize(outcomes []FactOutcome) string {
 				item = fmt.Sprintf("%s — intensity %.2f → running avg %.2f", o.ExistingContent, o.OldIntensity, o.NewIntensity)
 			case ActionSupersedes:
 				item = fmt.Sprintf("%s — replaces %q", o.Content, o.SupersededContent)
+			}
+			if o.FormerContent != "" && o.FormerContent != o.SupersededContent {
+				item += fmt.Sprintf(" — replaces %q", o.FormerContent)
 			}
 			groups[g].items = append(groups[g].items, item)
 		}

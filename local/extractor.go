@@ -69,6 +69,58 @@ func linkChanges(all []*extracted) []*extracted {
 	return out
 }
 
+var _ hippo.NoFactsExplainer = (*Extractor)(nil)
+
+// NoFactsReason says why text yields no fact, for a caller told "No facts
+// extracted": only questions, only greetings and filler, only requests to
+// the assistant, or statements about no one. It is meant for a text
+// ExtractFacts returned nothing for.
+func (x *Extractor) NoFactsReason(text string) string {
+	sents := splitSentences(text)
+	if len(sents) == 0 {
+		return "text is empty or only punctuation"
+	}
+	var questions, filler, requests int
+	for _, s := range sents {
+		if s.question {
+			questions++
+			continue
+		}
+		toks := trimPunct(stripMarkers(lex(s.text), &signals{}))
+		switch {
+		case len(toks) == 0:
+			filler++
+		case isRequest(toks):
+			requests++
+		}
+	}
+	n := len(sents)
+	switch {
+	case questions == n:
+		return "text is a question, not a statement"
+	case filler == n:
+		return "text is empty after removing greetings, thanks and filler"
+	case questions+filler+requests == n:
+		return "text is a request to the assistant, not a statement about the user or someone named"
+	}
+	return "no first-person or third-person statement of a fact found"
+}
+
+// isRequest reports whether a sentence asks something of the assistant:
+// an order ("Write a haiku"), "please", "let's", or words for "you".
+func isRequest(toks []token) bool {
+	first := toks[0].lower
+	if first == "please" || first == "let" || verbBase(first) == first && !hasFiniteBe(toks[1:]) {
+		return true
+	}
+	for _, t := range toks {
+		if t.lower == "you" || t.lower == "your" {
+			return true
+		}
+	}
+	return false
+}
+
 // extracted is one fact with the signals behind its intensity.
 type extracted struct {
 	content string

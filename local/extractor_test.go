@@ -162,6 +162,33 @@ func TestExtractFactsChangesOfState(t *testing.T) {
 	}
 }
 
+// TestNoFactsReason checks the reason given for texts with no fact.
+func TestNoFactsReason(t *testing.T) {
+	tests := []struct{ text, want string }{
+		{"", "text is empty or only punctuation"},
+		{"!!!", "text is empty or only punctuation"},
+		{"How do I reverse a linked list?", "text is a question, not a statement"},
+		{"Is the user still in Berlin? Where?", "text is a question, not a statement"},
+		{"Hi! Thanks.", "text is empty after removing greetings, thanks and filler"},
+		{"ok", "text is empty after removing greetings, thanks and filler"},
+		{"Write a haiku about autumn.", "text is a request to the assistant, not a statement about the user or someone named"},
+		{"Please use British spelling. Can you help?", "text is a request to the assistant, not a statement about the user or someone named"},
+		{"Jira is down again.", "no first-person or third-person statement of a fact found"},
+		{"He said he would call.", "no first-person or third-person statement of a fact found"},
+	}
+	x := NewExtractor()
+	for _, tt := range tests {
+		t.Run(tt.text, func(t *testing.T) {
+			if facts := contents(t, tt.text); len(facts) != 0 {
+				t.Fatalf("facts %q from a fact-free text", facts)
+			}
+			if got := x.NoFactsReason(tt.text); got != tt.want {
+				t.Errorf("reason %q, want %q", got, tt.want)
+			}
+		})
+	}
+}
+
 func contents(t *testing.T, text string) []string {
 	t.Helper()
 	facts, err := NewExtractor().ExtractFacts(context.Background(), text)
