@@ -449,41 +449,36 @@ func (m *Memory) applyFacts(ctx context.Context, plans []*factPlan, snapshot int
 }
 
 // applyFormer ends the former fact of plan i, now resolved as chunk
-// resolved[i]: the known fact that says the same is superseded by it; with
-// none (or one already gone), the former fact is stored as already
-// superseded, so the history keeps what the text said was true before.
+// resolved[i]: the known fact that says the same is superseded by it
+// (unless the plan superseded it already, or it is no longer current);
+// with none, the former fact is stored as already superseded, so the
+// history keeps what the text said was true before.
 func (m *Memory) applyFormer(ctx context.Context, tx *sql.Tx, fp *formerPlan, resolved []string, i int, now time.Time, out *hippo.FactOutcome) error {
 	newID := resolved[i]
-	oldID := ""
 	if fp.target != nil {
-		if r := fp.target.entry.ref; r.chunkID != "" {
-			live, err := m.isLive(ctx, tx, r.chunkID)
-			if err != nil {
-				return err
-			}
-			if live {
-				oldID = r.chunkID
-			}
-		} else if r.batch < i {
-			oldID = resolved[r.batch]
+		oldID := fp.target.entry.ref.chunkID
+		if oldID == "" {
+			oldID = resolved[fp.target.entry.ref.batch]
 		}
-	}
-	if oldID == newID {
-		return nil // the fact said the same as its own former self
-	}
-	var content string
-	recorded := false
-	if oldID != "" {
+		switch oldID {
+		case newID:
+			return nil // the fact is its own former self
+		case out.SupersededID:
+			out.FormerID, out.FormerContent = oldID, out.SupersededContent
+			return nil
+		}
+		var content string
 		err := tx.QueryRowContext(ctx, `UPDATE chunks SET superseded_by = ?, superseded_at = ?
-			WHERE id = ? AND superseded_by IS NULL RETURNING content`, newID, formatTime(now), oldID).Scan(&content)
+			WHERE id = ? AND agent_id = ? AND superseded_by IS NULL RETURNING content`,
+			newID, formatTime(now), oldID, m.opts.AgentID).Scan(&content)
 		switch {
 		case err == sql.ErrNoRows:
-			oldID = "" // superseded meanwhile: record the former fact instead
+			return nil // forgotten or superseded meanwhile: no longer current anyway
 		case err != nil:
 			return fmt.Errorf("supersede former fact %s: %w", oldID, err)
 		}
-	}
-	if oldID == "" {
+		out.FormerID, out.FormerContent = oldID, content
+	} else {
 		at := now
 		c := &hippo.Chunk{
 			ID: NewID(now), AgentID: m.opts.AgentID, Scope: m.opts.Scope, Kind: hippo.KindFact,
@@ -494,12 +489,11 @@ func (m *Memory) applyFormer(ctx context.Context, tx *sql.Tx, fp *formerPlan, re
 		if err := insertChunk(ctx, tx, c); err != nil {
 			return err
 		}
-		oldID, content, recorded = c.ID, fp.content, true
+		out.FormerID, out.FormerContent, out.FormerRecorded = c.ID, fp.content, true
 	}
-	out.FormerID, out.FormerContent, out.FormerRecorded = oldID, content, recorded
 	if out.Action == hippo.ActionNew || out.Action == hippo.ActionDistinct {
 		out.Action = hippo.ActionSupersedes
-		out.SupersededID, out.SupersededContent = oldID, content
+		out.SupersededID, out.SupersededContent = out.FormerID, out.FormerContent
 	}
 	return nil
 }
