@@ -830,6 +830,28 @@ func formerState(body []token, subj int) string {
 	return render(present)
 }
 
+// isPlace reports whether a phrase ends in a word whose GloVe vector is
+// near "city", "town" or "country" (Paris 0.51, Leeds 0.38, the suburbs
+// 0.67) rather than a language or a tool (Java 0.35, Python 0.05). Words
+// out of the vocabulary are not places: a move left as said loses nothing.
+func isPlace(phrase []token) bool {
+	v, err := loadVocab()
+	if err != nil || len(phrase) == 0 {
+		return false
+	}
+	w := phrase[len(phrase)-1].lower // as written: "leeds", not the lemma "leed"
+	for _, kind := range []string{"city", "town", "country"} {
+		if sim, known := wordSimilarity(v, w, kind); known && sim >= placeCosine {
+			return true
+		}
+	}
+	return false
+}
+
+// placeCosine is the cosine to "city", "town" or "country" above which a
+// word names a place.
+const placeCosine = 0.37
+
 // verbIndex returns the index in body of the first verb after the
 // rewritten subject ending at subj, past the rest of a noun subject
 // ("User's sister") and adverbs, or len(body).
@@ -866,6 +888,9 @@ func movedFrom(body []token, subj int) (moved []token, from string) {
 		return body, ""
 	}
 	place := body[v+2 : to]
+	if !isPlace(place) {
+		return body, "" // "moved from Java to Go": said as it was
+	}
 	lived := append(append(append([]token{}, body[:subj]...), word("lives"), word("in")), place...)
 	moved = append(append([]token{}, body[:v+1]...), body[to:]...)
 	return moved, render(lived)
@@ -895,7 +920,7 @@ func conjugate(rest []token) []token {
 func thirdPerson(t token) string {
 	w := t.lower
 	switch w {
-	case "am", "are":
+	case "am", "are", "be":
 		return "is"
 	case "were":
 		return "was"

@@ -144,6 +144,8 @@ func TestExtractFactsChangesOfState(t *testing.T) {
 		{"My sister relocated from Leeds to York.", []fact{{"User's sister relocated to York", "User's sister lives in Leeds"}}},
 		{"I moved to Bangkok last month.", []fact{{"User moved to Bangkok last month", ""}}},
 		{"I'm moving from Lisbon to Porto in June.", []fact{{"User is moving from Lisbon to Porto in June", ""}}},
+		{"I moved from Java to Go.", []fact{{"User moved from Java to Go", ""}}},
+		{"I used to be a teacher, but now I'm a developer.", []fact{{"User is a developer", "User is a teacher"}}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.text, func(t *testing.T) {
@@ -269,8 +271,11 @@ func TestExtractionSet(t *testing.T) {
 		precision, recall, bands float64 // soft floors
 		exactP, exactR           float64 // exact floors
 	}{
-		{"testdata/extraction.json", 0.9, 0.9, 0.85, 0.8, 0.8},
-		{"testdata/extraction_holdout.json", 0.6, 0.6, 0.5, 0.3, 0.3},
+		// Before the third-person, abbreviation, possessive and
+		// change-of-state rules: tuning 0.94, 0.89 (exact 0.81, 0.77);
+		// held-out 0.91, 0.78 (exact 0.54, 0.46).
+		{"testdata/extraction.json", 0.95, 0.95, 0.9, 0.92, 0.92},
+		{"testdata/extraction_holdout.json", 0.92, 0.92, 0.85, 0.8, 0.8},
 	}
 	for _, tt := range tests {
 		t.Run(tt.file, func(t *testing.T) {
