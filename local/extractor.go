@@ -680,7 +680,7 @@ func rewriteClause(c clause, prev *clauseFact) *clauseFact {
 	first := toks[0].lower
 	var subject, rest []token
 	switch {
-	case first == "user" || first == "the" && len(toks) > 2 && toks[1].lower == "user":
+	case first == "user" && len(toks) > 1 || first == "the" && len(toks) > 2 && toks[1].lower == "user":
 		// Already in the third person: "The user prefers dark mode",
 		// "User's favorite language is Rust".
 		i := 1
