@@ -562,8 +562,13 @@ var turnWords = setOf(`but now nowadays currently today`)
 
 // isTurn reports whether c states what holds instead of what was said
 // before it: it follows "but", or opens with "now" ("now I use", "I now
-// use", "these days I use").
+// use", "these days I use"), and says nothing like "also" or "still".
 func isTurn(c clause) bool {
+	for _, t := range c.toks {
+		if t.lower == "also" || t.lower == "still" || t.lower == "too" {
+			return false // "but I also love football": added, not instead
+		}
+	}
 	if strings.Contains(c.connector, "but") {
 		return true
 	}

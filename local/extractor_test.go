@@ -145,6 +145,7 @@ func TestExtractFactsChangesOfState(t *testing.T) {
 		{"I moved to Bangkok last month.", []fact{{"User moved to Bangkok last month", ""}}},
 		{"I'm moving from Lisbon to Porto in June.", []fact{{"User is moving from Lisbon to Porto in June", ""}}},
 		{"I moved from Java to Go.", []fact{{"User moved from Java to Go", ""}}},
+		{"I used to play chess, but I also love football.", []fact{{"User used to play chess", ""}, {"User also loves football", ""}}},
 		{"I used to be a teacher, but now I'm a developer.", []fact{{"User is a developer", "User is a teacher"}}},
 	}
 	for _, tt := range tests {
