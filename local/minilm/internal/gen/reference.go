@@ -1,0 +1,236 @@
+package main
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"math"
+	"strconv"
+	"strings"
+
+	"github.com/hippo-mem/hippo/local/minilm/internal/wordpiece"
+)
+
+// refModel is the full-precision model, run in float64 one window at a
+// time with no tricks: the yardstick for the package's int8 model.
+type refModel struct {
+	t map[string][]float64
+}
+
+func newRefModel(tensors map[string]tensor) (*refModel, error) {
+	m := &refModel{t: map[string][]float64{}}
+	for name, t := range tensors {
+		v := make([]float64, len(t.data))
+		for i, x := range t.data {
+			v[i] = float64(x)
+		}
+		m.t[name] = v
+	}
+	if len(m.t["embeddings.word_embeddings.weight"]) != vocabSize*hidden {
+		return nil, fmt.Errorf("no word embeddings of %d×%d", vocabSize, hidden)
+	}
+	return m, nil
+}
+
+func (m *refModel) w(name string) []float64 {
+	v, ok := m.t[name]
+	if !ok {
+		panic("no tensor " + name)
+	}
+	return v
+}
+
+// linear returns x·Wᵀ + b for x of len(x)/k rows.
+func (m *refModel) linear(x []float64, prefix string, k int) []float64 {
+	w, b := m.w(prefix+".weight"), m.w(prefix+".bias")
+	n := len(b)
+	rows := len(x) / k
+	out := make([]float64, rows*n)
+	for r := range rows {
+		for j := range n {
+			s := b[j]
+			for p := range k {
+				s += x[r*k+p] * w[j*k+p]
+			}
+			out[r*n+j] = s
+		}
+	}
+	return out
+}
+
+func (m *refModel) layerNorm(x []float64, prefix string) {
+	g, b := m.w(prefix+".weight"), m.w(prefix+".bias")
+	for r := 0; r < len(x); r += hidden {
+		row := x[r : r+hidden]
+		var mean, v float64
+		for _, a := range row {
+			mean += a
+		}
+		mean /= hidden
+		for _, a := range row {
+			v += (a - mean) * (a - mean)
+		}
+		inv := 1 / math.Sqrt(v/hidden+lnEps)
+		for i := range row {
+			row[i] = (row[i]-mean)*inv*g[i] + b[i]
+		}
+	}
+}
+
+// hidden returns the last hidden state of one window of token IDs.
+func (m *refModel) hiddenState(ids []int32) []float64 {
+	L := len(ids)
+	x := make([]float64, L*hidden)
+	word, pos, typ := m.w("embeddings.word_embeddings.weight"), m.w("embeddings.position_embeddings.weight"), m.w("embeddings.token_type_embeddings.weight")
+	for i, id := range ids {
+		for j := range hidden {
+			x[i*hidden+j] = word[int(id)*hidden+j] + pos[i*hidden+j] + typ[j]
+		}
+	}
+	m.layerNorm(x, "embeddings.LayerNorm")
+	const hd = hidden / heads
+	for l := range layers {
+		p := fmt.Sprintf("encoder.layer.%d.", l)
+		q := m.linear(x, p+"attention.self.query", hidden)
+		k := m.linear(x, p+"attention.self.key", hidden)
+		v := m.linear(x, p+"attention.self.value", hidden)
+		ctx := make([]float64, L*hidden)
+		scores := make([]float64, L)
+		for h := range heads {
+			for i := range L {
+				mx := math.Inf(-1)
+				for j := range L {
+					var s float64
+					for d := range hd {
+						s += q[i*hidden+h*hd+d] * k[j*hidden+h*hd+d]
+					}
+					scores[j] = s / math.Sqrt(hd)
+					mx = max(mx, scores[j])
+				}
+				var sum float64
+				for j := range L {
+					scores[j] = math.Exp(scores[j] - mx)
+					sum += scores[j]
+				}
+				for j := range L {
+					for d := range hd {
+						ctx[i*hidden+h*hd+d] += scores[j] / sum * v[j*hidden+h*hd+d]
+					}
+				}
+			}
+		}
+		a := m.linear(ctx, p+"attention.output.dense", hidden)
+		for i := range x {
+			x[i] += a[i]
+		}
+		m.layerNorm(x, p+"attention.output.LayerNorm")
+		f := m.linear(x, p+"intermediate.dense", hidden)
+		for i, z := range f {
+			f[i] = 0.5 * z * (1 + math.Erf(z/math.Sqrt2))
+		}
+		o := m.linear(f, p+"output.dense", intermediate)
+		for i := range x {
+			x[i] += o[i]
+		}
+		m.layerNorm(x, p+"output.LayerNorm")
+	}
+	return x
+}
+
+// cls returns the [CLS] row of the last hidden state, raw and scaled to
+// unit length.
+func (m *refModel) cls(ids []int32) (raw, unit []float64) {
+	raw = m.hiddenState(ids)[:hidden]
+	return raw, normalize(raw)
+}
+
+// embed returns the sentence embedding of text under the package's rule:
+// the mean of the last hidden state over each window's tokens, the windows
+// averaged weighted by their token counts, scaled to unit length.
+func (m *refModel) embed(tok *wordpiece.Tokenizer, text string) ([]float64, int) {
+	pieces := tok.AppendPieces(nil, text)
+	sum := make([]float64, hidden)
+	for _, w := range wordpiece.Windows(len(pieces)) {
+		ids := append(append([]int32{tok.CLS()}, pieces[w[0]:w[1]]...), tok.SEP())
+		x := m.hiddenState(ids)
+		for i := range ids {
+			for j := range hidden {
+				sum[j] += x[i*hidden+j]
+			}
+		}
+	}
+	return normalize(sum), len(pieces) + 2
+}
+
+func normalize(v []float64) []float64 {
+	var n float64
+	for _, x := range v {
+		n += x * x
+	}
+	n = math.Sqrt(n)
+	out := make([]float64, len(v))
+	for i, x := range v {
+		out[i] = x / n
+	}
+	return out
+}
+
+// referenceTexts are varied sentences: short, long, punctuation, accents,
+// numbers, CJK, and one well over the 256-token window.
+func referenceTexts() []string {
+	texts := []string{
+		"hello world",
+		"The user prefers dark mode in every editor.",
+		"My wife's birthday is on March 3rd, 1987.",
+		"I moved from Berlin to Bangkok last year!",
+		"Café crème, naïve façade, résumé — Zoë's jalapeño piñata.",
+		"Server 10.0.0.12 returned HTTP 503 at 03:14:15 UTC; retried 3×.",
+		"What's the capital of France? Paris, obviously...",
+		"东京是日本的首都。",
+		"The quick brown fox jumps over the lazy dog.",
+		"Don't use tabs; always use 4 spaces (PEP 8).",
+		"a",
+		"",
+		"User is allergic to peanuts and shellfish.",
+		"Uses Go 1.26 with modernc.org/sqlite — no cgo.",
+		"email: jane.doe+test@example.com, phone +44 20 7946 0958",
+		"Supercalifragilisticexpialidocious antidisestablishmentarianism",
+		"ПРИВЕТ мир, Ελληνικά και Español.",
+		"The meeting was moved from Tuesday at 3pm to Thursday at 10am because the client's flight from São Paulo was delayed, and everyone agreed that the quarterly review should wait until the new numbers for Q3 revenue, churn and net promoter score were in.",
+	}
+	var b strings.Builder
+	for i := range 14 {
+		fmt.Fprintf(&b, "Entry %d: the team reviewed incident #%d, rolled back release v2.%d, and wrote a post-mortem. ", i+1, 100+i, i)
+	}
+	texts = append(texts, strings.TrimSpace(b.String()))
+	return texts
+}
+
+// reference embeds referenceTexts and renders them as JSON, one text per
+// line, with six decimals.
+func reference(tok *wordpiece.Tokenizer, m *refModel) ([]byte, error) {
+	var b bytes.Buffer
+	b.WriteString("{\"model\": \"" + pkgSpec + " fp16, float64 forward pass\",\n\"texts\": [\n")
+	texts := referenceTexts()
+	for i, t := range texts {
+		v, n := m.embed(tok, t)
+		js, err := json.Marshal(t)
+		if err != nil {
+			return nil, err
+		}
+		fmt.Fprintf(&b, "{\"text\": %s, \"tokens\": %d, \"vector\": [", js, n)
+		for j, x := range v {
+			if j > 0 {
+				b.WriteByte(',')
+			}
+			b.WriteString(strconv.FormatFloat(x, 'f', 6, 64))
+		}
+		b.WriteString("]}")
+		if i < len(texts)-1 {
+			b.WriteByte(',')
+		}
+		b.WriteByte('\n')
+	}
+	b.WriteString("]}\n")
+	return b.Bytes(), nil
+}
