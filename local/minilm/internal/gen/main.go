@@ -379,8 +379,10 @@ func build(vocab []string, tensors map[string]tensor) ([]byte, error) {
 	return buf.Bytes(), nil
 }
 
-// quantize maps each row to int8 with its own scale, max|w|/127, rounding
-// to nearest.
+// quantize maps each row to int8 with its own scale, rounding to nearest.
+// The scale is the one of max|w|/127·f, f from 1 down to 0.5 in steps of
+// 0.01, with the least squared error on the row: clipping a few outliers
+// buys finer steps for the rest.
 func quantize(w []float32, rows, cols int) ([]float32, []int8) {
 	scales := make([]float32, rows)
 	q := make([]int8, len(w))
@@ -393,12 +395,27 @@ func quantize(w []float32, rows, cols int) ([]float32, []int8) {
 		if m == 0 {
 			continue
 		}
-		s := m / 127
-		scales[r] = s
+		best, bestErr := float32(0), math.Inf(1)
+		for step := 0; step <= 50; step++ {
+			s := m / 127 * float32(1-0.01*float64(step))
+			var e float64
+			for _, x := range row {
+				d := float64(x) - float64(s)*quantum(x, s)
+				e += d * d
+			}
+			if e < bestErr {
+				best, bestErr = s, e
+			}
+		}
+		scales[r] = best
 		for i, x := range row {
-			v := math.RoundToEven(float64(x / s))
-			q[r*cols+i] = int8(max(-127, min(127, v)))
+			q[r*cols+i] = int8(quantum(x, best))
 		}
 	}
 	return scales, q
+}
+
+// quantum returns x/s rounded to the nearest integer in [−127, 127].
+func quantum(x, s float32) float64 {
+	return max(-127, min(127, math.RoundToEven(float64(x/s))))
 }
