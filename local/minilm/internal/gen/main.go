@@ -105,7 +105,15 @@ func main() {
 	if err != nil {
 		log.Fatal(err)
 	}
-	data, err := build(vocab, tensors)
+	tok, err := wordpiece.New(vocab)
+	if err != nil {
+		log.Fatal(err)
+	}
+	m, err := newRefModel(tensors)
+	if err != nil {
+		log.Fatal(err)
+	}
+	data, err := build(vocab, tensors, m.calibrate(tok))
 	if err != nil {
 		log.Fatal(err)
 	}
@@ -115,14 +123,6 @@ func main() {
 	log.Printf("wrote %s: %d tokens, %d tensors, %d bytes", *out, len(vocab), len(tensors), len(data))
 	if *ref == "" {
 		return
-	}
-	tok, err := wordpiece.New(vocab)
-	if err != nil {
-		log.Fatal(err)
-	}
-	m, err := newRefModel(tensors)
-	if err != nil {
-		log.Fatal(err)
 	}
 	raw, norm := m.cls(tok.Encode("hello world"))
 	log.Printf("[CLS] of %q: raw %.4f, normalized %.4f", "hello world", raw[:5], norm[:5])
@@ -336,8 +336,59 @@ func halfToFloat(h uint16) float32 {
 	return v
 }
 
-// build writes the artifact.
-func build(vocab []string, tensors map[string]tensor) ([]byte, error) {
+// build writes the artifact. stats weigh each linear layer's
+// quantization error by its inputs, and give the mean input with which its
+// bias absorbs the error's mean; nil stats weigh all inputs alike.
+func build(vocab []string, tensors map[string]tensor, stats map[string]*inputStats) ([]byte, error) {
+	var names []string
+	for name := range tensors {
+		if !strings.HasPrefix(name, "pooler.") {
+			names = append(names, name)
+		}
+	}
+	slices.Sort(names)
+	// Quantize first: biases change with their weights.
+	type quant struct {
+		scales []float32
+		q      []int8
+	}
+	quants := map[string]quant{}
+	biases := map[string][]float32{}
+	for _, name := range names {
+		t := tensors[name]
+		if len(t.shape) != 2 {
+			continue
+		}
+		rows, cols := t.shape[0], t.shape[1]
+		prefix := strings.TrimSuffix(name, ".weight")
+		st := stats[prefix]
+		var energy, mean []float64
+		if st != nil {
+			energy, mean = make([]float64, cols), make([]float64, cols)
+			for k := range cols {
+				energy[k] = st.sq[k] / float64(st.n)
+				mean[k] = st.sum[k] / float64(st.n)
+			}
+		}
+		scales, q := quantize(t.data, rows, cols, energy)
+		quants[name] = quant{scales, q}
+		if mean == nil {
+			continue
+		}
+		b := slices.Clone(tensors[prefix+".bias"].data)
+		if len(b) != rows {
+			return nil, fmt.Errorf("tensor %s has %d values for %d rows of %s", prefix+".bias", len(b), rows, name)
+		}
+		for r := range rows {
+			var e float64
+			for k := range cols {
+				e += (float64(t.data[r*cols+k]) - float64(scales[r])*float64(q[r*cols+k])) * mean[k]
+			}
+			b[r] += float32(e)
+		}
+		biases[prefix+".bias"] = b
+	}
+
 	var buf bytes.Buffer
 	buf.WriteString(magic)
 	le := func(v any) { binary.Write(&buf, binary.LittleEndian, v) }
@@ -346,13 +397,6 @@ func build(vocab []string, tensors map[string]tensor) ([]byte, error) {
 		buf.WriteByte(byte(len(w)))
 		buf.WriteString(w)
 	}
-	var names []string
-	for name := range tensors {
-		if !strings.HasPrefix(name, "pooler.") {
-			names = append(names, name)
-		}
-	}
-	slices.Sort(names)
 	le(uint32(len(names)))
 	for _, name := range names {
 		t := tensors[name]
@@ -363,15 +407,17 @@ func build(vocab []string, tensors map[string]tensor) ([]byte, error) {
 			buf.WriteByte(0)
 			le(uint32(1))
 			le(uint32(t.shape[0]))
-			le(t.data)
+			if b, ok := biases[name]; ok {
+				le(b)
+			} else {
+				le(t.data)
+			}
 		case 2:
-			rows, cols := t.shape[0], t.shape[1]
 			buf.WriteByte(1)
-			le(uint32(rows))
-			le(uint32(cols))
-			scales, q := quantize(t.data, rows, cols)
-			le(scales)
-			le(q)
+			le(uint32(t.shape[0]))
+			le(uint32(t.shape[1]))
+			le(quants[name].scales)
+			le(quants[name].q)
 		default:
 			return nil, fmt.Errorf("tensor %s has shape %v", name, t.shape)
 		}
@@ -381,9 +427,10 @@ func build(vocab []string, tensors map[string]tensor) ([]byte, error) {
 
 // quantize maps each row to int8 with its own scale, rounding to nearest.
 // The scale is the one of max|w|/127·f, f from 1 down to 0.5 in steps of
-// 0.01, with the least squared error on the row: clipping a few outliers
-// buys finer steps for the rest.
-func quantize(w []float32, rows, cols int) ([]float32, []int8) {
+// 0.01, with the least squared error on the row, each input's error
+// weighted by its energy, the mean square of that input (nil: 1):
+// clipping a few outliers buys finer steps for the rest.
+func quantize(w []float32, rows, cols int, energy []float64) ([]float32, []int8) {
 	scales := make([]float32, rows)
 	q := make([]int8, len(w))
 	for r := range rows {
@@ -399,8 +446,11 @@ func quantize(w []float32, rows, cols int) ([]float32, []int8) {
 		for step := 0; step <= 50; step++ {
 			s := m / 127 * float32(1-0.01*float64(step))
 			var e float64
-			for _, x := range row {
+			for k, x := range row {
 				d := float64(x) - float64(s)*quantum(x, s)
+				if energy != nil {
+					d *= math.Sqrt(energy[k])
+				}
 				e += d * d
 			}
 			if e < bestErr {

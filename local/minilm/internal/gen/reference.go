@@ -15,6 +15,15 @@ import (
 // time with no tricks: the yardstick for the package's int8 model.
 type refModel struct {
 	t map[string][]float64
+	// stats, when not nil, gathers each linear layer's inputs.
+	stats map[string]*inputStats
+}
+
+// inputStats are the per-channel mean and mean square of a linear layer's
+// inputs.
+type inputStats struct {
+	n       int
+	sum, sq []float64
 }
 
 func newRefModel(tensors map[string]tensor) (*refModel, error) {
@@ -45,6 +54,21 @@ func (m *refModel) linear(x []float64, prefix string, k int) []float64 {
 	w, b := m.w(prefix+".weight"), m.w(prefix+".bias")
 	n := len(b)
 	rows := len(x) / k
+	if m.stats != nil {
+		st := m.stats[prefix]
+		if st == nil {
+			st = &inputStats{sum: make([]float64, k), sq: make([]float64, k)}
+			m.stats[prefix] = st
+		}
+		for r := range rows {
+			for p := range k {
+				v := x[r*k+p]
+				st.sum[p] += v
+				st.sq[p] += v * v
+			}
+		}
+		st.n += rows
+	}
 	out := make([]float64, rows*n)
 	for r := range rows {
 		for j := range n {
@@ -173,6 +197,52 @@ func normalize(v []float64) []float64 {
 		out[i] = x / n
 	}
 	return out
+}
+
+// calibrate runs calibrationTexts through m and returns the statistics
+// of each linear layer's inputs, keyed by the layer's tensor prefix.
+func (m *refModel) calibrate(tok *wordpiece.Tokenizer) map[string]*inputStats {
+	m.stats = map[string]*inputStats{}
+	defer func() { m.stats = nil }()
+	for _, t := range calibrationTexts {
+		m.hiddenState(tok.Encode(t))
+	}
+	return m.stats
+}
+
+// calibrationTexts are sentences, apart from the reference ones, whose
+// activations weigh the quantization error of each weight.
+var calibrationTexts = []string{
+	"User prefers tea over coffee in the morning.",
+	"The user's daughter starts school in September.",
+	"Works as a backend engineer at a fintech startup in Lisbon.",
+	"Allergic to penicillin; carries an EpiPen.",
+	"Runs 5 km every Tuesday and Thursday before work.",
+	"Favourite editor is Neovim with the Gruvbox theme.",
+	"Deploys with Kubernetes on GKE, region europe-west1.",
+	"Birthday: 14 July 1990.",
+	"Hates meetings before 10am!",
+	"Is learning Japanese — currently at JLPT N4.",
+	"Uses PostgreSQL 16 and Redis for caching.",
+	"Their cat is called Miso.",
+	"Moved to Toronto in 2021 after living in Montréal.",
+	"Prefers short answers without bullet points.",
+	"Budget for the trip is $2,500 (flights excluded).",
+	"Why does the build fail on ARM64?",
+	"ok",
+	"Yes.",
+	"Remember that the API key rotates monthly.",
+	"The quarterly report is due on the last Friday of March, June, September and December.",
+	"She said: \"I'll be there at 7:30, don't wait for me.\"",
+	"Reads science fiction, mostly Ursula K. Le Guin and Ted Chiang.",
+	"Vegetarian since 2015, but eats fish occasionally.",
+	"Password manager: 1Password; 2FA via YubiKey.",
+	"Plays the piano and the guitar; wants to learn the cello.",
+	"Wohnt in München und arbeitet bei Siemens.",
+	"Le client préfère être contacté par courriel.",
+	"北京的天气很好。",
+	"Version 3.2.1 fixed the memory leak in the parser.",
+	"Call mom every Sunday evening.",
 }
 
 // referenceTexts are varied sentences: short, long, punctuation, accents,
