@@ -102,6 +102,22 @@ func (s isa) kernel(mr int) {
 		nacc *= 2
 	}
 	label(fmt.Sprintf("%s_%d", s.name, mr))
+	// Fetch the C tile now so that the stores at the end, thousands of
+	// cycles later, hit cache instead of waiting on memory for every line
+	// (for m in the thousands C does not fit in L2).
+	p("MOVQ c+48(FP), AX")
+	p("MOVQ ldc+56(FP), R8")
+	p("SHLQ $2, R8")
+	for i := 0; i < mr; i++ {
+		p("PREFETCHT0 (AX)")
+		if s.width == 64 {
+			p("PREFETCHT0 64(AX)")
+		}
+		if i < mr-1 {
+			p("ADDQ R8, AX")
+		}
+	}
+	p("LEAQ (BX*4), R8")
 	p("MOVQ mode+72(FP), AX")
 	p("CMPQ AX, $1")
 	p("JEQ %s", l("bias"))
