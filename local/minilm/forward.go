@@ -15,9 +15,7 @@ type workspace struct {
 	x, ctx, tmp []float32 // tokens×hidden
 	qkv         []float32 // tokens×3·hidden
 	ff          []float32 // tokens×intermediate
-	// One sequence's head at a time.
-	q, k, v, o []float32 // MaxTokens×headDim
-	scores     []float32 // MaxTokens×MaxTokens
+	scores      []float32 // one head's MaxTokens×MaxTokens
 }
 
 var wsPool = sync.Pool{New: func() any { return new(workspace) }}
@@ -37,10 +35,6 @@ func (w *workspace) reserve(t int) {
 	w.qkv = grow(w.qkv, t*3*hidden)
 	w.ff = grow(w.ff, t*intermediate)
 	const L = wordpiece.MaxTokens
-	w.q = grow(w.q, L*headDim)
-	w.k = grow(w.k, L*headDim)
-	w.v = grow(w.v, L*headDim)
-	w.o = grow(w.o, L*headDim)
 	w.scores = grow(w.scores, L*L)
 }
 
@@ -111,30 +105,22 @@ func (m *model) hiddenStates(ctx context.Context, w *workspace, seqs [][]int32) 
 }
 
 // attention sets w.ctx from w.qkv: for each sequence and head,
-// softmax(Q·Kᵀ)·V, the queries being pre-scaled.
+// softmax(Q·Kᵀ)·V, the queries being pre-scaled. Each head's Q, K and V
+// are read in place from the fused QKV rows.
 func (w *workspace) attention(seqs [][]int32) {
 	const stride = 3 * hidden
 	start := 0
 	for _, s := range seqs {
 		L := len(s)
+		qkv := w.qkv[start*stride:]
+		scores := w.scores[:L*L]
 		for h := range heads {
-			q, k, v := w.q[:L*headDim], w.k[:L*headDim], w.v[:L*headDim]
-			for i := range L {
-				src := w.qkv[(start+i)*stride+h*headDim:]
-				copy(q[i*headDim:(i+1)*headDim], src[:headDim])
-				copy(k[i*headDim:(i+1)*headDim], src[hidden:hidden+headDim])
-				copy(v[i*headDim:(i+1)*headDim], src[2*hidden:2*hidden+headDim])
-			}
-			scores := w.scores[:L*L]
-			gemm.MulT(scores, q, k, L, L, headDim)
+			c := h * headDim
+			gemm.MulTStrided(scores, L, qkv[c:], stride, qkv[hidden+c:], stride, L, L, headDim)
 			for i := range L {
 				softmax(scores[i*L : (i+1)*L])
 			}
-			o := w.o[:L*headDim]
-			gemm.MulN(o, scores, v, L, headDim, L)
-			for i := range L {
-				copy(w.ctx[(start+i)*hidden+h*headDim:], o[i*headDim:(i+1)*headDim])
-			}
+			gemm.MulNStrided(w.ctx[start*hidden+c:], hidden, scores, L, qkv[2*hidden+c:], stride, L, headDim, L)
 		}
 		start += L
 	}
