@@ -50,8 +50,10 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"runtime"
 	"slices"
 	"strings"
+	"sync"
 
 	"github.com/hippo-mem/hippo/local/minilm/internal/wordpiece"
 )
@@ -126,7 +128,7 @@ func main() {
 	}
 	raw, norm := m.cls(tok.Encode("hello world"))
 	log.Printf("[CLS] of %q: raw %.4f, normalized %.4f", "hello world", raw[:5], norm[:5])
-	js, err := reference(tok, m)
+	js, err := reference(tok, m, norm)
 	if err != nil {
 		log.Fatal(err)
 	}
@@ -348,45 +350,35 @@ func build(vocab []string, tensors map[string]tensor, stats map[string]*inputSta
 	}
 	slices.Sort(names)
 	// Quantize first: biases change with their weights.
-	type quant struct {
-		scales []float32
-		q      []int8
-	}
 	quants := map[string]quant{}
 	biases := map[string][]float32{}
+	var mu sync.Mutex
+	var firstErr error
+	var wg sync.WaitGroup
+	sem := make(chan struct{}, runtime.GOMAXPROCS(0))
 	for _, name := range names {
 		t := tensors[name]
 		if len(t.shape) != 2 {
 			continue
 		}
-		rows, cols := t.shape[0], t.shape[1]
-		prefix := strings.TrimSuffix(name, ".weight")
-		st := stats[prefix]
-		var energy, mean []float64
-		if st != nil {
-			energy, mean = make([]float64, cols), make([]float64, cols)
-			for k := range cols {
-				energy[k] = st.sq[k] / float64(st.n)
-				mean[k] = st.sum[k] / float64(st.n)
+		wg.Go(func() {
+			sem <- struct{}{}
+			defer func() { <-sem }()
+			qt, bias, err := quantizeTensor(name, t, tensors, stats)
+			mu.Lock()
+			defer mu.Unlock()
+			if err != nil && firstErr == nil {
+				firstErr = fmt.Errorf("quantizing %s: %w", name, err)
 			}
-		}
-		scales, q := quantize(t.data, rows, cols, energy)
-		quants[name] = quant{scales, q}
-		if mean == nil {
-			continue
-		}
-		b := slices.Clone(tensors[prefix+".bias"].data)
-		if len(b) != rows {
-			return nil, fmt.Errorf("tensor %s has %d values for %d rows of %s", prefix+".bias", len(b), rows, name)
-		}
-		for r := range rows {
-			var e float64
-			for k := range cols {
-				e += (float64(t.data[r*cols+k]) - float64(scales[r])*float64(q[r*cols+k])) * mean[k]
+			quants[name] = qt
+			if bias != nil {
+				biases[strings.TrimSuffix(name, ".weight")+".bias"] = bias
 			}
-			b[r] += float32(e)
-		}
-		biases[prefix+".bias"] = b
+		})
+	}
+	wg.Wait()
+	if firstErr != nil {
+		return nil, firstErr
 	}
 
 	var buf bytes.Buffer
@@ -423,6 +415,47 @@ func build(vocab []string, tensors map[string]tensor, stats map[string]*inputSta
 		}
 	}
 	return buf.Bytes(), nil
+}
+
+// quant is a matrix in int8 with a scale per row.
+type quant struct {
+	scales []float32
+	q      []int8
+}
+
+// quantizeTensor quantizes the matrix name. With statistics of its
+// inputs, a linear layer's scales weigh each input by its energy, its
+// rounding is GPTQ's, and its bias, returned, absorbs the mean error.
+func quantizeTensor(name string, t tensor, tensors map[string]tensor, stats map[string]*inputStats) (quant, []float32, error) {
+	rows, cols := t.shape[0], t.shape[1]
+	prefix := strings.TrimSuffix(name, ".weight")
+	st := stats[prefix]
+	if st == nil {
+		scales, q := quantize(t.data, rows, cols, nil)
+		return quant{scales, q}, nil, nil
+	}
+	energy, mean := make([]float64, cols), make([]float64, cols)
+	for k := range cols {
+		energy[k] = st.sq[k] / float64(st.n)
+		mean[k] = st.sum[k] / float64(st.n)
+	}
+	scales, q := quantize(t.data, rows, cols, energy)
+	q, err := gptq(t.data, rows, cols, scales, st.h)
+	if err != nil {
+		return quant{}, nil, err
+	}
+	b := slices.Clone(tensors[prefix+".bias"].data)
+	if len(b) != rows {
+		return quant{}, nil, fmt.Errorf("%s has %d values for %d rows", prefix+".bias", len(b), rows)
+	}
+	for r := range rows {
+		var e float64
+		for k := range cols {
+			e += (float64(t.data[r*cols+k]) - float64(scales[r])*float64(q[r*cols+k])) * mean[k]
+		}
+		b[r] += float32(e)
+	}
+	return quant{scales, q}, b, nil
 }
 
 // quantize maps each row to int8 with its own scale, rounding to nearest.

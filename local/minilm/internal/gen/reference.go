@@ -24,6 +24,26 @@ type refModel struct {
 type inputStats struct {
 	n       int
 	sum, sq []float64
+	h       []float64 // k×k sum of x·xᵀ, upper triangle
+}
+
+// add accumulates the rows of x, k values each.
+func (st *inputStats) add(x []float64, k int) {
+	for r := 0; r < len(x); r += k {
+		row := x[r : r+k]
+		for i, v := range row {
+			st.sum[i] += v
+			st.sq[i] += v * v
+			if v == 0 {
+				continue
+			}
+			h := st.h[i*k+i : (i+1)*k]
+			for j, w := range row[i:] {
+				h[j] += v * w
+			}
+		}
+		st.n++
+	}
 }
 
 func newRefModel(tensors map[string]tensor) (*refModel, error) {
@@ -55,19 +75,19 @@ func (m *refModel) linear(x []float64, prefix string, k int) []float64 {
 	n := len(b)
 	rows := len(x) / k
 	if m.stats != nil {
-		st := m.stats[prefix]
-		if st == nil {
-			st = &inputStats{sum: make([]float64, k), sq: make([]float64, k)}
-			m.stats[prefix] = st
-		}
-		for r := range rows {
-			for p := range k {
-				v := x[r*k+p]
-				st.sum[p] += v
-				st.sq[p] += v * v
+		// Queries, keys and values share their input.
+		key := strings.Replace(strings.Replace(prefix, ".key", ".query", 1), ".value", ".query", 1)
+		if key == prefix {
+			st := m.stats[key]
+			if st == nil {
+				st = &inputStats{sum: make([]float64, k), sq: make([]float64, k), h: make([]float64, k*k)}
+				m.stats[key] = st
 			}
+			st.add(x, k)
 		}
-		st.n += rows
+		if key != prefix {
+			m.stats[prefix] = m.stats[key]
+		}
 	}
 	out := make([]float64, rows*n)
 	for r := range rows {
@@ -207,6 +227,10 @@ func (m *refModel) calibrate(tok *wordpiece.Tokenizer) map[string]*inputStats {
 	for _, t := range calibrationTexts {
 		m.hiddenState(tok.Encode(t))
 	}
+	// And one full window of them run together.
+	pieces := tok.AppendPieces(nil, strings.Join(calibrationTexts, " "))
+	w := wordpiece.Windows(len(pieces))[0]
+	m.hiddenState(append(append([]int32{tok.CLS()}, pieces[w[0]:w[1]]...), tok.SEP()))
 	return m.stats
 }
 
@@ -277,10 +301,18 @@ func referenceTexts() []string {
 }
 
 // reference embeds referenceTexts and renders them as JSON, one text per
-// line, with six decimals.
-func reference(tok *wordpiece.Tokenizer, m *refModel) ([]byte, error) {
+// line, with six decimals, after cls, the unit-length [CLS] row of the
+// last hidden state of "hello world".
+func reference(tok *wordpiece.Tokenizer, m *refModel, cls []float64) ([]byte, error) {
 	var b bytes.Buffer
-	b.WriteString("{\"model\": \"" + pkgSpec + " fp16, float64 forward pass\",\n\"texts\": [\n")
+	b.WriteString("{\"model\": \"" + pkgSpec + " fp16, float64 forward pass\",\n\"hello_world_cls\": [")
+	for j, x := range cls {
+		if j > 0 {
+			b.WriteByte(',')
+		}
+		b.WriteString(strconv.FormatFloat(x, 'f', 6, 64))
+	}
+	b.WriteString("],\n\"texts\": [\n")
 	texts := referenceTexts()
 	for i, t := range texts {
 		v, n := m.embed(tok, t)
