@@ -32,6 +32,17 @@
 // is per output channel of a linear layer; biases and LayerNorm
 // parameters are kind 0. The pooler, which sentence embeddings do not use,
 // is left out.
+//
+// The embeddings are rounded to nearest with each row's scale chosen for
+// the least squared error (clipping the largest values by up to half).
+// The linear layers use statistics of their inputs, gathered by running
+// calibrationTexts (not the reference texts) through the float64 model:
+// the scale search weighs each input by its mean square, the rounding is
+// GPTQ's (each column's error spread over the columns not yet rounded,
+// through the inverse of XᵀX), and the bias absorbs the error's mean. Per
+// output channel int8 with plain rounding loses up to 0.004 of cosine on
+// the reference texts; this loses at most about 0.0012. It takes a minute
+// or two.
 package main
 
 import (
