@@ -59,7 +59,7 @@ func gelu(s []float32) {
 	for i, v := range s {
 		switch {
 		case v >= -geluRange && v < geluRange:
-			j := 2 * int((v+geluRange)*geluSteps)
+			j := 2 * min(int((v+geluRange)*geluSteps), geluNodes-1) // rounding near 6
 			s[i] = v * (t[j] + t[j+1]*v)
 		case v < -geluRange:
 			s[i] = 0

@@ -34,3 +34,12 @@ func TestGELU(t *testing.T) {
 		}
 	}
 }
+
+// TestGELUEdges feeds the values next to the table's ends.
+func TestGELUEdges(t *testing.T) {
+	s := []float32{math.Nextafter32(geluRange, 0), -geluRange, math.Nextafter32(-geluRange, 0), geluRange, float32(math.NaN())}
+	gelu(s)
+	if math.Abs(float64(s[0])-geluRange) > 1e-5 || math.Abs(float64(s[1])) > 1e-6 || s[3] != geluRange || !math.IsNaN(float64(s[4])) {
+		t.Errorf("gelu at the edges: %v", s)
+	}
+}
