@@ -20,6 +20,7 @@ type workspace struct {
 
 var wsPool = sync.Pool{New: func() any { return new(workspace) }}
 
+// grow returns s resized to n values, reallocated if its capacity is short.
 func grow(s []float32, n int) []float32 {
 	if cap(s) < n {
 		return make([]float32, n)

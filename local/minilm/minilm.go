@@ -10,15 +10,23 @@
 // float32 scale per row, biases and LayerNorm parameters as float32. The
 // model is loaded once per process, on the first Embed.
 //
-// Texts longer than the model's 256-token window are not cut: their word
-// pieces are split into overlapping windows (see wordpiece.Windows), each
-// embedded, and the windows' mean-pooled vectors averaged weighted by
-// their token counts, then scaled to unit length.
+// Texts longer than the model's 256-token window are not cut. Up to 254
+// word pieces (256 tokens with [CLS] and [SEP]) make one window. A longer
+// text is covered by the fewest windows of 254 pieces in which consecutive
+// windows share at least 64 pieces, spread evenly from its first piece to
+// its last; each window is embedded, and the windows' mean-pooled vectors
+// are averaged weighted by their token counts, then scaled to unit length.
 //
-// Benchmarks (ms per 25-token sentence, sentences/s in batches of 64,
-// load time, resident memory):
+// Benchmarks: BenchmarkSentence (one 25-token sentence; -cpu 1 for one
+// core), BenchmarkBatch (64 varied sentences, in sentences/s),
+// BenchmarkLoad (decoding and packing the weights) and BenchmarkMemory
+// (VmRSS and VmHWM after loading and embedding; run it alone). Each also
+// reports CPU milliseconds per op, steadier than the wall clock on a
+// shared machine:
 //
-//	go test -run '^$' -bench . -benchtime 20x ./local/minilm/
+//	go test -run '^$' -bench 'Sentence|Batch|Load' -benchtime 50x ./local/minilm/
+//	go test -run '^$' -bench Sentence -cpu 1 -benchtime 100x ./local/minilm/
+//	go test -run '^$' -bench Memory -benchtime 5x ./local/minilm/
 package minilm
 
 //go:generate go run ./internal/gen -out minilm.bin -ref testdata/reference.json
