@@ -37,10 +37,9 @@ type model struct {
 	word      string
 	wordScale []float32
 	// posType is each position's embedding plus token type 0's.
-	posType    []float32
-	lnG, lnB   []float32
-	layers     [layers]layer
-	vocabCount int
+	posType  []float32
+	lnG, lnB []float32
+	layers   [layers]layer
 }
 
 // layer is one transformer block. Queries are pre-scaled by 1/√headDim.
@@ -161,7 +160,7 @@ func load(a string) (*model, error) {
 		}
 		return t, nil
 	}
-	m := &model{vocabCount: len(vocab)}
+	m := new(model)
 	if m.tok, err = wordpiece.New(vocab); err != nil {
 		return nil, err
 	}
