@@ -1,6 +1,7 @@
 package minilm
 
 import (
+	"math/rand/v2"
 	"slices"
 	"strings"
 	"testing"
@@ -44,6 +45,35 @@ func TestTokenizer(t *testing.T) {
 		}
 		if !slices.Equal(got, tt.want) {
 			t.Errorf("Encode(%q) = %v, want %v", tt.text, got, tt.want)
+		}
+	}
+}
+
+// TestTokenizerArbitrary feeds random bytes and runes: every ID must be in
+// the vocabulary and the pieces must sit between [CLS] and [SEP].
+func TestTokenizerArbitrary(t *testing.T) {
+	m := testModel(t)
+	r := rand.New(rand.NewPCG(3, 4))
+	for range 2000 {
+		var b strings.Builder
+		for range r.IntN(40) {
+			switch r.IntN(3) {
+			case 0:
+				b.WriteByte(byte(r.IntN(256))) // possibly invalid UTF-8
+			case 1:
+				b.WriteRune(rune(r.IntN(0x3000)))
+			default:
+				b.WriteRune(rune(r.IntN(0x110000)))
+			}
+		}
+		ids := m.tok.Encode(b.String())
+		if ids[0] != m.tok.CLS() || ids[len(ids)-1] != m.tok.SEP() {
+			t.Fatalf("Encode(%q) = %v: not framed by [CLS] and [SEP]", b.String(), ids)
+		}
+		for _, id := range ids {
+			if id < 0 || int(id) >= len(m.wordScale) {
+				t.Fatalf("Encode(%q): ID %d out of range", b.String(), id)
+			}
 		}
 	}
 }
