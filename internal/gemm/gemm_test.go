@@ -4,6 +4,9 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
+	"runtime"
+	"slices"
+	"sync"
 	"testing"
 )
 
@@ -264,4 +267,36 @@ func ExampleWeights_Mul() {
 	w.Mul(y, []float32{1, 1}, 1, []float32{0, 0, 1})
 	fmt.Println(y)
 	// Output: [3 7 12]
+}
+
+// TestMulConcurrent runs parallel products from several goroutines at
+// once, so helpers and recycled tasks interleave, and checks each result
+// against the same product computed serially.
+func TestMulConcurrent(t *testing.T) {
+	r := rand.New(rand.NewPCG(9, 9))
+	const m, n, k = 64, 128, 320
+	w := Pack(randFloats(r, n*k), n, k)
+	if w.workers(m) < 2 && runtime.GOMAXPROCS(0) > 1 {
+		t.Fatal("product too small to run in parallel")
+	}
+	a := randFloats(r, m*k)
+	want := make([]float32, m*n)
+	w.mulPanels(want, a, m, nil, 0, w.np)
+	var wg sync.WaitGroup
+	for g := 0; g < 4; g++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			dst := make([]float32, m*n)
+			for range 20 {
+				clear(dst)
+				w.Mul(dst, a, m, nil)
+				if !slices.Equal(dst, want) {
+					t.Error("parallel product differs from the serial one")
+					return
+				}
+			}
+		}()
+	}
+	wg.Wait()
 }
