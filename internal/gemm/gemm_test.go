@@ -120,6 +120,7 @@ func TestMulRandom(t *testing.T) {
 			checkMul(t, r, m, n, k, r.IntN(2) == 0)
 		}
 		checkMul(t, r, 300, 100, 257, true) // several row blocks, parallel
+		checkMul(t, r, 200, 40, 1100, true) // slices of k summed in dst
 	})
 }
 
