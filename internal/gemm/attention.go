@@ -15,9 +15,9 @@ func MulN(dst, a, b []float32, m, n, k int) {
 }
 
 // kcAttn is the depth of the packed slice of B an attention product keeps
-// on the stack (kcAttn×32 floats, 8 KB); deeper products are summed over
-// slices.
-const kcAttn = 64
+// on the stack: the head size, so Q·Kᵀ packs once per 32 keys into 4 KB
+// (which Go zeroes on every call); deeper products are summed over slices.
+const kcAttn = 32
 
 // MulTStrided is MulT on matrices inside larger ones: row i of a starts
 // at a[i·lda], row j of b at b[j·ldb] and row i of dst at dst[i·ldc]. So
@@ -73,7 +73,6 @@ func MulNStrided(dst []float32, ldc int, a []float32, lda int, b []float32, ldb 
 	}
 	mr := maxRows(impl)
 	nt := (m + mr - 1) / mr
-	var buf [kcAttn * nr]float32
 	for j0 := 0; j0 < n; j0 += nr {
 		cols := min(nr, n-j0)
 		if cols == nr || impl == implGeneric || (impl == implAVX2 && cols == 16) {
@@ -83,19 +82,28 @@ func MulNStrided(dst []float32, ldc int, a []float32, lda int, b []float32, ldb 
 			}
 			continue
 		}
-		for p0 := 0; p0 < k; p0 += kcAttn {
-			kc := min(kcAttn, k-p0)
-			for p := 0; p < kc; p++ {
-				copy(buf[p*nr:p*nr+cols], b[(p0+p)*ldb+j0:(p0+p)*ldb+j0+cols])
-			}
-			mode := modeAcc
-			if p0 == 0 {
-				mode = modeZero
-			}
-			for t := 0; t < nt; t++ {
-				r0, r1 := t*m/nt, (t+1)*m/nt
-				tile(r1-r0, kc, a[r0*lda+p0:], lda, buf[:], nr, dst[r0*ldc+j0:], ldc, nil, mode, cols)
-			}
+		mulNPartial(dst[j0:], ldc, a, lda, b[j0:], ldb, m, cols, k)
+	}
+}
+
+// mulNPartial is MulNStrided for the last panel, narrower than 32 columns,
+// which it copies kcAttn rows at a time into a zero-padded scratch panel.
+func mulNPartial(dst []float32, ldc int, a []float32, lda int, b []float32, ldb int, m, cols, k int) {
+	mr := maxRows(impl)
+	nt := (m + mr - 1) / mr
+	var buf [kcAttn * nr]float32
+	for p0 := 0; p0 < k; p0 += kcAttn {
+		kc := min(kcAttn, k-p0)
+		for p := 0; p < kc; p++ {
+			copy(buf[p*nr:p*nr+cols], b[(p0+p)*ldb:(p0+p)*ldb+cols])
+		}
+		mode := modeAcc
+		if p0 == 0 {
+			mode = modeZero
+		}
+		for t := 0; t < nt; t++ {
+			r0, r1 := t*m/nt, (t+1)*m/nt
+			tile(r1-r0, kc, a[r0*lda+p0:], lda, buf[:], nr, dst[r0*ldc:], ldc, nil, mode, cols)
 		}
 	}
 }

@@ -3,7 +3,9 @@ package gemm
 import (
 	"fmt"
 	"math/rand/v2"
+	"slices"
 	"testing"
+	"time"
 )
 
 func byteSize(n int) string {
@@ -13,8 +15,22 @@ func byteSize(n int) string {
 	return fmt.Sprintf("%dKB", n>>10)
 }
 
-func gflops(b *testing.B, macs int) {
+// run benchmarks op, a product of macs multiply-adds, and reports GFLOP/s
+// on the mean time and, as fast-GFLOP/s, on the time nine runs in ten
+// exceed: the development machine is shared, and the fast runs show what
+// the code does with the core to itself (not the fastest run: the guest's
+// clock now and then makes a run look impossibly short).
+func run(b *testing.B, macs int, op func()) {
+	var times []time.Duration
+	for b.Loop() {
+		t0 := time.Now()
+		op()
+		times = append(times, time.Since(t0))
+	}
+	slices.Sort(times)
+	fast := times[len(times)/10]
 	b.ReportMetric(2*float64(macs)*float64(b.N)/b.Elapsed().Seconds()/1e9, "GFLOP/s")
+	b.ReportMetric(2*float64(macs)/fast.Seconds()/1e9, "fast-GFLOP/s")
 }
 
 // BenchmarkMul runs each linear-layer shape of all-MiniLM-L6-v2 (n×k, W
@@ -28,10 +44,7 @@ func BenchmarkMul(b *testing.B) {
 		for _, m := range []int{27, 256, 2048} {
 			a, dst := randFloats(r, m*k), make([]float32, m*n)
 			b.Run(fmt.Sprintf("n=%d/k=%d/m=%d", n, k, m), func(b *testing.B) {
-				for b.Loop() {
-					w.Mul(dst, a, m, bias)
-				}
-				gflops(b, m*n*k)
+				run(b, m*n*k, func() { w.Mul(dst, a, m, bias) })
 			})
 		}
 	}
@@ -56,7 +69,8 @@ func BenchmarkModel(b *testing.B) {
 	for _, m := range []int{3, 27, 128} {
 		x, h, y := randFloats(r, m*d), make([]float32, m*f), make([]float32, m*d)
 		b.Run(fmt.Sprintf("m=%d", m), func(b *testing.B) {
-			for b.Loop() {
+			macs := 6 * (4*d*d + 2*d*f) * m
+			run(b, macs, func() {
 				for _, l := range layers {
 					l.q.Mul(y, x, m, bd)
 					l.k.Mul(y, x, m, bd)
@@ -65,9 +79,7 @@ func BenchmarkModel(b *testing.B) {
 					l.in.Mul(h, x, m, bf)
 					l.out.Mul(y, h, m, bd)
 				}
-			}
-			macs := 6 * (4*d*d + 2*d*f) * m
-			gflops(b, macs)
+			})
 			b.ReportMetric(float64(6*(4*d*d+2*d*f)*4)*float64(b.N)/b.Elapsed().Seconds()/1e9, "GB/s")
 		})
 	}
@@ -81,16 +93,10 @@ func BenchmarkAttention(b *testing.B) {
 		q, k, v := randFloats(r, s*32), randFloats(r, s*32), randFloats(r, s*32)
 		p, o := make([]float32, s*s), make([]float32, s*32)
 		b.Run(fmt.Sprintf("QKt/seq=%d", s), func(b *testing.B) {
-			for b.Loop() {
-				MulT(p, q, k, s, s, 32)
-			}
-			gflops(b, s*s*32)
+			run(b, s*s*32, func() { MulT(p, q, k, s, s, 32) })
 		})
 		b.Run(fmt.Sprintf("PV/seq=%d", s), func(b *testing.B) {
-			for b.Loop() {
-				MulN(o, p, v, s, 32, s)
-			}
-			gflops(b, s*s*32)
+			run(b, s*s*32, func() { MulN(o, p, v, s, 32, s) })
 		})
 	}
 }
