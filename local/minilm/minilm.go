@@ -128,7 +128,7 @@ func (e *Embedder) Embed(ctx context.Context, texts []string) ([][]float32, erro
 	}
 	out := make([][]float32, len(texts))
 	keys := make([][32]byte, len(texts))
-	// The texts to compute, each once, and where their windows are.
+	// The texts to compute, each once.
 	var todo []int            // index in texts of each text to compute
 	first := map[string]int{} // text → its index in todo
 	for i, t := range texts {
