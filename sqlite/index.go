@@ -20,6 +20,7 @@ import (
 // chunkMeta is what the recall scan filters and scores on, kept beside
 // each vector of the index.
 type chunkMeta struct {
+	rowid        int64 // the chunks row: how the full-text index names it
 	created      int64 // unix milliseconds
 	lastAccess   int64 // unix milliseconds
 	supersededAt int64 // unix milliseconds; 0 while current
@@ -315,6 +316,7 @@ var errDimension = errors.New("vector dimension differs from the index")
 
 // chunkRow is a chunks row as the index reads it.
 type chunkRow struct {
+	rowid                                              int64
 	id, scope, kind, meta, last, created, supBy, supAt string
 	intensity                                          float64
 	access                                             int
@@ -346,7 +348,7 @@ type loadBatch struct {
 // and the decoding (normalising, quantising, parsing) costing about the
 // same.
 func (ai *agentIndex) readRows(ctx context.Context, db *DB, tx *sql.Tx, where string, args []any, seen func(id string)) error {
-	rows, err := tx.QueryContext(ctx, `SELECT id, scope, kind, embedding, metadata, running_intensity,
+	rows, err := tx.QueryContext(ctx, `SELECT rowid, id, scope, kind, embedding, metadata, running_intensity,
 		access_count, last_accessed_at, created_at, superseded_by, superseded_at FROM chunks `+where, args...)
 	if err != nil {
 		return fmt.Errorf("load index: %w", err)
@@ -354,7 +356,7 @@ func (ai *agentIndex) readRows(ctx context.Context, db *DB, tx *sql.Tx, where st
 	defer rows.Close()
 	var blob sql.RawBytes // the driver's copy: used before the next row
 	scan := func(r *chunkRow) error {
-		if err := rows.Scan(&r.id, &r.scope, &r.kind, &blob, nullable(&r.meta), &r.intensity, &r.access, &r.last, &r.created,
+		if err := rows.Scan(&r.rowid, &r.id, &r.scope, &r.kind, &blob, nullable(&r.meta), &r.intensity, &r.access, &r.last, &r.created,
 			nullable(&r.supBy), nullable(&r.supAt)); err != nil {
 			return fmt.Errorf("load index: %w", err)
 		}
@@ -462,6 +464,7 @@ func (ai *agentIndex) addRow(db *DB, r *chunkRow, buf *[]float32, strict bool) e
 		return nil
 	}
 	m := chunkMeta{
+		rowid:     r.rowid,
 		intensity: float32(r.intensity), decayRate: float32(db.cfg.Lambda / db.cfg.DecayResistance(r.access)),
 		scope: ai.scopes.id(r.scope), kind: hippo.Kind(r.kind),
 	}
