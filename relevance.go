@@ -33,19 +33,27 @@ const (
 	DefaultMinRelevance = 0.1
 )
 
-// CosineRelevance maps a cosine to relevance in [0, 1], linearly from
-// CosineUnrelated (0) to CosineStrong (1), clamped. NaN is 0. Levels that
-// are not in order (CosineStrong ≤ CosineUnrelated) make it a step at
-// CosineUnrelated.
+// StrongRelevance is the relevance of a cosine at CosineStrong: a strong
+// match is 0.9, and closer matches still rank above it, up to 1 for an
+// identical direction.
+const StrongRelevance = 0.9
+
+// CosineRelevance maps a cosine to relevance in [0, 1], piecewise
+// linearly: 0 at or below CosineUnrelated, StrongRelevance (0.9) at
+// CosineStrong, 1 at cosine 1. NaN is 0. Levels that are not in order
+// (CosineUnrelated < CosineStrong < 1) make it a step: 0 at or below
+// CosineUnrelated, 1 above.
 func (c Config) CosineRelevance(cosine float64) float64 {
 	lo, hi := c.CosineUnrelated, c.CosineStrong
-	if !(hi > lo) {
-		if cosine > lo {
-			return 1
-		}
+	switch {
+	case !(cosine > lo): // NaN too
 		return 0
+	case !(hi > lo && hi < 1):
+		return 1
+	case cosine <= hi:
+		return StrongRelevance * (cosine - lo) / (hi - lo)
 	}
-	return Clamp01((cosine - lo) / (hi - lo))
+	return math.Min(1, StrongRelevance+(1-StrongRelevance)*(cosine-hi)/(1-hi))
 }
 
 // BM25Relevance maps a full-text score s (higher is better, 0 for no

@@ -123,7 +123,7 @@ func TestHybridAlphaZeroIsVectorRecall(t *testing.T) {
 			if st < cfg.StrengthFloor {
 				continue
 			}
-			want = append(want, scored{c.ID, cfg.Score(cosine(qv[0], c.Embedding), st, cfg.Recency(now.Sub(c.CreatedAt)))})
+			want = append(want, scored{c.ID, cfg.Score(cfg.CosineRelevance(cosine(qv[0], c.Embedding)), st, cfg.Recency(now.Sub(c.CreatedAt)))})
 		}
 		sort.Slice(want, func(i, j int) bool { return want[i].score > want[j].score })
 		want = want[:min(len(want), 10)]
@@ -139,8 +139,8 @@ func TestHybridAlphaZeroIsVectorRecall(t *testing.T) {
 			if r.Chunk.ID != want[i].id || math.Abs(r.Score-want[i].score) > 1e-6 {
 				t.Errorf("%q #%d: %s %.6f, want %s %.6f", query, i, r.Chunk.Content, r.Score, want[i].id, want[i].score)
 			}
-			if r.BM25 != 0 || r.Relevance != math.Max(0, math.Min(1, r.Similarity)) {
-				t.Errorf("%q #%d: bm25 %v, relevance %v; want 0 and the clamped similarity %v", query, i, r.BM25, r.Relevance, r.Similarity)
+			if r.BM25 != 0 || r.Relevance != cfg.CosineRelevance(r.Similarity) {
+				t.Errorf("%q #%d: bm25 %v, relevance %v; want 0 and the similarity's calibrated relevance %v", query, i, r.BM25, r.Relevance, r.Similarity)
 			}
 		}
 	}

@@ -13,7 +13,8 @@ import (
 
 // FactHistory returns the supersession chain of a fact, oldest first: the
 // fact with ID id, or else the fact (current or superseded) most similar to
-// query. Each entry says from when until when it was current.
+// query, none when no fact is relevant to it (see bestFact). Each entry
+// says from when until when it was current.
 func (m *Memory) FactHistory(ctx context.Context, query, id string) ([]hippo.HistoryEntry, error) {
 	if err := m.touch(ctx); err != nil {
 		return nil, err
@@ -73,7 +74,8 @@ func (m *Memory) FactHistory(ctx context.Context, query, id string) ([]hippo.His
 }
 
 // bestFact is the ID of the fact, current or superseded, most similar to
-// query in the recall scopes, or "" when there is none.
+// query in the recall scopes, or "" when there is none or its cosine's
+// relevance (Config.CosineRelevance) is 0 or below Config.MinRelevance.
 func (m *Memory) bestFact(ctx context.Context, query string) (string, error) {
 	q, ai, err := m.queryIndex(ctx, query)
 	if err != nil {
@@ -89,6 +91,10 @@ func (m *Memory) bestFact(ctx context.Context, query string) (string, error) {
 	hits, err := ai.idx.Search(ctx, q, 1, func(c *chunkMeta, cos, _ float64, _ bool) (float64, bool) { return cos, f.allows(c) })
 	if err != nil || len(hits) == 0 {
 		return "", err
+	}
+	// A fact no closer to the query than unrelated text is no answer.
+	if r := m.cfg.CosineRelevance(hits[0].Cosine); r <= 0 || r < m.cfg.MinRelevance {
+		return "", nil
 	}
 	return hits[0].ID, nil
 }
