@@ -74,8 +74,8 @@ func (m *Memory) FactHistory(ctx context.Context, query, id string) ([]hippo.His
 }
 
 // bestFact is the ID of the fact, current or superseded, most similar to
-// query in the recall scopes, or "" when there is none or its cosine's
-// relevance (Config.CosineRelevance) is 0 or below Config.MinRelevance.
+// query in the recall scopes, or "" when there is none or it is no closer
+// to the query than unrelated text (see the bar below).
 func (m *Memory) bestFact(ctx context.Context, query string) (string, error) {
 	q, ai, err := m.queryIndex(ctx, query)
 	if err != nil {
@@ -92,8 +92,12 @@ func (m *Memory) bestFact(ctx context.Context, query string) (string, error) {
 	if err != nil || len(hits) == 0 {
 		return "", err
 	}
-	// A fact no closer to the query than unrelated text is no answer.
-	if r := m.cfg.CosineRelevance(hits[0].Cosine); r <= 0 || r < m.cfg.MinRelevance {
+	// A fact no closer to the query than unrelated text is no answer. A
+	// question names its fact in few words ("where does the user live"
+	// scores 0.22 with "User lives in Berlin" on the offline embedder,
+	// whose unrelated level is 0.25), so the bar is half the unrelated
+	// level; with no relevance floor configured there is none.
+	if m.cfg.MinRelevance > 0 && !(hits[0].Cosine > m.cfg.CosineUnrelated/2) {
 		return "", nil
 	}
 	return hits[0].ID, nil

@@ -120,7 +120,7 @@ func recallText(query, kind string, found []hippo.Recalled, offset int) string {
 		what = kind + "s"
 	}
 	if len(found) == 0 {
-		return fmt.Sprintf("No %s relevant to %q.", what, query)
+		return fmt.Sprintf("No %s found for %q.", what, query)
 	}
 	var b strings.Builder
 	fmt.Fprintf(&b, "Found %s for %q:", plural(len(found), "result", "results"), query)
