@@ -197,8 +197,14 @@ func TestHybridAlphaOneRanksByBM25(t *testing.T) {
 				i-1, matched[i-1].Chunk.Content, matched[i-1].BM25)
 		}
 	}
-	if matched[0].Relevance != 1 || matched[len(matched)-1].Chunk.Content != texts[3] {
-		t.Errorf("best relevance %v, last match %q; want 1 and the long note", matched[0].Relevance, matched[len(matched)-1].Chunk.Content)
+	cfg := m.Config()
+	for _, r := range matched {
+		if r.Relevance != cfg.BM25Relevance(r.BM25) {
+			t.Errorf("%q: relevance %v at α 1, want BM25Relevance(%v) = %v", r.Chunk.Content, r.Relevance, r.BM25, cfg.BM25Relevance(r.BM25))
+		}
+	}
+	if matched[len(matched)-1].Chunk.Content != texts[3] {
+		t.Errorf("last match %q; want the long note", matched[len(matched)-1].Chunk.Content)
 	}
 }
 
@@ -230,15 +236,21 @@ func TestHybridExplainFields(t *testing.T) {
 			t.Errorf("%q: strength %v, recency %v, similarity %v", r.Chunk.Content, r.Strength, r.Recency, r.Similarity)
 		}
 	}
-	// Words that match nothing: vector recall.
+	// Words that match nothing: the cosine's side alone, still weighed by
+	// 1−α, so that relevance does not depend on what else is stored.
 	none, err := m.RecallPage(ctx, hippo.RecallInput{Query: "zzyzx qwxv", Limit: 5})
-	if err != nil || none.Alpha != 0 || len(none.Results) == 0 || none.Results[0].Relevance != math.Max(0, none.Results[0].Similarity) {
-		t.Errorf("unmatched words: α %v, results %+v, %v; want vector recall", none.Alpha, none.Results, err)
+	if err != nil || none.Alpha != cfg.HybridAlpha || len(none.Results) == 0 {
+		t.Fatalf("unmatched words: α %v, results %+v, %v", none.Alpha, none.Results, err)
+	}
+	for _, r := range none.Results {
+		if r.BM25 != 0 || math.Abs(r.Relevance-(1-none.Alpha)*cfg.CosineRelevance(r.Similarity)) > 1e-12 {
+			t.Errorf("unmatched words: %q bm25 %v relevance %v, want 0 and (1−α)·%v", r.Chunk.Content, r.BM25, r.Relevance, cfg.CosineRelevance(r.Similarity))
+		}
 	}
 	data, _ := json.Marshal(page.Results[0])
 	var fields map[string]any
 	json.Unmarshal(data, &fields)
-	for _, k := range []string{"bm25", "relevance", "similarity", "strength", "recency", "score"} {
+	for _, k := range []string{"bm25", "bm25_relevance", "cosine_relevance", "relevance", "similarity", "strength", "recency", "score"} {
 		if _, ok := fields[k]; !ok {
 			t.Errorf("JSON %s has no %q", data, k)
 		}
@@ -809,13 +821,14 @@ func TestHybridOneSideOnly(t *testing.T) {
 		if len(page.Results) == 0 || page.Results[0].Chunk.ID != tt.first.ID {
 			t.Errorf("%s: first is not %q", label, tt.first.Content)
 		}
+		cfg := m.Config()
 		for _, r := range page.Results {
 			switch {
 			case tt.alpha == 0:
-			case r.Chunk.ID == lexical.ID && (r.BM25 <= 0 || r.Similarity != 0 || math.Abs(r.Relevance-tt.alpha) > 1e-9):
-				t.Errorf("%s: BM25-only chunk bm25 %v, similarity %v, relevance %v; want > 0, 0, α", label, r.BM25, r.Similarity, r.Relevance)
-			case r.Chunk.ID == semantic.ID && (r.BM25 != 0 || math.Abs(r.Relevance-(1-tt.alpha)) > 1e-6):
-				t.Errorf("%s: vector-only chunk bm25 %v, relevance %v; want 0, 1−α", label, r.BM25, r.Relevance)
+			case r.Chunk.ID == lexical.ID && (r.BM25 <= 0 || r.Similarity != 0 || math.Abs(r.Relevance-tt.alpha*cfg.BM25Relevance(r.BM25)) > 1e-9):
+				t.Errorf("%s: BM25-only chunk bm25 %v, similarity %v, relevance %v; want > 0, 0, α·BM25Relevance", label, r.BM25, r.Similarity, r.Relevance)
+			case r.Chunk.ID == semantic.ID && (r.BM25 != 0 || math.Abs(r.Relevance-(1-tt.alpha)*cfg.CosineRelevance(0.95)) > 1e-6):
+				t.Errorf("%s: vector-only chunk bm25 %v, relevance %v; want 0, (1−α)·CosineRelevance(0.95)", label, r.BM25, r.Relevance)
 			}
 		}
 		if tt.alpha == 0 && page.Results[len(page.Results)-1].Chunk.ID != lexical.ID {
@@ -824,11 +837,12 @@ func TestHybridOneSideOnly(t *testing.T) {
 	}
 }
 
-// TestHybridDegenerateWindows checks windows of one value: every cosine
-// equal (fewer chunks than the window, and more), a single eligible chunk,
-// and more BM25 matches tied for best than the window holds. A window of
-// one value maps it to 1, whether or not its chunks fit the window.
-func TestHybridDegenerateWindows(t *testing.T) {
+// TestHybridDegenerateCases checks the cases that made degenerate windows
+// when recall min-max normalised relevance per query: every cosine equal
+// (few chunks and many), a single eligible chunk, and many BM25 matches
+// tied for best. Relevance is now each chunk's own, so equal cosines give
+// equal relevance and a lone chunk is not lifted to 1.
+func TestHybridDegenerateCases(t *testing.T) {
 	same := mock.AtCosine(testDim, 0, 1, 0.6)
 	tests := []struct {
 		name    string
@@ -893,23 +907,19 @@ func TestHybridDegenerateWindows(t *testing.T) {
 					page, _ := b.check(m, fmt.Sprintf("α %v, offset %d", a, offset), in, a, offset == 0)
 					all = append(all, page.Results...)
 				}
+				cfg := m.Config()
 				for _, r := range all {
-					if page := tt.in.Category == ""; page && r.Relevance < 1-a-1e-9 && strings.HasPrefix(tt.name, "equal") {
-						t.Errorf("α %v: %q relevance %v; every cosine is the best, want at least 1−α", a, r.Chunk.Content, r.Relevance)
+					// Relevance is the chunk's own: one shared cosine, one
+					// relevance from it, however many share it.
+					if want := cfg.Relevance(r.Similarity, r.BM25, a); math.Abs(r.Relevance-want) > 1e-9 {
+						t.Errorf("α %v: %q relevance %v, want %v", a, r.Chunk.Content, r.Relevance, want)
 					}
-					if strings.HasPrefix(tt.name, "BM25 ties") && r.BM25 > 0 && r.Relevance < a-1e-9 {
-						t.Errorf("α %v: %q relevance %v; every match ties for best, want at least α", a, r.Chunk.Content, r.Relevance)
+					if strings.HasPrefix(tt.name, "equal") && r.BM25 == 0 && math.Abs(r.Relevance-(1-a)*cfg.CosineRelevance(0.6)) > 1e-6 {
+						t.Errorf("α %v: %q relevance %v; want (1−α)·CosineRelevance(0.6)", a, r.Chunk.Content, r.Relevance)
 					}
 				}
-				switch tt.name {
-				case "one eligible chunk, matching":
-					if len(all) != 1 || math.Abs(all[0].Relevance-1) > 1e-9 {
-						t.Errorf("α %v: %+v; want the one chunk at relevance 1", a, all)
-					}
-				case "one eligible chunk, not matching":
-					if len(all) != 1 || all[0].Relevance != math.Max(0, all[0].Similarity) {
-						t.Errorf("α %v: %+v; want the one chunk, by vector recall", a, all)
-					}
+				if strings.HasPrefix(tt.name, "one eligible") && len(all) != 1 {
+					t.Errorf("α %v: %+v; want the one chunk", a, all)
 				}
 			}
 		})
@@ -922,10 +932,12 @@ func TestHybridDegenerateWindows(t *testing.T) {
 const manyMatches = 50
 
 // nearDistribution reports whether a total and distribution counted with
-// first-pass cosines are within 2 of the exact ones, overall and band by
-// band.
+// first-pass cosines are near the exact ones, overall and band by band:
+// within 2, or 3% of the total when that is more (chunks of one cosine
+// cross a band's edge together).
 func nearDistribution(total int, d hippo.ScoreDistribution, wantTotal int, want hippo.ScoreDistribution) bool {
-	near := func(a, b int) bool { return a-b <= 2 && b-a <= 2 }
+	tol := max(2, 3*wantTotal/100)
+	near := func(a, b int) bool { return a-b <= tol && b-a <= tol }
 	return near(total, wantTotal) && near(d.Below02, want.Below02) && near(d.From02To04, want.From02To04) &&
 		near(d.From04To06, want.From04To06) && near(d.From06To08, want.From06To08) && near(d.From08To10, want.From08To10)
 }
