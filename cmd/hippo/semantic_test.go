@@ -120,3 +120,31 @@ func TestRecallFlagsValidated(t *testing.T) {
 		}
 	}
 }
+
+// TestRecallRelevanceFloor: an unrelated query recalls nothing by
+// default, everything with --min-relevance 0; --explain shows relevance's
+// parts; history says when no fact is relevant.
+func TestRecallRelevanceFloor(t *testing.T) {
+	c := newCLI(t)
+	c.ok("--agent", "me", "remember", "I live in Berlin. I have a dog named Max.")
+	if r := c.ok("--agent", "me", "recall", "quantum chromodynamics lecture"); !strings.Contains(r.stdout, "Nothing relevant recalled") {
+		t.Errorf("unrelated recall:\n%s", r.stdout)
+	}
+	var all struct {
+		Results      []struct{ Relevance float64 } `json:"results"`
+		MinRelevance float64                       `json:"min_relevance"`
+	}
+	c.jsonLoose(&all, "--agent", "me", "recall", "--min-relevance", "0", "quantum chromodynamics lecture")
+	if len(all.Results) != 2 || all.MinRelevance != 0 {
+		t.Errorf("--min-relevance 0: %+v; want both facts", all)
+	}
+	r := c.ok("--agent", "me", "recall", "--explain", "the user's dog Max")
+	for _, part := range []string{"relevance", "bm25", "raw", "cosine", "strength", "recency"} {
+		if !strings.Contains(r.stdout, part) {
+			t.Errorf("recall --explain lacks %q:\n%s", part, r.stdout)
+		}
+	}
+	if r := c.ok("--agent", "me", "history", "zzzz qqq"); !strings.Contains(r.stdout, "No fact is relevant") {
+		t.Errorf("history of an unrelated query:\n%s", r.stdout)
+	}
+}

@@ -22,7 +22,7 @@ func TestWorkingMemoryCommands(t *testing.T) {
 			Current bool   `json:"current"`
 		} `json:"history"`
 	}
-	c.jsonLoose(&hist, "--agent", "me", "history", "where does the user live")
+	c.jsonLoose(&hist, "--agent", "me", "history", "where the user lives")
 	if len(hist.History) != 1 || !hist.History[0].Current {
 		t.Errorf("history = %+v", hist)
 	}
