@@ -57,8 +57,8 @@ func (c Config) Recency(sinceCreation time.Duration) float64 {
 
 // Score is the recall ranking: WeightSimilarity·relevance +
 // WeightStrength·strength + WeightRecency·recency, relevance being
-// Relevance's. It is clamped to [0, 1] so an opposite vector counts as
-// irrelevant, not as a penalty.
+// Relevance's. The relevance is clamped to [0, 1], so that nothing counts
+// as a penalty.
 func (c Config) Score(relevance, strength, recency float64) float64 {
 	return c.WeightSimilarity*Clamp01(relevance) + c.WeightStrength*strength + c.WeightRecency*recency
 }

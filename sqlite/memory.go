@@ -353,13 +353,14 @@ func (m *Memory) search(ctx context.Context, ai *agentIndex, q []float32, sc *re
 // recallBound is the ceiling of the score for the index's first pass:
 // strength is at most the intensity (the index's prior), recency at most
 // 1, the BM25 side at most its best match's, and the cosine's relevance at
-// most max(0, cosine)/CosineStrong when CosineUnrelated ≥ 0. Counting
+// most max(0, cosine)/CosineStrong when 0 ≤ CosineUnrelated < CosineStrong
+// < 1. Counting
 // matches (sc.stats) needs every row scored, so it bounds nothing then,
 // nor with weights or levels a ceiling cannot hold for.
 func (m *Memory) recallBound(sc *recallScan) vector.Bound {
 	cfg := m.cfg
 	if sc.stats != nil || cfg.WeightSimilarity <= 0 || cfg.WeightStrength < 0 || cfg.WeightRecency < 0 ||
-		!(cfg.CosineUnrelated >= 0 && cfg.CosineStrong > cfg.CosineUnrelated) || sc.alpha >= 1 {
+		!(cfg.CosineUnrelated >= 0 && cfg.CosineStrong > cfg.CosineUnrelated && cfg.CosineStrong < 1) || sc.alpha >= 1 {
 		return vector.Bound{}
 	}
 	return vector.Bound{Sim: cfg.WeightSimilarity * (1 - sc.alpha) / cfg.CosineStrong, Prior: cfg.WeightStrength,
@@ -367,9 +368,9 @@ func (m *Memory) recallBound(sc *recallScan) vector.Bound {
 }
 
 // firstPassSlack is how much cosine the first pass adds before it drops a
-// row for the relevance floor or min_score, more than its int8 error: a
-// row dropped there is never seen again, while the exact pass applies both
-// as they are.
+// row for the relevance floor or min_score, more than its int8 error
+// allowance for vectors of 64 dimensions or more: a row dropped there is
+// never seen again, while the exact pass applies both as they are.
 const firstPassSlack = 0.03
 
 // scorer is the recall ScoreFunc: filters, relevance floor, strength floor
