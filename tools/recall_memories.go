@@ -35,6 +35,8 @@ type recallDetails struct {
 	Total        int                     `json:"total"`
 	Offset       int                     `json:"offset"`
 	Distribution hippo.ScoreDistribution `json:"score_distribution"`
+	// MinRelevance is the relevance floor the results were chosen with.
+	MinRelevance float64 `json:"min_relevance"`
 }
 
 // recalledDetail is one recall result with the parts of its score.
@@ -100,7 +102,7 @@ Only results relevant to the query are returned (min_relevance, default calibrat
 		}
 		found := page.Results
 		d := recallDetails{Query: in.Query, Kind: in.Kind, Results: make([]recalledDetail, len(found)),
-			Total: page.Total, Offset: in.Offset, Distribution: page.Distribution}
+			Total: page.Total, Offset: in.Offset, Distribution: page.Distribution, MinRelevance: page.MinRelevance}
 		for i, r := range found {
 			d.Results[i] = recalledDetail{chunkDetails: newChunkDetails(r.Chunk),
 				Score: r.Score, Similarity: r.Similarity, BM25: r.BM25, Relevance: r.Relevance,
