@@ -438,6 +438,14 @@ func TestRecallMemories(t *testing.T) {
 		})
 	}
 
+	// fact_history traces a relevant fact, and says when none is.
+	if res, _ := e.ok("fact_history", `{"query":"User owns a cat"}`); !strings.HasPrefix(res.Text, "1. User owns a cat (") {
+		t.Errorf("fact_history of a stored fact: %q", res.Text)
+	}
+	if res, _ := e.ok("fact_history", `{"query":"quantum chromodynamics lecture"}`); !strings.HasPrefix(res.Text, `No fact is relevant to "quantum chromodynamics lecture"`) {
+		t.Errorf("fact_history of an unrelated query: %q", res.Text)
+	}
+
 	// Nothing stored for another agent's view is found; an empty result
 	// is not an error.
 	empty := newEnv(t, false)
