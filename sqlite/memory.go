@@ -377,28 +377,33 @@ const firstPassSlack = 0.03
 // and min_score applied, matches counted into sc.stats in the first pass
 // (with the first pass's cosine, within about 0.01 of exact).
 func (m *Memory) scorer(sc *recallScan) vector.ScoreFunc[chunkMeta] {
-	cfg, f := m.cfg, &sc.filter
-	bmMax := cfg.BM25Relevance(sc.bm25Max)
+	cfg, f, alpha := m.cfg, &sc.filter, sc.alpha
+	bmMax := alpha * cfg.BM25Relevance(sc.bm25Max)
 	return func(c *chunkMeta, cos, bar float64, exact bool) (float64, bool) {
-		if !f.allows(c) {
+		// rc is the cosine's part of the relevance; most, its part at
+		// the far end of the first pass's error, for the cuts.
+		rc := (1 - alpha) * cfg.CosineRelevance(cos)
+		most := rc
+		if !exact {
+			most = (1 - alpha) * cfg.CosineRelevance(cos+firstPassSlack)
+		}
+		// Most rows of a large memory are unrelated to the query: drop
+		// those the floor rules out, however well their words match,
+		// before anything else.
+		if most+bmMax < sc.minRel || !f.allows(c) {
 			return 0, false
 		}
-		rc := (1 - sc.alpha) * cfg.CosineRelevance(cos)
 		// Strength is at most the intensity, recency at most 1 and the
 		// BM25 side at most the best match's: skip the look-up and the
 		// exponentials for rows that cannot make the cut.
-		if sc.stats == nil && cfg.Score(rc+sc.alpha*bmMax, float64(c.intensity), 1) <= bar {
+		if sc.stats == nil && cfg.Score(rc+bmMax, float64(c.intensity), 1) <= bar {
 			return 0, false
 		}
 		rb := 0.0
 		if sc.bm25 != nil {
-			rb = sc.alpha * cfg.BM25Relevance(sc.bm25[c.rowid])
+			rb = alpha * cfg.BM25Relevance(sc.bm25[c.rowid])
 		}
-		r, most := rc+rb, rc+rb
-		if !exact {
-			most = rb + (1-sc.alpha)*cfg.CosineRelevance(cos+firstPassSlack)
-		}
-		if most < sc.minRel {
+		if most+rb < sc.minRel {
 			return 0, false
 		}
 		st := c.strength(sc.clock)
@@ -406,8 +411,9 @@ func (m *Memory) scorer(sc *recallScan) vector.ScoreFunc[chunkMeta] {
 			return 0, false
 		}
 		rec := c.recency(cfg, sc.now)
+		r := rc + rb
 		score := cfg.Score(r, st, rec)
-		if cfg.Score(most, st, rec) < sc.in.MinScore {
+		if cfg.Score(most+rb, st, rec) < sc.in.MinScore {
 			return 0, false
 		}
 		if !exact && r >= sc.minRel && score >= sc.in.MinScore {
