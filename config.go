@@ -41,8 +41,9 @@ type Config struct {
 	// CosineUnrelated and CosineStrong are the embedder's cosine levels
 	// that recall relevance is calibrated on: at or below CosineUnrelated
 	// a chunk is no more similar to the query than unrelated texts are
-	// (relevance 0), at or above CosineStrong it matches as closely as a
-	// paraphrase does (relevance 1). The defaults, DefaultCosineUnrelated
+	// (relevance 0), at CosineStrong it matches as closely as a typical
+	// paraphrase does (relevance 0.9, StrongRelevance; 1 is an identical
+	// direction). The defaults, DefaultCosineUnrelated
 	// and DefaultCosineStrong, suit API models such as
 	// text-embedding-3-small; embedders that measured their own carry
 	// them (see RelevanceCalibrated).
@@ -54,7 +55,10 @@ type Config struct {
 	BM25Half float64
 	// MinRelevance is recall's relevance floor when RecallInput does not
 	// give one: results less relevant are neither returned nor boosted.
-	// Relevance 0 is the unrelated level, so the floor sits just above it.
+	// Relevance 0 is the embedder's unrelated level, so a floor in
+	// relevance means the same for every embedder; the default,
+	// DefaultMinRelevance, is a tenth of the way to a strong match. 0 sets
+	// no floor.
 	MinRelevance float64
 
 	// DefaultLimit and MaxLimit bound recall result counts.
