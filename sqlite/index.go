@@ -3,6 +3,7 @@ package sqlite
 import (
 	"context"
 	"database/sql"
+	"encoding/binary"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -28,23 +29,49 @@ type chunkMeta struct {
 	decayRate    float32 // λ / decay resistance, per hour
 	scope        uint32  // interned scope name
 	category     uint32  // interned metadata category; 0 for none
-	tags         []uint32
+	tags         uint32  // interned tag set (agentIndex.tagSet); 0 for none
 	kind         hippo.Kind
 }
 
 // agentIndex is the in-memory vector index of one agent's chunks, loaded
 // lazily and kept current through the hippo_changes log.
 type agentIndex struct {
-	agent   string
-	mu      sync.RWMutex
-	idx     *vector.Index[chunkMeta]
-	scopes  names
-	cats    names
-	tags    names
-	seq     int64 // last change-log entry folded in
-	loaded  bool
-	reserve int     // rows to make room for when the index is created
-	active  []int64 // hours of activity, ascending (active decay clock)
+	agent  string
+	mu     sync.RWMutex
+	idx    *vector.Index[chunkMeta]
+	scopes names
+	cats   names
+	tags   names
+	// tagSets are the distinct tag sets of the chunks, by the ID
+	// chunkMeta keeps (1-based; tagSets[0] is none), so that a row holds
+	// four bytes for its tags.
+	tagSets  [][]uint32
+	tagSetID map[string]uint32
+	seq      int64 // last change-log entry folded in
+	loaded   bool
+	reserve  int     // rows to make room for when the index is created
+	active   []int64 // hours of activity, ascending (active decay clock)
+}
+
+// tagSet interns a chunk's interned tags as a set ID: 0 for none.
+func (ai *agentIndex) tagSet(tags []uint32) uint32 {
+	if len(tags) == 0 {
+		return 0
+	}
+	key := make([]byte, 0, 4*len(tags))
+	for _, t := range tags {
+		key = binary.LittleEndian.AppendUint32(key, t)
+	}
+	if id, ok := ai.tagSetID[string(key)]; ok {
+		return id
+	}
+	if ai.tagSets == nil {
+		ai.tagSets, ai.tagSetID = [][]uint32{nil}, map[string]uint32{}
+	}
+	id := uint32(len(ai.tagSets))
+	ai.tagSets = append(ai.tagSets, tags)
+	ai.tagSetID[string(key)] = id
+	return id
 }
 
 // names interns strings to small integers, 1-based so 0 means none.
@@ -494,11 +521,13 @@ func (ai *agentIndex) addRow(db *DB, r *chunkRow, buf *[]float32, strict bool) e
 				m.category = ai.cats.id(c)
 			}
 			if tags, ok := md.Tags.([]any); ok {
+				var ids []uint32
 				for _, t := range tags {
 					if t, ok := t.(string); ok && t != "" {
-						m.tags = append(m.tags, ai.tags.id(t))
+						ids = append(ids, ai.tags.id(t))
 					}
 				}
+				m.tags = ai.tagSet(ids)
 			}
 		}
 	}
@@ -511,7 +540,7 @@ type filter struct {
 	kind          hippo.Kind // "" for both
 	scopes        []bool     // by interned scope; nil for all
 	category      uint32     // 0 for any
-	tags          []bool     // by interned tag, any of; nil for all
+	tagSets       []bool     // by tag set: holds any of the tags; nil for all
 	since, until  int64      // creation bounds, unix ms; 0 for none
 	asOf          int64      // unix ms; 0 for now
 	none          bool       // a named scope, tag or category is unknown
@@ -540,14 +569,23 @@ func (ai *agentIndex) recallFilter(in hippo.RecallInput, scopes []string) filter
 		f.category, f.none = id, f.none || !ok
 	}
 	if len(in.Tags) > 0 {
-		f.tags = make([]bool, len(ai.tags)+1)
+		wanted := make([]bool, len(ai.tags)+1)
 		known := false
 		for _, t := range in.Tags {
 			if id, ok := ai.tags[t]; ok {
-				f.tags[id], known = true, true
+				wanted[id], known = true, true
 			}
 		}
 		f.none = f.none || !known
+		f.tagSets = make([]bool, max(1, len(ai.tagSets)))
+		for i, set := range ai.tagSets {
+			for _, t := range set {
+				if wanted[t] {
+					f.tagSets[i] = true
+					break
+				}
+			}
+		}
 	}
 	if in.Since != nil {
 		f.since = in.Since.UnixMilli()
@@ -587,13 +625,8 @@ func (f *filter) allows(m *chunkMeta) bool {
 	if f.until != 0 && m.created > f.until {
 		return false
 	}
-	if f.tags != nil {
-		for _, t := range m.tags {
-			if int(t) < len(f.tags) && f.tags[t] {
-				return true
-			}
-		}
-		return false
+	if f.tagSets != nil {
+		return int(m.tags) < len(f.tagSets) && f.tagSets[m.tags]
 	}
 	return true
 }
