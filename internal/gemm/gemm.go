@@ -45,6 +45,7 @@ const (
 	implGeneric = iota
 	implAVX2
 	implAVX512
+	implSIMD // simd/archsimd, only with GOEXPERIMENT=simd; never the default
 )
 
 // Kernel modes: what the accumulators start from.
@@ -62,6 +63,8 @@ func maxRows(i int) int {
 		return 14
 	case implAVX2:
 		return 6
+	case implSIMD:
+		return 12
 	}
 	return 8
 }

@@ -16,10 +16,13 @@ func impls() []int {
 	for i := implGeneric; i <= bestImpl; i++ {
 		out = append(out, i)
 	}
+	if haveSIMD {
+		out = append(out, implSIMD)
+	}
 	return out
 }
 
-var implNames = []string{"generic", "avx2", "avx512"}
+var implNames = []string{"generic", "avx2", "avx512", "archsimd"}
 
 // forEachImpl runs f as a subtest under every kernel this CPU supports.
 func forEachImpl(t *testing.T, f func(t *testing.T)) {
