@@ -23,10 +23,13 @@
 // (attention, one head at a time) stay on the calling goroutine: run
 // heads in parallel if needed.
 //
-// Benchmarks (GFLOP/s as a metric; -cpu 1,2 for one and two cores;
-// BenchmarkPeak and BenchmarkMemRead measure the machine itself):
+// Benchmarks report GFLOP/s and the GOMAXPROCS they ran with (procs);
+// BenchmarkPeak and BenchmarkMemRead measure the machine itself. Set the
+// cores with the environment: with Go 1.26 here, -cpu 1 left GOMAXPROCS
+// at 2 inside the benchmarks.
 //
-//	go test -run '^$' -bench . -cpu 1,2 -count 5 ./internal/gemm
+//	GOMAXPROCS=1 go test -run '^$' -bench . -count 5 ./internal/gemm
+//	GOMAXPROCS=2 go test -run '^$' -bench . -count 5 ./internal/gemm
 //
 // On the development machine (AMD EPYC Zen 4, KVM, 2 vCPUs) one core
 // peaks at 118 GFLOP/s with zmm and with ymm FMAs alike: 32 flops a cycle
