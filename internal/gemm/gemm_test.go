@@ -304,3 +304,15 @@ func TestMulConcurrent(t *testing.T) {
 	}
 	wg.Wait()
 }
+
+func TestSetParallelism(t *testing.T) {
+	w := Pack(make([]float32, 384*384), 384, 384)
+	defer SetParallelism(SetParallelism(1))
+	if n := w.workers(256); n != 1 {
+		t.Errorf("SetParallelism(1): %d workers", n)
+	}
+	SetParallelism(0)
+	if n, want := w.workers(256), min(runtime.GOMAXPROCS(0), 12); n != want {
+		t.Errorf("SetParallelism(0): %d workers, want %d", n, want)
+	}
+}

@@ -15,13 +15,29 @@ const parallelMACs = 1 << 20
 // cores, bounds it well before that.
 const maxWorkers = 32
 
+// parallelism is SetParallelism's limit; 0 means GOMAXPROCS.
+var parallelism atomic.Int32
+
+// SetParallelism limits the goroutines one Mul uses to n (n ≤ 0: as many
+// as GOMAXPROCS, the default) and returns the previous limit. A caller
+// that already runs products side by side, or a machine whose other cores
+// are busy (a helper the OS preempts mid-chunk makes its caller wait),
+// may want 1.
+func SetParallelism(n int) int {
+	return int(parallelism.Swap(int32(max(0, min(n, maxWorkers)))))
+}
+
 // workers is how many goroutines Mul of m rows should use.
 func (w *Weights) workers(m int) int {
 	macs := m * w.n * w.k
 	if macs < 2*parallelMACs {
 		return 1
 	}
-	return min(runtime.GOMAXPROCS(0), w.np, macs/parallelMACs, maxWorkers)
+	procs := runtime.GOMAXPROCS(0)
+	if p := int(parallelism.Load()); p > 0 {
+		procs = min(procs, p)
+	}
+	return min(procs, w.np, macs/parallelMACs, maxWorkers)
 }
 
 // task is one parallel Mul: its panels cut into chunks that the caller and
