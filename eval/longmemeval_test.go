@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"sort"
 	"testing"
 	"time"
 
@@ -175,11 +176,27 @@ func (s *lmeStore) ranked(d *lmeData, q lmeQuery, m method, res []hippo.Recalled
 	return out
 }
 
-// lmeResult is one method's figures on each half.
-type lmeResult struct {
+// result is one method's figures on each half, overall and by tag.
+type result struct {
 	method method
 	boost  bool
 	by     [2]metrics
+	tags   [2]map[string]*metrics // nil when the set has no tags
+}
+
+// add scores one query of half h, tagged tag unless "".
+func (r *result) add(h half, tag string, ranked [][]string, relevant map[string]bool) {
+	r.by[h].add(ranked, relevant)
+	if tag == "" {
+		return
+	}
+	if r.tags[h] == nil {
+		r.tags[h] = map[string]*metrics{}
+	}
+	if r.tags[h][tag] == nil {
+		r.tags[h][tag] = &metrics{}
+	}
+	r.tags[h][tag].add(ranked, relevant)
 }
 
 // TestLongMemEval runs the LongMemEval oracle protocol through the library:
@@ -209,7 +226,7 @@ func TestLongMemEval(t *testing.T) {
 	store := ingestLME(t, ctx, base, ce, d)
 	t.Logf("stored %d turns as %d memories (%d verbatim repeats) in %v", len(d.turns), len(store.turnsOf), store.dups, time.Since(start).Round(time.Millisecond))
 
-	run := func(m method, boost bool, only *half) lmeResult {
+	run := func(m method, boost bool, only *half) result {
 		t.Helper()
 		path := filepath.Join(dir, fmt.Sprintf("run-%v-%v.db", m.alpha, boost))
 		if err := copyDB(base, path); err != nil {
@@ -225,7 +242,7 @@ func TestLongMemEval(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		r := lmeResult{method: m, boost: boost}
+		r := result{method: m, boost: boost}
 		for _, q := range d.queries {
 			h := splitOf(q.QID)
 			if only != nil && h != *only {
@@ -236,7 +253,7 @@ func TestLongMemEval(t *testing.T) {
 			if err != nil {
 				t.Fatalf("recall %s: %v", q.QID, err)
 			}
-			r.by[h].add(store.ranked(d, q, m, res), q.relevant())
+			r.add(h, "", store.ranked(d, q, m, res), q.relevant())
 		}
 		return r
 	}
@@ -278,9 +295,9 @@ func ingestLME(t testing.TB, ctx context.Context, path string, e hippo.Embedder,
 // tables: held-out first, tune figures labelled as such. run runs one
 // method on a fresh copy of the stored database (only one half when only
 // is set).
-func runMethods(t testing.TB, name string, emb hippo.Embedder, run func(m method, boost bool, only *half) lmeResult) string {
+func runMethods(t testing.TB, name string, emb hippo.Embedder, run func(m method, boost bool, only *half) result) string {
 	t.Helper()
-	var results []lmeResult
+	var results []result
 	for _, boost := range []bool{true, false} {
 		for _, m := range methods(emb) {
 			start := time.Now()
@@ -310,18 +327,56 @@ func runMethods(t testing.TB, name string, emb hippo.Embedder, run func(m method
 		tb := newTable("embedder", "method", "boost", "half", "n", "R@5", "R@10", "Hit@10", "MRR@10")
 		for _, r := range results {
 			m := r.by[h]
-			boost := "on"
-			if !r.boost {
-				boost = "off"
-			}
-			tb.row(name, r.method.name, boost, h.String(), fmt.Sprint(m.n), f3(m.R5()), f3(m.R10()), f3(m.Hit10()), f3(m.MRR()))
+			tb.row(name, r.method.name, onOff(r.boost), h.String(), fmt.Sprint(m.n), f3(m.R5()), f3(m.R10()), f3(m.Hit10()), f3(m.MRR()))
 		}
 		label := "HELD-OUT half (report these)"
 		if h == tune {
 			label = "TUNE half (α chosen here: not a result)"
 		}
 		out += label + "\n" + tb.String() + "\n"
+		if tags := tagNames(results, h); len(tags) > 0 {
+			header := []string{"method", "boost"}
+			for _, tag := range tags {
+				header = append(header, tag+" n", "R@10", "MRR")
+			}
+			tt := newTable(header...)
+			for _, r := range results {
+				row := []string{r.method.name, onOff(r.boost)}
+				for _, tag := range tags {
+					m := r.tags[h][tag]
+					if m == nil {
+						m = &metrics{}
+					}
+					row = append(row, fmt.Sprint(m.n), f3(m.R10()), f3(m.MRR()))
+				}
+				tt.row(row...)
+			}
+			out += "by tag, " + h.String() + " half\n" + tt.String() + "\n"
+		}
 	}
 	out += "α sweep, boost on, TUNE half only\n" + sw.String()
 	return out
+}
+
+func onOff(b bool) string {
+	if b {
+		return "on"
+	}
+	return "off"
+}
+
+// tagNames are the tags the results of half h carry, sorted.
+func tagNames(results []result, h half) []string {
+	seen := map[string]bool{}
+	for _, r := range results {
+		for tag := range r.tags[h] {
+			seen[tag] = true
+		}
+	}
+	var tags []string
+	for tag := range seen {
+		tags = append(tags, tag)
+	}
+	sort.Strings(tags)
+	return tags
 }
