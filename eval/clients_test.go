@@ -81,11 +81,7 @@ func (c *libClient) recall(ctx context.Context, query string, limit int, alpha *
 	if err != nil {
 		return nil, err
 	}
-	out := make([]recalled, len(res))
-	for i, r := range res {
-		out[i] = recalled{r.Chunk.ID, r.Chunk.Content, r.BM25, r.Relevance}
-	}
-	return out, nil
+	return asRecalled(res), nil
 }
 
 func (c *libClient) close() error { return c.db.Close() }

@@ -162,15 +162,26 @@ type method struct {
 	name  string
 	alpha float64
 	bm25  bool // count only results with a full-text match (α = 1)
+	// serverDefault sends no α over MCP: the server's embedder's own.
+	serverDefault bool
 }
 
 // methods are vector only, BM25 only and hybrid at the embedder's α.
 func methods(e hippo.Embedder) []method {
 	return []method{
-		{"vector (α=0)", 0, false},
-		{"bm25 (α=1)", 1, true},
-		{fmt.Sprintf("hybrid (α=%.2g, default)", defaultAlpha(e)), defaultAlpha(e), false},
+		{name: "vector (α=0)", alpha: 0},
+		{name: "bm25 (α=1)", alpha: 1, bm25: true},
+		{name: fmt.Sprintf("hybrid (α=%.2g, default)", defaultAlpha(e)), alpha: defaultAlpha(e), serverDefault: true},
 	}
+}
+
+// alphaArg is the α to send: nil for the server's default.
+func (m method) alphaArg() *float64 {
+	if m.serverDefault {
+		return nil
+	}
+	a := m.alpha
+	return &a
 }
 
 // sweep is the α grid searched on the tune half.
@@ -180,8 +191,8 @@ var sweep = []float64{0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9}
 // no relevance at all are ranked by strength and recency alone, an order
 // that says nothing about the query, and with α = 1 only full-text matches
 // count (recall falls back to vectors when no word matches).
-func (m method) counted(r hippo.Recalled) bool {
-	return r.Relevance > 0 && (!m.bm25 || r.BM25 > 0)
+func (m method) counted(relevance, bm25 float64) bool {
+	return relevance > 0 && (!m.bm25 || bm25 > 0)
 }
 
 // evalClock is the fixed time of the evaluations: every memory is stored

@@ -157,13 +157,13 @@ func (s *lmeStore) add(chunkID, turnID string, duplicate bool) {
 
 // ranked turns a recall into, per counted result, the items it stands
 // for: turn IDs, or session IDs for session-level questions.
-func (s *lmeStore) ranked(d *lmeData, q lmeQuery, m method, res []hippo.Recalled) [][]string {
+func (s *lmeStore) ranked(d *lmeData, q lmeQuery, m method, res []recalled) [][]string {
 	var out [][]string
 	for _, r := range res {
-		if !m.counted(r) {
+		if !m.counted(r.Relevance, r.BM25) {
 			continue
 		}
-		items := s.turnsOf[r.Chunk.ID]
+		items := s.turnsOf[r.ID]
 		if q.sessionLevel() {
 			sess := make([]string, len(items))
 			for i, id := range items {
@@ -253,11 +253,11 @@ func TestLongMemEval(t *testing.T) {
 			if err != nil {
 				t.Fatalf("recall %s: %v", q.QID, err)
 			}
-			r.add(h, "", store.ranked(d, q, m, res), q.relevant())
+			r.add(h, "", store.ranked(d, q, m, asRecalled(res)), q.relevant())
 		}
 		return r
 	}
-	report := runMethods(t, name, emb, run)
+	report := runMethods(t, name, methods(emb), []bool{true, false}, run)
 	t.Log("\nLongMemEval oracle, " + fmt.Sprintf("%d questions (%d abstention skipped), %d turns, embedder %s (%s)\n", len(d.queries), d.skipped, len(d.turns), name, emb.Model()) + report)
 }
 
@@ -295,11 +295,11 @@ func ingestLME(t testing.TB, ctx context.Context, path string, e hippo.Embedder,
 // tables: held-out first, tune figures labelled as such. run runs one
 // method on a fresh copy of the stored database (only one half when only
 // is set).
-func runMethods(t testing.TB, name string, emb hippo.Embedder, run func(m method, boost bool, only *half) result) string {
+func runMethods(t testing.TB, name string, ms []method, boosts []bool, run func(m method, boost bool, only *half) result) string {
 	t.Helper()
 	var results []result
-	for _, boost := range []bool{true, false} {
-		for _, m := range methods(emb) {
+	for _, boost := range boosts {
+		for _, m := range ms {
 			start := time.Now()
 			results = append(results, run(m, boost, nil))
 			t.Logf("%s boost=%v: %v", m.name, boost, time.Since(start).Round(time.Millisecond))
@@ -319,7 +319,7 @@ func runMethods(t testing.TB, name string, emb hippo.Embedder, run func(m method
 			best, bestAlpha = score, a
 		}
 	}
-	for _, boost := range []bool{true, false} {
+	for _, boost := range boosts {
 		results = append(results, run(method{name: fmt.Sprintf("hybrid (α=%.1f, tuned)", bestAlpha), alpha: bestAlpha}, boost, nil))
 	}
 	var out string
@@ -379,4 +379,12 @@ func tagNames(results []result, h half) []string {
 	}
 	sort.Strings(tags)
 	return tags
+}
+
+func asRecalled(res []hippo.Recalled) []recalled {
+	out := make([]recalled, len(res))
+	for i, r := range res {
+		out[i] = recalled{r.Chunk.ID, r.Chunk.Content, r.BM25, r.Relevance}
+	}
+	return out
 }

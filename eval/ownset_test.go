@@ -238,7 +238,7 @@ func (st *ownStore) run(t testing.TB, ctx context.Context, s *ownSet, m method, 
 		}
 		var ranked [][]string
 		for _, x := range res {
-			if m.counted(x) {
+			if m.counted(x.Relevance, x.BM25) {
 				ranked = append(ranked, []string{st.chunkOf[x.Chunk.ID]})
 			}
 		}
@@ -288,7 +288,7 @@ func TestOwnSetEval(t *testing.T) {
 	s := loadOwnSet(t)
 	name, emb := newEmbedder(t)
 	st := storeOwnSet(t, ctx, s, emb, t.TempDir())
-	report := runMethods(t, name, emb, func(m method, boost bool, only *half) result {
+	report := runMethods(t, name, methods(emb), []bool{true, false}, func(m method, boost bool, only *half) result {
 		return st.run(t, ctx, s, m, boost, only)
 	})
 	t.Logf("\nown set: %d memories, %d queries, embedder %s (%s)\n%s", len(s.content), len(s.queries), name, emb.Model(), report)
