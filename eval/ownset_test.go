@@ -174,7 +174,10 @@ type ownStore struct {
 
 const ownAgent = "maya-assistant"
 
-func storeOwnSet(t testing.TB, ctx context.Context, s *ownSet, e hippo.Embedder, dir string) *ownStore {
+// storeOwnSet stores the set for one agent with StoreMemory, as an agent
+// would, or, for the quick check, with one InsertChunks call (the same
+// chunks, strengths and times, in one transaction).
+func storeOwnSet(t testing.TB, ctx context.Context, s *ownSet, e hippo.Embedder, dir string, bulk bool) *ownStore {
 	t.Helper()
 	ce := newCachedEmbedder(e)
 	texts := make([]string, len(s.ids))
@@ -193,7 +196,26 @@ func storeOwnSet(t testing.TB, ctx context.Context, s *ownSet, e hippo.Embedder,
 	if err != nil {
 		t.Fatal(err)
 	}
+	if bulk {
+		vecs, err := ce.Embed(ctx, texts)
+		if err != nil {
+			t.Fatal(err)
+		}
+		chunks := make([]*hippo.Chunk, len(texts))
+		for i := range texts {
+			chunks[i] = &hippo.Chunk{Content: texts[i], Embedding: vecs[i]}
+		}
+		if err := db.InsertChunks(ctx, ownAgent, "", ce.Model(), chunks); err != nil {
+			t.Fatal(err)
+		}
+		for i, c := range chunks {
+			st.chunkOf[c.ID] = s.ids[i]
+		}
+	}
 	for _, id := range s.ids {
+		if bulk {
+			break
+		}
 		res, err := mem.StoreMemory(ctx, hippo.StoreInput{Content: s.content[id]})
 		if err != nil {
 			t.Fatalf("store %s: %v", id, err)
@@ -256,7 +278,7 @@ func TestOwnSetQuick(t *testing.T) {
 	ctx := context.Background()
 	s := loadOwnSet(t)
 	_, emb := newEmbedder(t)
-	st := storeOwnSet(t, ctx, s, emb, t.TempDir())
+	st := storeOwnSet(t, ctx, s, emb, t.TempDir(), true)
 	held := heldOut
 	var got []result
 	for _, m := range methods(emb) {
@@ -287,7 +309,7 @@ func TestOwnSetEval(t *testing.T) {
 	ctx := context.Background()
 	s := loadOwnSet(t)
 	name, emb := newEmbedder(t)
-	st := storeOwnSet(t, ctx, s, emb, t.TempDir())
+	st := storeOwnSet(t, ctx, s, emb, t.TempDir(), false)
 	report := runMethods(t, name, methods(emb), []bool{true, false}, func(m method, boost bool, only *half) result {
 		return st.run(t, ctx, s, m, boost, only)
 	})
