@@ -248,8 +248,9 @@ func (c *cachedEmbedder) Thresholds() (duplicate, new, forget float64) {
 
 func (c *cachedEmbedder) HybridAlpha() float64 { return defaultAlpha(c.Embedder) }
 
-// prepare embeds texts not cached yet, in batches of 32 over two workers.
-func (c *cachedEmbedder) prepare(ctx context.Context, texts []string) error {
+// prepare embeds texts not cached yet, in batches of 32 over two workers,
+// calling progress (when not nil) after each batch.
+func (c *cachedEmbedder) prepare(ctx context.Context, texts []string, progress func(done, total int)) error {
 	var todo []string
 	seen := map[string]bool{}
 	c.mu.Lock()
@@ -261,6 +262,7 @@ func (c *cachedEmbedder) prepare(ctx context.Context, texts []string) error {
 	}
 	c.mu.Unlock()
 	const batch = 32
+	done := 0
 	jobs := make(chan []string)
 	errs := make(chan error, 2)
 	var wg sync.WaitGroup
@@ -277,6 +279,10 @@ func (c *cachedEmbedder) prepare(ctx context.Context, texts []string) error {
 				c.mu.Lock()
 				for i, t := range b {
 					c.cache[t] = vecs[i]
+				}
+				done += len(b)
+				if progress != nil {
+					progress(done, len(todo))
 				}
 				c.mu.Unlock()
 			}

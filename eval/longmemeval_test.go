@@ -215,7 +215,14 @@ func TestLongMemEval(t *testing.T) {
 		texts[i] = tr.Text
 	}
 	start := time.Now()
-	if err := ce.prepare(ctx, texts); err != nil {
+	next := 1000
+	progress := func(done, total int) {
+		if done >= next {
+			t.Logf("embedded %d of %d turns in %v", done, total, time.Since(start).Round(time.Second))
+			next += 1000
+		}
+	}
+	if err := ce.prepare(ctx, texts, progress); err != nil {
 		t.Fatal(err)
 	}
 	t.Logf("embedded %d turns with %s in %v", len(texts), emb.Model(), time.Since(start).Round(time.Millisecond))
