@@ -22,7 +22,7 @@ import (
 
 // Flags of the evaluations that do not run with every go test.
 var (
-	flagEmbedder = flag.String("embedder", "glove", "embedder of the evaluations: "+strings.Join(embedderNames(), "|"))
+	flagEmbedder = flag.String("embedder", defaultEmbedder, "embedder of the evaluations: "+strings.Join(embedderNames(), "|"))
 	flagFull     = flag.Bool("eval", false, "run the full evaluation of the own set and print its tables")
 	flagLME      = flag.Bool("longmemeval", false, "run LongMemEval through the library and print its tables")
 	flagLMEMCP   = flag.Bool("longmemeval-mcp", false, "run LongMemEval through `hippo serve` over MCP Streamable HTTP")
@@ -30,8 +30,13 @@ var (
 	flagTarget   = flag.Bool("firstcontact-target", false, "assert the first-contact target (also HIPPO_EVAL_TARGET=1)")
 )
 
+// defaultEmbedder names the library's default embedder: the one the quick
+// checks and the first-contact check use, and -embedder's default. It
+// becomes "minilm" when MiniLM is the default.
+const defaultEmbedder = "glove"
+
 // embedders are the embedders the evaluations can use, by flag name. The
-// MiniLM embedder joins with one line once it is on main:
+// MiniLM embedder joins with one line (and its import) once it is on main:
 //
 //	"minilm": func() hippo.Embedder { return minilm.NewEmbedder() },
 var embedders = map[string]func() hippo.Embedder{

@@ -9,14 +9,12 @@ import (
 	"testing"
 
 	"github.com/hippo-mem/hippo"
-	"github.com/hippo-mem/hippo/local"
 )
 
 // firstContactEmbedder is the embedder of the library first-contact check:
-// the offline default. When MiniLM becomes the default this one line
-// becomes minilm.NewEmbedder() (the CLI and MCP checks use whatever the
-// binary defaults to).
-func firstContactEmbedder() hippo.Embedder { return local.NewEmbedder() }
+// the default one, defaultEmbedder (the CLI and MCP checks use whatever
+// the binary defaults to).
+func firstContactEmbedder() hippo.Embedder { return embedders[defaultEmbedder]() }
 
 // firstContactTargetIsDefault says that the target embedder is the default,
 // so the first-contact target is asserted, not only logged. The
