@@ -25,7 +25,7 @@ func TestLongMemEvalMCP(t *testing.T) {
 		t.Skip("runs with -longmemeval-mcp")
 	}
 	ctx := context.Background()
-	d := loadLME(t, needData(t))
+	d := loadLME(t, needData(t), false)
 	dir := t.TempDir()
 	base := filepath.Join(dir, "base.db")
 
