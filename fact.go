@@ -11,6 +11,12 @@ import (
 type Fact struct {
 	Content   string  `json:"fact"`
 	Intensity float64 `json:"intensity"`
+	// Replaces, when set, is a fact the text says stopped being true when
+	// this one started ("I used to prefer VS Code, but now I use Neovim":
+	// "User prefers VS Code"). RememberFacts supersedes a known fact that
+	// says the same, or else keeps it in the history as already superseded,
+	// so the change is neither lost nor stored as two current facts.
+	Replaces string `json:"replaces,omitempty"`
 }
 
 // Verdict is how a new fact relates to an existing, similar one.
@@ -34,6 +40,14 @@ type FactPair struct {
 // Extractor pulls discrete facts out of free text.
 type Extractor interface {
 	ExtractFacts(ctx context.Context, text string) ([]Fact, error)
+}
+
+// NoFactsExplainer is implemented by an Extractor that can say why a text
+// yielded no fact ("text is a question"). RememberFacts puts the reason in
+// its result, so a caller learns what was dropped and why instead of a bare
+// "No facts extracted.".
+type NoFactsExplainer interface {
+	NoFactsReason(text string) string
 }
 
 // Classifier decides, in one call, the verdict of each pair. It returns one
@@ -68,12 +82,32 @@ type FactOutcome struct {
 	SupersededID      string  `json:"superseded_id,omitempty"`
 	SupersededContent string  `json:"superseded_content,omitempty"`
 	Similarity        float64 `json:"similarity,omitempty"`
+	// For a fact that replaces a former one (Fact.Replaces): the chunk
+	// that stopped being current. FormerRecorded is set when no known
+	// fact said the same, so the former one was stored from this text as
+	// already superseded, for the history.
+	FormerID       string `json:"former_id,omitempty"`
+	FormerContent  string `json:"former_content,omitempty"`
+	FormerRecorded bool   `json:"former_recorded,omitempty"`
 }
 
 // RememberResult is the outcome of RememberFacts.
 type RememberResult struct {
 	Summary string        `json:"summary"`
 	Facts   []FactOutcome `json:"facts"`
+	// Reason says, when no fact was extracted, why: "text is a question",
+	// "no first-person or third-person statement of a fact found". Text to
+	// keep anyway belongs in StoreMemory (store_memory, `hippo store`).
+	Reason string `json:"reason,omitempty"`
+}
+
+// NoFactsSummary is the summary of a RememberFacts call that extracted no
+// fact: the reason, and where raw content goes instead.
+func NoFactsSummary(reason string) string {
+	if reason == "" {
+		return "No facts extracted."
+	}
+	return "No facts extracted: " + reason + ". To keep the text verbatim, use store_memory."
 }
 
 // Summarize renders outcomes the way seed 000 shows them: "Learned 2
@@ -103,6 +137,9 @@ func Summarize(outcomes []FactOutcome) string {
 				item = fmt.Sprintf("%s — intensity %.2f → running avg %.2f", o.ExistingContent, o.OldIntensity, o.NewIntensity)
 			case ActionSupersedes:
 				item = fmt.Sprintf("%s — replaces %q", o.Content, o.SupersededContent)
+			}
+			if o.FormerContent != "" && o.FormerContent != o.SupersededContent {
+				item += fmt.Sprintf(" — replaces %q", o.FormerContent)
 			}
 			groups[g].items = append(groups[g].items, item)
 		}

@@ -238,16 +238,34 @@ func parseStatement(fact string) statement {
 			s.relation = "prefer"
 		}
 	}
+	// A move names the place left and the place reached: "moved from
+	// Paris to Berlin" has the value Berlin.
+	if s.relation == "move" {
+		for k, t := range rest {
+			if t.lower != "from" {
+				continue
+			}
+			end := k + 1
+			for end < len(rest) && rest[end].lower != "to" {
+				end++
+			}
+			rest = append(append([]token{}, rest[:k]...), rest[min(end, len(rest)):]...)
+			break
+		}
+	}
 	for _, t := range rest {
 		w := t.lower
 		switch {
+		case placeRelations[s.relation] && timeWords[w]:
+			continue // "moved to Berlin last year" is in Berlin
 		case w == "before" || w == "previously" || w == "formerly":
 			s.past = true
 			continue
 		case negations[w]:
 			s.negated = !s.negated
 			continue
-		case stopwords[w] || w == "'s" || w == "better" || w == "again" || w == "anymore" || w == "strongly":
+		case stopwords[w] && !(isCapitalized(t) && w != "i" && w != "user"), // "in May" names a month
+			w == "'s" || w == "better" || w == "again" || w == "anymore" || w == "strongly":
 			continue
 		}
 		l := lemmaOf(w)
@@ -265,6 +283,18 @@ func parseStatement(fact string) statement {
 }
 
 var marital = setOf(`single engaged married divorced widowed`)
+
+// placeRelations hold one place or organisation at a time whatever the
+// time said with it: "User moved to Berlin last year" and "User lives in
+// Berlin" agree.
+var placeRelations = setOf(`residence move employer join switch become`)
+
+// timeWords say when, not what.
+var timeWords = setOf(`
+last next ago year years month months week weeks day days yesterday today recently
+january february march april may june july august september october november december
+spring summer autumn fall winter
+`)
 
 // nounRelations turn "has an X allergy" into "is allergic to X".
 var nounRelations = map[string]string{"allergy": "allergic", "fear": "afraid", "phobia": "afraid"}

@@ -35,6 +35,16 @@ func TestClassifyFacts(t *testing.T) {
 		{"User is single", "User is married", hippo.Supersedes},
 		{"User works at Shopify", "User worked at Google before", hippo.Distinct},
 		{"User never wants to use Redux again", "User tried a new café on Sukhumvit", hippo.Distinct},
+		// A move states the place reached; when it happened is no new value.
+		{"User lives in Berlin", "User moved to Berlin last year", hippo.Duplicate},
+		{"User lives in Berlin", "User moved from Paris to Berlin last year", hippo.Duplicate},
+		{"User lives in Paris", "User moved from Paris to Berlin last year", hippo.Supersedes},
+		{"User lives in Paris", "User moved to Berlin last year", hippo.Supersedes},
+		{"User moved to Berlin last year", "User lives in Berlin", hippo.Duplicate},
+		{"User lives in Paris", "User moved away from Paris", hippo.Supersedes},
+		{"User's birthday is in May", "User's birthday is in June", hippo.Supersedes},
+		{"User's name is Sam", "User's name is Jo", hippo.Supersedes},
+		{"User takes User's coffee black", "User takes their coffee black", hippo.Duplicate},
 	}
 	var pairs []hippo.FactPair
 	for _, tt := range tests {

@@ -44,18 +44,97 @@ func (x *Extractor) ExtractFacts(ctx context.Context, text string) ([]hippo.Fact
 			}
 		}
 	}
+	all = linkChanges(all)
 	// Intensities last: later sentences may have added to the signals.
 	facts := make([]hippo.Fact, len(all))
 	for i, f := range all {
-		facts[i] = hippo.Fact{Content: f.content, Intensity: f.sig.intensity()}
+		facts[i] = hippo.Fact{Content: f.content, Intensity: f.sig.intensity(), Replaces: f.replaces}
 	}
 	return facts, nil
+}
+
+// linkChanges folds "used to X, but now Y" into one current fact: Y, which
+// replaces X in the present tense. A past habit with no turn after it
+// stays as it was said.
+func linkChanges(all []*extracted) []*extracted {
+	out := all[:0]
+	for _, f := range all {
+		if n := len(out); f.turn && n > 0 && out[n-1].former != "" && f.replaces == "" {
+			f.replaces = out[n-1].former
+			out[n-1] = f
+			continue
+		}
+		out = append(out, f)
+	}
+	return out
+}
+
+var _ hippo.NoFactsExplainer = (*Extractor)(nil)
+
+// NoFactsReason says why text yields no fact, for a caller told "No facts
+// extracted": only questions, only greetings and filler, only requests to
+// the assistant, or statements about no one. It is meant for a text
+// ExtractFacts returned nothing for.
+func (x *Extractor) NoFactsReason(text string) string {
+	sents := splitSentences(text)
+	if len(sents) == 0 {
+		return "text is empty or only punctuation"
+	}
+	var questions, filler, requests int
+	for _, s := range sents {
+		if s.question {
+			questions++
+			continue
+		}
+		toks := trimPunct(stripMarkers(lex(s.text), &signals{}))
+		switch {
+		case len(toks) == 0:
+			filler++
+		case isRequest(toks):
+			requests++
+		}
+	}
+	n := len(sents)
+	switch {
+	case questions == n:
+		return "text is a question, not a statement"
+	case filler == n:
+		return "text is empty after removing greetings, thanks and filler"
+	case questions+filler+requests == n:
+		return "text is a request to the assistant, not a statement about the user or someone named"
+	}
+	return "no first-person or third-person statement of a fact found"
+}
+
+// isRequest reports whether a sentence asks something of the assistant:
+// an order ("Write a haiku"), "please", "let's", or words for "you".
+func isRequest(toks []token) bool {
+	first := toks[0].lower
+	if first == "please" || first == "let" || verbBase(first) == first && !hasFiniteBe(toks[1:]) {
+		return true
+	}
+	for _, t := range toks {
+		if t.lower == "you" || t.lower == "your" {
+			return true
+		}
+	}
+	return false
 }
 
 // extracted is one fact with the signals behind its intensity.
 type extracted struct {
 	content string
 	sig     signals
+	// replaces is the fact this one ends: "User lives in Paris" for "User
+	// moved to Berlin" said as "moved from Paris to Berlin".
+	replaces string
+	// former is set on a past habit, "User used to prefer VS Code": the
+	// fact it no longer is, "User prefers VS Code". A following turn
+	// ("but now …") replaces it; alone it stays a fact about the past.
+	former string
+	// turn: the clause opened with "but" or "now", stating what holds
+	// instead of a former state before it.
+	turn bool
 }
 
 // sentence is one sentence of the input and how it ended.
@@ -66,7 +145,9 @@ type sentence struct {
 }
 
 // splitSentences splits text at ".", "!", "?" and "…" followed by a space
-// or the end, and at line breaks. List markers are dropped.
+// or the end, and at line breaks. List markers are dropped. The full stop
+// of an abbreviation ("St.", "Dr.", "K.", "e.g.", "U.S.", "etc.") does not
+// end a sentence unless "I", "My", "We" or "Our" follows, which opens one.
 func splitSentences(text string) []sentence {
 	var out []sentence
 	emit := func(s string, end string) {
@@ -93,6 +174,17 @@ func splitSentences(text string) []sentence {
 				j++
 			}
 			if j == len(text) || text[j] == ' ' || text[j] == '\n' || text[j] == '\t' || text[j] == '\r' {
+				if r == '.' && j == i+1 && isAbbreviation(wordBefore(text, i)) {
+					if j == len(text) || text[j] == '\n' {
+						emit(text[start:j], "") // keep the abbreviation's stop
+						start, i = j, j
+						continue
+					}
+					if !opensSentence(text[j:]) {
+						i = j
+						continue
+					}
+				}
 				emit(text[start:i], text[i:j])
 				start, i = j, j
 				continue
@@ -104,13 +196,75 @@ func splitSentences(text string) []sentence {
 	return out
 }
 
+// titles are abbreviations that end with a full stop but not a sentence.
+var titles = setOf(`st dr mr mrs ms prof mt jr sr vs etc approx dept fig inc ltd`)
+
+// wordBefore returns the word that ends at text[i], without leading
+// punctuation: "St" in "at St.", "U.S" in "the U.S.".
+func wordBefore(text string, i int) string {
+	j := i
+	for j > 0 {
+		r, size := utf8.DecodeLastRuneInString(text[:j])
+		if unicode.IsSpace(r) || r == '(' || r == '"' {
+			break
+		}
+		j -= size
+	}
+	return text[j:i]
+}
+
+// isAbbreviation reports whether w, written before a full stop, is an
+// abbreviation: a title ("Dr"), a single capital initial ("K"), or short
+// letter groups joined by stops ("e.g", "U.S", "a.m", "Ph.D").
+func isAbbreviation(w string) bool {
+	if w == "" {
+		return false
+	}
+	if titles[strings.ToLower(w)] {
+		return true
+	}
+	if r, size := utf8.DecodeRuneInString(w); size == len(w) {
+		return unicode.IsUpper(r)
+	}
+	if !strings.Contains(w, ".") {
+		return false
+	}
+	for _, part := range strings.Split(w, ".") {
+		n := utf8.RuneCountInString(part)
+		if n == 0 || n > 2 {
+			return false
+		}
+		for _, r := range part {
+			if !unicode.IsLetter(r) {
+				return false
+			}
+		}
+	}
+	return true
+}
+
+// opensSentence reports whether rest, the text after an abbreviation's
+// stop, starts a new first-person sentence: "etc. I also …".
+func opensSentence(rest string) bool {
+	rest = strings.TrimLeft(rest, " \t\r")
+	for _, w := range []string{"I", "My", "We", "Our"} {
+		if strings.HasPrefix(rest, w) {
+			after := rest[len(w):]
+			if after == "" || after[0] == ' ' || after[0] == '\'' || after[0] == ',' {
+				return true
+			}
+		}
+	}
+	return false
+}
+
 // token is one word or punctuation mark of a sentence. Contractions come
 // expanded: "I'm" is "I", "am"; "don't" is "do", "not".
 type token struct {
 	text  string // as written, or the expansion of a contraction
 	lower string
 	punct bool
-	glued bool // written with no space before it ("'s" of a possessive)
+	glued bool // written with no space before it ("'s", "g" of "e.g.")
 }
 
 // lex splits a sentence into tokens.
@@ -146,8 +300,12 @@ func lex(s string) []token {
 			break
 		}
 		word := strings.ReplaceAll(s[i:j], "’", "'")
-		for _, part := range expandContraction(word) {
-			add(part.text, false, part.glued)
+		prev, _ := utf8.DecodeLastRuneInString(s[:i])
+		for k, part := range expandContraction(word) {
+			// A word right after punctuation with no space keeps it so:
+			// "e.g.", "U.S.", "ana@example.com".
+			glued := part.glued || k == 0 && i > 0 && !unicode.IsSpace(prev) && len(toks) > 0 && toks[len(toks)-1].punct && !clausePunct[toks[len(toks)-1].lower]
+			add(part.text, false, glued)
 		}
 		i = j
 	}
@@ -353,6 +511,7 @@ func extractSentence(s sentence, last *extracted) []*extracted {
 		return nil
 	}
 	toks := lex(s.text)
+	opensWithTurn := len(toks) > 0 && turnWords[toks[0].lower]
 	var shared signals // markers that apply to the whole sentence
 	toks = stripMarkers(toks, &shared)
 	shared.bangs = s.bangs
@@ -360,7 +519,7 @@ func extractSentence(s sentence, last *extracted) []*extracted {
 	var facts []*extracted
 	var pending signals // from fact-less clauses waiting for a fact
 	var prev *clauseFact
-	for _, c := range splitClauses(toks) {
+	for k, c := range splitClauses(toks) {
 		cf := rewriteClause(c, prev)
 		sig := scan(c.toks)
 		if cf == nil || cf.content == "" {
@@ -380,7 +539,8 @@ func extractSentence(s sentence, last *extracted) []*extracted {
 		if cf.hedged {
 			sig.hedges++
 		}
-		f := &extracted{content: cf.content, sig: sig}
+		f := &extracted{content: cf.content, sig: sig, replaces: cf.replaces, former: cf.former}
+		f.turn = k == 0 && opensWithTurn || isTurn(c)
 		if len(facts) == 0 {
 			f.sig.attach(pending)
 			pending = signals{}
@@ -394,6 +554,34 @@ func extractSentence(s sentence, last *extracted) []*extracted {
 		}
 	}
 	return facts
+}
+
+// turnWords open a clause that says what holds now, after a former state:
+// "but now I use Neovim", "Now I live in Lyon".
+var turnWords = setOf(`but now nowadays currently today`)
+
+// isTurn reports whether c states what holds instead of what was said
+// before it: it follows "but", or opens with "now" ("now I use", "I now
+// use", "these days I use"), and says nothing like "also" or "still".
+func isTurn(c clause) bool {
+	for _, t := range c.toks {
+		if t.lower == "also" || t.lower == "still" || t.lower == "too" {
+			return false // "but I also love football": added, not instead
+		}
+	}
+	if strings.Contains(c.connector, "but") {
+		return true
+	}
+	for i, t := range c.toks {
+		switch {
+		case turnWords[t.lower] || t.lower == "these" && i+1 < len(c.toks) && c.toks[i+1].lower == "days":
+			return true
+		case t.punct || adverbs[t.lower] || t.lower == "i" || t.lower == "we":
+			continue
+		}
+		return false
+	}
+	return false
 }
 
 // stripMarkers removes leading greetings, asides and importance markers,
@@ -455,6 +643,12 @@ type clauseFact struct {
 	body     []token // the rewritten clause
 	identity bool
 	hedged   bool
+	// asWritten: the clause was in the third person already ("The user
+	// lives in Toronto", "Alice works at Google"), so a clause sharing its
+	// subject keeps its verbs as they are.
+	asWritten bool
+	former    string // see extracted
+	replaces  string // see extracted
 }
 
 // conversational verbs talk about the conversation, not the user.
@@ -479,6 +673,10 @@ func rewriteClause(c clause, prev *clauseFact) *clauseFact {
 	if len(toks) == 0 {
 		return nil
 	}
+	if name := calledName(toks); name != nil {
+		// "Call me Sam", "You can call me Jo": the name the user goes by.
+		return finish([]token{word("User"), possessive()}, append([]token{word("name"), word("is")}, name...))
+	}
 	for _, t := range toks {
 		if t.lower == "you" || t.lower == "your" || t.lower == "yours" {
 			return nil // about or for the assistant
@@ -487,6 +685,29 @@ func rewriteClause(c clause, prev *clauseFact) *clauseFact {
 	first := toks[0].lower
 	var subject, rest []token
 	switch {
+	case first == "user" && len(toks) > 1 || first == "the" && len(toks) > 2 && toks[1].lower == "user":
+		// Already in the third person: "The user prefers dark mode",
+		// "User's favorite language is Rust".
+		i := 1
+		if first == "the" {
+			i = 2
+		}
+		subject = []token{word("User")}
+		if toks[i].lower == "'s" {
+			subject = append(subject, possessive())
+			i++
+		} else if j := firstNonAdverb(toks[i:]); j < 0 || verbBase(toks[i+j].lower) == "" && !modals[toks[i+j].lower] && !negations[toks[i+j].lower] {
+			return nil // "the user interface is slow": not about the user
+		}
+		cf := finish(subject, toks[i:])
+		cf.asWritten = true
+		return cf
+	case namedSubject(toks) > 0:
+		// Someone else, by name: "Alice is a software engineer at Google".
+		n := namedSubject(toks)
+		cf := finish(toks[:n], toks[n:])
+		cf.asWritten = true
+		return cf
 	case first == "i" && len(toks) > 1 && hedgeVerbs[toks[1].lower] && (len(toks) == 2 || toks[2].lower == "i" || toks[2].lower == "that" && len(toks) > 3 && toks[3].lower == "i"):
 		// "I guess I kind of like jazz": drop the hedge.
 		inner := toks[2:]
@@ -505,7 +726,7 @@ func rewriteClause(c clause, prev *clauseFact) *clauseFact {
 			return nil
 		}
 	case first == "my" || first == "our":
-		subject = []token{word("User"), {text: "'s", lower: "'s", glued: true}}
+		subject = []token{word("User"), possessive()}
 		rest = toks[1:]
 	case subjectPronouns[first] || first == "these" || first == "those" || first == "let" || first == "please":
 		return nil
@@ -520,10 +741,15 @@ func rewriteClause(c clause, prev *clauseFact) *clauseFact {
 		if determiners[w] || isNumber(w) {
 			// Shared subject and verb: "I have two kids and a dog".
 			body := append(append([]token{}, prev.body[:prev.verbEnd]...), toks...)
-			return finish(prev.subject, body[len(prev.subject):])
+			cf := finish(prev.subject, body[len(prev.subject):])
+			cf.asWritten = prev.asWritten
+			return cf
 		}
 		subject = prev.subject
-		rest = conjugate(toks)
+		rest = toks
+		if !prev.asWritten {
+			rest = conjugate(toks)
+		}
 	case verbBase(first) == first && !hasFiniteBe(toks[1:]):
 		return nil // an imperative: "Write a haiku", "Remember this"
 	default:
@@ -563,7 +789,8 @@ var (
 // clauseFact when rest says nothing.
 func finish(subject, rest []token) *clauseFact {
 	rest = trimPunct(rest)
-	body := append(append([]token{}, subject...), rewritePronouns(rest)...)
+	user := len(subject) == 1 && subject[0].text == "User"
+	body := append(append([]token{}, subject...), rewritePronouns(rest, user)...)
 	cf := &clauseFact{subject: subject, body: body}
 	// verbEnd: past the auxiliaries and the first verb.
 	cf.verbEnd = len(subject)
@@ -583,9 +810,95 @@ func finish(subject, rest []token) *clauseFact {
 	if cf.verbEnd == len(subject) || !hasContent(body[cf.verbEnd:]) && !hasContent(body[len(subject):cf.verbEnd-1]) {
 		return cf // "I", "I have been": nothing stated
 	}
-	cf.identity = isIdentity(body, len(subject))
+	cf.identity = body[0].text == "User" && isIdentity(body, len(subject))
+	cf.former = formerState(body, len(subject))
+	if moved, from := movedFrom(body, len(subject)); from != "" {
+		body, cf.replaces = moved, from
+	}
 	cf.content = render(body)
 	return cf
+}
+
+// formerState returns, for a past habit "User used to prefer VS Code"
+// (body, its subject ending at subj), the fact it no longer is: "User
+// prefers VS Code". Else "".
+func formerState(body []token, subj int) string {
+	i := verbIndex(body, subj)
+	if i+2 >= len(body) || body[i].lower != "used" || body[i+1].lower != "to" {
+		return ""
+	}
+	subj = i
+	present := append(append([]token{}, body[:subj]...), conjugate(body[i+2:])...)
+	if !hasContent(present[subj:]) {
+		return ""
+	}
+	return render(present)
+}
+
+// isPlace reports whether a phrase ends in a word whose GloVe vector is
+// near "city", "town" or "country" (Paris 0.51, Leeds 0.38, the suburbs
+// 0.67) rather than a language or a tool (Java 0.35, Python 0.05). Words
+// out of the vocabulary are not places: a move left as said loses nothing.
+func isPlace(phrase []token) bool {
+	v, err := loadVocab()
+	if err != nil || len(phrase) == 0 {
+		return false
+	}
+	w := phrase[len(phrase)-1].lower // as written: "leeds", not the lemma "leed"
+	for _, kind := range []string{"city", "town", "country"} {
+		if sim, known := wordSimilarity(v, w, kind); known && sim >= placeCosine {
+			return true
+		}
+	}
+	return false
+}
+
+// placeCosine is the cosine to "city", "town" or "country" above which a
+// word names a place.
+const placeCosine = 0.37
+
+// verbIndex returns the index in body of the first verb after the
+// rewritten subject ending at subj, past the rest of a noun subject
+// ("User's sister") and adverbs, or len(body).
+func verbIndex(body []token, subj int) int {
+	for i := subj; i < len(body); i++ {
+		w := body[i].lower
+		if body[i].punct || adverbs[w] {
+			continue
+		}
+		if w == "used" || modals[w] || verbBase(w) != "" {
+			return i
+		}
+	}
+	return len(body)
+}
+
+// movedFrom reads "User moved from Paris to Berlin last year" as the move,
+// "User moved to Berlin last year", and the residence it ends, "User lives
+// in Paris". Only a past move counts: "is moving from" is a plan.
+func movedFrom(body []token, subj int) (moved []token, from string) {
+	v := verbIndex(body, subj)
+	subj = v
+	if v+3 >= len(body) || body[v].lower != "moved" && body[v].lower != "relocated" || body[v+1].lower != "from" {
+		return body, ""
+	}
+	to := -1
+	for k := v + 2; k < len(body) && !body[k].punct; k++ {
+		if body[k].lower == "to" {
+			to = k
+			break
+		}
+	}
+	if to <= v+2 || to+1 >= len(body) {
+		return body, ""
+	}
+	place := body[v+2 : to]
+	if !isPlace(place) {
+		return body, "" // "moved from Java to Go": said as it was
+	}
+	lived := append(append(append([]token{}, body[:subj]...), word("lives"), word("in")), place...)
+	moved = append(append([]token{}, body[:v+1]...), body[to:]...)
+	return moved, render(lived)
 }
 
 // conjugate puts the verb after a dropped "I" or "we" into the third
@@ -612,7 +925,7 @@ func conjugate(rest []token) []token {
 func thirdPerson(t token) string {
 	w := t.lower
 	switch w {
-	case "am", "are":
+	case "am", "are", "be":
 		return "is"
 	case "were":
 		return "was"
@@ -640,13 +953,27 @@ func thirdPerson(t token) string {
 	return w + "s"
 }
 
-// rewritePronouns turns the user's other first-person words into "User".
-func rewritePronouns(toks []token) []token {
+// rewritePronouns turns the user's other first-person words into the
+// third person. When the user is the subject (user), possessives refer
+// back to it: "I take my coffee black" → "User takes their coffee black";
+// otherwise they name the user: "Alice is my sister" → "Alice is User's
+// sister". "me" and "us" are "User".
+func rewritePronouns(toks []token, user bool) []token {
 	out := make([]token, 0, len(toks))
 	for _, t := range toks {
 		switch t.lower {
-		case "my", "our", "mine", "ours":
-			out = append(out, word("User"), token{text: "'s", lower: "'s", glued: true})
+		case "my", "our":
+			if user {
+				out = append(out, word("their"))
+			} else {
+				out = append(out, word("User"), possessive())
+			}
+		case "mine", "ours":
+			if user {
+				out = append(out, word("theirs"))
+			} else {
+				out = append(out, word("User"), possessive())
+			}
 		case "me", "us", "i", "we":
 			out = append(out, word("User"))
 		case "myself", "ourselves":
@@ -661,23 +988,121 @@ func rewritePronouns(toks []token) []token {
 	return out
 }
 
+// possessive is the glued "'s" token.
+func possessive() token { return token{text: "'s", lower: "'s", glued: true} }
+
+// calledName returns the name in "Call me Sam", "You can call me Jo" or
+// "Please call me Dr. Okafor", or nil.
+func calledName(toks []token) []token {
+	i := 0
+	for i < len(toks) && callLead[toks[i].lower] {
+		i++
+	}
+	if i+2 >= len(toks) || toks[i].lower != "call" || toks[i+1].lower != "me" {
+		return nil
+	}
+	name := trimPunct(toks[i+2:])
+	if len(name) == 0 || !isCapitalized(name[0]) || name[0].lower == "i" {
+		return nil // "call me tomorrow"
+	}
+	return name
+}
+
+// callLead may come before "call me": "you can", "please", "just".
+var callLead = setOf(`you can could may please just simply feel free to`)
+
+func isCapitalized(t token) bool {
+	r, _ := utf8.DecodeRuneInString(t.text)
+	return !t.punct && unicode.IsUpper(r)
+}
+
+// namedSubject returns the length of the subject when toks state a fact
+// about a person named in them: a name, possibly with a title ("Dr.
+// Patel") or a possessive noun ("Priya's favourite food"), followed by a
+// predicate only people have: a personal verb ("lives", "works at"), a
+// role ("is a teacher"), a relation to the user ("is my sister") or a
+// personal state ("is married"). It returns 0 for anything else, so that
+// "Jira is down again" or "Docker is running again" stay no fact.
+func namedSubject(toks []token) int {
+	n := 0
+	for n < len(toks) {
+		t := toks[n]
+		if isCapitalized(t) && !stopwords[t.lower] && !subjectPronouns[t.lower] && !questionWords[t.lower] ||
+			t.lower == "." && n > 0 && titles[toks[n-1].lower] {
+			n++
+			continue
+		}
+		break
+	}
+	if n == 0 || n >= len(toks) {
+		return 0
+	}
+	if toks[n].lower == "'s" {
+		// "Priya's favourite food is dosa".
+		for k := n + 1; k < len(toks) && k <= n+4; k++ {
+			if toks[k].lower == "is" || toks[k].lower == "was" {
+				for _, t := range toks[n+1 : k] {
+					if personalNouns[t.lower] || relatives[lemma(t.lower)] {
+						return k
+					}
+				}
+				return 0
+			}
+		}
+		return 0
+	}
+	i := n
+	for i < len(toks) && (adverbs[toks[i].lower] || toks[i].lower == "not") {
+		i++
+	}
+	if i >= len(toks) {
+		return 0
+	}
+	w := toks[i].lower
+	if w == "is" || w == "was" {
+		for k := i + 1; k < len(toks) && k <= i+6; k++ {
+			x := toks[k].lower
+			switch {
+			case x == "my" || x == "our" || personalStates[x] || roleNouns[x] || identityNouns[x] || relatives[lemma(x)]:
+				return n
+			case toks[k].punct || x == "at" || x == "in" || x == "for" || x == "with" || x == "and":
+				return 0
+			}
+		}
+		return 0
+	}
+	if personalVerbs[verbBase(w)] && w != verbBase(w) && !strings.HasSuffix(w, "ing") {
+		return n // "lives", "worked", "grew up"
+	}
+	return 0
+}
+
 func word(s string) token { return token{text: s, lower: strings.ToLower(s)} }
 
+// trimPunct drops punctuation at both ends, except the final stop of an
+// abbreviation written with stops inside ("the U.S.").
 func trimPunct(toks []token) []token {
 	for len(toks) > 0 && toks[0].punct {
 		toks = toks[1:]
 	}
-	for len(toks) > 0 && toks[len(toks)-1].punct {
-		toks = toks[:len(toks)-1]
+	for n := len(toks); n > 0 && toks[n-1].punct; n = len(toks) {
+		if n >= 4 && toks[n-1].lower == "." && toks[n-1].glued && !toks[n-2].punct && toks[n-2].glued && toks[n-3].lower == "." {
+			break
+		}
+		toks = toks[:n-1]
 	}
 	return toks
 }
 
-// hasContent reports whether toks hold a word beyond function words.
+// hasContent reports whether toks hold a word beyond function words, or a
+// name.
 func hasContent(toks []token) bool {
 	for _, t := range toks {
 		if !t.punct && !stopwords[t.lower] && !negations[t.lower] && t.lower != "'s" && verbBase(t.lower) != "be" && verbBase(t.lower) != "have" {
 			return true
+		}
+		if isCapitalized(t) && t.lower != "i" && t.lower != "user" {
+			return true // a name that is also a word: "in May"
 		}
 	}
 	return false

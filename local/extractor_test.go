@@ -3,7 +3,9 @@ package local
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"os"
+	"strings"
 	"testing"
 )
 
@@ -38,9 +40,9 @@ func TestExtractFacts(t *testing.T) {
 		{"I love Go and hate Java!", []string{"User loves Go", "User hates Java"}},
 		{"I have two kids and a dog named Max.", []string{"User has two kids", "User has a dog named Max"}},
 		{"We're moving to Osaka next year.", []string{"User is moving to Osaka next year"}},
-		{"I've decided to switch our backend to Go.", []string{"User has decided to switch User's backend to Go"}},
+		{"I've decided to switch our backend to Go.", []string{"User has decided to switch their backend to Go"}},
 		{"I usually wake up at 6 am and go for a run.", []string{"User usually wakes up at 6 am", "User goes for a run"}},
-		{"I used to live in Paris but now I live in Lyon.", []string{"User used to live in Paris", "User lives in Lyon"}},
+		{"I used to live in Paris.", []string{"User used to live in Paris"}},
 		{"I guess I kind of like jazz.", []string{"User kind of likes jazz"}},
 		{"I really, really love hiking.", []string{"User really loves hiking"}},
 		{"Tailwind is amazing.", []string{"User thinks Tailwind is amazing"}},
@@ -82,6 +84,127 @@ func TestExtractFacts(t *testing.T) {
 	}
 }
 
+// TestExtractFactsThirdPersonAndWording covers what first-person rules
+// alone lost: facts already in the third person, other people by name,
+// "call me", abbreviations inside a sentence and possessives.
+func TestExtractFactsThirdPersonAndWording(t *testing.T) {
+	tests := []struct {
+		text string
+		want []string
+	}{
+		{"The user prefers dark mode.", []string{"User prefers dark mode"}},
+		{"User's favorite programming language is Rust.", []string{"User's favorite programming language is Rust"}},
+		{"The user lives in Porto and works from home.", []string{"User lives in Porto", "User works from home"}},
+		{"Alice is a software engineer at Google.", []string{"Alice is a software engineer at Google"}},
+		{"Alice is my sister.", []string{"Alice is User's sister"}},
+		{"Ben lives in Oslo and teaches maths.", []string{"Ben lives in Oslo", "Ben teaches maths"}},
+		{"Call me Sam.", []string{"User's name is Sam"}},
+		{"You can call me Jo.", []string{"User's name is Jo"}},
+		{"Call me tomorrow.", nil},
+		{"I work as a pediatric nurse at St. Mary's hospital.", []string{"User works as a pediatric nurse at St. Mary's hospital"}},
+		{"My favourite author is Ursula K. Le Guin.", []string{"User's favourite author is Ursula K. Le Guin"}},
+		{"My GP is Dr. Hill and I trust her completely.", []string{"User's GP is Dr. Hill", "User trusts her completely"}},
+		{"I grew up in the U.S.", []string{"User grew up in the U.S."}},
+		{"I like fruit, e.g. apples, pears, etc. I hate kiwis.", []string{"User likes fruit, e.g. apples, pears, etc", "User hates kiwis"}},
+		{"My email is sam@example.com.", []string{"User's email is sam@example.com"}},
+		{"I take my coffee black.", []string{"User takes their coffee black"}},
+		{"That laptop is mine.", nil},
+		{"I taught myself Go.", []string{"User taught themselves Go"}},
+		{"I'm rebuilding my site and I've moved my blog.", []string{"User is rebuilding their site", "User has moved their blog"}},
+		// Not about a person.
+		{"Jira is down again.", nil},
+		{"Docker is running again.", nil},
+		{"The user interface is slow.", nil},
+	}
+	for _, tt := range tests {
+		t.Run(tt.text, func(t *testing.T) {
+			got := contents(t, tt.text)
+			if strings.Join(got, "|") != strings.Join(tt.want, "|") {
+				t.Errorf("got %q, want %q", got, tt.want)
+			}
+		})
+	}
+}
+
+// TestExtractFactsChangesOfState checks that a former state is not a
+// current fact: the current one replaces it.
+func TestExtractFactsChangesOfState(t *testing.T) {
+	type fact struct{ content, replaces string }
+	tests := []struct {
+		text string
+		want []fact
+	}{
+		{"I used to prefer VS Code, but now I use Neovim.", []fact{{"User uses Neovim", "User prefers VS Code"}}},
+		{"I used to live in Paris but now I live in Lyon.", []fact{{"User lives in Lyon", "User lives in Paris"}}},
+		{"I used to smoke. Now I run every morning.", []fact{{"User runs every morning", "User smokes"}}},
+		{"I used to work at Amazon, but I joined a startup in May.", []fact{{"User joined a startup in May", "User works at Amazon"}}},
+		{"I used to live in Paris.", []fact{{"User used to live in Paris", ""}}},
+		{"I used to code in Perl and I loved the language.", []fact{{"User used to code in Perl", ""}, {"User loved the language", ""}}},
+		{"I moved from Paris to Berlin last year.", []fact{{"User moved to Berlin last year", "User lives in Paris"}}},
+		{"My sister relocated from Leeds to York.", []fact{{"User's sister relocated to York", "User's sister lives in Leeds"}}},
+		{"I moved to Bangkok last month.", []fact{{"User moved to Bangkok last month", ""}}},
+		{"I'm moving from Lisbon to Porto in June.", []fact{{"User is moving from Lisbon to Porto in June", ""}}},
+		{"I moved from Java to Go.", []fact{{"User moved from Java to Go", ""}}},
+		{"I used to play chess, but I also love football.", []fact{{"User used to play chess", ""}, {"User also loves football", ""}}},
+		{"I used to be a teacher, but now I'm a developer.", []fact{{"User is a developer", "User is a teacher"}}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.text, func(t *testing.T) {
+			facts, err := NewExtractor().ExtractFacts(context.Background(), tt.text)
+			if err != nil {
+				t.Fatal(err)
+			}
+			var got []fact
+			for _, f := range facts {
+				got = append(got, fact{f.Content, f.Replaces})
+			}
+			if fmt.Sprint(got) != fmt.Sprint(tt.want) {
+				t.Errorf("got %q, want %q", got, tt.want)
+			}
+		})
+	}
+}
+
+// TestNoFactsReason checks the reason given for texts with no fact.
+func TestNoFactsReason(t *testing.T) {
+	tests := []struct{ text, want string }{
+		{"", "text is empty or only punctuation"},
+		{"!!!", "text is empty or only punctuation"},
+		{"How do I reverse a linked list?", "text is a question, not a statement"},
+		{"Is the user still in Berlin? Where?", "text is a question, not a statement"},
+		{"Hi! Thanks.", "text is empty after removing greetings, thanks and filler"},
+		{"ok", "text is empty after removing greetings, thanks and filler"},
+		{"Write a haiku about autumn.", "text is a request to the assistant, not a statement about the user or someone named"},
+		{"Please use British spelling. Can you help?", "text is a request to the assistant, not a statement about the user or someone named"},
+		{"Jira is down again.", "no first-person or third-person statement of a fact found"},
+		{"He said he would call.", "no first-person or third-person statement of a fact found"},
+	}
+	x := NewExtractor()
+	for _, tt := range tests {
+		t.Run(tt.text, func(t *testing.T) {
+			if facts := contents(t, tt.text); len(facts) != 0 {
+				t.Fatalf("facts %q from a fact-free text", facts)
+			}
+			if got := x.NoFactsReason(tt.text); got != tt.want {
+				t.Errorf("reason %q, want %q", got, tt.want)
+			}
+		})
+	}
+}
+
+func contents(t *testing.T, text string) []string {
+	t.Helper()
+	facts, err := NewExtractor().ExtractFacts(context.Background(), text)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out []string
+	for _, f := range facts {
+		out = append(out, f.Content)
+	}
+	return out
+}
+
 func TestIntensityBands(t *testing.T) {
 	tests := []struct {
 		text     string
@@ -115,40 +238,75 @@ func TestIntensityBands(t *testing.T) {
 }
 
 // extractionCase is one labelled text of testdata/extraction.json.
+// Source "reported" marks a text quoted from a user's bug report: its
+// rules were written for it, so it is measured apart from the unseen rest.
 type extractionCase struct {
-	Text  string `json:"text"`
-	Facts []struct {
+	Text   string `json:"text"`
+	Source string `json:"source"`
+	Facts  []struct {
 		Fact string `json:"fact"`
 		Band string `json:"band"`
 	} `json:"facts"`
 }
 
+// extractionScore is the extractor measured on a labelled set. Soft
+// scores count a predicted fact as found when its content words overlap
+// an expected fact's with F1 ≥ 0.5 (one-to-one); exact scores only when it
+// is the expected fact, up to case, spacing and final punctuation, so a
+// fact cut short or rewritten wrong ("at St", "User's coffee") misses.
+type extractionScore struct {
+	precision, recall, bands       float64 // soft
+	exactPrecision, exactRecall    float64
+	texts, expected, predicted     int
+	matched, exactMatched, bandsOK int
+}
+
 // TestExtractionSet measures the extractor on the labelled texts of
 // testdata: extraction.json, written with the rules, and
-// extraction_holdout.json, written after them and not tuned on. A
-// predicted fact counts as found when its content words overlap an
-// expected fact's with F1 ≥ 0.5 (one-to-one); its intensity is right when
-// it falls in the expected calibration band.
+// extraction_holdout.json, written before the rules that read it and not
+// tuned on. It logs soft and exact precision and recall and fails when one
+// falls under its floor.
 func TestExtractionSet(t *testing.T) {
 	tests := []struct {
 		file                     string
-		precision, recall, bands float64 // floors
+		precision, recall, bands float64 // soft floors
+		exactP, exactR           float64 // exact floors
 	}{
-		{"testdata/extraction.json", 0.9, 0.9, 0.85},
-		{"testdata/extraction_holdout.json", 0.6, 0.6, 0.5},
+		// Before the third-person, abbreviation, possessive and
+		// change-of-state rules: tuning 0.94, 0.89 (exact 0.81, 0.77);
+		// held-out 0.91, 0.78 (exact 0.54, 0.46).
+		{"testdata/extraction.json", 0.95, 0.95, 0.9, 0.92, 0.92},
+		{"testdata/extraction_holdout.json", 0.92, 0.92, 0.85, 0.8, 0.8},
 	}
 	for _, tt := range tests {
 		t.Run(tt.file, func(t *testing.T) {
-			p, r, b := measureExtraction(t, tt.file)
-			if p < tt.precision || r < tt.recall || b < tt.bands {
+			cases := readExtractionSet(t, tt.file)
+			s := measureExtraction(t, cases)
+			var unseen []extractionCase
+			for _, c := range cases {
+				if c.Source != "reported" {
+					unseen = append(unseen, c)
+				}
+			}
+			if len(unseen) < len(cases) {
+				u := scoreExtraction(t, unseen, false)
+				t.Logf("without the %d reported texts: precision %.2f, recall %.2f; exact %.2f, %.2f",
+					len(cases)-len(unseen), u.precision, u.recall, u.exactPrecision, u.exactRecall)
+			}
+			if s.precision < tt.precision || s.recall < tt.recall || s.bands < tt.bands {
 				t.Errorf("precision %.2f, recall %.2f, band accuracy %.2f: want ≥ %.2f, ≥ %.2f, ≥ %.2f",
-					p, r, b, tt.precision, tt.recall, tt.bands)
+					s.precision, s.recall, s.bands, tt.precision, tt.recall, tt.bands)
+			}
+			if s.exactPrecision < tt.exactP || s.exactRecall < tt.exactR {
+				t.Errorf("exact precision %.2f, recall %.2f: want ≥ %.2f, ≥ %.2f",
+					s.exactPrecision, s.exactRecall, tt.exactP, tt.exactR)
 			}
 		})
 	}
 }
 
-func measureExtraction(t *testing.T, file string) (precision, recall, bands float64) {
+func readExtractionSet(t *testing.T, file string) []extractionCase {
+	t.Helper()
 	raw, err := os.ReadFile(file)
 	if err != nil {
 		t.Fatal(err)
@@ -157,22 +315,46 @@ func measureExtraction(t *testing.T, file string) (precision, recall, bands floa
 	if err := json.Unmarshal(raw, &cases); err != nil {
 		t.Fatal(err)
 	}
-	var predicted, expected, matched, bandOK, noneOK, noneTotal int
+	return cases
+}
+
+// measureExtraction scores cases and logs every miss and the totals.
+func measureExtraction(t *testing.T, cases []extractionCase) extractionScore {
+	t.Helper()
+	s := scoreExtraction(t, cases, true)
+	t.Logf("%d texts, %d expected facts, %d extracted, %d matched, %d exactly",
+		s.texts, s.expected, s.predicted, s.matched, s.exactMatched)
+	t.Logf("precision %.2f, recall %.2f, intensity band accuracy %.2f; exact precision %.2f, recall %.2f",
+		s.precision, s.recall, s.bands, s.exactPrecision, s.exactRecall)
+	return s
+}
+
+func scoreExtraction(t *testing.T, cases []extractionCase, verbose bool) extractionScore {
+	t.Helper()
+	logf := func(format string, args ...any) {
+		if verbose {
+			t.Logf(format, args...)
+		}
+	}
+	var s extractionScore
+	s.texts = len(cases)
 	for _, c := range cases {
 		facts, err := NewExtractor().ExtractFacts(context.Background(), c.Text)
 		if err != nil {
 			t.Fatal(err)
 		}
-		predicted += len(facts)
-		expected += len(c.Facts)
-		if len(c.Facts) == 0 {
-			noneTotal++
-			if len(facts) == 0 {
-				noneOK++
-			}
-		}
+		s.predicted += len(facts)
+		s.expected += len(c.Facts)
 		used := make([]bool, len(facts))
+		exactUsed := make([]bool, len(facts))
 		for _, want := range c.Facts {
+			for i, f := range facts {
+				if !exactUsed[i] && normalizeFact(f.Content) == normalizeFact(want.Fact) {
+					exactUsed[i] = true
+					s.exactMatched++
+					break
+				}
+			}
 			best, bestF1 := -1, 0.5
 			for i, f := range facts {
 				if f1 := overlapF1(want.Fact, f.Content); !used[i] && f1 >= bestF1 {
@@ -180,30 +362,37 @@ func measureExtraction(t *testing.T, file string) (precision, recall, bands floa
 				}
 			}
 			if best < 0 {
-				t.Logf("missed   %q in %q", want.Fact, c.Text)
+				logf("missed   %q in %q", want.Fact, c.Text)
 				continue
 			}
 			used[best] = true
-			matched++
+			s.matched++
+			if normalizeFact(facts[best].Content) != normalizeFact(want.Fact) {
+				logf("inexact  %q, want %q", facts[best].Content, want.Fact)
+			}
 			if got := band(facts[best].Intensity); got == want.Band {
-				bandOK++
+				s.bandsOK++
 			} else {
-				t.Logf("band     %q: %.2f is %s, want %s", facts[best].Content, facts[best].Intensity, got, want.Band)
+				logf("band     %q: %.2f is %s, want %s", facts[best].Content, facts[best].Intensity, got, want.Band)
 			}
 		}
 		for i, f := range facts {
 			if !used[i] {
-				t.Logf("spurious %q from %q", f.Content, c.Text)
+				logf("spurious %q from %q", f.Content, c.Text)
 			}
 		}
 	}
-	precision = float64(matched) / float64(max(predicted, 1))
-	recall = float64(matched) / float64(max(expected, 1))
-	bands = float64(bandOK) / float64(max(matched, 1))
-	t.Logf("%d texts, %d expected facts, %d extracted, %d matched", len(cases), expected, predicted, matched)
-	t.Logf("precision %.2f, recall %.2f, intensity band accuracy %.2f, fact-free texts left empty %d/%d",
-		precision, recall, bands, noneOK, noneTotal)
-	return precision, recall, bands
+	s.precision = float64(s.matched) / float64(max(s.predicted, 1))
+	s.recall = float64(s.matched) / float64(max(s.expected, 1))
+	s.bands = float64(s.bandsOK) / float64(max(s.matched, 1))
+	s.exactPrecision = float64(s.exactMatched) / float64(max(s.predicted, 1))
+	s.exactRecall = float64(s.exactMatched) / float64(max(s.expected, 1))
+	return s
+}
+
+// normalizeFact folds case, runs of spaces and a final full stop.
+func normalizeFact(f string) string {
+	return strings.TrimSuffix(strings.Join(strings.Fields(strings.ToLower(f)), " "), ".")
 }
 
 // band names the seed 000 calibration band of an intensity.

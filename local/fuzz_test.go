@@ -16,6 +16,10 @@ var fuzzSeeds = []string{
 	"User is called", "User is", "User has a", "User's wife's name is", "the user", "I guess I",
 	"Remember this:", "I have two kids and", "I'm 34.", "—", "I ' m", "can't won't don't",
 	"12,000.5", "ÉÉÉ ÅÅÅ", "日本語のテキスト", "I love love LOVE Svelte!!!", "User is no longer",
+	"User", "Call me", "call me Sam", "St.", "U.S.", "e.g. etc. I", "K. ", "a.b.c.d.", "The user", "The user's",
+	"I used to", "I used to X, but now", "I used to prefer VS Code, but now I use Neovim.",
+	"I moved from", "I moved from Paris to", "moved from to Berlin", "Alice's", "Alice is my",
+	"User moved from Paris to Berlin last year", "my mine myself",
 }
 
 func FuzzExtractFacts(f *testing.F) {

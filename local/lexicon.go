@@ -234,3 +234,40 @@ func setOf(words string) map[string]bool {
 	}
 	return m
 }
+
+// personalVerbs are what people do and things do not: "Alice lives in
+// Paris" is a fact about Alice, "Docker runs again" none.
+var personalVerbs = setOf(`
+live work study prefer like love hate enjoy dislike adore despise speak own teach grow
+marry date attend graduate cook move relocate retire visit travel
+`)
+
+// personalStates follow "is" in a fact about a person: "Bob is married".
+var personalStates = setOf(`
+married single engaged divorced widowed pregnant retired allergic vegetarian vegan
+born based left-handed right-handed
+`)
+
+// roleNouns are occupations and roles: "Maria is a high school teacher".
+var roleNouns = setOf(`
+teacher nurse doctor lawyer student manager director ceo cto founder accountant analyst
+artist writer author journalist musician chef cook pilot driver farmer carpenter
+electrician plumber mechanic pharmacist dentist surgeon physician therapist professor
+lecturer researcher consultant editor photographer officer soldier firefighter
+librarian secretary assistant intern lead owner boss colleague coworker neighbour
+neighbor friend mentor tutor coach vet veterinarian paramedic scientist
+`)
+
+// relatives are people related to the user: "Alice is my sister",
+// "Priya's husband is a chef".
+var relatives = setOf(`
+wife husband partner spouse girlfriend boyfriend fiance fiancee son daughter child kid
+baby mother mom mum dad father parent brother sister sibling grandmother grandma
+grandfather grandpa aunt uncle cousin niece nephew
+`)
+
+// personalNouns after a name's "'s" make a fact about the person: "Priya's
+// favourite food", "Ana's birthday".
+var personalNouns = setOf(`
+favourite favorite name birthday age job hometown email phone address nickname
+`)

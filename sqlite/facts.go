@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"sort"
 	"strings"
+	"time"
 
 	"github.com/hippo-mem/hippo"
 	"github.com/hippo-mem/hippo/vector"
@@ -39,6 +40,21 @@ type factPlan struct {
 	top     []factMatch // nearest candidates, best first
 	inBand  []factMatch // ambiguous candidates, best first
 	pairIdx []int       // their indexes in the classification request
+	former  *formerPlan // the fact this one replaces (Fact.Replaces)
+}
+
+// formerPlan is the fact an extracted fact says it replaces: "User prefers
+// VS Code" for "User uses Neovim" said as "I used to prefer VS Code, but
+// now I use Neovim". A known fact that says the same (target) is
+// superseded; with none, the former fact is stored as already superseded,
+// so the history keeps it and only the new fact is current.
+type formerPlan struct {
+	content string
+	vec     []float32
+	target  *factMatch  // the known fact saying the same, if any
+	top     []factMatch // nearest candidates, best first
+	inBand  []factMatch
+	pairIdx []int
 }
 
 // RememberFacts implements hippo.MemoryService: one extraction call, one
@@ -64,11 +80,21 @@ func (m *Memory) RememberFacts(ctx context.Context, text string) (*hippo.Remembe
 	}
 	facts := cleanFacts(cfg, extracted)
 	if len(facts) == 0 {
-		return &hippo.RememberResult{Summary: "No facts extracted.", Facts: []hippo.FactOutcome{}}, nil
+		reason := m.noFactsReason(text, len(extracted))
+		return &hippo.RememberResult{Summary: hippo.NoFactsSummary(reason), Facts: []hippo.FactOutcome{}, Reason: reason}, nil
 	}
-	contents := make([]string, len(facts))
+	// One embedding request: the facts, then the facts they replace.
+	contents := make([]string, len(facts), 2*len(facts))
+	formerAt := make([]int, len(facts)) // index in contents of fact i's former fact, or -1
 	for i, f := range facts {
 		contents[i] = f.Content
+	}
+	for i, f := range facts {
+		formerAt[i] = -1
+		if f.Replaces != "" {
+			formerAt[i] = len(contents)
+			contents = append(contents, f.Replaces)
+		}
 	}
 	vecs, err := m.embed(ctx, contents)
 	if err != nil {
@@ -86,15 +112,13 @@ func (m *Memory) RememberFacts(ctx context.Context, text string) (*hippo.Remembe
 	ai.mu.RLock()
 	snapshot := ai.seq
 	f := ai.newFilter(hippo.KindFact, []string{m.opts.Scope})
-	for i, fact := range facts {
-		v := vector.Normalize(append([]float32(nil), vecs[i]...))
+	candidates := func(v []float32) ([]factMatch, error) {
 		top := nearest(batch, v, cfg.Candidates)
 		if ai.idx != nil {
 			hits, err := ai.idx.Search(ctx, v, cfg.Candidates, func(c *chunkMeta, cos, _ float64, _ bool) (float64, bool) {
 				return cos, f.allows(c)
 			})
 			if err != nil {
-				ai.mu.RUnlock()
 				return nil, err
 			}
 			for _, h := range hits {
@@ -102,7 +126,25 @@ func (m *Memory) RememberFacts(ctx context.Context, text string) (*hippo.Remembe
 			}
 		}
 		sort.SliceStable(top, func(a, b int) bool { return top[a].similarity > top[b].similarity })
-		plans[i] = &factPlan{fact: fact, vec: v, action: hippo.ActionNew, top: top[:min(len(top), cfg.Candidates)]}
+		return top[:min(len(top), cfg.Candidates)], nil
+	}
+	for i, fact := range facts {
+		v := vector.Normalize(append([]float32(nil), vecs[i]...))
+		top, err := candidates(v)
+		if err != nil {
+			ai.mu.RUnlock()
+			return nil, err
+		}
+		plans[i] = &factPlan{fact: fact, vec: v, action: hippo.ActionNew, top: top}
+		if k := formerAt[i]; k >= 0 {
+			fv := vector.Normalize(append([]float32(nil), vecs[k]...))
+			ftop, err := candidates(fv)
+			if err != nil {
+				ai.mu.RUnlock()
+				return nil, err
+			}
+			plans[i].former = &formerPlan{content: fact.Replaces, vec: fv, top: ftop}
+		}
 		batch = append(batch, &factEntry{ref: factRef{batch: i}, content: fact.Content, vec: v, intensity: fact.Intensity})
 	}
 	ai.mu.RUnlock()
@@ -111,6 +153,21 @@ func (m *Memory) RememberFacts(ctx context.Context, text string) (*hippo.Remembe
 	}
 	var pairs []hippo.FactPair
 	for _, p := range plans {
+		// The former fact matches a known fact that says the same: above
+		// the duplicate threshold, or a DUPLICATE verdict in the band.
+		if fp := p.former; fp != nil && len(fp.top) > 0 && fp.top[0].similarity >= cfg.NewThreshold {
+			if fp.top[0].similarity > cfg.DuplicateThreshold {
+				fp.target = &fp.top[0]
+			} else {
+				for _, c := range fp.top {
+					if c.similarity >= cfg.NewThreshold && c.similarity <= cfg.DuplicateThreshold {
+						fp.inBand = append(fp.inBand, c)
+						fp.pairIdx = append(fp.pairIdx, len(pairs))
+						pairs = append(pairs, hippo.FactPair{New: fp.content, Existing: c.entry.content})
+					}
+				}
+			}
+		}
 		top := p.top
 		switch {
 		case len(top) == 0 || top[0].similarity < cfg.NewThreshold:
@@ -137,6 +194,14 @@ func (m *Memory) RememberFacts(ctx context.Context, text string) (*hippo.Remembe
 			return nil, fmt.Errorf("classify facts: %w", err)
 		}
 		for _, p := range plans {
+			if fp := p.former; fp != nil {
+				for k, idx := range fp.pairIdx {
+					if idx < len(verdicts) && verdicts[idx] == hippo.Duplicate {
+						fp.target = &fp.inBand[k]
+						break
+					}
+				}
+			}
 			for k, idx := range p.pairIdx {
 				if idx >= len(verdicts) {
 					break
@@ -165,9 +230,27 @@ func cleanFacts(cfg hippo.Config, in []hippo.Fact) []hippo.Fact {
 			continue
 		}
 		f.Intensity = cfg.ClampIntensity(f.Intensity)
+		if f.Replaces = strings.TrimSpace(f.Replaces); hippo.ValidateText("fact", f.Replaces, cfg.MaxContent) != nil ||
+			strings.EqualFold(f.Replaces, f.Content) {
+			f.Replaces = "" // nothing usable, or the fact itself
+		}
 		out = append(out, f)
 	}
 	return out
+}
+
+// noFactsReason says why a call stored no fact: the extractor's own reason
+// when it gives one, else what is known.
+func (m *Memory) noFactsReason(text string, extracted int) string {
+	if extracted > 0 {
+		return fmt.Sprintf("every extracted fact was empty or longer than %d characters", m.cfg.MaxContent)
+	}
+	if x, ok := m.opts.Extractor.(hippo.NoFactsExplainer); ok {
+		if r := x.NoFactsReason(text); r != "" {
+			return r
+		}
+	}
+	return "the extractor found no statement of a fact in the text"
 }
 
 // fillContents reads the content of the stored candidates of each plan.
@@ -175,7 +258,11 @@ func (m *Memory) fillContents(ctx context.Context, plans []*factPlan) error {
 	byID := map[string][]*factEntry{}
 	var ids []any
 	for _, p := range plans {
-		for _, c := range p.top {
+		top := p.top
+		if p.former != nil {
+			top = append(append([]factMatch{}, top...), p.former.top...)
+		}
+		for _, c := range top {
 			if id := c.entry.ref.chunkID; id != "" {
 				if byID[id] == nil {
 					ids = append(ids, id)
@@ -348,10 +435,65 @@ func (m *Memory) applyFacts(ctx context.Context, plans []*factPlan, snapshot int
 				}
 			}
 		}
+		if p.former != nil {
+			if err := m.applyFormer(ctx, tx, p.former, resolved, i, now, &out); err != nil {
+				return nil, err
+			}
+		}
 		outcomes = append(outcomes, out)
 	}
 	if err := tx.Commit(); err != nil {
 		return nil, err
 	}
 	return &hippo.RememberResult{Summary: hippo.Summarize(outcomes), Facts: outcomes}, nil
+}
+
+// applyFormer ends the former fact of plan i, now resolved as chunk
+// resolved[i]: the known fact that says the same is superseded by it
+// (unless the plan superseded it already, or it is no longer current);
+// with none, the former fact is stored as already superseded, so the
+// history keeps what the text said was true before.
+func (m *Memory) applyFormer(ctx context.Context, tx *sql.Tx, fp *formerPlan, resolved []string, i int, now time.Time, out *hippo.FactOutcome) error {
+	newID := resolved[i]
+	if fp.target != nil {
+		oldID := fp.target.entry.ref.chunkID
+		if oldID == "" {
+			oldID = resolved[fp.target.entry.ref.batch]
+		}
+		switch oldID {
+		case newID:
+			return nil // the fact is its own former self
+		case out.SupersededID:
+			out.FormerID, out.FormerContent = oldID, out.SupersededContent
+			return nil
+		}
+		var content string
+		err := tx.QueryRowContext(ctx, `UPDATE chunks SET superseded_by = ?, superseded_at = ?
+			WHERE id = ? AND agent_id = ? AND superseded_by IS NULL RETURNING content`,
+			newID, formatTime(now), oldID, m.opts.AgentID).Scan(&content)
+		switch {
+		case err == sql.ErrNoRows:
+			return nil // forgotten or superseded meanwhile: no longer current anyway
+		case err != nil:
+			return fmt.Errorf("supersede former fact %s: %w", oldID, err)
+		}
+		out.FormerID, out.FormerContent = oldID, content
+	} else {
+		at := now
+		c := &hippo.Chunk{
+			ID: NewID(now), AgentID: m.opts.AgentID, Scope: m.opts.Scope, Kind: hippo.KindFact,
+			Content: fp.content, ContentHash: ContentHash(fp.content), Embedding: fp.vec,
+			RunningIntensity: m.cfg.DefaultIntensity, EncounterCount: 1, LastAccessedAt: now, CreatedAt: now,
+			SupersededBy: newID, SupersededAt: &at,
+		}
+		if err := insertChunk(ctx, tx, c); err != nil {
+			return err
+		}
+		out.FormerID, out.FormerContent, out.FormerRecorded = c.ID, fp.content, true
+	}
+	if out.Action == hippo.ActionNew || out.Action == hippo.ActionDistinct {
+		out.Action = hippo.ActionSupersedes
+		out.SupersededID, out.SupersededContent = out.FormerID, out.FormerContent
+	}
+	return nil
 }

@@ -422,7 +422,8 @@ func TestRememberFactsNoFactsAndBadInput(t *testing.T) {
 	m := e.factMemory("agent-a")
 	e.srv.Reply(`{"facts": []}`)
 	res, err := m.RememberFacts(ctx, "hello there")
-	if err != nil || res.Summary != "No facts extracted." || len(res.Facts) != 0 {
+	const reason = "the extractor found no statement of a fact in the text"
+	if err != nil || res.Reason != reason || res.Summary != hippo.NoFactsSummary(reason) || len(res.Facts) != 0 {
 		t.Errorf("no facts = %+v, %v", res, err)
 	}
 	if embeds, _ := e.srv.Counts(); embeds != 0 {

@@ -23,7 +23,7 @@ func rememberFacts(r resolver, cfg hippo.Config) Tool {
 
 Use it whenever the user reveals something that should still be known in later conversations: preferences, personal details, plans, decisions, corrections. Pass the relevant message or passage as it is; do not pre-summarise. For content to keep verbatim (documents, notes, experiences, decisions with their reasons) use store_memory; for always-relevant working notes use append_memory_block.
 
-Returns a summary of what was learned (new, updated, superseding, distinct facts). text: at most %d characters.`, cfg.MaxFactText),
+Returns a summary of what was learned (new, updated, superseding, distinct facts). When nothing was learned, "reason" says why (a question, only filler, no statement of a fact): keep such text with store_memory if it matters. text: at most %d characters.`, cfg.MaxFactText),
 	}, schema, func(ctx context.Context, svc hippo.MemoryService, in RememberFactsInput) (*Result, error) {
 		res, err := svc.RememberFacts(ctx, in.Text)
 		if err != nil {

@@ -342,7 +342,8 @@ func TestRememberFacts(t *testing.T) {
 	// Nothing to extract.
 	e.srv.Reply(`{"facts":[]}`)
 	res, d = e.ok("remember_facts", `{"text":"ok"}`)
-	if res.Text != "No facts extracted." || d["facts"] == nil {
+	if res.Text != "No facts extracted: the extractor found no statement of a fact in the text. To keep the text verbatim, use store_memory." ||
+		d["facts"] == nil || d["reason"] != "the extractor found no statement of a fact in the text" {
 		t.Errorf("no facts: %q, details %v", res.Text, d)
 	}
 

@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"io"
 
+	"github.com/hippo-mem/hippo"
+
 	"github.com/spf13/cobra"
 )
 
@@ -32,9 +34,19 @@ else the offline rule-based extractor.`,
 				return err
 			}
 			return a.emit(res, func(w io.Writer) error {
-				_, err := fmt.Fprintln(w, res.Summary)
+				_, err := fmt.Fprintln(w, rememberSummary(res))
 				return err
 			})
 		},
 	}
+}
+
+// rememberSummary is the summary to print: the library's, except that a
+// call storing nothing points to `hippo store`, the CLI's way to keep raw
+// text, rather than to the store_memory tool.
+func rememberSummary(res *hippo.RememberResult) string {
+	if len(res.Facts) > 0 || res.Reason == "" {
+		return res.Summary
+	}
+	return "No facts extracted: " + res.Reason + ". To keep the text verbatim, use `hippo store`."
 }
