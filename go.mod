@@ -11,6 +11,7 @@ require (
 	github.com/spf13/pflag v1.0.9
 	golang.org/x/sys v0.49.0
 	golang.org/x/term v0.44.0
+	golang.org/x/text v0.43.0
 	modernc.org/sqlite v1.61.1
 )
 

@@ -12,6 +12,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -377,7 +378,9 @@ func checkAfterCrash(path string, acked []ack) error {
 }
 
 // cleanEnv is the test's environment without HIPPO_* settings, with the
-// database at db and HOME inside dir.
+// database at db and HOME inside dir. It picks the GloVe embedder: a -race
+// binary loading and running MiniLM costs seconds per command, so the
+// tests of the default embedder set HIPPO_EMBEDDER themselves.
 func cleanEnv(dir, db string) []string {
 	var env []string
 	for _, kv := range os.Environ() {
@@ -386,7 +389,24 @@ func cleanEnv(dir, db string) []string {
 		}
 	}
 	return append(env, "HOME="+filepath.Join(dir, "home"), "XDG_DATA_HOME="+filepath.Join(dir, "xdg"),
-		"HIPPO_DB="+db, "GORACE=atexit_sleep_ms=0")
+		"HIPPO_DB="+db, "HIPPO_EMBEDDER=glove",
+		// A -race binary sleeps a second at exit by default; a race it
+		// finds still fails the run with exit code 66.
+		"GORACE=atexit_sleep_ms=0")
+}
+
+// withEnv is base with extra appended. An extra HIPPO_EMBEDDER or
+// HIPPO_EMBED_* setting replaces base's HIPPO_EMBEDDER (an empty
+// HIPPO_EMBEDDER= asks for the default embedder).
+func withEnv(base, extra []string) []string {
+	env := slices.Clone(base)
+	for _, kv := range extra {
+		if strings.HasPrefix(kv, "HIPPO_EMBED") {
+			env = slices.DeleteFunc(env, func(s string) bool { return strings.HasPrefix(s, "HIPPO_EMBEDDER=") })
+			break
+		}
+	}
+	return append(env, extra...)
 }
 
 // envInt reads a positive integer setting, def when unset.

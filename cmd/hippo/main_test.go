@@ -8,7 +8,6 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -60,15 +59,7 @@ func newCLI(t *testing.T) *cli {
 	t.Parallel()
 	dir := t.TempDir()
 	c := &cli{t: t, dir: dir, db: filepath.Join(dir, "hippo.db")}
-	for _, kv := range os.Environ() {
-		if !strings.HasPrefix(kv, "HIPPO_") && !strings.HasPrefix(kv, "HOME=") && !strings.HasPrefix(kv, "XDG_DATA_HOME=") {
-			c.env = append(c.env, kv)
-		}
-	}
-	c.env = append(c.env, "HOME="+filepath.Join(dir, "home"), "XDG_DATA_HOME="+filepath.Join(dir, "xdg"), "HIPPO_DB="+c.db,
-		// A -race binary sleeps a second at exit by default; a race it
-		// finds still fails the run with exit code 66.
-		"GORACE=atexit_sleep_ms=0")
+	c.env = cleanEnv(dir, c.db)
 	return c
 }
 
@@ -93,7 +84,7 @@ func (c *cli) runIn(stdin string, env []string, args ...string) result {
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
 	cmd := exec.CommandContext(ctx, hippoBin, args...)
-	cmd.Env = append(slices.Clone(c.env), env...)
+	cmd.Env = withEnv(c.env, env)
 	cmd.Dir = c.dir
 	cmd.Stdin = strings.NewReader(stdin)
 	var stdout, stderr bytes.Buffer

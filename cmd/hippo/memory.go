@@ -30,7 +30,8 @@ func (a *app) openMemory(ctx context.Context, withFacts bool) (*sqlite.DB, *sqli
 	if scope != nil {
 		opts.Scope, opts.RecallScopes = *scope, []string{*scope}
 	}
-	if opts.Embedder, err = a.embedder(); err != nil {
+	emb, err := a.embedder()
+	if err != nil {
 		return nil, nil, err
 	}
 	if withFacts {
@@ -38,8 +39,12 @@ func (a *app) openMemory(ctx context.Context, withFacts bool) (*sqlite.DB, *sqli
 			return nil, nil, err
 		}
 	}
-	db, err := a.openDBFor(ctx, opts.Embedder)
+	db, err := a.openDBFor(ctx, emb)
 	if err != nil {
+		return nil, nil, err
+	}
+	if opts.Embedder, err = a.embedderFor(ctx, db); err != nil {
+		db.Close()
 		return nil, nil, err
 	}
 	m, err := db.Memory(opts)

@@ -1,19 +1,23 @@
 package main
 
 import (
+	"context"
 	"os"
 	"strconv"
 
 	"github.com/hippo-mem/hippo"
 	"github.com/hippo-mem/hippo/llm"
 	"github.com/hippo-mem/hippo/local"
+	"github.com/hippo-mem/hippo/local/minilm"
 	"github.com/hippo-mem/hippo/openai"
+	"github.com/hippo-mem/hippo/sqlite"
 	"github.com/spf13/pflag"
 )
 
 // providers holds the embedding and LLM settings. Each comes from its flag,
 // else its HIPPO_* variable; with neither, the offline defaults are used.
 type providers struct {
+	offline                        string // --embedder: "glove", "minilm" or "" (the default)
 	embedURL, embedKey, embedModel string
 	embedDims                      int
 	llmURL, llmKey, llmModel       string
@@ -21,6 +25,7 @@ type providers struct {
 
 // addProviderFlags registers the provider flags on fs.
 func (p *providers) addProviderFlags(fs *pflag.FlagSet) {
+	fs.StringVar(&p.offline, "embedder", os.Getenv("HIPPO_EMBEDDER"), "offline embedder: minilm (the default for new databases) or glove (env HIPPO_EMBEDDER)")
 	fs.StringVar(&p.embedURL, "embed-url", os.Getenv("HIPPO_EMBED_URL"), "OpenAI-compatible embeddings base URL (env HIPPO_EMBED_URL)")
 	fs.StringVar(&p.embedKey, "embed-key", "", "embeddings API key (env HIPPO_EMBED_KEY; prefer the variable: flags show in ps)")
 	fs.StringVar(&p.embedModel, "embed-model", os.Getenv("HIPPO_EMBED_MODEL"), "embedding model (env HIPPO_EMBED_MODEL)")
@@ -53,11 +58,31 @@ func (p *providers) llmConfigured() bool {
 	return p.llmURL != "" || p.llmModel != "" || key != ""
 }
 
+// Offline embedder names, for --embedder and HIPPO_EMBEDDER.
+const (
+	offlineMiniLM = "minilm"
+	offlineGloVe  = "glove"
+)
+
 // embedder is the configured embedder: an OpenAI-compatible endpoint when
-// any HIPPO_EMBED_* setting is given, else the embedded offline default.
+// any HIPPO_EMBED_* setting is given, the offline embedder --embedder
+// names, else the offline default, MiniLM. Commands that open an existing
+// database use embedderFor instead, which keeps a GloVe database on GloVe.
 func (a *app) embedder() (hippo.Embedder, error) {
+	switch a.providers.offline {
+	case "":
+	case offlineMiniLM, offlineGloVe:
+		if a.providers.embedderConfigured() {
+			return nil, usageErrorf("--embedder %s picks an offline embedder; it cannot be combined with --embed-url, --embed-model, --embed-key or --embed-dimensions (or their HIPPO_EMBED_* variables)", a.providers.offline)
+		}
+	default:
+		return nil, usageErrorf("--embedder must be minilm or glove, got %q", a.providers.offline)
+	}
 	if !a.providers.embedderConfigured() {
-		return local.NewEmbedder(), nil
+		if a.providers.offline == offlineGloVe {
+			return local.NewEmbedder(), nil
+		}
+		return minilm.NewEmbedder(), nil
 	}
 	if a.providers.embedDims < 0 {
 		return nil, usageErrorf("--embed-dimensions must not be negative")
@@ -65,6 +90,25 @@ func (a *app) embedder() (hippo.Embedder, error) {
 	key, _ := a.providers.keys()
 	return openai.NewEmbedder(openai.Config{BaseURL: a.providers.embedURL, APIKey: key,
 		Model: a.providers.embedModel, Dimensions: a.providers.embedDims})
+}
+
+// embedderFor is embedder for a database already open. When nothing names
+// an embedder and db is locked to the GloVe model, the offline default of
+// earlier versions, it returns GloVe: existing databases keep working with
+// no setting and no error, and `hippo reembed` moves them to MiniLM.
+func (a *app) embedderFor(ctx context.Context, db *sqlite.DB) (hippo.Embedder, error) {
+	e, err := a.embedder()
+	if err != nil || a.providers.offline != "" || a.providers.embedderConfigured() {
+		return e, err
+	}
+	lock, err := db.EmbeddingModel(ctx)
+	if err != nil {
+		return nil, err
+	}
+	if lock != nil && lock.Model == local.Model {
+		return local.NewEmbedder(), nil
+	}
+	return e, nil
 }
 
 // factModels are the extractor and classifier: an LLM when any HIPPO_LLM_*

@@ -54,6 +54,9 @@ offline defaults are used: no key, no network.`,
 				return err
 			}
 			defer db.Close()
+			if emb, err = a.embedderFor(ctx, db); err != nil {
+				return err
+			}
 			if err := db.VerifyEmbeddingModel(ctx, emb.Model(), emb.Dimension()); err != nil {
 				return err
 			}

