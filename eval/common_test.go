@@ -17,12 +17,13 @@ import (
 
 	"github.com/hippo-mem/hippo"
 	"github.com/hippo-mem/hippo/local"
+	"github.com/hippo-mem/hippo/local/minilm"
 	"github.com/hippo-mem/hippo/sqlite"
 )
 
 // Flags of the evaluations that do not run with every go test.
 var (
-	flagEmbedder = flag.String("embedder", defaultEmbedder, "embedder of the evaluations: "+strings.Join(embedderNames(), "|"))
+	flagEmbedder = flag.String("embedder", quickEmbedder, "embedder of the evaluations: "+strings.Join(embedderNames(), "|"))
 	flagFull     = flag.Bool("eval", false, "run the full evaluation of the own set and print its tables")
 	flagLME      = flag.Bool("longmemeval", false, "run LongMemEval through the library and print its tables")
 	flagLMEMCP   = flag.Bool("longmemeval-mcp", false, "run LongMemEval through `hippo serve` over MCP Streamable HTTP")
@@ -30,17 +31,19 @@ var (
 	flagTarget   = flag.Bool("firstcontact-target", false, "assert the first-contact target (also HIPPO_EVAL_TARGET=1)")
 )
 
-// defaultEmbedder names the library's default embedder: the one the quick
-// checks and the first-contact check use, and -embedder's default. It
-// becomes "minilm" when MiniLM is the default.
-const defaultEmbedder = "glove"
+// defaultEmbedder names the default offline embedder (hippo init's and
+// the CLI's for new databases): the first-contact check uses it.
+const defaultEmbedder = "minilm"
 
-// embedders are the embedders the evaluations can use, by flag name. The
-// MiniLM embedder joins with one line (and its import) once it is on main:
-//
-//	"minilm": func() hippo.Embedder { return minilm.NewEmbedder() },
+// quickEmbedder is the embedder of the own set's quick check and
+// -embedder's default: GloVe, which embeds the set in a fraction of a
+// second even under -race.
+const quickEmbedder = "glove"
+
+// embedders are the embedders the evaluations can use, by flag name.
 var embedders = map[string]func() hippo.Embedder{
-	"glove": func() hippo.Embedder { return local.NewEmbedder() },
+	"glove":  func() hippo.Embedder { return local.NewEmbedder() },
+	"minilm": func() hippo.Embedder { return minilm.NewEmbedder() },
 }
 
 func embedderNames() []string {

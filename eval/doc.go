@@ -24,7 +24,8 @@
 //	go test ./eval/ -run FirstContact -firstcontact-target -v     # assert the first-contact target
 //
 // -embedder glove|minilm chooses the embedder of the library runs (glove
-// by default). HIPPO_EVAL_TARGET=1 is the same as -firstcontact-target.
+// by default; the first-contact check uses the default embedder, MiniLM,
+// and the binary runs the binary's default). HIPPO_EVAL_TARGET=1 is the same as -firstcontact-target.
 // HIPPO_EVAL_DATA overrides where the shared data is looked for
 // (../shared/eval beside the repository).
 package eval

@@ -12,14 +12,14 @@ import (
 )
 
 // firstContactEmbedder is the embedder of the library first-contact check:
-// the default one, defaultEmbedder (the CLI and MCP checks use whatever
-// the binary defaults to).
+// the default one, defaultEmbedder; changing which is one line. The CLI and
+// MCP checks use whatever the binary defaults to.
 func firstContactEmbedder() hippo.Embedder { return embedders[defaultEmbedder]() }
 
 // firstContactTargetIsDefault says that the target embedder is the default,
-// so the first-contact target is asserted, not only logged. The
-// coordinator flips it when MiniLM is the default; until then
-// -firstcontact-target or HIPPO_EVAL_TARGET=1 asserts it by hand.
+// so the first-contact target is asserted in every go test, not only
+// logged. The coordinator flips it; until then -firstcontact-target or
+// HIPPO_EVAL_TARGET=1 asserts it by hand.
 const firstContactTargetIsDefault = false
 
 func assertFirstContactTarget() bool {
@@ -171,7 +171,7 @@ func firstContact(t testing.TB, ctx context.Context, c, readme client) fcOutcome
 
 // check logs the outcome and, when the target embedder is the default,
 // asserts the target: the README example's right answers first, and the
-// first-contact figures. (The GloVe defaults meet neither today.)
+// first-contact figures.
 func (o fcOutcome) check(t testing.TB, via string) {
 	t.Helper()
 	t.Logf("first contact via %s: %v", via, o)
@@ -182,7 +182,7 @@ func (o fcOutcome) check(t testing.TB, via string) {
 	t.Logf("README example via %s: `which database did we pick` → %q, `where do I live` → %q: %s", via, o.readmeDB, o.readmeHome,
 		map[bool]string{true: "right", false: "WRONG"}[readmeOK])
 	if !assertFirstContactTarget() {
-		t.Logf("target (first ≥ %d, top 3 = %d, none lost, README right) not asserted: the target embedder is not the default yet", targetFirst, targetTop3)
+		t.Logf("target (first ≥ %d, top 3 = %d, none lost, README right) not asserted: firstContactTargetIsDefault is false", targetFirst, targetTop3)
 		return
 	}
 	if !readmeOK {
