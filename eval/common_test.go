@@ -1,0 +1,408 @@
+package eval_test
+
+import (
+	"context"
+	"flag"
+	"fmt"
+	"hash/fnv"
+	"io"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+	"sync"
+	"testing"
+	"text/tabwriter"
+	"time"
+
+	"github.com/hippo-mem/hippo"
+	"github.com/hippo-mem/hippo/local"
+	"github.com/hippo-mem/hippo/local/minilm"
+	"github.com/hippo-mem/hippo/sqlite"
+)
+
+// Flags of the evaluations that do not run with every go test.
+var (
+	flagEmbedder = flag.String("embedder", quickEmbedder, "embedder of the evaluations: "+strings.Join(embedderNames(), "|"))
+	flagFull     = flag.Bool("eval", false, "run the full evaluation of the own set and print its tables")
+	flagLME      = flag.Bool("longmemeval", false, "run LongMemEval through the library and print its tables")
+	flagLMEMCP   = flag.Bool("longmemeval-mcp", false, "run LongMemEval through `hippo serve` over MCP Streamable HTTP")
+	flagBin      = flag.Bool("bin", false, "run the first-contact check through the hippo binary too (CLI and MCP)")
+	flagTarget   = flag.Bool("firstcontact-target", false, "assert the first-contact target (also HIPPO_EVAL_TARGET=1)")
+)
+
+// defaultEmbedder names the default offline embedder (hippo init's and
+// the CLI's for new databases): the first-contact check uses it.
+const defaultEmbedder = "minilm"
+
+// quickEmbedder is the embedder of the own set's quick check and
+// -embedder's default: GloVe, which embeds the set in a fraction of a
+// second even under -race.
+const quickEmbedder = "glove"
+
+// embedders are the embedders the evaluations can use, by flag name.
+var embedders = map[string]func() hippo.Embedder{
+	"glove":  func() hippo.Embedder { return local.NewEmbedder() },
+	"minilm": func() hippo.Embedder { return minilm.NewEmbedder() },
+}
+
+func embedderNames() []string {
+	var names []string
+	for n := range embedders {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	return names
+}
+
+// newEmbedder is the embedder of -embedder.
+func newEmbedder(t testing.TB) (string, hippo.Embedder) {
+	t.Helper()
+	mk, ok := embedders[*flagEmbedder]
+	if !ok {
+		t.Fatalf("-embedder %q: want one of %v", *flagEmbedder, embedderNames())
+	}
+	return *flagEmbedder, mk()
+}
+
+// defaultAlpha is the hybrid weight recall uses with e when none is asked.
+func defaultAlpha(e hippo.Embedder) float64 {
+	return hippo.DefaultConfig().ForEmbedder(e).HybridAlpha
+}
+
+// half is where a query falls: the tune half, which α is chosen on, or the
+// held-out half, which is reported.
+type half int
+
+const (
+	tune half = iota
+	heldOut
+)
+
+func (h half) String() string {
+	if h == tune {
+		return "tune"
+	}
+	return "held-out"
+}
+
+// splitOf assigns an ID to a half by the parity of its 32-bit FNV-1a hash:
+// the same ID always falls in the same half, whatever else the set holds.
+func splitOf(id string) half {
+	h := fnv.New32a()
+	io.WriteString(h, id)
+	return half(h.Sum32() & 1)
+}
+
+// metrics accumulate a method's scores over queries: recall at 5 and 10
+// (the share of a query's relevant items in the first k results), hit at
+// 10 (any relevant item in the first 10) and reciprocal rank of the first
+// relevant result within 10.
+type metrics struct {
+	r5, r10, hit10, mrr float64
+	n                   int
+}
+
+// add scores one query. ranked holds, per result in rank order, the
+// relevant items that result stands for (a stored chunk may stand for
+// several items, as when identical turns were stored once); want is the
+// number of relevant items.
+func (m *metrics) add(ranked [][]string, relevant map[string]bool) {
+	found5, found10 := map[string]bool{}, map[string]bool{}
+	rr := 0.0
+	for i, items := range ranked {
+		if i >= 10 {
+			break
+		}
+		for _, it := range items {
+			if !relevant[it] {
+				continue
+			}
+			if rr == 0 {
+				rr = 1 / float64(i+1)
+			}
+			found10[it] = true
+			if i < 5 {
+				found5[it] = true
+			}
+		}
+	}
+	m.r5 += float64(len(found5)) / float64(len(relevant))
+	m.r10 += float64(len(found10)) / float64(len(relevant))
+	if len(found10) > 0 {
+		m.hit10++
+	}
+	m.mrr += rr
+	m.n++
+}
+
+func (m metrics) mean(v float64) float64 { return v / float64(max(m.n, 1)) }
+
+func (m metrics) R5() float64    { return m.mean(m.r5) }
+func (m metrics) R10() float64   { return m.mean(m.r10) }
+func (m metrics) Hit10() float64 { return m.mean(m.hit10) }
+func (m metrics) MRR() float64   { return m.mean(m.mrr) }
+
+// table prints aligned columns.
+type table struct {
+	b  strings.Builder
+	tw *tabwriter.Writer
+}
+
+func newTable(header ...string) *table {
+	t := &table{}
+	t.tw = tabwriter.NewWriter(&t.b, 0, 0, 2, ' ', tabwriter.AlignRight)
+	t.row(header...)
+	return t
+}
+
+func (t *table) row(cells ...string) { fmt.Fprintln(t.tw, strings.Join(cells, "\t")+"\t") }
+
+func (t *table) String() string {
+	t.tw.Flush()
+	return t.b.String()
+}
+
+func f3(v float64) string { return fmt.Sprintf("%.3f", v) }
+
+// method is a way of recalling: a name and the α it passes.
+type method struct {
+	name  string
+	alpha float64
+	bm25  bool // count only results with a full-text match (α = 1)
+	// serverDefault sends no α over MCP: the server's embedder's own.
+	serverDefault bool
+}
+
+// methods are vector only, BM25 only and hybrid at the embedder's α.
+func methods(e hippo.Embedder) []method {
+	return []method{
+		{name: "vector (α=0)", alpha: 0},
+		{name: "bm25 (α=1)", alpha: 1, bm25: true},
+		{name: fmt.Sprintf("hybrid (α=%.2g, default)", defaultAlpha(e)), alpha: defaultAlpha(e), serverDefault: true},
+	}
+}
+
+// alphaArg is the α to send: nil for the server's default.
+func (m method) alphaArg() *float64 {
+	if m.serverDefault {
+		return nil
+	}
+	a := m.alpha
+	return &a
+}
+
+// sweep is the α grid searched on the tune half.
+var sweep = []float64{0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9}
+
+// counted reports whether a result counts as retrieved by m: results with
+// no relevance at all are ranked by strength and recency alone, an order
+// that says nothing about the query, and with α = 1 only full-text matches
+// count (recall falls back to vectors when no word matches).
+func (m method) counted(relevance, bm25 float64) bool {
+	return relevance > 0 && (!m.bm25 || bm25 > 0)
+}
+
+// evalClock is the fixed time of the evaluations: every memory is stored
+// and recalled at it, so strength changes only through duplicates and the
+// retrieval boost, and runs are reproducible.
+var evalClock = time.Date(2026, 3, 1, 12, 0, 0, 0, time.UTC)
+
+// openDB opens (creating) a database at path with the default
+// configuration, the retrieval boost on or off, and the evaluation clock.
+func openDB(ctx context.Context, path string, boost bool) (*sqlite.DB, error) {
+	cfg := hippo.DefaultConfig()
+	if !boost {
+		cfg.RetrievalBoost = 0
+	}
+	return sqlite.Open(ctx, path, sqlite.Options{Config: &cfg, Now: func() time.Time { return evalClock }, NoSync: true})
+}
+
+// copyDB copies a closed database file (and its WAL, if any) to dst.
+func copyDB(src, dst string) error {
+	for _, suffix := range []string{"", "-wal"} {
+		b, err := os.ReadFile(src + suffix)
+		if os.IsNotExist(err) && suffix != "" {
+			continue
+		}
+		if err != nil {
+			return err
+		}
+		if err := os.WriteFile(dst+suffix, b, 0o600); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// cachedEmbedder embeds texts ahead in batches, on every core, and answers
+// the one-text calls StoreMemory makes from its cache. It passes its
+// embedder's thresholds and hybrid weight through (the defaults when the
+// embedder has none, which is what recall would use without them).
+type cachedEmbedder struct {
+	hippo.Embedder
+	mu    sync.Mutex
+	cache map[string][]float32
+}
+
+func newCachedEmbedder(e hippo.Embedder) *cachedEmbedder {
+	return &cachedEmbedder{Embedder: e, cache: map[string][]float32{}}
+}
+
+func (c *cachedEmbedder) Thresholds() (duplicate, new, forget float64) {
+	cfg := hippo.DefaultConfig().ForEmbedder(c.Embedder)
+	return cfg.DuplicateThreshold, cfg.NewThreshold, cfg.ForgetThreshold
+}
+
+func (c *cachedEmbedder) HybridAlpha() float64 { return defaultAlpha(c.Embedder) }
+
+// prepare embeds texts not cached yet, in batches of 32 over two workers,
+// calling progress (when not nil) after each batch.
+func (c *cachedEmbedder) prepare(ctx context.Context, texts []string, progress func(done, total int)) error {
+	var todo []string
+	seen := map[string]bool{}
+	c.mu.Lock()
+	for _, t := range texts {
+		if _, ok := c.cache[t]; !ok && !seen[t] {
+			seen[t] = true
+			todo = append(todo, t)
+		}
+	}
+	c.mu.Unlock()
+	const batch = 32
+	done := 0
+	jobs := make(chan []string)
+	errs := make(chan error, 2)
+	var wg sync.WaitGroup
+	for range 2 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for b := range jobs {
+				vecs, err := c.Embedder.Embed(ctx, b)
+				if err != nil {
+					errs <- err
+					return
+				}
+				c.mu.Lock()
+				for i, t := range b {
+					c.cache[t] = vecs[i]
+				}
+				done += len(b)
+				if progress != nil {
+					progress(done, len(todo))
+				}
+				c.mu.Unlock()
+			}
+		}()
+	}
+	var err error
+feed:
+	for i := 0; i < len(todo); i += batch {
+		select {
+		case jobs <- todo[i:min(i+batch, len(todo))]:
+		case err = <-errs:
+			break feed
+		}
+	}
+	close(jobs)
+	wg.Wait()
+	if err != nil {
+		return err
+	}
+	select {
+	case err = <-errs:
+	default:
+	}
+	return err
+}
+
+func (c *cachedEmbedder) Embed(ctx context.Context, texts []string) ([][]float32, error) {
+	out := make([][]float32, len(texts))
+	var miss []int
+	c.mu.Lock()
+	for i, t := range texts {
+		if v, ok := c.cache[t]; ok {
+			out[i] = v
+		} else {
+			miss = append(miss, i)
+		}
+	}
+	c.mu.Unlock()
+	if len(miss) == 0 {
+		return out, nil
+	}
+	batch := make([]string, len(miss))
+	for j, i := range miss {
+		batch[j] = texts[i]
+	}
+	vecs, err := c.Embedder.Embed(ctx, batch)
+	if err != nil {
+		return nil, err
+	}
+	for j, i := range miss {
+		out[i] = vecs[j]
+	}
+	return out, nil
+}
+
+// repoRoot is the directory of go.mod above the test's directory.
+func repoRoot(t testing.TB) string {
+	t.Helper()
+	dir, err := os.Getwd()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for {
+		if _, err := os.Stat(filepath.Join(dir, "go.mod")); err == nil {
+			return dir
+		}
+		parent := filepath.Dir(dir)
+		if parent == dir {
+			t.Fatal("no go.mod above the test directory")
+		}
+		dir = parent
+	}
+}
+
+// sharedEvalDir is ../shared/eval beside the repository: $HIPPO_EVAL_DATA
+// when set, else beside this checkout, else, in a git worktree, beside the
+// main checkout the worktree belongs to. "" when none exists.
+func sharedEvalDir(t testing.TB) string {
+	if d := os.Getenv("HIPPO_EVAL_DATA"); d != "" {
+		return d
+	}
+	root := repoRoot(t)
+	candidates := []string{filepath.Join(root, "..", "shared", "eval")}
+	// A worktree's .git is a file: "gitdir: <main>/.git/worktrees/<name>".
+	if b, err := os.ReadFile(filepath.Join(root, ".git")); err == nil {
+		if gitdir, ok := strings.CutPrefix(strings.TrimSpace(string(b)), "gitdir: "); ok {
+			main := filepath.Dir(filepath.Dir(filepath.Dir(gitdir)))
+			candidates = append(candidates, filepath.Join(main, "..", "shared", "eval"))
+		}
+	}
+	for _, c := range candidates {
+		if st, err := os.Stat(c); err == nil && st.IsDir() {
+			return c
+		}
+	}
+	return ""
+}
+
+// needData returns the LongMemEval directory, skipping the test when the
+// data is missing, or failing under CI, where it must be present.
+func needData(t testing.TB) string {
+	t.Helper()
+	dir := sharedEvalDir(t)
+	if dir != "" {
+		dir = filepath.Join(dir, "longmemeval-oracle")
+		if _, err := os.Stat(filepath.Join(dir, "queries.jsonl")); err == nil {
+			return dir
+		}
+	}
+	if os.Getenv("CI") != "" {
+		t.Fatalf("LongMemEval data missing (looked for ../shared/eval/longmemeval-oracle beside the repository); CI must have it")
+	}
+	t.Skip("LongMemEval data not found beside the repository (../shared/eval/longmemeval-oracle)")
+	return ""
+}
