@@ -32,8 +32,8 @@ type Config struct {
 	Candidates int
 
 	// HybridAlpha weighs full-text (BM25) relevance against vector
-	// similarity in recall, 0 to 1: relevance = α·BM25Relevance(bm25) +
-	// (1−α)·CosineRelevance(cosine) (see Relevance). 0, the default, is
+	// similarity in recall, 0 to 1: relevance = Fuse(CosineRelevance(cosine),
+	// BM25Relevance(bm25), α) (see Relevance). 0, the default, is
 	// seed 000's pure vector recall; embedders that gain from full text
 	// carry their own (see Hybrid).
 	HybridAlpha float64

@@ -179,8 +179,9 @@ type Recalled struct {
 	CosineRelevance float64 `json:"cosine_relevance"`
 	// BM25Relevance is BM25 saturated into [0, 1) (Config.BM25Relevance).
 	BM25Relevance float64 `json:"bm25_relevance"`
-	// Relevance fuses the two, with RecallPage.Alpha as α: α·BM25Relevance
-	// + (1−α)·CosineRelevance. It is absolute, the same for the same query
+	// Relevance fuses the two, with RecallPage.Alpha as α (Fuse: at α 0 the
+	// cosine's, at α 1 the BM25's, between them independent evidence,
+	// neither side halving the other). It is absolute, the same for the same query
 	// and chunk whatever else is stored: 0.9 is always a strong match.
 	Relevance float64 `json:"relevance"`
 	Strength  float64 `json:"strength"`

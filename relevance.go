@@ -72,14 +72,53 @@ func (c Config) BM25Relevance(s float64) float64 {
 }
 
 // Relevance is hybrid recall's relevance of a chunk with this cosine and
-// BM25 score: α·BM25Relevance(bm25) + (1−α)·CosineRelevance(cosine). At
-// α = 0 it is the cosine's relevance alone.
+// BM25 score: Fuse of CosineRelevance(cosine) and BM25Relevance(bm25).
 func (c Config) Relevance(cosine, bm25, alpha float64) float64 {
-	r := (1 - alpha) * c.CosineRelevance(cosine)
-	if alpha > 0 {
-		r += alpha * c.BM25Relevance(bm25)
+	if !(alpha > 0) {
+		return c.CosineRelevance(cosine)
 	}
-	return r
+	return Fuse(c.CosineRelevance(cosine), c.BM25Relevance(bm25), alpha)
+}
+
+// Fuse combines a cosine relevance rc and a full-text relevance rb, both
+// in [0, 1], as independent evidence weighted by α:
+//
+//	1 − (1−rc)^wc · (1−rb)^wb,  wc = min(1, (1−α)/α),  wb = min(1, α/(1−α))
+//
+// At α = 0 it is rc, at α = 1 rb, at α = 0.5 the noisy-OR 1 − (1−rc)(1−rb).
+// A chunk that matches on one side only keeps that side's relevance
+// whole (the side with the larger weight) or in part: a paraphrase that
+// shares no word with the query is not halved for it, as a weighted sum
+// would halve it, and a chunk that matches on both sides gains from each.
+// It is at most rc + rb, and it grows with each.
+func Fuse(rc, rb, alpha float64) float64 {
+	switch {
+	case !(alpha > 0):
+		return rc
+	case alpha >= 1:
+		return rb
+	}
+	wc, wb := FuseWeights(alpha)
+	return 1 - Pow1m(rc, wc)*Pow1m(rb, wb)
+}
+
+// FuseWeights are Fuse's exponents for α in (0, 1).
+func FuseWeights(alpha float64) (wc, wb float64) {
+	return math.Min(1, (1-alpha)/alpha), math.Min(1, alpha/(1-alpha))
+}
+
+// Pow1m is (1−x)^w for x in [0, 1], without math.Pow in the common cases
+// (x = 0, w = 1) that recall meets for nearly every chunk.
+func Pow1m(x, w float64) float64 {
+	switch {
+	case !(x > 0):
+		return 1
+	case x >= 1:
+		return 0
+	case w == 1:
+		return 1 - x
+	}
+	return math.Pow(1-x, w)
 }
 
 // RelevanceFloor is the floor a recall applies: in.MinRelevance when

@@ -80,14 +80,49 @@ func TestRelevance(t *testing.T) {
 	}{
 		{"vector only", 0.5, 12, 0, 0.45},
 		{"BM25 only", 0.5, 12, 1, 0.75},
-		{"hybrid", 0.5, 12, 0.4, 0.4*0.75 + 0.6*0.45},
-		{"one shared word, unrelated meaning", 0.2, 4, 0.4, 0.2},
+		// α 0.4: wc = 1, wb = 0.4/0.6.
+		{"hybrid", 0.5, 12, 0.4, 1 - 0.55*math.Pow(0.25, 2.0/3)},
+		{"one shared word, unrelated meaning", 0.2, 4, 0.4, 1 - math.Pow(0.5, 2.0/3)},
+		{"paraphrase, no shared word", 0.5, 0, 0.4, 0.45},
+		{"noisy-OR at α 0.5", 0.5, 12, 0.5, 1 - 0.55*0.25},
 		{"strong on both", 1, math.Inf(1), 0.4, 1},
 		{"nothing", 0, 0, 0.4, 0},
 	}
 	for _, tt := range tests {
 		if got := cfg.Relevance(tt.cosine, tt.bm25, tt.alpha); math.Abs(got-tt.want) > 1e-12 {
 			t.Errorf("%s: Relevance(%v, %v, %v) = %v, want %v", tt.name, tt.cosine, tt.bm25, tt.alpha, got, tt.want)
+		}
+	}
+}
+
+func TestFuse(t *testing.T) {
+	tests := []struct{ rc, rb, alpha, want float64 }{
+		{0.6, 0.9, 0, 0.6},
+		{0.6, 0.9, 1, 0.9},
+		{0.6, 0.5, 0.5, 0.8},
+		{0.6, 0, 0.5, 0.6},
+		{0, 0.5, 0.5, 0.5},
+		{0.6, 0, 0.2, 0.6},                     // the cosine's side whole below α 0.5
+		{0, 0.5, 0.2, 1 - math.Pow(0.5, 0.25)}, // wb = 0.2/0.8
+		{0.6, 0, 0.8, 1 - math.Pow(0.4, 0.25)}, // wc = 0.2/0.8
+		{1, 0.3, 0.4, 1},
+		{0, 0, 0.4, 0},
+	}
+	for _, tt := range tests {
+		if got := hippo.Fuse(tt.rc, tt.rb, tt.alpha); math.Abs(got-tt.want) > 1e-12 {
+			t.Errorf("Fuse(%v, %v, %v) = %v, want %v", tt.rc, tt.rb, tt.alpha, got, tt.want)
+		}
+	}
+	// It grows with each side and stays at most their sum: recall's
+	// first-pass bound relies on it.
+	for _, alpha := range []float64{0.1, 0.3, 0.5, 0.7, 0.9} {
+		for rc := 0.0; rc <= 1; rc += 0.1 {
+			for rb := 0.0; rb <= 1; rb += 0.1 {
+				f := hippo.Fuse(rc, rb, alpha)
+				if f > rc+rb+1e-12 || f < hippo.Fuse(rc, math.Max(0, rb-0.1), alpha)-1e-12 || f < hippo.Fuse(math.Max(0, rc-0.1), rb, alpha)-1e-12 {
+					t.Fatalf("Fuse(%v, %v, %v) = %v: not monotone or above rc+rb", rc, rb, alpha, f)
+				}
+			}
 		}
 	}
 }

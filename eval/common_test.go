@@ -2,10 +2,13 @@ package eval_test
 
 import (
 	"context"
+	"encoding/gob"
+	"errors"
 	"flag"
 	"fmt"
 	"hash/fnv"
 	"io"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"sort"
@@ -255,6 +258,40 @@ func (c *cachedEmbedder) Thresholds() (duplicate, new, forget float64) {
 }
 
 func (c *cachedEmbedder) HybridAlpha() float64 { return defaultAlpha(c.Embedder) }
+
+func (c *cachedEmbedder) RelevanceLevels() (unrelated, strong float64) {
+	cfg := hippo.DefaultConfig().ForEmbedder(c.Embedder)
+	return cfg.CosineUnrelated, cfg.CosineStrong
+}
+
+// load reads embeddings saved by save from path, if it exists.
+func (c *cachedEmbedder) load(path string) error {
+	f, err := os.Open(path)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil
+	} else if err != nil {
+		return err
+	}
+	defer f.Close()
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return gob.NewDecoder(f).Decode(&c.cache)
+}
+
+// save writes the embeddings to path.
+func (c *cachedEmbedder) save(path string) error {
+	f, err := os.Create(path)
+	if err != nil {
+		return err
+	}
+	c.mu.Lock()
+	err = gob.NewEncoder(f).Encode(c.cache)
+	c.mu.Unlock()
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	return err
+}
 
 // prepare embeds texts not cached yet, in batches of 32 over two workers,
 // calling progress (when not nil) after each batch.

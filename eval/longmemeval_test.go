@@ -228,8 +228,19 @@ func TestLongMemEval(t *testing.T) {
 			next += 1000
 		}
 	}
+	cacheFile := os.Getenv("HIPPO_EVAL_EMBEDDINGS") // a file to keep the turns' embeddings in between runs
+	if cacheFile != "" {
+		if err := ce.load(cacheFile); err != nil {
+			t.Fatal(err)
+		}
+	}
 	if err := ce.prepare(ctx, texts, progress); err != nil {
 		t.Fatal(err)
+	}
+	if cacheFile != "" {
+		if err := ce.save(cacheFile); err != nil {
+			t.Fatal(err)
+		}
 	}
 	t.Logf("embedded %d turns with %s in %v", len(texts), emb.Model(), time.Since(start).Round(time.Millisecond))
 

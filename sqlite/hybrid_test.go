@@ -229,22 +229,23 @@ func TestHybridExplainFields(t *testing.T) {
 		if math.Abs(r.Score-cfg.Score(r.Relevance, r.Strength, r.Recency)) > 1e-9 {
 			t.Errorf("%q: score %v is not 0.6·%v + 0.3·%v + 0.1·%v", r.Chunk.Content, r.Score, r.Relevance, r.Strength, r.Recency)
 		}
-		if r.Relevance < 0 || r.Relevance > 1 || r.BM25 == 0 && r.Relevance > 1-page.Alpha+1e-9 {
+		if r.Relevance < 0 || r.Relevance > 1 || r.BM25 == 0 && math.Abs(r.Relevance-hippo.Fuse(cfg.CosineRelevance(r.Similarity), 0, page.Alpha)) > 1e-9 {
 			t.Errorf("%q: relevance %v, bm25 %v, similarity %v", r.Chunk.Content, r.Relevance, r.BM25, r.Similarity)
 		}
 		if r.Strength <= 0 || r.Recency <= 0 || r.Similarity == 0 {
 			t.Errorf("%q: strength %v, recency %v, similarity %v", r.Chunk.Content, r.Strength, r.Recency, r.Similarity)
 		}
 	}
-	// Words that match nothing: the cosine's side alone, still weighed by
-	// 1−α, so that relevance does not depend on what else is stored.
+	// Words that match nothing: the cosine's side alone, fused with a BM25
+	// relevance of 0, so that relevance does not depend on what else is
+	// stored.
 	none, err := m.RecallPage(ctx, hippo.RecallInput{Query: "zzyzx qwxv", Limit: 5})
 	if err != nil || none.Alpha != cfg.HybridAlpha || len(none.Results) == 0 {
 		t.Fatalf("unmatched words: α %v, results %+v, %v", none.Alpha, none.Results, err)
 	}
 	for _, r := range none.Results {
-		if r.BM25 != 0 || math.Abs(r.Relevance-(1-none.Alpha)*cfg.CosineRelevance(r.Similarity)) > 1e-12 {
-			t.Errorf("unmatched words: %q bm25 %v relevance %v, want 0 and (1−α)·%v", r.Chunk.Content, r.BM25, r.Relevance, cfg.CosineRelevance(r.Similarity))
+		if r.BM25 != 0 || math.Abs(r.Relevance-hippo.Fuse(cfg.CosineRelevance(r.Similarity), 0, none.Alpha)) > 1e-12 {
+			t.Errorf("unmatched words: %q bm25 %v relevance %v, want 0 and Fuse(%v, 0)", r.Chunk.Content, r.BM25, r.Relevance, cfg.CosineRelevance(r.Similarity))
 		}
 	}
 	data, _ := json.Marshal(page.Results[0])
@@ -589,7 +590,7 @@ func (b *brute) rank(in hippo.RecallInput, alpha float64) ([]bruteRow, float64) 
 			r.bm25, r.nb = 0, 0 // pure vector recall reads no BM25
 		}
 		r.inBM25 = r.bm25 > 0
-		r.relevance = alpha*r.nb + (1-alpha)*r.nc
+		r.relevance = hippo.Fuse(r.nc, r.nb, alpha)
 		r.score = b.cfg.Score(r.relevance, r.strength, r.recency)
 		if r.score >= in.MinScore && r.relevance >= floor {
 			out = append(out, r)
@@ -792,7 +793,8 @@ func TestHybridMatchesBruteForce(t *testing.T) {
 // TestHybridOneSideOnly plants a chunk only BM25 finds (the query's rare
 // word, pointing away from the query) and one only the vectors find (the
 // query's direction, none of its words), among chunks of middling cosine:
-// each scores on its own side only, and which ranks first follows α.
+// each scores on its own side only, and which ranks first follows α (a
+// near-identical direction outweighs one rare word until α is high).
 func TestHybridOneSideOnly(t *testing.T) {
 	ctx := context.Background()
 	e := newEnv(t)
@@ -815,7 +817,7 @@ func TestHybridOneSideOnly(t *testing.T) {
 	for _, tt := range []struct {
 		alpha float64
 		first *hippo.Chunk
-	}{{0, semantic}, {0.3, semantic}, {0.7, lexical}, {1, lexical}} {
+	}{{0, semantic}, {0.3, semantic}, {0.7, semantic}, {0.9, lexical}, {1, lexical}} {
 		label := fmt.Sprintf("α %v", tt.alpha)
 		page, _ := b.check(m, label, hippo.RecallInput{Query: query, Limit: 50}, tt.alpha, true)
 		if len(page.Results) == 0 || page.Results[0].Chunk.ID != tt.first.ID {
@@ -825,10 +827,10 @@ func TestHybridOneSideOnly(t *testing.T) {
 		for _, r := range page.Results {
 			switch {
 			case tt.alpha == 0:
-			case r.Chunk.ID == lexical.ID && (r.BM25 <= 0 || r.Similarity != 0 || math.Abs(r.Relevance-tt.alpha*cfg.BM25Relevance(r.BM25)) > 1e-9):
-				t.Errorf("%s: BM25-only chunk bm25 %v, similarity %v, relevance %v; want > 0, 0, α·BM25Relevance", label, r.BM25, r.Similarity, r.Relevance)
-			case r.Chunk.ID == semantic.ID && (r.BM25 != 0 || math.Abs(r.Relevance-(1-tt.alpha)*cfg.CosineRelevance(0.95)) > 1e-6):
-				t.Errorf("%s: vector-only chunk bm25 %v, relevance %v; want 0, (1−α)·CosineRelevance(0.95)", label, r.BM25, r.Relevance)
+			case r.Chunk.ID == lexical.ID && (r.BM25 <= 0 || r.Similarity != 0 || math.Abs(r.Relevance-hippo.Fuse(0, cfg.BM25Relevance(r.BM25), tt.alpha)) > 1e-9):
+				t.Errorf("%s: BM25-only chunk bm25 %v, similarity %v, relevance %v; want > 0, 0, Fuse(0, BM25Relevance)", label, r.BM25, r.Similarity, r.Relevance)
+			case r.Chunk.ID == semantic.ID && (r.BM25 != 0 || math.Abs(r.Relevance-hippo.Fuse(cfg.CosineRelevance(0.95), 0, tt.alpha)) > 1e-6):
+				t.Errorf("%s: vector-only chunk bm25 %v, relevance %v; want 0, Fuse(CosineRelevance(0.95), 0)", label, r.BM25, r.Relevance)
 			}
 		}
 		if tt.alpha == 0 && page.Results[len(page.Results)-1].Chunk.ID != lexical.ID {
@@ -914,8 +916,8 @@ func TestHybridDegenerateCases(t *testing.T) {
 					if want := cfg.Relevance(r.Similarity, r.BM25, a); math.Abs(r.Relevance-want) > 1e-9 {
 						t.Errorf("α %v: %q relevance %v, want %v", a, r.Chunk.Content, r.Relevance, want)
 					}
-					if strings.HasPrefix(tt.name, "equal") && r.BM25 == 0 && math.Abs(r.Relevance-(1-a)*cfg.CosineRelevance(0.6)) > 1e-6 {
-						t.Errorf("α %v: %q relevance %v; want (1−α)·CosineRelevance(0.6)", a, r.Chunk.Content, r.Relevance)
+					if strings.HasPrefix(tt.name, "equal") && r.BM25 == 0 && math.Abs(r.Relevance-hippo.Fuse(cfg.CosineRelevance(0.6), 0, a)) > 1e-6 {
+						t.Errorf("α %v: %q relevance %v; want Fuse(CosineRelevance(0.6), 0)", a, r.Chunk.Content, r.Relevance)
 					}
 				}
 				if strings.HasPrefix(tt.name, "one eligible") && len(all) != 1 {

@@ -323,7 +323,7 @@ type recallHit struct {
 // search ranks by seed 000's score WeightSimilarity·relevance +
 // WeightStrength·strength + WeightRecency·recency with
 //
-//	relevance = α·BM25Relevance(bm25) + (1−α)·CosineRelevance(cosine)
+//	relevance = hippo.Fuse(CosineRelevance(cosine), BM25Relevance(bm25), α)
 //
 // (hippo.Config.Relevance), which is absolute: it depends on the chunk and
 // the query alone, not on what else is stored. A chunk whose words do not
@@ -363,8 +363,14 @@ func (m *Memory) recallBound(sc *recallScan) vector.Bound {
 		!(cfg.CosineUnrelated >= 0 && cfg.CosineStrong > cfg.CosineUnrelated && cfg.CosineStrong < 1) || sc.alpha >= 1 {
 		return vector.Bound{}
 	}
-	return vector.Bound{Sim: cfg.WeightSimilarity * (1 - sc.alpha) / cfg.CosineStrong, Prior: cfg.WeightStrength,
-		Const: cfg.WeightRecency + cfg.WeightSimilarity*sc.alpha*cfg.BM25Relevance(sc.bm25Max)}
+	// hippo.Fuse(rc, rb) ≤ rc + (1 − (1−rb)^wb), and rc ≤ cosine/CosineStrong.
+	bm := 0.0
+	if sc.alpha > 0 {
+		_, wb := hippo.FuseWeights(sc.alpha)
+		bm = 1 - hippo.Pow1m(cfg.BM25Relevance(sc.bm25Max), wb)
+	}
+	return vector.Bound{Sim: cfg.WeightSimilarity / cfg.CosineStrong, Prior: cfg.WeightStrength,
+		Const: cfg.WeightRecency + cfg.WeightSimilarity*bm}
 }
 
 // firstPassSlack is how much cosine the first pass adds before it drops a
@@ -378,32 +384,37 @@ const firstPassSlack = 0.03
 // (with the first pass's cosine, within about 0.01 of exact).
 func (m *Memory) scorer(sc *recallScan) vector.ScoreFunc[chunkMeta] {
 	cfg, f, alpha := m.cfg, &sc.filter, sc.alpha
-	bmMax := alpha * cfg.BM25Relevance(sc.bm25Max)
+	// rel fuses a cosine relevance with a BM25 relevance (hippo.Fuse).
+	rel := func(rc, rb float64) float64 { return hippo.Fuse(rc, rb, alpha) }
+	bmMax := 0.0
+	if alpha > 0 {
+		bmMax = cfg.BM25Relevance(sc.bm25Max)
+	}
 	return func(c *chunkMeta, cos, bar float64, exact bool) (float64, bool) {
-		// rc is the cosine's part of the relevance; most, its part at
-		// the far end of the first pass's error, for the cuts.
-		rc := (1 - alpha) * cfg.CosineRelevance(cos)
+		// rc is the cosine's relevance; most, its value at the far end
+		// of the first pass's error, for the cuts.
+		rc := cfg.CosineRelevance(cos)
 		most := rc
 		if !exact {
-			most = (1 - alpha) * cfg.CosineRelevance(cos+firstPassSlack)
+			most = cfg.CosineRelevance(cos + firstPassSlack)
 		}
 		// Most rows of a large memory are unrelated to the query: drop
 		// those the floor rules out, however well their words match,
 		// before anything else.
-		if most+bmMax < sc.minRel || !f.allows(c) {
+		if rel(most, bmMax) < sc.minRel || !f.allows(c) {
 			return 0, false
 		}
 		// Strength is at most the intensity, recency at most 1 and the
 		// BM25 side at most the best match's: skip the look-up and the
 		// exponentials for rows that cannot make the cut.
-		if sc.stats == nil && cfg.Score(rc+bmMax, float64(c.intensity), 1) <= bar {
+		if sc.stats == nil && cfg.Score(rel(rc, bmMax), float64(c.intensity), 1) <= bar {
 			return 0, false
 		}
 		rb := 0.0
-		if sc.bm25 != nil {
-			rb = alpha * cfg.BM25Relevance(sc.bm25[c.rowid])
+		if sc.bm25 != nil && alpha > 0 {
+			rb = cfg.BM25Relevance(sc.bm25[c.rowid])
 		}
-		if most+rb < sc.minRel {
+		if rel(most, rb) < sc.minRel {
 			return 0, false
 		}
 		st := c.strength(sc.clock)
@@ -411,9 +422,9 @@ func (m *Memory) scorer(sc *recallScan) vector.ScoreFunc[chunkMeta] {
 			return 0, false
 		}
 		rec := c.recency(cfg, sc.now)
-		r := rc + rb
+		r := rel(rc, rb)
 		score := cfg.Score(r, st, rec)
-		if cfg.Score(most+rb, st, rec) < sc.in.MinScore {
+		if cfg.Score(rel(most, rb), st, rec) < sc.in.MinScore {
 			return 0, false
 		}
 		if !exact && r >= sc.minRel && score >= sc.in.MinScore {

@@ -82,9 +82,9 @@ const (
 const (
 	// CosineUnrelated: 95% of unrelated pairs score at or below it
 	// (median 0.192, p90 0.296, max 0.362).
-	CosineUnrelated = 0.313
+	CosineUnrelated = 0.216
 	// CosineStrong is the median paraphrase (p10 0.777, p90 0.956).
-	CosineStrong = 0.901
+	CosineStrong = 0.597
 )
 
 // HybridAlpha is the embedder's weight of full-text (BM25) relevance
