@@ -18,8 +18,7 @@
 // are averaged weighted by their token counts, then scaled to unit length.
 //
 // Benchmarks: BenchmarkSentence (one 25-token sentence; GOMAXPROCS=1 for
-// one core: internal/gemm sizes its helpers from GOMAXPROCS at start-up,
-// which -cpu does not change), BenchmarkBatch (64 varied sentences, in sentences/s),
+// one core, as internal/gemm's benchmarks are run), BenchmarkBatch (64 varied sentences, in sentences/s),
 // BenchmarkLoad (decoding and packing the weights) and BenchmarkMemory
 // (VmRSS and VmHWM after loading and embedding; run it alone). Each also
 // reports CPU milliseconds per op, steadier than the wall clock on a
