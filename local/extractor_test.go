@@ -55,7 +55,8 @@ func TestExtractFacts(t *testing.T) {
 		{"Thanks, that worked!", nil},
 		{"Why is my build failing?", nil},
 		{"Sorry, I meant Tuesday.", nil},
-		{"Jira is down again.", nil},
+		// A statement no rule reads is kept as said, not lost.
+		{"Jira is down again.", []string{"Jira is down again"}},
 		{"", nil},
 		{"!!!", nil},
 	}
@@ -108,13 +109,13 @@ func TestExtractFactsThirdPersonAndWording(t *testing.T) {
 		{"I like fruit, e.g. apples, pears, etc. I hate kiwis.", []string{"User likes fruit, e.g. apples, pears, etc", "User hates kiwis"}},
 		{"My email is sam@example.com.", []string{"User's email is sam@example.com"}},
 		{"I take my coffee black.", []string{"User takes their coffee black"}},
-		{"That laptop is mine.", nil},
+		{"That laptop is mine.", []string{"That laptop is User's"}},
+		{"That is all.", nil},
 		{"I taught myself Go.", []string{"User taught themselves Go"}},
 		{"I'm rebuilding my site and I've moved my blog.", []string{"User is rebuilding their site", "User has moved their blog"}},
-		// Not about a person.
-		{"Jira is down again.", nil},
-		{"Docker is running again.", nil},
-		{"The user interface is slow.", nil},
+		// Not about a person: kept as said, not rewritten as the user.
+		{"Docker is running again.", []string{"Docker is running again"}},
+		{"The user interface is slow.", []string{"The user interface is slow"}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.text, func(t *testing.T) {
@@ -176,7 +177,7 @@ func TestNoFactsReason(t *testing.T) {
 		{"ok", "text is empty after removing greetings, thanks and filler"},
 		{"Write a haiku about autumn.", "text is a request to the assistant, not a statement about the user or someone named"},
 		{"Please use British spelling. Can you help?", "text is a request to the assistant, not a statement about the user or someone named"},
-		{"Jira is down again.", "no first-person or third-person statement of a fact found"},
+		{"That is all.", "no first-person or third-person statement of a fact found"},
 		{"He said he would call.", "no first-person or third-person statement of a fact found"},
 	}
 	x := NewExtractor()
