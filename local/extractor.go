@@ -34,7 +34,7 @@ func (x *Extractor) ExtractFacts(ctx context.Context, text string) ([]hippo.Fact
 	}
 	var all []*extracted
 	seen := map[string]bool{}
-	var last *extracted // the latest fact, for elaboration in a later sentence
+	var last *extracted        // the latest fact, for elaboration in a later sentence
 	var lastClause *clauseFact // its clause, for a pronoun opening a later sentence
 	for _, s := range splitSentences(text) {
 		facts, cf := extractSentence(s, last, lastClause)
