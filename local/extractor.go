@@ -998,7 +998,7 @@ func finiteVerb(toks []token, from int, pastToo bool) int {
 	for k := from; k < len(toks) && k < from+8; k++ {
 		t := toks[k]
 		w := t.lower
-		if (w == "and" || w == "or") && k > from {
+		if (w == "and" || w == "or") && k > 0 {
 			plural = true // "Ben and Alice live"
 			continue
 		}
