@@ -908,8 +908,8 @@ func referent(prev *clauseFact, pronoun string) []token {
 	for len(np) > 0 && (adverbs[np[len(np)-1].lower] || np[len(np)-1].lower == "not") {
 		np = np[:len(np)-1]
 	}
-	if len(np) == 0 || len(np) == 1 && np[0].text == "User" {
-		return nil
+	if len(np) == 0 || len(np) == 1 && (np[0].text == "User" || np[0].lower == "there") {
+		return nil // "I", "there is": no one "he" or "it" could be
 	}
 	for _, t := range np {
 		if t.punct || subjectPronouns[t.lower] {
