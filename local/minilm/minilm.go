@@ -17,15 +17,15 @@
 // its last; each window is embedded, and the windows' mean-pooled vectors
 // are averaged weighted by their token counts, then scaled to unit length.
 //
-// Benchmarks: BenchmarkSentence (one 25-token sentence; -cpu 1 for one
-// core), BenchmarkBatch (64 varied sentences, in sentences/s),
+// Benchmarks: BenchmarkSentence (one 25-token sentence; GOMAXPROCS=1 for
+// one core, as internal/gemm's benchmarks are run), BenchmarkBatch (64 varied sentences, in sentences/s),
 // BenchmarkLoad (decoding and packing the weights) and BenchmarkMemory
 // (VmRSS and VmHWM after loading and embedding; run it alone). Each also
 // reports CPU milliseconds per op, steadier than the wall clock on a
 // shared machine:
 //
 //	go test -run '^$' -bench 'Sentence|Batch|Load' -benchtime 50x ./local/minilm/
-//	go test -run '^$' -bench Sentence -cpu 1 -benchtime 100x ./local/minilm/
+//	GOMAXPROCS=1 go test -run '^$' -bench Sentence -benchtime 100x ./local/minilm/
 //	go test -run '^$' -bench Memory -benchtime 5x ./local/minilm/
 package minilm
 
