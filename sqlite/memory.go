@@ -1,12 +1,14 @@
 package sqlite
 
 import (
+	"cmp"
 	"context"
 	"database/sql"
 	"database/sql/driver"
 	"encoding/json"
 	"fmt"
 	"regexp"
+	"slices"
 	"sort"
 	"strings"
 	"sync/atomic"
@@ -258,7 +260,15 @@ func (m *Memory) recall(ctx context.Context, in hippo.RecallInput, stats bool) (
 	if err != nil {
 		return nil, err
 	}
-	q, ai, err := m.queryIndex(ctx, in.Query)
+	// Facts are compared with the query in their own voice ("User …"),
+	// raw memories with the query as written (hippo.FactVoice).
+	texts := []string{in.Query}
+	if in.Kind != hippo.KindMemory {
+		if fv := hippo.FactVoice(in.Query); fv != in.Query {
+			texts = append(texts, fv)
+		}
+	}
+	qs, ai, err := m.queryIndex(ctx, texts...)
 	if err != nil {
 		return nil, err
 	}
@@ -280,7 +290,7 @@ func (m *Memory) recall(ctx context.Context, in hippo.RecallInput, stats bool) (
 			sc.bm25, sc.bm25Max, err = m.bm25Scores(ctx, ai, in)
 		}
 		if err == nil {
-			hits, err = m.search(ctx, ai, q, &sc)
+			hits, err = m.searchVoices(ctx, ai, qs, &sc)
 		}
 	}
 	ai.mu.RUnlock()
@@ -348,6 +358,29 @@ func (m *Memory) search(ctx context.Context, ai *agentIndex, q []float32, sc *re
 			relevance: m.cfg.Relevance(h.Cosine, b, sc.alpha), score: h.Score}
 	}
 	return hits, nil
+}
+
+// searchVoices is search with qs[0], the query as written, or, when qs
+// holds its fact voice as well, facts searched with qs[1] and memories with
+// qs[0]: the two kinds are disjoint, so the best of the two exact top k
+// are the exact top k. Call with ai.mu held.
+func (m *Memory) searchVoices(ctx context.Context, ai *agentIndex, qs [][]float32, sc *recallScan) ([]recallHit, error) {
+	if len(qs) == 1 {
+		return m.search(ctx, ai, qs[0], sc)
+	}
+	facts, memories := *sc, *sc
+	facts.filter.kind, memories.filter.kind = hippo.KindFact, hippo.KindMemory
+	hits, err := m.search(ctx, ai, qs[1], &facts)
+	if err != nil || sc.filter.kind == hippo.KindFact {
+		return hits, err
+	}
+	more, err := m.search(ctx, ai, qs[0], &memories)
+	if err != nil {
+		return nil, err
+	}
+	hits = append(hits, more...)
+	slices.SortStableFunc(hits, func(a, b recallHit) int { return cmp.Compare(b.score, a.score) })
+	return hits[:min(len(hits), sc.k)], nil
 }
 
 // recallBound is the ceiling of the score for the index's first pass:
@@ -486,8 +519,8 @@ func checkRecallInput(in hippo.RecallInput) error {
 // queryIndex embeds text and returns its vector with the agent's index,
 // brought up to date in the same snapshot that checks the vector against
 // the model lock.
-func (m *Memory) queryIndex(ctx context.Context, text string) ([]float32, *agentIndex, error) {
-	vecs, err := m.embed(ctx, []string{text})
+func (m *Memory) queryIndex(ctx context.Context, texts ...string) ([][]float32, *agentIndex, error) {
+	vecs, err := m.embed(ctx, texts)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -495,7 +528,7 @@ func (m *Memory) queryIndex(ctx context.Context, text string) ([]float32, *agent
 	if err != nil {
 		return nil, nil, err
 	}
-	return vecs[0], ai, nil
+	return vecs, ai, nil
 }
 
 // retrieve applies the retrieval boost to the chosen chunks and reads them
@@ -607,10 +640,11 @@ func (m *Memory) Forget(ctx context.Context, in hippo.ForgetInput) (*hippo.Forge
 	if !(threshold > 0 && threshold <= 1) {
 		return nil, hippo.Invalidf("threshold", "must be in (0, 1], got %v", in.Threshold)
 	}
-	q, ai, err := m.queryIndex(ctx, in.Description)
+	qs, ai, err := m.queryIndex(ctx, in.Description)
 	if err != nil {
 		return nil, err
 	}
+	q := qs[0]
 	type match struct {
 		id         string
 		similarity float64

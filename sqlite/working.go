@@ -79,10 +79,11 @@ func (m *Memory) FactHistory(ctx context.Context, query, id string) ([]hippo.His
 // or its relevance is 0 or below Config.MinRelevance: a fact no closer to
 // the query than unrelated text is no answer.
 func (m *Memory) bestFact(ctx context.Context, query string) (string, error) {
-	q, ai, err := m.queryIndex(ctx, query)
+	qs, ai, err := m.queryIndex(ctx, hippo.FactVoice(query)) // facts are in their voice
 	if err != nil {
 		return "", err
 	}
+	q := qs[0]
 	ai.mu.RLock()
 	defer ai.mu.RUnlock()
 	if ai.idx == nil {
