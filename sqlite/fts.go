@@ -27,8 +27,11 @@ import (
 // statistics are the whole index's.
 
 // ftsBudget is how many matching rows the words of a full-text query may
-// have in all.
-const ftsBudget = 500
+// have in all. On LongMemEval's 9,752 turns (eval/, tune half) 500 left out
+// words a question needs: BM25 alone R@10 0.513 at 500, 0.616 at 2000,
+// 0.595 at 5000; hybrid (α 0.5) 0.611, 0.622, 0.622. Hybrid recall among
+// 10k chunks costs 1.34 ms at 500 and 1.51 ms at 2000.
+const ftsBudget = 2000
 
 // ftsAgentRows is the largest agent searched through its agent token.
 const ftsAgentRows = 5000
