@@ -187,11 +187,12 @@ type server struct {
 }
 
 // startServer runs `hippo serve --addr 127.0.0.1:0` on the database at
-// path and waits for the URL it prints.
-func startServer(t testing.TB, path string) *server {
+// path, with env added to its environment, and waits for the URL it
+// prints.
+func startServer(t testing.TB, path string, env ...string) *server {
 	t.Helper()
 	cmd := exec.Command(hippoBinary(t), "serve", "--addr", "127.0.0.1:0")
-	cmd.Env = append(os.Environ(), "HIPPO_DB="+path)
+	cmd.Env = append(append(os.Environ(), "HIPPO_DB="+path), env...)
 	stderr, err := cmd.StderrPipe()
 	if err != nil {
 		t.Fatal(err)

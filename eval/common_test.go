@@ -65,6 +65,13 @@ func newEmbedder(t testing.TB) (string, hippo.Embedder) {
 	return *flagEmbedder, mk()
 }
 
+// embedderFlagSet reports whether -embedder was given.
+func embedderFlagSet() bool {
+	set := false
+	flag.Visit(func(f *flag.Flag) { set = set || f.Name == "embedder" })
+	return set
+}
+
 // defaultAlpha is the hybrid weight recall uses with e when none is asked.
 func defaultAlpha(e hippo.Embedder) float64 {
 	return hippo.DefaultConfig().ForEmbedder(e).HybridAlpha
