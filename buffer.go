@@ -32,7 +32,8 @@ type BufferOptions struct {
 	// Embedder scores buffered experiences against recall queries; it
 	// should be the store's embedder.
 	Embedder Embedder
-	// Config supplies the scoring weights; zero means DefaultConfig().
+	// Config supplies the scoring weights and relevance calibration; zero
+	// means DefaultConfig() with Embedder's calibration (ForEmbedder).
 	Config Config
 	// Now is the clock; nil means time.Now.
 	Now func() time.Time
@@ -59,7 +60,7 @@ func NewBuffer(svc MemoryService, opts BufferOptions) *Buffer {
 		opts.Threshold = 0.5
 	}
 	if opts.Config == (Config{}) {
-		opts.Config = DefaultConfig()
+		opts.Config = DefaultConfig().ForEmbedder(opts.Embedder)
 	}
 	if opts.Now == nil {
 		opts.Now = time.Now
@@ -171,14 +172,25 @@ func (b *Buffer) Recall(ctx context.Context, in RecallInput) ([]Recalled, error)
 		return nil, Errorf(EINTERNAL, "embedder returned %d vectors for %d texts", len(vecs), len(texts))
 	}
 	cfg := b.opts.Config
+	floor, err := cfg.RelevanceFloor(in)
+	if err != nil {
+		return nil, err
+	}
 	out := stored
 	for i, e := range items {
 		sim := cosine(vecs[0], vecs[i+1])
+		// Short-term items have no full-text index: the cosine's
+		// relevance alone, against the same floor as stored memories.
+		rel := cfg.CosineRelevance(sim)
+		score := cfg.Score(rel, e.Importance, 1)
+		if rel < floor || score < in.MinScore {
+			continue
+		}
 		meta, _ := json.Marshal(map[string]any{"source": "short-term", "category": e.Type})
 		c := &Chunk{Kind: KindMemory, Content: e.Content, Metadata: meta, RunningIntensity: e.Importance,
 			LastAccessedAt: e.At, CreatedAt: e.At}
-		out = append(out, Recalled{Chunk: c, Similarity: sim, Strength: e.Importance, Recency: 1,
-			Score: cfg.Score(sim, e.Importance, 1)})
+		out = append(out, Recalled{Chunk: c, Similarity: sim, CosineRelevance: rel, Relevance: rel,
+			Strength: e.Importance, Recency: 1, Score: score})
 	}
 	sort.SliceStable(out, func(i, j int) bool { return out[i].Score > out[j].Score })
 	limit := in.Limit

@@ -57,10 +57,22 @@ func TestBufferConsolidates(t *testing.T) {
 			t.Error("unimportant experience was consolidated")
 		}
 	}
-	// Recall searches both together.
-	both, _ := buf.Recall(ctx, hippo.RecallInput{Query: "office plant water friday", Limit: 10})
+	// Recall searches both together; with no relevance floor, every item.
+	noFloor := 0.0
+	both, _ := buf.Recall(ctx, hippo.RecallInput{Query: "office plant water friday", Limit: 10, MinRelevance: &noFloor})
 	if len(both) != 3 {
 		t.Errorf("combined recall = %d results, want 3", len(both))
+	}
+	// With the default floor, what shares nothing with the query is left
+	// out of both.
+	relevant, _ := buf.Recall(ctx, hippo.RecallInput{Query: "office plant water friday", Limit: 10})
+	for _, r := range relevant {
+		if r.Chunk.Content == "the build broke on arm64" {
+			t.Errorf("recall with the default floor returned the unrelated %q (relevance %v)", r.Chunk.Content, r.Relevance)
+		}
+	}
+	if len(relevant) == 0 {
+		t.Error("recall with the default floor found nothing")
 	}
 	if err := buf.Close(ctx); err != nil || buf.Len() != 0 {
 		t.Errorf("close: %v, %d left", err, buf.Len())

@@ -32,11 +32,34 @@ type Config struct {
 	Candidates int
 
 	// HybridAlpha weighs full-text (BM25) relevance against vector
-	// similarity in recall, 0 to 1: relevance = α·BM25 + (1−α)·cosine, both
-	// min-max normalised per query. 0, the default, is seed 000's pure
-	// vector recall; embedders that gain from full text carry their own
-	// (see Hybrid).
+	// similarity in recall, 0 to 1: relevance = α·BM25Relevance(bm25) +
+	// (1−α)·CosineRelevance(cosine) (see Relevance). 0, the default, is
+	// seed 000's pure vector recall; embedders that gain from full text
+	// carry their own (see Hybrid).
 	HybridAlpha float64
+
+	// CosineUnrelated and CosineStrong are the embedder's cosine levels
+	// that recall relevance is calibrated on: at or below CosineUnrelated
+	// a chunk is no more similar to the query than unrelated texts are
+	// (relevance 0), at CosineStrong it matches as closely as a typical
+	// paraphrase does (relevance 0.9, StrongRelevance; 1 is an identical
+	// direction). The defaults, DefaultCosineUnrelated
+	// and DefaultCosineStrong, suit API models such as
+	// text-embedding-3-small; embedders that measured their own carry
+	// them (see RelevanceCalibrated).
+	CosineUnrelated float64
+	CosineStrong    float64
+	// BM25Half is the full-text score that BM25Relevance maps to 0.5: a
+	// score s counts as s/(s+BM25Half), so relevance from shared words
+	// saturates towards 1 and means the same on every query.
+	BM25Half float64
+	// MinRelevance is recall's relevance floor when RecallInput does not
+	// give one: results less relevant are neither returned nor boosted.
+	// Relevance 0 is the embedder's unrelated level, so a floor in
+	// relevance means the same for every embedder; the default,
+	// DefaultMinRelevance, is a tenth of the way to a strong match. 0 sets
+	// no floor.
+	MinRelevance float64
 
 	// DefaultLimit and MaxLimit bound recall result counts.
 	DefaultLimit int
@@ -64,6 +87,10 @@ func DefaultConfig() Config {
 		NewThreshold:       0.78,
 		ForgetThreshold:    0.7,
 		Candidates:         5,
+		CosineUnrelated:    DefaultCosineUnrelated,
+		CosineStrong:       DefaultCosineStrong,
+		BM25Half:           DefaultBM25Half,
+		MinRelevance:       DefaultMinRelevance,
 		DefaultLimit:       10,
 		MaxLimit:           50,
 		MaxFactText:        10_000,
@@ -87,14 +114,28 @@ type Hybrid interface {
 	HybridAlpha() float64
 }
 
-// ForEmbedder returns c with the thresholds of e when e is Calibrated and
-// its hybrid weight when e is Hybrid; other embedders keep c's.
+// RelevanceCalibrated is implemented by embedders that carry the cosine
+// levels of their own vectors, measured on labelled pairs (see
+// internal/calibrate): unrelated is the cosine that unrelated texts stay
+// below, strong the cosine of a typical paraphrase. Recall maps a cosine
+// to relevance between them (Config.CosineRelevance); embedders without
+// the levels get DefaultCosineUnrelated and DefaultCosineStrong.
+type RelevanceCalibrated interface {
+	RelevanceLevels() (unrelated, strong float64)
+}
+
+// ForEmbedder returns c with the thresholds of e when e is Calibrated, its
+// hybrid weight when e is Hybrid and its cosine levels when e is
+// RelevanceCalibrated; other embedders keep c's.
 func (c Config) ForEmbedder(e Embedder) Config {
 	if cal, ok := e.(Calibrated); ok {
 		c.DuplicateThreshold, c.NewThreshold, c.ForgetThreshold = cal.Thresholds()
 	}
 	if h, ok := e.(Hybrid); ok {
 		c.HybridAlpha = h.HybridAlpha()
+	}
+	if r, ok := e.(RelevanceCalibrated); ok {
+		c.CosineUnrelated, c.CosineStrong = r.RelevanceLevels()
 	}
 	return c
 }

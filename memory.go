@@ -110,21 +110,29 @@ type RecallInput struct {
 	// weight of full-text (BM25) relevance against vector similarity, 0 to
 	// 1. 0 is pure vector recall, 1 ranks by BM25 alone.
 	Alpha *float64
+	// MinRelevance is the relevance floor, 0 to 1: results less relevant
+	// (see Recalled.Relevance) are neither returned nor boosted. nil means
+	// Config.MinRelevance, the calibrated default that leaves out what is
+	// no closer to the query than unrelated text; a pointer to 0 sets no
+	// floor, every chunk being eligible however unrelated, as before
+	// relevance had one.
+	MinRelevance *float64
 }
 
 // RecallPage is a page of recall results with the size of the whole
 // result set.
 type RecallPage struct {
 	Results []Recalled `json:"results"`
-	// Total is how many chunks matched the query's filters, strength floor
-	// and min_score: every chunk paging can reach.
+	// Total is how many chunks matched the query's filters, strength floor,
+	// relevance floor and min_score: every chunk paging can reach.
 	Total int `json:"total"`
 	// Distribution counts the matching chunks by score band.
 	Distribution ScoreDistribution `json:"score_distribution"`
 	// Alpha is the weight of BM25 the results were ranked with: the α
-	// asked for, or 0 for pure vector recall, which is also what a query
-	// gets whose words match no chunk.
+	// asked for, or Config.HybridAlpha.
 	Alpha float64 `json:"alpha"`
+	// MinRelevance is the relevance floor the results were chosen with.
+	MinRelevance float64 `json:"min_relevance"`
 }
 
 // ScoreDistribution counts scores in bands of 0.2.
@@ -165,10 +173,15 @@ type Recalled struct {
 	// better); 0 when its words do not match, it is not among the best
 	// matches, or recall is pure vector.
 	BM25 float64 `json:"bm25"`
-	// Relevance fuses the two, with RecallPage.Alpha as α: α·BM25 +
-	// (1−α)·similarity, each min-max normalised to [0, 1] per query over
-	// the query's best chunks by it (0 outside them). In pure vector recall
-	// it is the similarity clamped to [0, 1].
+	// CosineRelevance is Similarity placed between the embedder's
+	// calibrated levels (Config.CosineRelevance): 0 at or below the
+	// unrelated level, 1 at or above a strong match.
+	CosineRelevance float64 `json:"cosine_relevance"`
+	// BM25Relevance is BM25 saturated into [0, 1) (Config.BM25Relevance).
+	BM25Relevance float64 `json:"bm25_relevance"`
+	// Relevance fuses the two, with RecallPage.Alpha as α: α·BM25Relevance
+	// + (1−α)·CosineRelevance. It is absolute, the same for the same query
+	// and chunk whatever else is stored: 0.9 is always a strong match.
 	Relevance float64 `json:"relevance"`
 	Strength  float64 `json:"strength"`
 	Recency   float64 `json:"recency"`

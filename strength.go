@@ -55,11 +55,12 @@ func (c Config) Recency(sinceCreation time.Duration) float64 {
 	return math.Exp(-c.RecencyRate * days)
 }
 
-// Score is the recall ranking: WeightSimilarity·similarity +
-// WeightStrength·strength + WeightRecency·recency. Similarity is clamped to
-// [0, 1] so an opposite vector counts as irrelevant, not as a penalty.
-func (c Config) Score(similarity, strength, recency float64) float64 {
-	return c.WeightSimilarity*Clamp01(similarity) + c.WeightStrength*strength + c.WeightRecency*recency
+// Score is the recall ranking: WeightSimilarity·relevance +
+// WeightStrength·strength + WeightRecency·recency, relevance being
+// Relevance's. The relevance is clamped to [0, 1], so that nothing counts
+// as a penalty.
+func (c Config) Score(relevance, strength, recency float64) float64 {
+	return c.WeightSimilarity*Clamp01(relevance) + c.WeightStrength*strength + c.WeightRecency*recency
 }
 
 // ClampIntensity bounds an intensity reading to [0, 1]; NaN becomes the

@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/hippo-mem/hippo"
+	"github.com/hippo-mem/hippo/internal/calibrate"
 )
 
 // The pair labels of testdata/pairs.tsv and the verdict each should end
@@ -292,4 +293,13 @@ func cosine(a, b []float32) float64 {
 		nb += float64(b[i]) * float64(b[i])
 	}
 	return dot / math.Sqrt(na*nb)
+}
+
+// TestRelevanceLevels measures the default embedder's relevance levels on
+// testdata/pairs.tsv and checks them against the declared ones
+// (CosineUnrelated, CosineStrong). For another embedder:
+//
+//	calibrate.Check(t, embedder, "path/to/pairs.tsv")
+func TestRelevanceLevels(t *testing.T) {
+	calibrate.Check(t, NewEmbedder(), "testdata/pairs.tsv")
 }

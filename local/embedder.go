@@ -52,11 +52,39 @@ const (
 // relevance against its vectors' similarity in recall, measured on
 // eval/testdata (see eval/eval_test.go): bags of GloVe words miss the exact
 // names, numbers and rare terms that BM25 catches, and BM25 misses the
-// paraphrases that the vectors catch. With both sides min-max normalised
-// per query, 0.4 ranks best of 0.1 to 0.9: Recall@5 0.752, Recall@10
-// 0.785, MRR 0.682, against 0.723, 0.770, 0.639 for the vectors alone and
-// 0.685, 0.696, 0.634 for BM25 alone.
+// paraphrases that the vectors catch. With calibrated relevance (cosine
+// placed between CosineUnrelated and CosineStrong, BM25 s/(s+4), floor
+// 0.1), 0.4 ranks as well as any of 0.3 to 0.5: Recall@5 0.741, Recall@10
+// 0.770, MRR 0.662, against 0.716, 0.756, 0.633 for the vectors alone and
+// 0.685, 0.696, 0.630 for BM25 alone. (With both sides min-max normalised
+// per query, as recall once did, 0.4 was best too: 0.752, 0.785, 0.682;
+// that relevance was not comparable across queries and had no floor.)
 const HybridAlpha = 0.4
+
+// The default embedder's relevance levels (hippo.RelevanceCalibrated),
+// measured on testdata/pairs.tsv by internal/calibrate (TestRelevanceLevels
+// in calibrate_test.go). Cosines of its pairs, by label:
+//
+//	paraphrase n=62  p10 0.583  median 0.804  p90 0.932  max 0.992
+//	update     n=62  p10 0.409  median 0.818  p90 0.975  max 1.000
+//	related    n=60  p10 0.158  median 0.518  p90 0.800  max 0.907
+//	unrelated  n=63  p10 -0.167 median -0.009 p90 0.171  p95 0.250  max 0.366
+//
+// Bags of GloVe words score off-topic text higher than an API model does:
+// on eval/testdata a question's best wrong answer has a median cosine of
+// 0.52, and its right answers, when they share no word with it, a median
+// of 0.31. Relevance therefore leans on BM25 for paraphrases, and a query
+// on a topic the memories never mention may still find a few of them above
+// the floor.
+const (
+	// CosineUnrelated: 95% of unrelated pairs score at or below it;
+	// relevance 0 there. (At the p90, 0.171, eval/testdata ranks a little
+	// better, 0.756 / 0.785 / 0.672, but questions on topics never
+	// mentioned find twice as many memories above the floor.)
+	CosineUnrelated = 0.25
+	// CosineStrong: the median paraphrase; relevance 0.9 there.
+	CosineStrong = 0.804
+)
 
 // Embedder is the offline default hippo.Embedder. The zero value is ready
 // to use and it is safe for concurrent use. The vectors are loaded on the
@@ -84,6 +112,12 @@ func (e *Embedder) Thresholds() (duplicate, new, forget float64) {
 
 // HybridAlpha returns HybridAlpha; it goes into hippo.Config's HybridAlpha.
 func (e *Embedder) HybridAlpha() float64 { return HybridAlpha }
+
+// RelevanceLevels returns CosineUnrelated and CosineStrong; they go into
+// hippo.Config's CosineUnrelated and CosineStrong.
+func (e *Embedder) RelevanceLevels() (unrelated, strong float64) {
+	return CosineUnrelated, CosineStrong
+}
 
 // Embed returns one unit vector per text. Every text, even an empty one
 // or one of punctuation only, gets a non-zero vector.

@@ -87,7 +87,7 @@ func TestIsolationProperty(t *testing.T) {
 		case 1:
 			tool, args["text"] = "remember_facts", text
 		case 2:
-			tool, args["query"], args["limit"] = "recall_memories", text, 50
+			tool, args["query"], args["limit"], args["min_relevance"] = "recall_memories", text, 50, 0 // every chunk eligible: more IDs to check
 		case 3:
 			tool, args["description"], args["threshold"] = "forget_memory", text, 0.3+0.7*r.Float64()
 		case 4:

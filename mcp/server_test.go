@@ -123,7 +123,7 @@ func TestRoundTrip(t *testing.T) {
 				t.Errorf("remember_facts: %q", r.Text)
 			}
 
-			got := recalled(t, cs, a(map[string]any{"query": "The user's home address is 12 Main Street"}))
+			got := recalled(t, cs, a(map[string]any{"query": "The user's home address is 12 Main Street", "min_relevance": 0}))
 			if len(got) != 3 || got[0] != "The user's home address is 12 Main Street" {
 				t.Errorf("recall = %v", got)
 			}
@@ -136,7 +136,7 @@ func TestRoundTrip(t *testing.T) {
 			if !strings.HasPrefix(r.Text, "Forgot 1 item") || len(r.Details["deleted"].([]any)) != 1 {
 				t.Errorf("forget: %q", r.Text)
 			}
-			got = recalled(t, cs, a(map[string]any{"query": "The user's home address is 12 Main Street"}))
+			got = recalled(t, cs, a(map[string]any{"query": "The user's home address is 12 Main Street", "min_relevance": 0}))
 			if slices.Contains(got, "The user's home address is 12 Main Street") || len(got) != 2 {
 				t.Errorf("after forget: %v", got)
 			}

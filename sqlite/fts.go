@@ -22,7 +22,7 @@ import (
 // ANDing that token costs a pass over all the agent's rows: agents of up
 // to ftsAgentRows chunks that share the database with larger ones are
 // searched that way, their own rows only; otherwise the query is the words
-// alone and the rowids are joined back to the agent's chunks. Both give the
+// alone and recall keeps the rowids of the agent's chunks. Both give the
 // same scores: the agent column weighs nothing in the rank, and word
 // statistics are the whole index's.
 
@@ -36,54 +36,27 @@ const ftsAgentRows = 5000
 // maxFTSWords bounds the words of a full-text query.
 const maxFTSWords = 32
 
-// bm25Hit is a chunk in a recall's BM25 window with its BM25 score, higher
-// is better.
-type bm25Hit struct {
-	id   string
-	bm25 float64
-	meta chunkMeta
-}
-
-// bm25Window returns the best hybridWindow of the agent's chunks matching
-// the recall's words that pass eligible (the vector index's filters, so
-// that both sides see the same chunks), best first, and every other that
-// ties with the last of them (so that a chunk left out scores below the
-// window). Call with ai.mu held.
-func (m *Memory) bm25Window(ctx context.Context, ai *agentIndex, in hippo.RecallInput, eligible func(*chunkMeta) bool) ([]bm25Hit, error) {
+// bm25Scores returns the BM25 score (higher is better) of every row of
+// the full-text index matching the recall's words, by chunks rowid, and
+// the highest of them; nil when none matches. Rows of other agents may be
+// among them when the agent is not searched through its token: recall
+// looks rows up by the rowids of the agent's own index only. The words
+// kept match at most ftsBudget rows in all (rareWords), so every match is
+// read and each chunk's score is exact. Call with ai.mu held.
+func (m *Memory) bm25Scores(ctx context.Context, ai *agentIndex, in hippo.RecallInput) (map[int64]float64, float64, error) {
 	words := ftsWords(in.Query)
 	if len(words) == 0 || ai.idx.Len() == 0 || (m.opts.RecallScopes != nil && len(m.opts.RecallScopes) == 0) {
-		return nil, nil
+		return nil, 0, nil
 	}
 	agent, err := m.db.ftsAgent(ctx, m.opts.AgentID, ai.idx.Len())
 	if err != nil {
-		return nil, err
+		return nil, 0, err
 	}
 	words, err = m.db.rareWords(ctx, agent, words, ftsBudget)
 	if err != nil || len(words) == 0 {
-		return nil, err
+		return nil, 0, err
 	}
-	match := agent + ftsContent(words)
-	for limit := 2 * hybridWindow; ; limit *= 4 {
-		found, n, err := m.db.searchFTS(ctx, m.opts.AgentID, match, limit)
-		if err != nil {
-			return nil, err
-		}
-		var out []bm25Hit
-		for _, h := range found {
-			if len(out) >= hybridWindow && h.bm25 < out[hybridWindow-1].bm25 {
-				return out, nil
-			}
-			meta, ok := ai.idx.Meta(h.id)
-			if !ok || !eligible(&meta) {
-				continue // filtered out, or written after the index synced
-			}
-			h.meta = meta
-			out = append(out, h)
-		}
-		if n < limit {
-			return out, nil
-		}
-	}
+	return m.db.searchFTS(ctx, agent+ftsContent(words), ftsBudget)
 }
 
 // ftsAgent returns the MATCH prefix that keeps a search to the agent's own
@@ -143,36 +116,35 @@ func (db *DB) rareWords(ctx context.Context, agent string, words []string, budge
 	return out, nil
 }
 
-// searchFTS returns up to limit of the agent's chunks matching match, best
-// BM25 first, and how many rows the index returned before they were joined
-// back to the agent's chunks (the index is contentless: rowids lead back to
-// chunks, where the agent is checked).
-func (db *DB) searchFTS(ctx context.Context, agentID, match string, limit int) ([]bm25Hit, int, error) {
-	rows, err := db.read.QueryContext(ctx, `SELECT c.id, c.agent_id = ?, f.score FROM
-		(SELECT rowid, -rank AS score FROM chunks_fts WHERE chunks_fts MATCH ? ORDER BY rank LIMIT ?) AS f
-		CROSS JOIN chunks AS c ON c.rowid = f.rowid ORDER BY f.score DESC`, agentID, match, limit)
+// searchFTS returns the BM25 score of up to limit rows matching match,
+// by rowid (the index is contentless: rowids lead back to chunks), and the
+// highest score.
+func (db *DB) searchFTS(ctx context.Context, match string, limit int) (map[int64]float64, float64, error) {
+	rows, err := db.read.QueryContext(ctx, `SELECT rowid, -rank FROM chunks_fts WHERE chunks_fts MATCH ? LIMIT ?`, match, limit)
 	if err != nil {
 		return nil, 0, fmt.Errorf("full-text search: %w", err)
 	}
 	defer rows.Close()
-	var hits []bm25Hit
-	n := 0
+	var (
+		scores = map[int64]float64{}
+		best   float64
+		rowid  int64
+		score  float64
+	)
 	for rows.Next() {
-		var (
-			h    bm25Hit
-			mine bool
-		)
-		if err := rows.Scan(&h.id, &mine, &h.bm25); err != nil {
+		if err := rows.Scan(&rowid, &score); err != nil {
 			return nil, 0, fmt.Errorf("full-text search: %w", err)
 		}
-		if n++; mine {
-			hits = append(hits, h)
-		}
+		scores[rowid] = score
+		best = max(best, score)
 	}
 	if err := rows.Err(); err != nil {
 		return nil, 0, fmt.Errorf("full-text search: %w", err)
 	}
-	return hits, n, nil
+	if len(scores) == 0 {
+		return nil, 0, nil
+	}
+	return scores, best, nil
 }
 
 // ftsContent is the MATCH expression for any of words in the content

@@ -226,7 +226,7 @@ func FuzzFTSQuery(f *testing.F) {
 			if _, err := db.rareWords(ctx, agent, words, ftsBudget); err != nil {
 				t.Fatalf("rare words of %q: %v", s, err)
 			}
-			if _, _, err := db.searchFTS(ctx, "agent-a", agent+ftsContent(words), 10); err != nil {
+			if _, _, err := db.searchFTS(ctx, agent+ftsContent(words), 10); err != nil {
 				t.Fatalf("search %q: %v", s, err)
 			}
 		}

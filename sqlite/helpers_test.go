@@ -54,9 +54,15 @@ func newEnv(t testing.TB) *env {
 	return &env{t: t, db: db, srv: srv, emb: emb, clock: clk}
 }
 
+// openDB opens a database with the default configuration but no
+// relevance floor: the mock embedder's hash vectors are unrelated to each
+// other by design, and the tests that use them are about everything but
+// the floor (relevance_test.go tests it).
 func openDB(t testing.TB, path string, clk *clock) *sqlite.DB {
 	t.Helper()
-	db, err := sqlite.Open(context.Background(), path, sqlite.Options{Now: clk.Now})
+	cfg := hippo.DefaultConfig()
+	cfg.MinRelevance = 0
+	db, err := sqlite.Open(context.Background(), path, sqlite.Options{Now: clk.Now, Config: &cfg})
 	if err != nil {
 		t.Fatal(err)
 	}

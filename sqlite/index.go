@@ -3,6 +3,7 @@ package sqlite
 import (
 	"context"
 	"database/sql"
+	"encoding/binary"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -20,6 +21,7 @@ import (
 // chunkMeta is what the recall scan filters and scores on, kept beside
 // each vector of the index.
 type chunkMeta struct {
+	rowid        int64 // the chunks row: how the full-text index names it
 	created      int64 // unix milliseconds
 	lastAccess   int64 // unix milliseconds
 	supersededAt int64 // unix milliseconds; 0 while current
@@ -27,23 +29,49 @@ type chunkMeta struct {
 	decayRate    float32 // λ / decay resistance, per hour
 	scope        uint32  // interned scope name
 	category     uint32  // interned metadata category; 0 for none
-	tags         []uint32
+	tags         uint32  // interned tag set (agentIndex.tagSet); 0 for none
 	kind         hippo.Kind
 }
 
 // agentIndex is the in-memory vector index of one agent's chunks, loaded
 // lazily and kept current through the hippo_changes log.
 type agentIndex struct {
-	agent   string
-	mu      sync.RWMutex
-	idx     *vector.Index[chunkMeta]
-	scopes  names
-	cats    names
-	tags    names
-	seq     int64 // last change-log entry folded in
-	loaded  bool
-	reserve int     // rows to make room for when the index is created
-	active  []int64 // hours of activity, ascending (active decay clock)
+	agent  string
+	mu     sync.RWMutex
+	idx    *vector.Index[chunkMeta]
+	scopes names
+	cats   names
+	tags   names
+	// tagSets are the distinct tag sets of the chunks, by the ID
+	// chunkMeta keeps (1-based; tagSets[0] is none), so that a row holds
+	// four bytes for its tags.
+	tagSets  [][]uint32
+	tagSetID map[string]uint32
+	seq      int64 // last change-log entry folded in
+	loaded   bool
+	reserve  int     // rows to make room for when the index is created
+	active   []int64 // hours of activity, ascending (active decay clock)
+}
+
+// tagSet interns a chunk's interned tags as a set ID: 0 for none.
+func (ai *agentIndex) tagSet(tags []uint32) uint32 {
+	if len(tags) == 0 {
+		return 0
+	}
+	key := make([]byte, 0, 4*len(tags))
+	for _, t := range tags {
+		key = binary.LittleEndian.AppendUint32(key, t)
+	}
+	if id, ok := ai.tagSetID[string(key)]; ok {
+		return id
+	}
+	if ai.tagSets == nil {
+		ai.tagSets, ai.tagSetID = [][]uint32{nil}, map[string]uint32{}
+	}
+	id := uint32(len(ai.tagSets))
+	ai.tagSets = append(ai.tagSets, tags)
+	ai.tagSetID[string(key)] = id
+	return id
 }
 
 // names interns strings to small integers, 1-based so 0 means none.
@@ -315,6 +343,7 @@ var errDimension = errors.New("vector dimension differs from the index")
 
 // chunkRow is a chunks row as the index reads it.
 type chunkRow struct {
+	rowid                                              int64
 	id, scope, kind, meta, last, created, supBy, supAt string
 	intensity                                          float64
 	access                                             int
@@ -346,7 +375,7 @@ type loadBatch struct {
 // and the decoding (normalising, quantising, parsing) costing about the
 // same.
 func (ai *agentIndex) readRows(ctx context.Context, db *DB, tx *sql.Tx, where string, args []any, seen func(id string)) error {
-	rows, err := tx.QueryContext(ctx, `SELECT id, scope, kind, embedding, metadata, running_intensity,
+	rows, err := tx.QueryContext(ctx, `SELECT rowid, id, scope, kind, embedding, metadata, running_intensity,
 		access_count, last_accessed_at, created_at, superseded_by, superseded_at FROM chunks `+where, args...)
 	if err != nil {
 		return fmt.Errorf("load index: %w", err)
@@ -354,7 +383,7 @@ func (ai *agentIndex) readRows(ctx context.Context, db *DB, tx *sql.Tx, where st
 	defer rows.Close()
 	var blob sql.RawBytes // the driver's copy: used before the next row
 	scan := func(r *chunkRow) error {
-		if err := rows.Scan(&r.id, &r.scope, &r.kind, &blob, nullable(&r.meta), &r.intensity, &r.access, &r.last, &r.created,
+		if err := rows.Scan(&r.rowid, &r.id, &r.scope, &r.kind, &blob, nullable(&r.meta), &r.intensity, &r.access, &r.last, &r.created,
 			nullable(&r.supBy), nullable(&r.supAt)); err != nil {
 			return fmt.Errorf("load index: %w", err)
 		}
@@ -462,6 +491,7 @@ func (ai *agentIndex) addRow(db *DB, r *chunkRow, buf *[]float32, strict bool) e
 		return nil
 	}
 	m := chunkMeta{
+		rowid:     r.rowid,
 		intensity: float32(r.intensity), decayRate: float32(db.cfg.Lambda / db.cfg.DecayResistance(r.access)),
 		scope: ai.scopes.id(r.scope), kind: hippo.Kind(r.kind),
 	}
@@ -491,11 +521,13 @@ func (ai *agentIndex) addRow(db *DB, r *chunkRow, buf *[]float32, strict bool) e
 				m.category = ai.cats.id(c)
 			}
 			if tags, ok := md.Tags.([]any); ok {
+				var ids []uint32
 				for _, t := range tags {
 					if t, ok := t.(string); ok && t != "" {
-						m.tags = append(m.tags, ai.tags.id(t))
+						ids = append(ids, ai.tags.id(t))
 					}
 				}
+				m.tags = ai.tagSet(ids)
 			}
 		}
 	}
@@ -508,7 +540,7 @@ type filter struct {
 	kind          hippo.Kind // "" for both
 	scopes        []bool     // by interned scope; nil for all
 	category      uint32     // 0 for any
-	tags          []bool     // by interned tag, any of; nil for all
+	tagSets       []bool     // by tag set: holds any of the tags; nil for all
 	since, until  int64      // creation bounds, unix ms; 0 for none
 	asOf          int64      // unix ms; 0 for now
 	none          bool       // a named scope, tag or category is unknown
@@ -537,14 +569,23 @@ func (ai *agentIndex) recallFilter(in hippo.RecallInput, scopes []string) filter
 		f.category, f.none = id, f.none || !ok
 	}
 	if len(in.Tags) > 0 {
-		f.tags = make([]bool, len(ai.tags)+1)
+		wanted := make([]bool, len(ai.tags)+1)
 		known := false
 		for _, t := range in.Tags {
 			if id, ok := ai.tags[t]; ok {
-				f.tags[id], known = true, true
+				wanted[id], known = true, true
 			}
 		}
 		f.none = f.none || !known
+		f.tagSets = make([]bool, max(1, len(ai.tagSets)))
+		for i, set := range ai.tagSets {
+			for _, t := range set {
+				if wanted[t] {
+					f.tagSets[i] = true
+					break
+				}
+			}
+		}
 	}
 	if in.Since != nil {
 		f.since = in.Since.UnixMilli()
@@ -584,13 +625,8 @@ func (f *filter) allows(m *chunkMeta) bool {
 	if f.until != 0 && m.created > f.until {
 		return false
 	}
-	if f.tags != nil {
-		for _, t := range m.tags {
-			if int(t) < len(f.tags) && f.tags[t] {
-				return true
-			}
-		}
-		return false
+	if f.tagSets != nil {
+		return int(m.tags) < len(f.tagSets) && f.tagSets[m.tags]
 	}
 	return true
 }

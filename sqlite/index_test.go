@@ -370,7 +370,7 @@ func TestWholeLoadPipeline(t *testing.T) {
 			t.Fatalf("%s: search by its own vector = %+v, %v", c.ID, hits, err)
 		}
 		m, _ := ai.idx.Meta(c.ID)
-		if m.intensity != float32(c.RunningIntensity) || len(m.tags) != 1 || m.category == 0 || m.created != c.CreatedAt.UnixMilli() {
+		if m.intensity != float32(c.RunningIntensity) || m.tags == 0 || len(ai.tagSets[m.tags]) != 1 || m.category == 0 || m.created != c.CreatedAt.UnixMilli() {
 			t.Fatalf("%s: meta %+v for %+v", c.ID, m, c)
 		}
 	}

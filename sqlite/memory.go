@@ -222,9 +222,9 @@ func (m *Memory) Recall(ctx context.Context, in hippo.RecallInput) ([]hippo.Reca
 }
 
 // RecallPage is Recall with the number of matches and their score
-// distribution, for paging through results. In vector recall, total and
-// distribution use the index's first-pass similarity, which is within
-// about 0.01 of exact; in hybrid recall they are exact (see hybridRecall).
+// distribution, for paging through results. Total and distribution use
+// the index's first-pass similarity, which is within about 0.01 of exact
+// (see search).
 func (m *Memory) RecallPage(ctx context.Context, in hippo.RecallInput) (*hippo.RecallPage, error) {
 	return m.recall(ctx, in, true)
 }
@@ -254,11 +254,15 @@ func (m *Memory) recall(ctx context.Context, in hippo.RecallInput, stats bool) (
 	if !(alpha >= 0 && alpha <= 1) { // NaN too
 		return nil, hippo.Invalidf("alpha", "must be between 0 and 1, got %v", alpha)
 	}
+	minRel, err := cfg.RelevanceFloor(in)
+	if err != nil {
+		return nil, err
+	}
 	q, ai, err := m.queryIndex(ctx, in.Query)
 	if err != nil {
 		return nil, err
 	}
-	sc := recallScan{in: in, k: in.Offset + limit, now: m.db.now().UnixMilli(), floor: cfg.StrengthFloor}
+	sc := recallScan{in: in, k: in.Offset + limit, now: m.db.now().UnixMilli(), floor: cfg.StrengthFloor, minRel: minRel}
 	if in.AsOf != nil {
 		sc.floor = 0 // history does not fade away
 	}
@@ -266,22 +270,24 @@ func (m *Memory) recall(ctx context.Context, in hippo.RecallInput, stats bool) (
 	if stats {
 		sc.stats = &recallStats{}
 	}
-	page := &hippo.RecallPage{Results: []hippo.Recalled{}}
+	page := &hippo.RecallPage{Results: []hippo.Recalled{}, MinRelevance: minRel}
 	var hits []recallHit
 	ai.mu.RLock()
 	sc.clock = ai.clock(m.db, sc.now)
 	if ai.idx != nil {
 		sc.filter = ai.recallFilter(in, m.opts.RecallScopes)
-		if alpha == 0 {
-			hits, err = m.vectorRecall(ctx, ai, q, &sc)
-		} else {
-			hits, page.Alpha, err = m.hybridRecall(ctx, ai, q, alpha, &sc)
+		if sc.alpha = alpha; alpha > 0 {
+			sc.bm25, sc.bm25Max, err = m.bm25Scores(ctx, ai, in)
+		}
+		if err == nil {
+			hits, err = m.search(ctx, ai, q, &sc)
 		}
 	}
 	ai.mu.RUnlock()
 	if err != nil {
 		return nil, err
 	}
+	page.Alpha = alpha
 	sc.stats.fill(page)
 	if in.Offset >= len(hits) {
 		return page, nil
@@ -295,10 +301,16 @@ type recallScan struct {
 	in     hippo.RecallInput
 	k      int // results wanted: offset + limit
 	now    int64
-	floor  float64
-	clock  decayClock
-	filter filter
-	stats  *recallStats // nil unless counting matches
+	floor  float64 // strength floor
+	minRel float64 // relevance floor
+	alpha  float64 // weight of BM25
+	// bm25 is the BM25 score of the rows matching the query's words, by
+	// rowid, and bm25Max the highest; nil in pure vector recall.
+	bm25    map[int64]float64
+	bm25Max float64
+	clock   decayClock
+	filter  filter
+	stats   *recallStats // nil unless counting matches
 }
 
 // recallHit is a chunk chosen by recall with the parts of its score.
@@ -308,228 +320,107 @@ type recallHit struct {
 	cosine, bm25, relevance, score float64
 }
 
-// vectorRecall ranks by seed 000's score, the similarity being the cosine:
-// recall with α = 0. Call with ai.mu held.
-func (m *Memory) vectorRecall(ctx context.Context, ai *agentIndex, q []float32, sc *recallScan) ([]recallHit, error) {
+// search ranks by seed 000's score WeightSimilarity·relevance +
+// WeightStrength·strength + WeightRecency·recency with
+//
+//	relevance = α·BM25Relevance(bm25) + (1−α)·CosineRelevance(cosine)
+//
+// (hippo.Config.Relevance), which is absolute: it depends on the chunk and
+// the query alone, not on what else is stored. A chunk whose words do not
+// match has BM25 0, even when no chunk matches (recall once fell back to
+// pure vector recall then, which made a chunk's relevance depend on the
+// others). Chunks below the relevance floor are left out, as are those the
+// filters, the strength floor and min_score drop.
+//
+// Each chunk's BM25 is known before the scan (bm25Scores reads every
+// match), so its score does not decrease as its cosine grows, and one
+// vector.Index search finds the exact top k, every chunk considered:
+// nothing is dropped for speed. Call with ai.mu held.
+func (m *Memory) search(ctx context.Context, ai *agentIndex, q []float32, sc *recallScan) ([]recallHit, error) {
 	found, err := ai.idx.SearchBounded(ctx, q, sc.k, m.recallBound(sc), m.scorer(sc))
 	if err != nil {
 		return nil, err
 	}
 	hits := make([]recallHit, len(found))
 	for i, h := range found {
-		hits[i] = recallHit{id: h.ID, meta: h.Meta, cosine: h.Cosine, relevance: hippo.Clamp01(h.Cosine), score: h.Score}
+		b := sc.bm25[h.Meta.rowid]
+		hits[i] = recallHit{id: h.ID, meta: h.Meta, cosine: h.Cosine, bm25: b,
+			relevance: m.cfg.Relevance(h.Cosine, b, sc.alpha), score: h.Score}
 	}
 	return hits, nil
 }
 
-// recallBound is the ceiling of seed 000's score for the index's first
-// pass: strength is at most the intensity (the index's prior) and recency
-// at most 1. Counting matches (sc.stats) needs every row scored, so it
-// bounds nothing then, nor with weights a ceiling cannot hold for.
+// recallBound is the ceiling of the score for the index's first pass:
+// strength is at most the intensity (the index's prior), recency at most
+// 1, the BM25 side at most its best match's, and the cosine's relevance at
+// most max(0, cosine)/CosineStrong when 0 ≤ CosineUnrelated < CosineStrong
+// < 1. Counting
+// matches (sc.stats) needs every row scored, so it bounds nothing then,
+// nor with weights or levels a ceiling cannot hold for.
 func (m *Memory) recallBound(sc *recallScan) vector.Bound {
 	cfg := m.cfg
-	if sc.stats != nil || cfg.WeightSimilarity <= 0 || cfg.WeightStrength < 0 || cfg.WeightRecency < 0 {
+	if sc.stats != nil || cfg.WeightSimilarity <= 0 || cfg.WeightStrength < 0 || cfg.WeightRecency < 0 ||
+		!(cfg.CosineUnrelated >= 0 && cfg.CosineStrong > cfg.CosineUnrelated && cfg.CosineStrong < 1) || sc.alpha >= 1 {
 		return vector.Bound{}
 	}
-	return vector.Bound{Sim: cfg.WeightSimilarity, Prior: cfg.WeightStrength, Const: cfg.WeightRecency}
+	return vector.Bound{Sim: cfg.WeightSimilarity * (1 - sc.alpha) / cfg.CosineStrong, Prior: cfg.WeightStrength,
+		Const: cfg.WeightRecency + cfg.WeightSimilarity*sc.alpha*cfg.BM25Relevance(sc.bm25Max)}
 }
 
-// scorer is the recall ScoreFunc of seed 000, relevance being the cosine
-// clamped to [0, 1] (what recallBound bounds): filters, strength floor and
-// min_score applied, matches counted into sc.stats in the first pass.
+// firstPassSlack is how much cosine the first pass adds before it drops a
+// row for the relevance floor or min_score, more than its int8 error
+// allowance for vectors of 64 dimensions or more: a row dropped there is
+// never seen again, while the exact pass applies both as they are.
+const firstPassSlack = 0.03
+
+// scorer is the recall ScoreFunc: filters, relevance floor, strength floor
+// and min_score applied, matches counted into sc.stats in the first pass
+// (with the first pass's cosine, within about 0.01 of exact).
 func (m *Memory) scorer(sc *recallScan) vector.ScoreFunc[chunkMeta] {
-	cfg, f := m.cfg, &sc.filter
+	cfg, f, alpha := m.cfg, &sc.filter, sc.alpha
+	bmMax := alpha * cfg.BM25Relevance(sc.bm25Max)
 	return func(c *chunkMeta, cos, bar float64, exact bool) (float64, bool) {
-		if !f.allows(c) {
+		// rc is the cosine's part of the relevance; most, its part at
+		// the far end of the first pass's error, for the cuts.
+		rc := (1 - alpha) * cfg.CosineRelevance(cos)
+		most := rc
+		if !exact {
+			most = (1 - alpha) * cfg.CosineRelevance(cos+firstPassSlack)
+		}
+		// Most rows of a large memory are unrelated to the query: drop
+		// those the floor rules out, however well their words match,
+		// before anything else.
+		if most+bmMax < sc.minRel || !f.allows(c) {
 			return 0, false
 		}
-		r := hippo.Clamp01(cos)
-		// Strength is at most the intensity and recency at most 1: skip
-		// the exponentials for rows that cannot make the cut.
-		if sc.stats == nil && cfg.Score(r, float64(c.intensity), 1) <= bar {
+		// Strength is at most the intensity, recency at most 1 and the
+		// BM25 side at most the best match's: skip the look-up and the
+		// exponentials for rows that cannot make the cut.
+		if sc.stats == nil && cfg.Score(rc+bmMax, float64(c.intensity), 1) <= bar {
 			return 0, false
 		}
-		score, ok := m.rowScore(sc, c, r)
-		if ok && !exact {
+		rb := 0.0
+		if sc.bm25 != nil {
+			rb = alpha * cfg.BM25Relevance(sc.bm25[c.rowid])
+		}
+		if most+rb < sc.minRel {
+			return 0, false
+		}
+		st := c.strength(sc.clock)
+		if st < sc.floor {
+			return 0, false
+		}
+		rec := c.recency(cfg, sc.now)
+		r := rc + rb
+		score := cfg.Score(r, st, rec)
+		if cfg.Score(most+rb, st, rec) < sc.in.MinScore {
+			return 0, false
+		}
+		if !exact && r >= sc.minRel && score >= sc.in.MinScore {
 			sc.stats.add(score, 1)
 		}
-		return score, ok
+		return score, true
 	}
-}
-
-// rowScore is the score of row c, which the filters let through, with
-// relevance r, or false when the strength floor or min_score drop it.
-func (m *Memory) rowScore(sc *recallScan, c *chunkMeta, r float64) (float64, bool) {
-	st := c.strength(sc.clock)
-	if st < sc.floor {
-		return 0, false
-	}
-	score := m.cfg.Score(r, st, c.recency(m.cfg, sc.now))
-	if score < sc.in.MinScore {
-		return 0, false
-	}
-	return score, true
-}
-
-// hybridWindow is how many of the best eligible rows each side of hybrid
-// recall min-max normalises over.
-const hybridWindow = 50
-
-// hybridRecall ranks by seed 000's score WeightSimilarity·relevance +
-// WeightStrength·strength + WeightRecency·recency with
-//
-//	relevance = α·norm(BM25) + (1−α)·norm(cosine)
-//
-// both sides min-max normalised per query over their window: the
-// hybridWindow best eligible chunks (those the filters and the strength
-// floor let through) by that side's value, a chunk whose words do not
-// match having BM25 0. norm(x) = clamp01((x−lo)/(hi−lo)), hi the window's
-// best value and lo its last, or the least of all eligible chunks' when
-// fewer than hybridWindow are eligible; when hi = lo, norm is 1 at hi and
-// 0 below. So norm depends on the chunk's own value only, a chunk only one
-// side finds still ranks, the other side scoring it 0, and a chunk outside
-// both windows scores 0 on both: its score, WeightStrength·strength +
-// WeightRecency·recency, does not depend on the query.
-//
-// That makes one pass over the vectors enough for the exact top k
-// (vector.Index.Window): it finds the cosine window, exactly, and the k
-// best chunks by that query-free score; with the BM25 window from the
-// full-text index, they hold every chunk that can rank in the top k, and
-// only they are scored whole. Nothing is dropped for speed: paging, totals
-// and the strength floor work as in vector recall. Total counts every
-// eligible chunk that reaches min_score, scored exactly (the chunks
-// outside both windows by their query-free score), and the distribution
-// is of those scores.
-//
-// When no eligible chunk matches a word, every BM25 is 0 and the window
-// has no range: the recall is vectorRecall, seed 000's, as at α = 0, and
-// the α returned, the one used, is 0. (α was once scaled by the share of
-// the query's words, by IDF, that the budgeted full-text search kept; on
-// eval/testdata that changed nothing, even with the budget cut to 40 rows,
-// so the formula stays literal.) Call with ai.mu held.
-func (m *Memory) hybridRecall(ctx context.Context, ai *agentIndex, q []float32, alpha float64, sc *recallScan) ([]recallHit, float64, error) {
-	cfg, in, f := m.cfg, sc.in, &sc.filter
-	eligible := func(c *chunkMeta) bool { return f.allows(c) && c.strength(sc.clock) >= sc.floor }
-	bm, err := m.bm25Window(ctx, ai, in, eligible)
-	if err != nil {
-		return nil, 0, err
-	}
-	if len(bm) == 0 {
-		hits, err := m.vectorRecall(ctx, ai, q, sc)
-		return hits, 0, err
-	}
-
-	// The score without relevance, for every eligible chunk: counted into
-	// the stats, then moved for the chunks in a window.
-	base := func(c *chunkMeta, bar float64) (float64, bool) {
-		if !f.allows(c) || sc.stats == nil && cfg.Score(0, float64(c.intensity), 1) < bar {
-			return 0, false
-		}
-		score, ok := m.rowScore(sc, c, 0)
-		if ok {
-			sc.stats.add(score, 1)
-		}
-		return score, ok
-	}
-	near, best, err := ai.idx.Window(ctx, q, hybridWindow, eligible, sc.k, base)
-	if err != nil {
-		return nil, 0, err
-	}
-	if len(near) == 0 {
-		return nil, alpha, nil // nothing eligible
-	}
-	cosW := window{hi: near[0].Cosine, lo: near[min(len(near), hybridWindow)-1].Cosine}
-	bmW := window{hi: bm[0].bm25}
-	switch {
-	case len(bm) >= hybridWindow:
-		bmW.lo = bm[hybridWindow-1].bm25
-	case len(near) < hybridWindow && len(bm) == len(near):
-		bmW.lo = bm[len(bm)-1].bm25 // every eligible chunk matches
-	}
-
-	type cand struct {
-		recallHit
-		windowed bool // in either window: scored other than by base
-	}
-	cands := make(map[string]*cand, len(near)+len(bm)+len(best))
-	for _, h := range near {
-		cands[h.ID] = &cand{recallHit{id: h.ID, meta: h.Meta, cosine: h.Cosine}, true}
-	}
-	for _, h := range best {
-		if cands[h.ID] == nil {
-			cands[h.ID] = &cand{recallHit: recallHit{id: h.ID, meta: h.Meta, cosine: h.Cosine}}
-		}
-	}
-	// The BM25 window's chunks that neither cosine pass kept need their
-	// exact cosine.
-	var missing []string
-	for _, b := range bm {
-		if cands[b.id] == nil {
-			missing = append(missing, b.id)
-		}
-	}
-	cosines := make(map[string]float64, len(missing))
-	if len(missing) > 0 {
-		qv := vector.Normalize(append([]float32(nil), q...))
-		if err := ai.idx.Vectors(ctx, missing, func(i int, v []float32) {
-			cosines[missing[i]] = float64(vector.Dot(qv, v))
-		}); err != nil {
-			return nil, 0, err
-		}
-	}
-	for _, b := range bm {
-		c := cands[b.id]
-		if c == nil {
-			cos, ok := cosines[b.id]
-			if !ok {
-				continue // deleted since the index was brought up to date
-			}
-			c = &cand{recallHit: recallHit{id: b.id, meta: b.meta, cosine: cos}}
-			cands[b.id] = c
-		}
-		c.bm25, c.windowed = b.bm25, true
-	}
-	hits := make([]recallHit, 0, len(cands))
-	for _, c := range cands {
-		st, rec := c.meta.strength(sc.clock), c.meta.recency(cfg, sc.now)
-		c.relevance = alpha*bmW.norm(c.bm25) + (1-alpha)*cosW.norm(c.cosine)
-		c.score = cfg.Score(c.relevance, st, rec)
-		if c.windowed && sc.stats != nil {
-			// Move the chunk from the band the scan counted it in.
-			if b := cfg.Score(0, st, rec); b >= in.MinScore {
-				sc.stats.add(b, -1)
-			}
-			if c.score >= in.MinScore {
-				sc.stats.add(c.score, 1)
-			}
-		}
-		if c.score >= in.MinScore {
-			hits = append(hits, c.recallHit)
-		}
-	}
-	sort.Slice(hits, func(i, j int) bool {
-		if hits[i].score != hits[j].score {
-			return hits[i].score > hits[j].score
-		}
-		return hits[i].id < hits[j].id
-	})
-	return hits[:min(len(hits), sc.k)], alpha, nil
-}
-
-// window is the range one side of hybrid recall is min-max normalised
-// over.
-type window struct{ lo, hi float64 }
-
-// norm maps x into [0, 1]: hi and above to 1, lo and below to 0. A window
-// of one value maps it to 1.
-func (w window) norm(x float64) float64 {
-	if w.hi <= w.lo {
-		if x >= w.hi {
-			return 1
-		}
-		return 0
-	}
-	return hippo.Clamp01((x - w.lo) / (w.hi - w.lo))
 }
 
 // recallStats counts matches by score band, safely from the parallel scan.
@@ -644,8 +535,9 @@ func (m *Memory) retrieve(ctx context.Context, hits []recallHit, now int64, cloc
 		if !ok {
 			continue // deleted since the search
 		}
-		out = append(out, hippo.Recalled{Chunk: c, Similarity: h.cosine, BM25: h.bm25, Relevance: h.relevance,
-			Strength: h.meta.strength(clock), Recency: h.meta.recency(m.cfg, now), Score: h.score})
+		out = append(out, hippo.Recalled{Chunk: c, Similarity: h.cosine, BM25: h.bm25,
+			CosineRelevance: m.cfg.CosineRelevance(h.cosine), BM25Relevance: m.cfg.BM25Relevance(h.bm25),
+			Relevance: h.relevance, Strength: h.meta.strength(clock), Recency: h.meta.recency(m.cfg, now), Score: h.score})
 	}
 	// The transaction held the write lock, and the boost's trigger logged
 	// one change per chunk, numbered on from the last: so the log stood at

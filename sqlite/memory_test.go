@@ -154,7 +154,7 @@ func TestRecallRanksAndBoosts(t *testing.T) {
 	}
 	r := res[0]
 	cfg := e.db.Config()
-	if math.Abs(r.Score-cfg.Score(r.Similarity, r.Strength, r.Recency)) > 1e-12 {
+	if math.Abs(r.Score-cfg.Score(r.Relevance, r.Strength, r.Recency)) > 1e-12 || r.Relevance != cfg.CosineRelevance(r.Similarity) {
 		t.Errorf("score %v is not the weighted sum of its parts", r.Score)
 	}
 	if r.Chunk.AccessCount != 1 || math.Abs(r.Chunk.RunningIntensity-0.52) > 1e-9 {

@@ -13,7 +13,8 @@ import (
 
 // FactHistory returns the supersession chain of a fact, oldest first: the
 // fact with ID id, or else the fact (current or superseded) most similar to
-// query. Each entry says from when until when it was current.
+// query, none when no fact is relevant to it (see bestFact). Each entry
+// says from when until when it was current.
 func (m *Memory) FactHistory(ctx context.Context, query, id string) ([]hippo.HistoryEntry, error) {
 	if err := m.touch(ctx); err != nil {
 		return nil, err
@@ -72,8 +73,11 @@ func (m *Memory) FactHistory(ctx context.Context, query, id string) ([]hippo.His
 	return out, nil
 }
 
-// bestFact is the ID of the fact, current or superseded, most similar to
-// query in the recall scopes, or "" when there is none.
+// bestFact is the ID of the fact, current or superseded, most relevant to
+// query in the recall scopes, by recall's relevance (cosine and BM25 at
+// Config.HybridAlpha, see hippo.Config.Relevance), or "" when there is none
+// or its relevance is 0 or below Config.MinRelevance: a fact no closer to
+// the query than unrelated text is no answer.
 func (m *Memory) bestFact(ctx context.Context, query string) (string, error) {
 	q, ai, err := m.queryIndex(ctx, query)
 	if err != nil {
@@ -84,11 +88,23 @@ func (m *Memory) bestFact(ctx context.Context, query string) (string, error) {
 	if ai.idx == nil {
 		return "", nil
 	}
+	cfg, alpha := m.cfg, m.cfg.HybridAlpha
+	var bm map[int64]float64
+	if alpha > 0 {
+		if bm, _, err = m.bm25Scores(ctx, ai, hippo.RecallInput{Query: query}); err != nil {
+			return "", err
+		}
+	}
 	f := ai.newFilter(hippo.KindFact, m.opts.RecallScopes)
 	f.allSuperseded = true
-	hits, err := ai.idx.Search(ctx, q, 1, func(c *chunkMeta, cos, _ float64, _ bool) (float64, bool) { return cos, f.allows(c) })
+	hits, err := ai.idx.Search(ctx, q, 1, func(c *chunkMeta, cos, _ float64, _ bool) (float64, bool) {
+		return cfg.Relevance(cos, bm[c.rowid], alpha), f.allows(c)
+	})
 	if err != nil || len(hits) == 0 {
 		return "", err
+	}
+	if r := hits[0].Score; !(r > 0) || r < cfg.MinRelevance {
+		return "", nil
 	}
 	return hits[0].ID, nil
 }

@@ -25,14 +25,18 @@ func factHistory(r resolver, cfg hippo.Config) Tool {
 		ReadOnly: true,
 		Description: `Show how a fact changed over time: each value it had, from when until when. When a new fact replaced an old one ("User lives in Bangkok" after "User lives in Berlin"), the old one is kept as history with the time it stopped being true.
 
-Give query (the fact in words; the closest fact, current or past, is traced) or id. Returns the chain oldest first, the last entry marked current unless it was forgotten. To ask what was true at some moment, use recall_memories with as_of.`,
+Give query (the fact in words; the closest fact, current or past, is traced, if any is relevant to it) or id. Returns the chain oldest first, the last entry marked current unless it was forgotten. To ask what was true at some moment, use recall_memories with as_of.`,
 	}, schema, func(ctx context.Context, svc hippo.MemoryService, in FactHistoryInput) (*Result, error) {
 		h, err := svc.FactHistory(ctx, in.Query, in.ID)
 		if err != nil {
 			return nil, err
 		}
 		if len(h) == 0 {
-			return &Result{Text: "No matching fact.", Details: map[string]any{"history": h}}, nil
+			what := "No fact matches that ID."
+			if in.ID == "" {
+				what = fmt.Sprintf("No fact is relevant to %q: nothing stored is about it, so there is no current answer.", in.Query)
+			}
+			return &Result{Text: what, Details: map[string]any{"history": h}}, nil
 		}
 		var b strings.Builder
 		for i, e := range h {

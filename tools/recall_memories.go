@@ -12,18 +12,19 @@ import (
 
 // RecallMemoriesInput is the input of recall_memories.
 type RecallMemoriesInput struct {
-	Query       string   `json:"query" jsonschema:"What you want to know, in words: 'where does the user live', 'why did we choose SQLite'."`
-	Limit       *int     `json:"limit,omitempty" jsonschema:"How many results to return at most."`
-	Offset      int      `json:"offset,omitempty" jsonschema:"Skip this many of the best results, to page through them."`
-	Kind        string   `json:"kind,omitempty" jsonschema:"Only return facts ('fact') or only memories ('memory'); omit for both."`
-	Tags        []string `json:"tags,omitempty" jsonschema:"Only items whose metadata tags include any of these."`
-	Category    string   `json:"category,omitempty" jsonschema:"Only items of this metadata category: chat, observation, task, decision, tool-use, error, insight, ..."`
-	Since       string   `json:"since,omitempty" jsonschema:"Only items created at or after this time (RFC 3339 or YYYY-MM-DD)."`
-	Until       string   `json:"until,omitempty" jsonschema:"Only items created at or before this time (RFC 3339 or YYYY-MM-DD)."`
-	AsOf        string   `json:"as_of,omitempty" jsonschema:"Answer with what was true at this time (RFC 3339 or YYYY-MM-DD): facts replaced since are included, later ones left out."`
-	MinStrength float64  `json:"min_strength,omitempty" jsonschema:"Drop items weaker than this (0 to 1)."`
-	MinScore    float64  `json:"min_score,omitempty" jsonschema:"Drop results scoring below this (0 to 1)."`
-	Alpha       *float64 `json:"alpha,omitempty" jsonschema:"Weight of exact-word (BM25) relevance against meaning (0 to 1); omit for the default. 0 ranks by meaning alone."`
+	Query        string   `json:"query" jsonschema:"What you want to know, in words: 'where does the user live', 'why did we choose SQLite'."`
+	Limit        *int     `json:"limit,omitempty" jsonschema:"How many results to return at most."`
+	Offset       int      `json:"offset,omitempty" jsonschema:"Skip this many of the best results, to page through them."`
+	Kind         string   `json:"kind,omitempty" jsonschema:"Only return facts ('fact') or only memories ('memory'); omit for both."`
+	Tags         []string `json:"tags,omitempty" jsonschema:"Only items whose metadata tags include any of these."`
+	Category     string   `json:"category,omitempty" jsonschema:"Only items of this metadata category: chat, observation, task, decision, tool-use, error, insight, ..."`
+	Since        string   `json:"since,omitempty" jsonschema:"Only items created at or after this time (RFC 3339 or YYYY-MM-DD)."`
+	Until        string   `json:"until,omitempty" jsonschema:"Only items created at or before this time (RFC 3339 or YYYY-MM-DD)."`
+	AsOf         string   `json:"as_of,omitempty" jsonschema:"Answer with what was true at this time (RFC 3339 or YYYY-MM-DD): facts replaced since are included, later ones left out."`
+	MinStrength  float64  `json:"min_strength,omitempty" jsonschema:"Drop items weaker than this (0 to 1)."`
+	MinScore     float64  `json:"min_score,omitempty" jsonschema:"Drop results scoring below this (0 to 1)."`
+	Alpha        *float64 `json:"alpha,omitempty" jsonschema:"Weight of exact-word (BM25) relevance against meaning (0 to 1); omit for the default. 0 ranks by meaning alone."`
+	MinRelevance *float64 `json:"min_relevance,omitempty" jsonschema:"Drop results less relevant to the query than this (0 to 1): 0 is no closer than unrelated text, 0.9 a strong match. Omit for the calibrated default, which leaves out unrelated items; 0 returns everything, however unrelated."`
 }
 
 // recallDetails is the Details of recall_memories.
@@ -34,6 +35,8 @@ type recallDetails struct {
 	Total        int                     `json:"total"`
 	Offset       int                     `json:"offset"`
 	Distribution hippo.ScoreDistribution `json:"score_distribution"`
+	// MinRelevance is the relevance floor the results were chosen with.
+	MinRelevance float64 `json:"min_relevance"`
 }
 
 // recalledDetail is one recall result with the parts of its score.
@@ -43,8 +46,12 @@ type recalledDetail struct {
 	Similarity float64 `json:"similarity"`
 	BM25       float64 `json:"bm25"`
 	Relevance  float64 `json:"relevance"`
-	Strength   float64 `json:"strength"`
-	Recency    float64 `json:"recency"`
+	// CosineRelevance and BM25Relevance are the calibrated parts of
+	// Relevance.
+	CosineRelevance float64 `json:"cosine_relevance"`
+	BM25Relevance   float64 `json:"bm25_relevance"`
+	Strength        float64 `json:"strength"`
+	Recency         float64 `json:"recency"`
 }
 
 func recallMemories(r resolver, cfg hippo.Config) Tool {
@@ -53,7 +60,7 @@ func recallMemories(r resolver, cfg hippo.Config) Tool {
 		limitSchema(p["limit"], cfg)
 		p["kind"].Enum = []any{string(hippo.KindFact), string(hippo.KindMemory)}
 		p["offset"].Minimum = jsonschema.Ptr(0.0)
-		for _, name := range []string{"min_strength", "min_score", "alpha"} {
+		for _, name := range []string{"min_strength", "min_score", "alpha", "min_relevance"} {
 			p[name].Minimum, p[name].Maximum = jsonschema.Ptr(0.0), jsonschema.Ptr(1.0)
 		}
 		for _, name := range []string{"since", "until", "as_of"} {
@@ -67,14 +74,15 @@ func recallMemories(r resolver, cfg hippo.Config) Tool {
 
 Use it before answering anything that may depend on what you learned earlier: the user's preferences and circumstances, past decisions, earlier work. Phrase the query as what you want to know. kind restricts results to "fact" or "memory". limit is 1 to %d, default %d.
 
-Returns a numbered list: kind, content, score (0 to 1, higher is better) and a short id of each result. Memory blocks are not searched here (use recall_memory_block), nor past messages (use recall_conversation).`, cfg.MaxLimit, cfg.DefaultLimit),
+Only results relevant to the query are returned (min_relevance, default calibrated): nothing, rather than the strongest memories, when nothing stored is about it. Returns a numbered list: kind, content, score (0 to 1, higher is better) and a short id of each result. Memory blocks are not searched here (use recall_memory_block), nor past messages (use recall_conversation).`, cfg.MaxLimit, cfg.DefaultLimit),
 	}, schema, func(ctx context.Context, svc hippo.MemoryService, in RecallMemoriesInput) (*Result, error) {
 		limit, err := checkLimit(in.Limit, cfg)
 		if err != nil {
 			return nil, err
 		}
 		q := hippo.RecallInput{Query: in.Query, Limit: limit, Offset: in.Offset, Kind: hippo.Kind(in.Kind),
-			Tags: in.Tags, Category: in.Category, MinStrength: in.MinStrength, MinScore: in.MinScore, Alpha: in.Alpha}
+			Tags: in.Tags, Category: in.Category, MinStrength: in.MinStrength, MinScore: in.MinScore, Alpha: in.Alpha,
+			MinRelevance: in.MinRelevance}
 		for _, t := range []struct {
 			field, value string
 			dst          **time.Time
@@ -94,10 +102,11 @@ Returns a numbered list: kind, content, score (0 to 1, higher is better) and a s
 		}
 		found := page.Results
 		d := recallDetails{Query: in.Query, Kind: in.Kind, Results: make([]recalledDetail, len(found)),
-			Total: page.Total, Offset: in.Offset, Distribution: page.Distribution}
+			Total: page.Total, Offset: in.Offset, Distribution: page.Distribution, MinRelevance: page.MinRelevance}
 		for i, r := range found {
 			d.Results[i] = recalledDetail{chunkDetails: newChunkDetails(r.Chunk),
-				Score: r.Score, Similarity: r.Similarity, BM25: r.BM25, Relevance: r.Relevance, Strength: r.Strength, Recency: r.Recency}
+				Score: r.Score, Similarity: r.Similarity, BM25: r.BM25, Relevance: r.Relevance,
+				CosineRelevance: r.CosineRelevance, BM25Relevance: r.BM25Relevance, Strength: r.Strength, Recency: r.Recency}
 		}
 		text := recallText(in.Query, in.Kind, found, in.Offset)
 		if page.Total > in.Offset+len(found) {

@@ -272,6 +272,8 @@ func TestBadInput(t *testing.T) {
 		{"conversation limit 0", "recall_conversation", `{"query":"x","limit":0}`, hippo.EINVALID, "limit", "limit"},
 		{"conversation limit 51", "recall_conversation", `{"query":"x","limit":51}`, hippo.EINVALID, "limit", "limit"},
 		{"bad kind", "recall_memories", `{"query":"x","kind":"note"}`, hippo.EINVALID, "kind", "kind"},
+		{"min_relevance 1.5", "recall_memories", `{"query":"x","min_relevance":1.5}`, hippo.EINVALID, "min_relevance", "min_relevance"},
+		{"min_relevance -0.1", "recall_memories", `{"query":"x","min_relevance":-0.1}`, hippo.EINVALID, "min_relevance", "min_relevance"},
 		{"threshold 0", "forget_memory", `{"description":"x","threshold":0}`, hippo.EINVALID, "threshold", "threshold"},
 		{"threshold 1.5", "forget_memory", `{"description":"x","threshold":1.5}`, hippo.EINVALID, "threshold", "threshold"},
 		{"empty input", "remember_facts", ``, hippo.EINVALID, "text", "text: is required"},
@@ -403,11 +405,15 @@ func TestRecallMemories(t *testing.T) {
 		kinds       []string // of the results, in order
 		text        []string
 	}{
-		{"all", `{"query":"The user's cat is called Miso"}`, []string{"memory", "fact", "memory"},
+		{"relevant", `{"query":"The user's cat is called Miso"}`, []string{"memory", "fact"},
+			[]string{`Found 2 results for "The user's cat is called Miso":`, "\n1. [memory] The user's cat is called Miso (score ", "\n2. [fact] User owns a cat (score "}},
+		{"all, no relevance floor", `{"query":"The user's cat is called Miso","min_relevance":0}`, []string{"memory", "fact", "memory"},
 			[]string{`Found 3 results for "The user's cat is called Miso":`, "\n1. [memory] The user's cat is called Miso (score ", "\n2. [fact] User owns a cat (score ", "\n3. [memory] We deploy on Fridays"}},
 		{"limit", `{"query":"The user's cat is called Miso","limit":1}`, []string{"memory"}, []string{"Found 1 result for"}},
 		{"facts only", `{"query":"cat","kind":"fact"}`, []string{"fact"}, []string{"1. [fact] User owns a cat"}},
-		{"memories only", `{"query":"cat","kind":"memory","limit":null}`, []string{"memory", "memory"}, []string{"Found 2 results"}},
+		{"memories only", `{"query":"cat","kind":"memory","limit":null}`, []string{"memory"}, []string{"Found 1 result"}},
+		{"memories only, no floor", `{"query":"cat","kind":"memory","min_relevance":0}`, []string{"memory", "memory"}, []string{"Found 2 results"}},
+		{"nothing relevant", `{"query":"quantum chromodynamics lecture"}`, nil, []string{`No facts or memories found for "quantum chromodynamics lecture".`}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -431,6 +437,14 @@ func TestRecallMemories(t *testing.T) {
 				t.Errorf("kinds = %v, want %v", kinds, tt.kinds)
 			}
 		})
+	}
+
+	// fact_history traces a relevant fact, and says when none is.
+	if res, _ := e.ok("fact_history", `{"query":"User owns a cat"}`); !strings.HasPrefix(res.Text, "1. User owns a cat (") {
+		t.Errorf("fact_history of a stored fact: %q", res.Text)
+	}
+	if res, _ := e.ok("fact_history", `{"query":"quantum chromodynamics lecture"}`); !strings.HasPrefix(res.Text, `No fact is relevant to "quantum chromodynamics lecture"`) {
+		t.Errorf("fact_history of an unrelated query: %q", res.Text)
 	}
 
 	// Nothing stored for another agent's view is found; an empty result

@@ -214,6 +214,8 @@ func TestBadInputCLI(t *testing.T) {
 		{"negative limit", "", []string{"recall", "x", "--limit", "-5"}, "--limit"},
 		{"negative offset", "", []string{"recall", "x", "--offset", "-1"}, "offset"},
 		{"NaN min-score", "", []string{"recall", "x", "--min-score", "NaN"}, "min_score"},
+		{"NaN min-relevance", "", []string{"recall", "x", "--min-relevance", "NaN"}, "min_relevance"},
+		{"min-relevance above 1", "", []string{"recall", "x", "--min-relevance", "1.5"}, "min_relevance"},
 		{"limit overflowing int", "", []string{"chunks", "alice", "--limit", "99999999999999999999"}, "invalid argument"},
 		{"negative list offset", "", []string{"chunks", "alice", "--offset", "-3"}, "negative"},
 		{"NaN threshold", "", []string{"forget", "SQLite", "--threshold", "NaN", "--force"}, "threshold"},

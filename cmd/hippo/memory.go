@@ -91,6 +91,10 @@ type recalledView struct {
 	Similarity float64 `json:"cosine"`
 	BM25       float64 `json:"bm25"`
 	Relevance  float64 `json:"relevance"`
-	Strength   float64 `json:"strength"`
-	Recency    float64 `json:"recency"`
+	// CosineRelevance and BM25Relevance are the calibrated parts of
+	// Relevance.
+	CosineRelevance float64 `json:"cosine_relevance"`
+	BM25Relevance   float64 `json:"bm25_relevance"`
+	Strength        float64 `json:"strength"`
+	Recency         float64 `json:"recency"`
 }

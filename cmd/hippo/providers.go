@@ -72,7 +72,9 @@ func (a *app) embedder() (hippo.Embedder, error) {
 	switch a.providers.offline {
 	case "":
 	case offlineMiniLM, offlineGloVe:
-		if a.providers.embedderConfigured() {
+		if a.providers.embedderConfigured() && a.apiEmbedFlagOverridesEnv() {
+			a.providers.offline = "" // flags win over HIPPO_EMBEDDER
+		} else if a.providers.embedderConfigured() {
 			return nil, usageErrorf("--embedder %s picks an offline embedder; it cannot be combined with --embed-url, --embed-model, --embed-key or --embed-dimensions (or their HIPPO_EMBED_* variables)", a.providers.offline)
 		}
 	default:
@@ -90,6 +92,22 @@ func (a *app) embedder() (hippo.Embedder, error) {
 	key, _ := a.providers.keys()
 	return openai.NewEmbedder(openai.Config{BaseURL: a.providers.embedURL, APIKey: key,
 		Model: a.providers.embedModel, Dimensions: a.providers.embedDims})
+}
+
+// apiEmbedFlagOverridesEnv reports whether an API embedder was asked for
+// on the command line while the offline one came from HIPPO_EMBEDDER: flags
+// win over variables.
+func (a *app) apiEmbedFlagOverridesEnv() bool {
+	f := a.root.PersistentFlags()
+	if f.Changed("embedder") {
+		return false
+	}
+	for _, name := range []string{"embed-url", "embed-key", "embed-model", "embed-dimensions"} {
+		if f.Changed(name) {
+			return true
+		}
+	}
+	return false
 }
 
 // embedderFor is embedder for a database already open. When nothing names

@@ -15,16 +15,18 @@ func (a *app) newRecallCommand() *cobra.Command {
 		kind               string
 		since, until, asOf string
 		explain            bool
-		alpha              float64
+		alpha, minRel      float64
 	)
 	cmd := &cobra.Command{
 		Use:   "recall <query|->",
 		Short: "Recall memories and facts by meaning, strength and recency",
 		Long: `Rank the agent's live facts and memories against a query by
 0.6 × relevance + 0.3 × strength + 0.1 × recency, relevance fusing vector
-similarity with full-text (BM25) matching by --alpha. Recalled chunks are
-strengthened, as when an agent recalls them. --explain prints each score's
-parts.`,
+similarity with full-text (BM25) matching by --alpha. Relevance is
+calibrated: 0 is no closer than unrelated text, 0.9 a strong match, and
+results below --min-relevance (default: the embedder's calibrated floor; 0
+returns everything) are left out. Recalled chunks are strengthened, as when
+an agent recalls them. --explain prints each score's parts.`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			q, err := a.textArg(args, 0, "query")
@@ -34,6 +36,9 @@ parts.`,
 			in.Query = q
 			if cmd.Flags().Changed("alpha") {
 				in.Alpha = &alpha
+			}
+			if cmd.Flags().Changed("min-relevance") {
+				in.MinRelevance = &minRel
 			}
 			if in.Limit < 1 || in.Limit > hippo.DefaultConfig().MaxLimit {
 				return usageErrorf("--limit must be between 1 and %d, got %d", hippo.DefaultConfig().MaxLimit, in.Limit)
@@ -69,24 +74,25 @@ parts.`,
 			views := make([]recalledView, len(page.Results))
 			for i, r := range page.Results {
 				views[i] = recalledView{viewChunks([]*hippo.Chunk{r.Chunk}, m.Config(), r.Chunk.LastAccessedAt)[0],
-					r.Score, r.Similarity, r.BM25, r.Relevance, r.Strength, r.Recency}
+					r.Score, r.Similarity, r.BM25, r.Relevance, r.CosineRelevance, r.BM25Relevance, r.Strength, r.Recency}
 			}
 			out := struct {
 				Results      []recalledView          `json:"results"`
 				Total        int                     `json:"total"`
 				Alpha        float64                 `json:"alpha"`
+				MinRelevance float64                 `json:"min_relevance"`
 				Distribution hippo.ScoreDistribution `json:"score_distribution"`
-			}{views, page.Total, page.Alpha, page.Distribution}
+			}{views, page.Total, page.Alpha, page.MinRelevance, page.Distribution}
 			return a.emit(out, func(w io.Writer) error {
 				if len(views) == 0 {
-					_, err := fmt.Fprintln(w, "Nothing recalled.")
+					_, err := fmt.Fprintf(w, "Nothing relevant recalled (relevance floor %.2f).\n", page.MinRelevance)
 					return err
 				}
 				for i, v := range views {
 					fmt.Fprintf(w, "%d. [%s] %s  (score %.3f, %s)\n", in.Offset+i+1, v.Kind, oneLine(v.Content, 200), v.Score, v.ID)
 					if explain {
-						fmt.Fprintf(w, "   bm25 %.3g · cosine %.3f · relevance %.3f (α %.2f) · strength %.3f · recency %.3f\n",
-							v.BM25, v.Similarity, v.Relevance, page.Alpha, v.Strength, v.Recency)
+						fmt.Fprintf(w, "   relevance %.3f = %.2f × bm25 %.3f (raw %.3g) + %.2f × cosine %.3f (raw %.3f) · strength %.3f · recency %.3f\n",
+							v.Relevance, page.Alpha, v.BM25Relevance, v.BM25, 1-page.Alpha, v.CosineRelevance, v.Similarity, v.Strength, v.Recency)
 					}
 				}
 				a.note("%d of %d matching", len(views), page.Total)
@@ -104,8 +110,9 @@ parts.`,
 	f.StringVar(&until, "until", "", "created at or before (date or RFC 3339)")
 	f.StringVar(&asOf, "as-of", "", "answer with what was current at that time")
 	f.Float64Var(&in.MinStrength, "min-strength", 0, "drop results weaker than this")
-	f.Float64Var(&in.MinScore, "min-score", 0, "drop results scoring below this")
-	f.BoolVar(&explain, "explain", false, "print bm25, cosine, relevance, strength and recency of each result")
+	f.Float64Var(&in.MinScore, "min-score", 0, "drop results scoring below this (the final score)")
+	f.Float64Var(&minRel, "min-relevance", 0, "drop results less relevant than this, 0-1 (default: the embedder's calibrated floor; 0 returns everything)")
+	f.BoolVar(&explain, "explain", false, "print each result's relevance with its parts (cosine and BM25, raw and calibrated), strength and recency")
 	f.Float64Var(&alpha, "alpha", 0, "weight of full-text (BM25) relevance against vector similarity, 0-1 (default: the embedder's; 0 is pure vector recall)")
 	return cmd
 }

@@ -42,7 +42,11 @@ current or past, is traced) or --id.`,
 			}
 			return a.emit(map[string]any{"history": h}, func(w io.Writer) error {
 				if len(h) == 0 {
-					_, err := fmt.Fprintln(w, "No matching fact.")
+					msg := "No fact with that ID."
+					if id == "" {
+						msg = fmt.Sprintf("No fact is relevant to %q: there is no current answer.", query)
+					}
+					_, err := fmt.Fprintln(w, msg)
 					return err
 				}
 				rows := make([][]string, len(h))

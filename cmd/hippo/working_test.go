@@ -22,7 +22,7 @@ func TestWorkingMemoryCommands(t *testing.T) {
 			Current bool   `json:"current"`
 		} `json:"history"`
 	}
-	c.jsonLoose(&hist, "--agent", "me", "history", "where does the user live")
+	c.jsonLoose(&hist, "--agent", "me", "history", "where the user lives")
 	if len(hist.History) != 1 || !hist.History[0].Current {
 		t.Errorf("history = %+v", hist)
 	}
@@ -32,7 +32,7 @@ func TestWorkingMemoryCommands(t *testing.T) {
 	}
 
 	c.ok("--agent", "me", "block", "set", "persona", "I am terse.")
-	r := c.ok("--agent", "me", "context", "where does the user live")
+	r := c.ok("--agent", "me", "context", "which city the user lives in")
 	if !strings.Contains(r.stdout, "## persona") || !strings.Contains(r.stdout, "Berlin") {
 		t.Errorf("context:\n%s", r.stdout)
 	}

@@ -3,6 +3,7 @@ package gemm
 import (
 	"fmt"
 	"math/rand/v2"
+	"runtime"
 	"slices"
 	"testing"
 	"time"
@@ -31,6 +32,7 @@ func run(b *testing.B, macs int, op func()) {
 	fast := times[len(times)/10]
 	b.ReportMetric(2*float64(macs)*float64(b.N)/b.Elapsed().Seconds()/1e9, "GFLOP/s")
 	b.ReportMetric(2*float64(macs)/fast.Seconds()/1e9, "fast-GFLOP/s")
+	b.ReportMetric(float64(runtime.GOMAXPROCS(0)), "procs")
 }
 
 // BenchmarkMul runs each linear-layer shape of all-MiniLM-L6-v2 (n×k, W

@@ -9,17 +9,27 @@
 // amd64 the kernel is assembly, AVX-512 (14×32, 28 zmm accumulators) or
 // AVX2+FMA (6×16, run twice per panel), chosen at start-up with
 // golang.org/x/sys/cpu; elsewhere, and on CPUs without AVX2/FMA, a
-// portable Go kernel does the same work.
+// portable Go kernel does the same work (tests force each path through
+// the impl variable). Built with GOEXPERIMENT=simd, the package also has
+// an archsimd kernel, tested but never chosen by default.
 //
-// Mul blocks A by rows so a block (up to ~256 KB) stays in L2 while the
-// weight panels stream past it; each panel is read from memory once per
-// block, which for a short sentence (m ≲ 50) means once per call. Large
-// products are split by panels across GOMAXPROCS long-lived workers.
+// Mul blocks A by rows and k (a block of up to 256 KB, k in slices of at
+// most 512) so the block stays in L2 while the weight panels stream past
+// it; each panel is read from memory once per block, which for a short
+// sentence (m ≲ 50) means once per call. Products of 2M multiply-adds or
+// more are shared, in chunks of panels, between the caller and
+// GOMAXPROCS-1 long-lived helpers, which poll briefly before parking so
+// the next product of the same sentence finds them awake. MulT and MulN
+// (attention, one head at a time) stay on the calling goroutine: run
+// heads in parallel if needed.
 //
-// Benchmarks (GFLOP/s as a metric; -cpu 1,2 for one and two cores;
-// BenchmarkPeak and BenchmarkMemRead measure the machine itself):
+// Benchmarks report GFLOP/s and the GOMAXPROCS they ran with (procs);
+// BenchmarkPeak and BenchmarkMemRead measure the machine itself. Set the
+// cores with the environment: with Go 1.26 here, -cpu 1 left GOMAXPROCS
+// at 2 inside the benchmarks.
 //
-//	go test -run '^$' -bench . -cpu 1,2 -count 5 ./internal/gemm
+//	GOMAXPROCS=1 go test -run '^$' -bench . -count 5 ./internal/gemm
+//	GOMAXPROCS=2 go test -run '^$' -bench . -count 5 ./internal/gemm
 //
 // On the development machine (AMD EPYC Zen 4, KVM, 2 vCPUs) one core
 // peaks at 118 GFLOP/s with zmm and with ymm FMAs alike: 32 flops a cycle
@@ -45,6 +55,7 @@ const (
 	implGeneric = iota
 	implAVX2
 	implAVX512
+	implSIMD // simd/archsimd, only with GOEXPERIMENT=simd; never the default
 )
 
 // Kernel modes: what the accumulators start from.
@@ -62,6 +73,8 @@ func maxRows(i int) int {
 		return 14
 	case implAVX2:
 		return 6
+	case implSIMD:
+		return 12
 	}
 	return 8
 }

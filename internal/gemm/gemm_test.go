@@ -16,10 +16,13 @@ func impls() []int {
 	for i := implGeneric; i <= bestImpl; i++ {
 		out = append(out, i)
 	}
+	if haveSIMD {
+		out = append(out, implSIMD)
+	}
 	return out
 }
 
-var implNames = []string{"generic", "avx2", "avx512"}
+var implNames = []string{"generic", "avx2", "avx512", "archsimd"}
 
 // forEachImpl runs f as a subtest under every kernel this CPU supports.
 func forEachImpl(t *testing.T, f func(t *testing.T)) {
@@ -300,4 +303,16 @@ func TestMulConcurrent(t *testing.T) {
 		}()
 	}
 	wg.Wait()
+}
+
+func TestSetParallelism(t *testing.T) {
+	w := Pack(make([]float32, 384*384), 384, 384)
+	defer SetParallelism(SetParallelism(1))
+	if n := w.workers(256); n != 1 {
+		t.Errorf("SetParallelism(1): %d workers", n)
+	}
+	SetParallelism(0)
+	if n, want := w.workers(256), min(runtime.GOMAXPROCS(0), 12); n != want {
+		t.Errorf("SetParallelism(0): %d workers, want %d", n, want)
+	}
 }

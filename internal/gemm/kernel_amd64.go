@@ -38,6 +38,10 @@ func tileAsm(mr, k int, a []float32, lda int, b []float32, ldb int, c []float32,
 	if mode == modeBias {
 		bp = &bias[0]
 	}
+	if impl == implSIMD {
+		tileSIMD(mr, k, a, lda, b, ldb, c, ldc, bias, mode)
+		return
+	}
 	if impl == implAVX512 {
 		kernAVX512(mr, k, &a[0], lda, &b[0], ldb, &c[0], ldc, bp, mode)
 		return

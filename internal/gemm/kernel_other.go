@@ -4,6 +4,9 @@ package gemm
 
 const bestImpl = implGeneric
 
+// haveSIMD: the archsimd kernel is amd64-only.
+const haveSIMD = false
+
 // impl is always the generic kernel off amd64.
 var impl = bestImpl
 

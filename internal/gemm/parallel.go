@@ -4,6 +4,7 @@ import (
 	"runtime"
 	"sync"
 	"sync/atomic"
+	"time"
 )
 
 // parallelMACs is the least work (multiply-adds) worth handing to another
@@ -14,13 +15,29 @@ const parallelMACs = 1 << 20
 // cores, bounds it well before that.
 const maxWorkers = 32
 
+// parallelism is SetParallelism's limit; 0 means GOMAXPROCS.
+var parallelism atomic.Int32
+
+// SetParallelism limits the goroutines one Mul uses to n (n ≤ 0: as many
+// as GOMAXPROCS, the default) and returns the previous limit. A caller
+// that already runs products side by side, or a machine whose other cores
+// are busy (a helper the OS preempts mid-chunk makes its caller wait),
+// may want 1.
+func SetParallelism(n int) int {
+	return int(parallelism.Swap(int32(max(0, min(n, maxWorkers)))))
+}
+
 // workers is how many goroutines Mul of m rows should use.
 func (w *Weights) workers(m int) int {
 	macs := m * w.n * w.k
 	if macs < 2*parallelMACs {
 		return 1
 	}
-	return min(runtime.GOMAXPROCS(0), w.np, macs/parallelMACs, maxWorkers)
+	procs := runtime.GOMAXPROCS(0)
+	if p := int(parallelism.Load()); p > 0 {
+		procs = min(procs, p)
+	}
+	return min(procs, w.np, macs/parallelMACs, maxWorkers)
 }
 
 // task is one parallel Mul: its panels cut into chunks that the caller and
@@ -73,6 +90,44 @@ func (t *task) release() {
 	}
 }
 
+// spinTime is how long a helper keeps polling for the next task before it
+// parks. Waking a parked goroutine's thread takes tens of microseconds in
+// a VM, as long as a whole product for one sentence, while a model's
+// products follow each other every 0.1–0.3 ms; BLAS libraries spin their
+// threads for the same reason.
+const spinTime = 200 * time.Microsecond
+
+// helper runs tasks for the rest of the process.
+func helper() {
+	for {
+		t := poll()
+		if t == nil {
+			t = <-tasks
+		}
+		if t.run() {
+			t.finished <- struct{}{}
+		}
+		t.release()
+	}
+}
+
+// poll waits up to spinTime for a task without parking, yielding the
+// processor to any other goroutine while it does.
+func poll() *task {
+	start := time.Now()
+	for i := 0; ; i++ {
+		select {
+		case t := <-tasks:
+			return t
+		default:
+		}
+		if i%16 == 15 && time.Since(start) > spinTime {
+			return nil
+		}
+		runtime.Gosched()
+	}
+}
+
 // ensureWorkers starts long-lived helpers until there are at least n: a
 // go statement per call would allocate.
 func ensureWorkers(n int) {
@@ -82,14 +137,7 @@ func ensureWorkers(n int) {
 	startMu.Lock()
 	for int(started.Load()) < n {
 		started.Add(1)
-		go func() {
-			for t := range tasks {
-				if t.run() {
-					t.finished <- struct{}{}
-				}
-				t.release()
-			}
-		}()
+		go helper()
 	}
 	startMu.Unlock()
 }

@@ -12,6 +12,7 @@ import (
 	"testing"
 
 	"github.com/hippo-mem/hippo"
+	"github.com/hippo-mem/hippo/internal/calibrate"
 	"github.com/hippo-mem/hippo/local"
 )
 
@@ -303,4 +304,10 @@ func summary(xs []float64) string {
 	mean /= float64(len(s))
 	q := func(f float64) float64 { return s[int(f*float64(len(s)-1))] }
 	return fmt.Sprintf("min %.2f  p10 %.2f  mean %.2f  median %.2f  p90 %.2f  max %.2f", s[0], q(0.1), mean, q(0.5), q(0.9), s[len(s)-1])
+}
+
+// TestRelevanceLevels measures MiniLM's relevance levels on the labelled
+// pairs and checks them against CosineUnrelated and CosineStrong.
+func TestRelevanceLevels(t *testing.T) {
+	calibrate.Check(t, NewEmbedder(), "../testdata/pairs.tsv")
 }

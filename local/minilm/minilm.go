@@ -17,15 +17,15 @@
 // its last; each window is embedded, and the windows' mean-pooled vectors
 // are averaged weighted by their token counts, then scaled to unit length.
 //
-// Benchmarks: BenchmarkSentence (one 25-token sentence; -cpu 1 for one
-// core), BenchmarkBatch (64 varied sentences, in sentences/s),
+// Benchmarks: BenchmarkSentence (one 25-token sentence; GOMAXPROCS=1 for
+// one core, as internal/gemm's benchmarks are run), BenchmarkBatch (64 varied sentences, in sentences/s),
 // BenchmarkLoad (decoding and packing the weights) and BenchmarkMemory
 // (VmRSS and VmHWM after loading and embedding; run it alone). Each also
 // reports CPU milliseconds per op, steadier than the wall clock on a
 // shared machine:
 //
 //	go test -run '^$' -bench 'Sentence|Batch|Load' -benchtime 50x ./local/minilm/
-//	go test -run '^$' -bench Sentence -cpu 1 -benchtime 100x ./local/minilm/
+//	GOMAXPROCS=1 go test -run '^$' -bench Sentence -benchtime 100x ./local/minilm/
 //	go test -run '^$' -bench Memory -benchtime 5x ./local/minilm/
 package minilm
 
@@ -76,6 +76,17 @@ const (
 	ForgetThreshold = 0.44
 )
 
+// Relevance levels of the embedder, measured on local/testdata/pairs.tsv
+// by internal/calibrate (TestRelevanceLevels): recall maps a cosine at or
+// below CosineUnrelated to relevance 0 and CosineStrong to 0.9.
+const (
+	// CosineUnrelated: 95% of unrelated pairs score at or below it
+	// (median 0.192, p90 0.296, max 0.362).
+	CosineUnrelated = 0.313
+	// CosineStrong is the median paraphrase (p10 0.777, p90 0.956).
+	CosineStrong = 0.901
+)
+
 // HybridAlpha is the embedder's weight of full-text (BM25) relevance
 // against its vectors' similarity in recall. 0.5 is provisional: the
 // retrieval eval (eval/) will set it.
@@ -94,6 +105,8 @@ var (
 	_ hippo.Embedder   = (*Embedder)(nil)
 	_ hippo.Calibrated = (*Embedder)(nil)
 	_ hippo.Hybrid     = (*Embedder)(nil)
+
+	_ hippo.RelevanceCalibrated = (*Embedder)(nil)
 )
 
 // sharedCache holds the embeddings of recent texts, for every Embedder.
@@ -112,6 +125,12 @@ func (e *Embedder) Dimension() int { return Dimension }
 // hippo.Config's DuplicateThreshold, NewThreshold and ForgetThreshold.
 func (e *Embedder) Thresholds() (duplicate, new, forget float64) {
 	return DuplicateThreshold, NewThreshold, ForgetThreshold
+}
+
+// RelevanceLevels returns CosineUnrelated and CosineStrong; they go into
+// hippo.Config's CosineUnrelated and CosineStrong.
+func (e *Embedder) RelevanceLevels() (unrelated, strong float64) {
+	return CosineUnrelated, CosineStrong
 }
 
 // HybridAlpha returns HybridAlpha; it goes into hippo.Config's HybridAlpha.

@@ -1,5 +1,0 @@
-package sqlite
-
-// HybridWindow is hybridWindow, for the brute-force checks of hybrid
-// recall.
-const HybridWindow = hybridWindow
