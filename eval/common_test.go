@@ -2,6 +2,7 @@ package eval_test
 
 import (
 	"context"
+	"encoding/gob"
 	"flag"
 	"fmt"
 	"hash/fnv"
@@ -244,8 +245,9 @@ func copyDB(src, dst string) error {
 
 // cachedEmbedder embeds texts ahead in batches, on every core, and answers
 // the one-text calls StoreMemory makes from its cache. It passes its
-// embedder's thresholds and hybrid weight through (the defaults when the
-// embedder has none, which is what recall would use without them).
+// embedder's thresholds, hybrid weight and relevance levels through (the
+// defaults when the embedder has none, which is what recall would use
+// without them).
 type cachedEmbedder struct {
 	hippo.Embedder
 	mu    sync.Mutex
@@ -262,6 +264,79 @@ func (c *cachedEmbedder) Thresholds() (duplicate, new, forget float64) {
 }
 
 func (c *cachedEmbedder) HybridAlpha() float64 { return defaultAlpha(c.Embedder) }
+
+func (c *cachedEmbedder) RelevanceLevels() (unrelated, strong float64) {
+	cfg := hippo.DefaultConfig().ForEmbedder(c.Embedder)
+	return cfg.CosineUnrelated, cfg.CosineStrong
+}
+
+// The wrapper must stay transparent to every embedder interface recall
+// consults.
+var (
+	_ hippo.Calibrated          = (*cachedEmbedder)(nil)
+	_ hippo.Hybrid              = (*cachedEmbedder)(nil)
+	_ hippo.RelevanceCalibrated = (*cachedEmbedder)(nil)
+)
+
+// cacheFile is where the vectors of a long run are kept between runs, by
+// model name (which changes whenever a model's vectors do): under
+// $HIPPO_EVAL_CACHE, else the user's cache directory.
+func cacheFile(model, set string) string {
+	dir := os.Getenv("HIPPO_EVAL_CACHE")
+	if dir == "" {
+		base, err := os.UserCacheDir()
+		if err != nil {
+			return ""
+		}
+		dir = filepath.Join(base, "hippo-eval")
+	}
+	return filepath.Join(dir, set+"-"+model+".gob")
+}
+
+// load adds the vectors saved at path, if any, to the cache.
+func (c *cachedEmbedder) load(path string) (int, error) {
+	f, err := os.Open(path)
+	if os.IsNotExist(err) {
+		return 0, nil
+	}
+	if err != nil {
+		return 0, err
+	}
+	defer f.Close()
+	var saved map[string][]float32
+	if err := gob.NewDecoder(f).Decode(&saved); err != nil {
+		return 0, fmt.Errorf("%s: %w", path, err)
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	for t, v := range saved {
+		c.cache[t] = v
+	}
+	return len(saved), nil
+}
+
+// save writes the cache to path.
+func (c *cachedEmbedder) save(path string) error {
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		return err
+	}
+	tmp := path + ".tmp"
+	f, err := os.Create(tmp)
+	if err != nil {
+		return err
+	}
+	c.mu.Lock()
+	err = gob.NewEncoder(f).Encode(c.cache)
+	c.mu.Unlock()
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	if err != nil {
+		os.Remove(tmp)
+		return err
+	}
+	return os.Rename(tmp, path)
+}
 
 // prepare embeds texts not cached yet, in batches of 32 over two workers,
 // calling progress (when not nil) after each batch.

@@ -125,9 +125,6 @@ func firstContact(t testing.TB, ctx context.Context, c, readme client) fcOutcome
 		if err != nil {
 			t.Fatalf("recall %q: %v", q.text, err)
 		}
-		if len(res) == 0 {
-			t.Errorf("recall %q returned nothing from %d stored facts", q.text, len(live))
-		}
 		rank := 0
 		for i, r := range res {
 			for _, f := range factsOf[r.ID] {

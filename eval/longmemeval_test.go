@@ -220,6 +220,12 @@ func TestLongMemEval(t *testing.T) {
 	for i, tr := range d.turns {
 		texts[i] = tr.Text
 	}
+	cache := cacheFile(emb.Model(), "longmemeval")
+	if n, err := ce.load(cache); err != nil {
+		t.Logf("embedding cache not used: %v", err)
+	} else if n > 0 {
+		t.Logf("%d vectors from %s", n, cache)
+	}
 	start := time.Now()
 	next := 1000
 	progress := func(done, total int) {
@@ -232,6 +238,11 @@ func TestLongMemEval(t *testing.T) {
 		t.Fatal(err)
 	}
 	t.Logf("embedded %d turns with %s in %v", len(texts), emb.Model(), time.Since(start).Round(time.Millisecond))
+	if cache != "" {
+		if err := ce.save(cache); err != nil {
+			t.Logf("embedding cache not saved: %v", err)
+		}
+	}
 
 	dir := t.TempDir()
 	base := filepath.Join(dir, "base.db")
