@@ -180,6 +180,9 @@ type method struct {
 	bm25  bool // count only results with a full-text match (α = 1)
 	// serverDefault sends no α over MCP: the server's embedder's own.
 	serverDefault bool
+	// noFloor asks for no relevance floor (MinRelevance 0) instead of the
+	// calibrated default.
+	noFloor bool
 }
 
 // methods are vector only, BM25 only and hybrid at the embedder's α.
@@ -188,7 +191,17 @@ func methods(e hippo.Embedder) []method {
 		{name: "vector (α=0)", alpha: 0},
 		{name: "bm25 (α=1)", alpha: 1, bm25: true},
 		{name: fmt.Sprintf("hybrid (α=%.2g, default)", defaultAlpha(e)), alpha: defaultAlpha(e), serverDefault: true},
+		{name: fmt.Sprintf("hybrid (α=%.2g, no floor)", defaultAlpha(e)), alpha: defaultAlpha(e), serverDefault: true, noFloor: true},
 	}
+}
+
+// minRelevance is the relevance floor to ask for: nil for the default.
+func (m method) minRelevance() *float64 {
+	if !m.noFloor {
+		return nil
+	}
+	zero := 0.0
+	return &zero
 }
 
 // alphaArg is the α to send: nil for the server's default.

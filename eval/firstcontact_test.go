@@ -121,7 +121,7 @@ func firstContact(t testing.TB, ctx context.Context, c, readme client) fcOutcome
 		}
 	}
 	for _, q := range questions {
-		res, err := c.recall(ctx, q.text, 10, nil)
+		res, err := c.recall(ctx, q.text, 10, nil, nil)
 		if err != nil {
 			t.Fatalf("recall %q: %v", q.text, err)
 		}
@@ -153,7 +153,7 @@ func firstContact(t testing.TB, ctx context.Context, c, readme client) fcOutcome
 		t.Fatal(err)
 	}
 	top := func(q string) string {
-		res, err := readme.recall(ctx, q, 5, nil)
+		res, err := readme.recall(ctx, q, 5, nil, nil)
 		if err != nil {
 			t.Fatal(err)
 		}

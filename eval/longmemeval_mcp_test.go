@@ -61,7 +61,7 @@ func TestLongMemEvalMCP(t *testing.T) {
 
 	run := func(m method, _ bool, only *half) result {
 		t.Helper()
-		path := filepath.Join(dir, fmt.Sprintf("run-%v-%v.db", m.alpha, m.serverDefault))
+		path := filepath.Join(dir, fmt.Sprintf("run-%v-%v-%v.db", m.alpha, m.serverDefault, m.noFloor))
 		if err := copyDB(base, path); err != nil {
 			t.Fatal(err)
 		}
@@ -83,7 +83,7 @@ func TestLongMemEvalMCP(t *testing.T) {
 			if only != nil && h != *only {
 				continue
 			}
-			res, err := c.recall(ctx, q.Question, 10, m.alphaArg())
+			res, err := c.recall(ctx, q.Question, 10, m.alphaArg(), m.minRelevance())
 			if err != nil {
 				t.Fatalf("recall_memories %s: %v", q.QID, err)
 			}
@@ -95,6 +95,7 @@ func TestLongMemEvalMCP(t *testing.T) {
 	// none is sent.
 	ms := methods(local.NewEmbedder())
 	ms[2].name = "hybrid (server's default α)"
+	ms[3].name = "hybrid (server's α, no floor)"
 	report := runMethods(t, label, ms, []bool{true}, run)
 	t.Logf("\nLongMemEval oracle through hippo serve (MCP Streamable HTTP), %d questions (%d abstention skipped), %d turns\n%s", len(d.queries), d.skipped, len(d.turns), report)
 }

@@ -252,7 +252,7 @@ func TestLongMemEval(t *testing.T) {
 
 	run := func(m method, boost bool, only *half) result {
 		t.Helper()
-		path := filepath.Join(dir, fmt.Sprintf("run-%v-%v.db", m.alpha, boost))
+		path := filepath.Join(dir, fmt.Sprintf("run-%v-%v-%v.db", m.alpha, boost, m.noFloor))
 		if err := copyDB(base, path); err != nil {
 			t.Fatal(err)
 		}
@@ -273,7 +273,7 @@ func TestLongMemEval(t *testing.T) {
 				continue
 			}
 			alpha := m.alpha
-			res, err := mem.Recall(ctx, hippo.RecallInput{Query: q.Question, Limit: 10, Alpha: &alpha})
+			res, err := mem.Recall(ctx, hippo.RecallInput{Query: q.Question, Limit: 10, Alpha: &alpha, MinRelevance: m.minRelevance()})
 			if err != nil {
 				t.Fatalf("recall %s: %v", q.QID, err)
 			}
