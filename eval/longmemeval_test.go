@@ -227,20 +227,17 @@ func TestLongMemEval(t *testing.T) {
 		t.Logf("%d vectors from %s", n, cache)
 	}
 	start := time.Now()
-	next := 1000
-	progress := func(done, total int) {
-		if done >= next {
-			t.Logf("embedded %d of %d turns in %v", done, total, time.Since(start).Round(time.Second))
-			next += 1000
+	// Embed in slices of 2000, saving after each, so that a run stopped
+	// half way does not lose what it embedded.
+	for i := 0; i < len(texts); i += 2000 {
+		if err := ce.prepare(ctx, texts[i:min(i+2000, len(texts))], nil); err != nil {
+			t.Fatal(err)
 		}
-	}
-	if err := ce.prepare(ctx, texts, progress); err != nil {
-		t.Fatal(err)
-	}
-	t.Logf("embedded %d turns with %s in %v", len(texts), emb.Model(), time.Since(start).Round(time.Millisecond))
-	if cache != "" {
-		if err := ce.save(cache); err != nil {
-			t.Logf("embedding cache not saved: %v", err)
+		t.Logf("embedded %d of %d turns in %v", min(i+2000, len(texts)), len(texts), time.Since(start).Round(time.Second))
+		if cache != "" {
+			if err := ce.save(cache); err != nil {
+				t.Logf("embedding cache not saved: %v", err)
+			}
 		}
 	}
 
