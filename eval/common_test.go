@@ -351,9 +351,8 @@ func (c *cachedEmbedder) save(path string) error {
 	return os.Rename(tmp, path)
 }
 
-// prepare embeds texts not cached yet, in batches of 32 over two workers,
-// calling progress (when not nil) after each batch.
-func (c *cachedEmbedder) prepare(ctx context.Context, texts []string, progress func(done, total int)) error {
+// prepare embeds texts not cached yet, in batches of 32 over two workers.
+func (c *cachedEmbedder) prepare(ctx context.Context, texts []string) error {
 	var todo []string
 	seen := map[string]bool{}
 	c.mu.Lock()
@@ -365,7 +364,6 @@ func (c *cachedEmbedder) prepare(ctx context.Context, texts []string, progress f
 	}
 	c.mu.Unlock()
 	const batch = 32
-	done := 0
 	jobs := make(chan []string)
 	errs := make(chan error, 2)
 	var wg sync.WaitGroup
@@ -382,10 +380,6 @@ func (c *cachedEmbedder) prepare(ctx context.Context, texts []string, progress f
 				c.mu.Lock()
 				for i, t := range b {
 					c.cache[t] = vecs[i]
-				}
-				done += len(b)
-				if progress != nil {
-					progress(done, len(todo))
 				}
 				c.mu.Unlock()
 			}

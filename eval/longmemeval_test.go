@@ -230,7 +230,7 @@ func TestLongMemEval(t *testing.T) {
 	// Embed in slices of 2000, saving after each, so that a run stopped
 	// half way does not lose what it embedded.
 	for i := 0; i < len(texts); i += 2000 {
-		if err := ce.prepare(ctx, texts[i:min(i+2000, len(texts))], nil); err != nil {
+		if err := ce.prepare(ctx, texts[i:min(i+2000, len(texts))]); err != nil {
 			t.Fatal(err)
 		}
 		t.Logf("embedded %d of %d turns in %v", min(i+2000, len(texts)), len(texts), time.Since(start).Round(time.Second))

@@ -184,7 +184,7 @@ func storeOwnSet(t testing.TB, ctx context.Context, s *ownSet, e hippo.Embedder,
 	for i, id := range s.ids {
 		texts[i] = s.content[id]
 	}
-	if err := ce.prepare(ctx, texts, nil); err != nil {
+	if err := ce.prepare(ctx, texts); err != nil {
 		t.Fatal(err)
 	}
 	st := &ownStore{path: filepath.Join(dir, "own.db"), chunkOf: map[string]string{}, emb: ce}
