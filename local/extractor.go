@@ -34,9 +34,14 @@ func (x *Extractor) ExtractFacts(ctx context.Context, text string) ([]hippo.Fact
 	}
 	var all []*extracted
 	seen := map[string]bool{}
-	var last *extracted // the latest fact, for elaboration in a later sentence
+	var last *extracted        // the latest fact, for elaboration in a later sentence
+	var lastClause *clauseFact // its clause, for a pronoun opening a later sentence
 	for _, s := range splitSentences(text) {
-		for _, f := range extractSentence(s, last) {
+		facts, cf := extractSentence(s, last, lastClause)
+		if cf != nil {
+			lastClause = cf
+		}
+		for _, f := range facts {
 			if key := strings.ToLower(f.content); !seen[key] && len(all) < maxFacts {
 				seen[key] = true
 				all = append(all, f)
@@ -412,7 +417,7 @@ func splitClauses(toks []token) []clause {
 		if len(c.toks) == 0 {
 			continue
 		}
-		if len(out) > 0 && !opensClause(c) {
+		if len(out) > 0 && !opensClause(c) && !opensStatement(c, out[len(out)-1]) {
 			prev := &out[len(out)-1]
 			if c.connector != "" {
 				word := lastWord(c.connector)
@@ -454,6 +459,25 @@ func opensClause(c clause) bool {
 		return w != "of"
 	case conn == "so":
 		return w != "much" && w != "many" && w != "far" && w != "long" && w != "that"
+	}
+	return false
+}
+
+// opensStatement reports whether c, after a conjunction or comma, is a
+// statement with its own subject and verb following one that has a verb:
+// "Noor is eight years old and Fleur is five", not "Ben and Alice".
+func opensStatement(c, prev clause) bool {
+	conn := lastWord(c.connector)
+	if conn != "and" && conn != "but" && conn != "or" && conn != "," {
+		return false
+	}
+	if statementVerb(c.toks, false) < 0 {
+		return false
+	}
+	for i, t := range prev.toks {
+		if b := verbBase(t.lower); i > 0 && b != "" && !strings.HasSuffix(t.lower, "ing") && !nounDeterminers[prev.toks[i-1].lower] && prev.toks[i-1].lower != "'s" {
+			return true // "I drink tea", "Noor is eight"
+		}
 	}
 	return false
 }
@@ -502,13 +526,17 @@ var (
 		anyway now then plus`)
 )
 
-// extractSentence returns the facts of one sentence. Signals of clauses
-// without a fact go to the fact before them in the sentence, or the one
-// after, or else last, the latest fact of an earlier sentence: "I can't
-// stand Jenkins. It has broken our builds so many times."
-func extractSentence(s sentence, last *extracted) []*extracted {
+// extractSentence returns the facts of one sentence and the clause of its
+// last fact. Signals of clauses without a fact go to the fact before them
+// in the sentence, or the one after, or else last, the latest fact of an
+// earlier sentence: "I can't stand Jenkins. It has broken our builds so
+// many times." lastClause, the clause of that fact, is what a pronoun
+// opening the sentence may refer to: "My brother is Ruben. He is a lawyer."
+// A clause whose pronoun refers to nothing clear stays attached to the
+// fact before it in the sentence, so that it is not lost.
+func extractSentence(s sentence, last *extracted, lastClause *clauseFact) ([]*extracted, *clauseFact) {
 	if s.question {
-		return nil
+		return nil, nil
 	}
 	toks := lex(s.text)
 	opensWithTurn := len(toks) > 0 && turnWords[toks[0].lower]
@@ -518,10 +546,23 @@ func extractSentence(s sentence, last *extracted) []*extracted {
 
 	var facts []*extracted
 	var pending signals // from fact-less clauses waiting for a fact
-	var prev *clauseFact
+	prev := lastClause
+	var lastFact *clauseFact
 	for k, c := range splitClauses(toks) {
 		cf := rewriteClause(c, prev)
 		sig := scan(c.toks)
+		if cf != nil && cf.dangling != "" {
+			if len(facts) > 0 {
+				// "I have an uncle in Lagos and he runs a restaurant":
+				// the clause stays with the fact it continues.
+				f := facts[len(facts)-1]
+				f.content += joinClause(c.connector) + cf.dangling
+				f.sig.attach(sig)
+			} else {
+				pending.merge(sig)
+			}
+			continue
+		}
 		if cf == nil || cf.content == "" {
 			if cf != nil {
 				prev = cf // keeps its subject for "and ..." clauses
@@ -533,7 +574,7 @@ func extractSentence(s sentence, last *extracted) []*extracted {
 			}
 			continue
 		}
-		prev = cf
+		prev, lastFact = cf, cf
 		sig.merge(shared)
 		sig.identity = sig.identity || cf.identity
 		if cf.hedged {
@@ -553,7 +594,22 @@ func extractSentence(s sentence, last *extracted) []*extracted {
 			last.sig.attach(pending)
 		}
 	}
-	return facts
+	return facts, lastFact
+}
+
+// joinClause is what joins a clause kept attached to the fact before it:
+// its conjunction (" and "), or a comma or semicolon for punctuation.
+func joinClause(connector string) string {
+	w := lastWord(connector)
+	switch {
+	case w == "":
+		return "; "
+	case w == ",":
+		return ", "
+	case clausePunct[w] || w == "-":
+		return "; "
+	}
+	return " " + w + " "
 }
 
 // turnWords open a clause that says what holds now, after a former state:
@@ -649,6 +705,10 @@ type clauseFact struct {
 	asWritten bool
 	former    string // see extracted
 	replaces  string // see extracted
+	// dangling is set, with no content, on a clause whose subject is a
+	// pronoun with no clear referent: the clause as it would read
+	// attached to the fact before it, "he runs a restaurant there".
+	dangling string
 }
 
 // conversational verbs talk about the conversation, not the user.
@@ -697,7 +757,7 @@ func rewriteClause(c clause, prev *clauseFact) *clauseFact {
 			subject = append(subject, possessive())
 			i++
 		} else if j := firstNonAdverb(toks[i:]); j < 0 || verbBase(toks[i+j].lower) == "" && !modals[toks[i+j].lower] && !negations[toks[i+j].lower] {
-			return nil // "the user interface is slow": not about the user
+			return plainStatement(toks) // "the user interface is slow": not about the user
 		}
 		cf := finish(subject, toks[i:])
 		cf.asWritten = true
@@ -728,11 +788,24 @@ func rewriteClause(c clause, prev *clauseFact) *clauseFact {
 	case first == "my" || first == "our":
 		subject = []token{word("User"), possessive()}
 		rest = toks[1:]
+	case referringPronouns[first] && len(toks) > 1:
+		return resolvePronoun(toks, prev)
+	case possessivePronouns[first] != "" && len(toks) > 1:
+		// "and her husband is Italian": the husband of whom "she" is.
+		if ref := referent(prev, possessivePronouns[first]); ref != nil {
+			cf := finish(append(ref, possessive()), toks[1:])
+			cf.asWritten = true
+			return cf
+		}
+		return resolvePronoun(toks, nil)
+	case first == "this" || first == "that" || first == "these" || first == "those" || first == "there":
+		return plainStatement(toks) // "That laptop is mine", "There is a park", not "That is all"
 	case subjectPronouns[first] || first == "these" || first == "those" || first == "let" || first == "please":
 		return nil
 	case questionWords[first]:
 		return nil
-	case (conn == "and" || conn == "or" || conn == "but" || conn == "then") && prev != nil && len(prev.subject) > 0:
+	case (conn == "and" || conn == "or" || conn == "but" || conn == "then") && prev != nil && len(prev.subject) > 0 &&
+		statementVerb(toks, false) < 0: // not "and the nearest shop is ten miles away"
 		i := firstNonAdverb(toks)
 		if i < 0 {
 			return nil
@@ -754,9 +827,10 @@ func rewriteClause(c clause, prev *clauseFact) *clauseFact {
 		return nil // an imperative: "Write a haiku", "Remember this"
 	default:
 		// A statement about something else counts when it is the user's
-		// opinion: "Tailwind is amazing".
+		// opinion: "Tailwind is amazing". Any other statement is kept as
+		// it was said: "Noor is eight years old".
 		if !hasOpinion(toks) {
-			return nil
+			return plainStatement(toks)
 		}
 		subject = []token{word("User"), word("thinks")}
 		rest = toks
@@ -765,6 +839,204 @@ func rewriteClause(c clause, prev *clauseFact) *clauseFact {
 		}
 	}
 	return finish(subject, rest)
+}
+
+// referringPronouns open a clause about someone or something named
+// before: "My sister is called Lotte and she works as a midwife".
+var referringPronouns = setOf(`he she it they`)
+
+// possessivePronouns refer to the owner as the pronoun would: "her" as
+// "she".
+var possessivePronouns = map[string]string{"his": "he", "her": "she", "its": "it", "their": "they"}
+
+// resolvePronoun rewrites a clause opening with "he", "she", "it" or
+// "they" about prev's subject: "and he is a carpenter" after "User's
+// husband is called Pieter" is "User's husband is a carpenter". When prev
+// names no one it could be (no clause, or the user, whom "I" names), the
+// clause is returned as dangling, to stay attached to the fact before it,
+// unless it only judges what came before ("it was a nightmare"): its
+// signals say that.
+func resolvePronoun(toks []token, prev *clauseFact) *clauseFact {
+	if ref := referent(prev, toks[0].lower); ref != nil {
+		if isJudgement(toks[1:]) {
+			return nil // "and he is great": the signals of the fact before
+		}
+		cf := finish(ref, toks[1:])
+		cf.asWritten = true
+		return cf
+	}
+	if !hasContent(toks[1:]) || isJudgement(toks[1:]) {
+		return nil
+	}
+	rest := append([]token{word(toks[0].lower)}, rewritePronouns(trimPunct(toks[1:]), false)...)
+	return &clauseFact{dangling: render(rest)}
+}
+
+// isJudgement reports whether the words after a pronoun only judge it:
+// "was a nightmare", "is great".
+func isJudgement(toks []token) bool {
+	i := firstNonAdverb(toks)
+	if i < 0 || verbBase(toks[i].lower) != "be" {
+		return false
+	}
+	for _, t := range toks {
+		if opinionWords[t.lower] {
+			return true // "it's my favourite thing in the world"
+		}
+	}
+	return hasOpinion(toks)
+}
+
+// referent returns the subject of prev's fact that pronoun refers to, or
+// nil: "User's husband" for "User's husband is called Pieter", "Daan" for
+// "Daan is User's best friend". "he" or "she" after "User's cat's name" or
+// "Alice's favourite food" is the owner: "User's cat", "Alice". The user is
+// no referent: the user is "I".
+func referent(prev *clauseFact, pronoun string) []token {
+	if prev == nil || prev.content == "" || len(prev.body) < 2 {
+		return nil
+	}
+	body, start := prev.body, 0
+	if len(prev.subject) == 2 && prev.subject[0].text == "User" && prev.subject[1].lower == "thinks" {
+		start = 2 // "User thinks Tailwind is amazing": Tailwind
+	}
+	end := finiteVerb(body, start+1, true)
+	if end < 0 {
+		return nil
+	}
+	np := body[start:end]
+	for len(np) > 0 && (adverbs[np[len(np)-1].lower] || np[len(np)-1].lower == "not") {
+		np = np[:len(np)-1]
+	}
+	if len(np) == 0 || len(np) == 1 && (np[0].text == "User" || np[0].lower == "there") {
+		return nil // "I", "there is": no one "he" or "it" could be
+	}
+	for _, t := range np {
+		if t.punct || subjectPronouns[t.lower] {
+			return nil
+		}
+	}
+	head := np[len(np)-1].lower
+	if p := lastPossessive(np); p > 0 && !(p == 1 && np[0].text == "User") {
+		person := relatives[lemma(head)] || roleNouns[head]
+		if (pronoun == "he" || pronoun == "she") && !person || personalNouns[head] {
+			np = np[:p]
+		}
+	}
+	return append([]token{}, np...)
+}
+
+func lastPossessive(toks []token) int {
+	for i := len(toks) - 1; i >= 0; i-- {
+		if toks[i].lower == "'s" {
+			return i
+		}
+	}
+	return -1
+}
+
+// plainStatement keeps a statement no other rule reads as it was said, in
+// the third person: "Noor is eight years old", "The blue bike belongs to
+// User's neighbour". Losing a statement is worse than storing it
+// unpolished. It needs a subject of its own (a name, a thing, "there")
+// and a finite verb after it, so that fragments ("Drives me crazy"),
+// orders and bare pronouns ("That's all") stay no fact.
+func plainStatement(toks []token) *clauseFact {
+	v := statementVerb(toks, true)
+	if v < 0 {
+		return nil
+	}
+	subject := rewritePronouns(toks[:v], false)
+	if r, size := utf8.DecodeRuneInString(subject[0].text); unicode.IsLower(r) {
+		subject[0].text = string(unicode.ToUpper(r)) + subject[0].text[size:]
+	}
+	cf := finish(subject, toks[v:])
+	cf.asWritten = true
+	return cf
+}
+
+// nounDeterminers open a noun phrase that may be a clause's subject.
+var nounDeterminers = setOf(`the a an this that these those his her its their my our every each no
+	both all one two three four five six seven eight nine ten several many some`)
+
+// statementVerb returns the index of the finite verb of a clause that
+// opens with a subject of its own, "Fleur is five", "the nearest shop is",
+// "there are", or -1. With pastToo a past tense counts ("Netflix raised its
+// prices"); without, "a dog named Max" is no clause.
+func statementVerb(toks []token, pastToo bool) int {
+	if len(toks) < 2 || toks[0].punct {
+		return -1
+	}
+	w := toks[0].lower
+	b := toks[1].lower
+	be := b == "is" || b == "are" || b == "was" || b == "were"
+	switch {
+	case w == "there":
+		if be {
+			return 1
+		}
+		return -1
+	case nounDeterminers[w]:
+		if (w == "this" || w == "that") && (be || finiteVerb(toks, 1, pastToo) == 1) {
+			return -1 // "That is all": no subject to keep
+		}
+		return finiteVerb(toks, 2, pastToo)
+	case stopwords[w] || negations[w] || questionWords[w] || subjectPronouns[w] || modals[w] || isNumber(w) && !be:
+		return -1
+	case verbBase(w) != "" && !(be || b == "has" || b == "had"):
+		return -1 // a verb first: "Drives me crazy", an order
+	}
+	return finiteVerb(toks, 1, pastToo)
+}
+
+// finiteVerb returns the index of the first finite verb at or after from
+// within the next few words of a subject, or -1: "is", "has", "can",
+// "plays", "live" after a plural ("my grandparents live"), with pastToo a
+// past tense ("raised").
+func finiteVerb(toks []token, from int, pastToo bool) int {
+	plural := false
+	for k := from; k < len(toks) && k < from+8; k++ {
+		t := toks[k]
+		w := t.lower
+		if (w == "and" || w == "or") && k > 0 {
+			plural = true // "Ben and Alice live"
+			continue
+		}
+		switch {
+		case t.punct:
+			if w == "." && k > 0 && titles[toks[k-1].lower] {
+				continue // "Dr. Hill"
+			}
+			return -1
+		case w == "'s" || adverbs[w] || w == "not":
+			continue
+		case subjectPronouns[w] || clauseWords[w] || dependentWords[w]:
+			return -1
+		}
+		switch w {
+		case "is", "are", "was", "were", "am", "has", "have", "had", "does", "do", "did":
+			return k
+		}
+		if modals[w] {
+			return k
+		}
+		b := verbBase(w)
+		if b == "" || strings.HasSuffix(w, "ing") || k == 0 || nounDeterminers[toks[k-1].lower] || toks[k-1].lower == "'s" {
+			continue
+		}
+		prev := toks[k-1].lower
+		switch {
+		case b != w && strings.HasSuffix(w, "s") && !strings.HasSuffix(w, "ss"):
+			return k // "plays"
+		case b != w:
+			if pastToo {
+				return k // "raised", "grew"
+			}
+		case plural || len(prev) > 3 && strings.HasSuffix(prev, "s") && !strings.HasSuffix(prev, "ss") && verbBase(prev) == "":
+			return k // "my grandparents live"
+		}
+	}
+	return -1
 }
 
 // hasFiniteBe reports whether toks hold "is", "are", "was" or "were": then
@@ -807,7 +1079,14 @@ func finish(subject, rest []token) *clauseFact {
 		}
 		break
 	}
-	if cf.verbEnd == len(subject) || !hasContent(body[cf.verbEnd:]) && !hasContent(body[len(subject):cf.verbEnd-1]) {
+	// A verb alone states something of someone else ("Kiwi still
+	// bites"), not of the user: "I see", "I agree" are replies.
+	verbSays := !user && cf.verbEnd >= 2 && body[cf.verbEnd-2].lower != "'s" &&
+		hasContent(body[cf.verbEnd-1:cf.verbEnd])
+	if rest := body[cf.verbEnd:]; !user && len(rest) == 2 && rest[0].text == "User" && rest[1].lower == "'s" {
+		verbSays = true // "That laptop is mine": the user's
+	}
+	if cf.verbEnd == len(subject) || !hasContent(body[cf.verbEnd:]) && !hasContent(body[len(subject):cf.verbEnd-1]) && !verbSays {
 		return cf // "I", "I have been": nothing stated
 	}
 	cf.identity = body[0].text == "User" && isIdentity(body, len(subject))

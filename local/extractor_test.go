@@ -55,7 +55,8 @@ func TestExtractFacts(t *testing.T) {
 		{"Thanks, that worked!", nil},
 		{"Why is my build failing?", nil},
 		{"Sorry, I meant Tuesday.", nil},
-		{"Jira is down again.", nil},
+		// A statement no rule reads is kept as said, not lost.
+		{"Jira is down again.", []string{"Jira is down again"}},
 		{"", nil},
 		{"!!!", nil},
 	}
@@ -108,13 +109,84 @@ func TestExtractFactsThirdPersonAndWording(t *testing.T) {
 		{"I like fruit, e.g. apples, pears, etc. I hate kiwis.", []string{"User likes fruit, e.g. apples, pears, etc", "User hates kiwis"}},
 		{"My email is sam@example.com.", []string{"User's email is sam@example.com"}},
 		{"I take my coffee black.", []string{"User takes their coffee black"}},
-		{"That laptop is mine.", nil},
+		{"That laptop is mine.", []string{"That laptop is User's"}},
+		{"That is all.", nil},
 		{"I taught myself Go.", []string{"User taught themselves Go"}},
 		{"I'm rebuilding my site and I've moved my blog.", []string{"User is rebuilding their site", "User has moved their blog"}},
-		// Not about a person.
-		{"Jira is down again.", nil},
-		{"Docker is running again.", nil},
-		{"The user interface is slow.", nil},
+		// Not about a person: kept as said, not rewritten as the user.
+		{"Docker is running again.", []string{"Docker is running again"}},
+		{"The user interface is slow.", []string{"The user interface is slow"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.text, func(t *testing.T) {
+			got := contents(t, tt.text)
+			if strings.Join(got, "|") != strings.Join(tt.want, "|") {
+				t.Errorf("got %q, want %q", got, tt.want)
+			}
+		})
+	}
+}
+
+// TestExtractFactsStatementsKept checks that a declarative statement no
+// rule reads is kept as said, in the third person, rather than lost, and
+// that "X is A and Y is B" is two facts.
+func TestExtractFactsStatementsKept(t *testing.T) {
+	tests := []struct {
+		text string
+		want []string
+	}{
+		{"Noor is eight years old and Fleur is five.", []string{"Noor is eight years old", "Fleur is five"}},
+		{"Ben and Alice live in Oslo.", []string{"Ben and Alice live in Oslo"}},
+		{"The meeting room on the third floor has no windows.", []string{"The meeting room on the third floor has no windows"}},
+		{"There is a park near my house.", []string{"There is a park near User's house"}},
+		{"The cottage has no internet and the nearest shop is ten miles away.", []string{"The cottage has no internet", "The nearest shop is ten miles away"}},
+		{"I drink tea and coffee makes me anxious.", []string{"User drinks tea", "User thinks coffee makes User anxious"}},
+		{"That laptop is mine.", []string{"That laptop is User's"}},
+		{"My son swims and my daughter plays the violin.", []string{"User's son swims", "User's daughter plays the violin"}},
+		// Still one clause: a shared subject and verb, a list.
+		{"I have two kids and a dog named Max.", []string{"User has two kids", "User has a dog named Max"}},
+		{"I work with Alice and Bob.", []string{"User works with Alice and Bob"}},
+		// Still nothing: fragments, replies, bare pronouns, questions, orders.
+		{"Drives me crazy.", nil},
+		{"That is all.", nil},
+		{"I agree.", nil},
+		{"Is Noor eight?", nil},
+		{"Write a haiku about autumn.", nil},
+	}
+	for _, tt := range tests {
+		t.Run(tt.text, func(t *testing.T) {
+			got := contents(t, tt.text)
+			if strings.Join(got, "|") != strings.Join(tt.want, "|") {
+				t.Errorf("got %q, want %q", got, tt.want)
+			}
+		})
+	}
+}
+
+// TestExtractFactsPronounClauses checks that a clause whose subject is a
+// pronoun is not lost: it is about the previous clause's subject, or,
+// when that cannot be who the pronoun means, it stays with its fact.
+func TestExtractFactsPronounClauses(t *testing.T) {
+	tests := []struct {
+		text string
+		want []string
+	}{
+		{"My husband is called Pieter and he is a carpenter.", []string{"User's husband is called Pieter", "User's husband is a carpenter"}},
+		{"My mom is a nurse and she works nights.", []string{"User's mom is a nurse", "User's mom works nights"}},
+		{"My kids love Lego and they build every weekend.", []string{"User's kids love Lego", "User's kids build every weekend"}},
+		{"My car is a Golf and it is twelve years old.", []string{"User's car is a Golf", "User's car is twelve years old"}},
+		{"Max is my dog and he loves the beach.", []string{"Max is User's dog", "Max loves the beach"}},
+		{"My cat's name is Biscuit and she is 4.", []string{"User's cat's name is Biscuit", "User's cat is 4"}},
+		{"My sister lives in Rome and her husband is Italian.", []string{"User's sister lives in Rome", "User's sister's husband is Italian"}},
+		{"My brother is Ruben. He is a lawyer in Leiden.", []string{"User's brother is Ruben", "User's brother is a lawyer in Leiden"}},
+		// No clear referent ("I" is the user): kept with the fact.
+		{"We have two cats and they sleep all day.", []string{"User has two cats and they sleep all day"}},
+		{"I love my job but it pays badly.", []string{"User loves their job but it pays badly"}},
+		// A judgement of what came before is its intensity, not a fact.
+		{"I NEVER want to use Redux again, it was a nightmare.", []string{"User never wants to use Redux again"}},
+		{"My manager is Tom and he is great.", []string{"User's manager is Tom"}},
+		// Nothing to refer to.
+		{"He said he would call.", nil},
 	}
 	for _, tt := range tests {
 		t.Run(tt.text, func(t *testing.T) {
@@ -176,7 +248,7 @@ func TestNoFactsReason(t *testing.T) {
 		{"ok", "text is empty after removing greetings, thanks and filler"},
 		{"Write a haiku about autumn.", "text is a request to the assistant, not a statement about the user or someone named"},
 		{"Please use British spelling. Can you help?", "text is a request to the assistant, not a statement about the user or someone named"},
-		{"Jira is down again.", "no first-person or third-person statement of a fact found"},
+		{"That is all.", "no first-person or third-person statement of a fact found"},
 		{"He said he would call.", "no first-person or third-person statement of a fact found"},
 	}
 	x := NewExtractor()
@@ -274,7 +346,9 @@ func TestExtractionSet(t *testing.T) {
 	}{
 		// Before the third-person, abbreviation, possessive and
 		// change-of-state rules: tuning 0.94, 0.89 (exact 0.81, 0.77);
-		// held-out 0.91, 0.78 (exact 0.54, 0.46).
+		// held-out 0.91, 0.78 (exact 0.54, 0.46). Before the kept-as-said
+		// statement and pronoun-clause rules, held-out with their cases:
+		// 0.98, 0.81 (exact 0.88, 0.72).
 		{"testdata/extraction.json", 0.95, 0.95, 0.9, 0.92, 0.92},
 		{"testdata/extraction_holdout.json", 0.92, 0.92, 0.85, 0.8, 0.8},
 	}

@@ -20,6 +20,9 @@ var fuzzSeeds = []string{
 	"I used to", "I used to X, but now", "I used to prefer VS Code, but now I use Neovim.",
 	"I moved from", "I moved from Paris to", "moved from to Berlin", "Alice's", "Alice is my",
 	"User moved from Paris to Berlin last year", "my mine myself",
+	"Noor is eight years old and Fleur is five.", "My husband is called Pieter and he is a carpenter.",
+	"and he", "he is", "I have a dog and he", "My cat's name is and she", "her", "Her 's", "There is",
+	"That is mine", "The and the is", "X is A and Y is B, and Z", "My brother is Ruben. He", "'s 's is and it",
 }
 
 func FuzzExtractFacts(f *testing.F) {

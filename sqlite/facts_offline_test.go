@@ -171,7 +171,7 @@ func TestRememberFactsNoFactsReasonOffline(t *testing.T) {
 	tests := []struct{ text, reason string }{
 		{"How do I reverse a linked list?", "text is a question, not a statement"},
 		{"Thanks!", "text is empty after removing greetings, thanks and filler"},
-		{"Jira is down again.", "no first-person or third-person statement of a fact found"},
+		{"He said he would call.", "no first-person or third-person statement of a fact found"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.text, func(t *testing.T) {

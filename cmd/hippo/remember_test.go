@@ -33,7 +33,7 @@ func TestRememberOffline(t *testing.T) {
 		Reason  string `json:"reason"`
 		Facts   []any  `json:"facts"`
 	}
-	c.jsonLoose(&res, "--agent", "me", "remember", "Jira is down again.")
+	c.jsonLoose(&res, "--agent", "me", "remember", "He said he would call.")
 	if res.Reason != "no first-person or third-person statement of a fact found" || res.Facts == nil || len(res.Facts) != 0 {
 		t.Errorf("remember --json = %+v", res)
 	}
