@@ -219,7 +219,7 @@ var sweep = []float64{0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9}
 // counted reports whether a result counts as retrieved by m: results with
 // no relevance at all are ranked by strength and recency alone, an order
 // that says nothing about the query, and with α = 1 only full-text matches
-// count (recall falls back to vectors when no word matches).
+// count, so that the row measures BM25 alone.
 func (m method) counted(relevance, bm25 float64) bool {
 	return relevance > 0 && (!m.bm25 || bm25 > 0)
 }
