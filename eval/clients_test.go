@@ -31,8 +31,9 @@ type client interface {
 	remember(ctx context.Context, text string) (*hippo.RememberResult, error)
 	// store stores content verbatim and returns its chunk's ID.
 	store(ctx context.Context, content string) (id string, duplicate bool, err error)
-	// recall ranks the memory against query; alpha nil is the default.
-	recall(ctx context.Context, query string, limit int, alpha *float64) ([]recalled, error)
+	// recall ranks the memory against query; alpha and minRelevance nil
+	// are the defaults.
+	recall(ctx context.Context, query string, limit int, alpha, minRelevance *float64) ([]recalled, error)
 	close() error
 }
 
@@ -76,8 +77,8 @@ func (c *libClient) store(ctx context.Context, content string) (string, bool, er
 	return res.Chunk.ID, res.Duplicate, nil
 }
 
-func (c *libClient) recall(ctx context.Context, query string, limit int, alpha *float64) ([]recalled, error) {
-	res, err := c.mem.Recall(ctx, hippo.RecallInput{Query: query, Limit: limit, Alpha: alpha})
+func (c *libClient) recall(ctx context.Context, query string, limit int, alpha, minRelevance *float64) ([]recalled, error) {
+	res, err := c.mem.Recall(ctx, hippo.RecallInput{Query: query, Limit: limit, Alpha: alpha, MinRelevance: minRelevance})
 	if err != nil {
 		return nil, err
 	}
@@ -165,10 +166,13 @@ func (c *cliClient) store(ctx context.Context, content string) (string, bool, er
 	return res.Chunk.ID, res.Duplicate, err
 }
 
-func (c *cliClient) recall(ctx context.Context, query string, limit int, alpha *float64) ([]recalled, error) {
+func (c *cliClient) recall(ctx context.Context, query string, limit int, alpha, minRelevance *float64) ([]recalled, error) {
 	args := []string{"recall", "--limit", strconv.Itoa(limit)}
 	if alpha != nil {
 		args = append(args, "--alpha", strconv.FormatFloat(*alpha, 'g', -1, 64))
+	}
+	if minRelevance != nil {
+		args = append(args, "--min-relevance", strconv.FormatFloat(*minRelevance, 'g', -1, 64))
 	}
 	var res struct {
 		Results []recalled `json:"results"`
@@ -187,11 +191,12 @@ type server struct {
 }
 
 // startServer runs `hippo serve --addr 127.0.0.1:0` on the database at
-// path and waits for the URL it prints.
-func startServer(t testing.TB, path string) *server {
+// path, with env added to its environment, and waits for the URL it
+// prints.
+func startServer(t testing.TB, path string, env ...string) *server {
 	t.Helper()
 	cmd := exec.Command(hippoBinary(t), "serve", "--addr", "127.0.0.1:0")
-	cmd.Env = append(os.Environ(), "HIPPO_DB="+path)
+	cmd.Env = append(append(os.Environ(), "HIPPO_DB="+path), env...)
 	stderr, err := cmd.StderrPipe()
 	if err != nil {
 		t.Fatal(err)
@@ -281,10 +286,13 @@ func (c *mcpClient) store(ctx context.Context, content string) (string, bool, er
 	return res.Memory.ID, res.Duplicate, err
 }
 
-func (c *mcpClient) recall(ctx context.Context, query string, limit int, alpha *float64) ([]recalled, error) {
+func (c *mcpClient) recall(ctx context.Context, query string, limit int, alpha, minRelevance *float64) ([]recalled, error) {
 	args := map[string]any{"query": query, "limit": limit}
 	if alpha != nil {
 		args["alpha"] = *alpha
+	}
+	if minRelevance != nil {
+		args["min_relevance"] = *minRelevance
 	}
 	var res struct {
 		Results []recalled `json:"results"`

@@ -3,12 +3,10 @@ package eval_test
 import (
 	"context"
 	"encoding/gob"
-	"errors"
 	"flag"
 	"fmt"
 	"hash/fnv"
 	"io"
-	"io/fs"
 	"os"
 	"path/filepath"
 	"sort"
@@ -66,6 +64,13 @@ func newEmbedder(t testing.TB) (string, hippo.Embedder) {
 		t.Fatalf("-embedder %q: want one of %v", *flagEmbedder, embedderNames())
 	}
 	return *flagEmbedder, mk()
+}
+
+// embedderFlagSet reports whether -embedder was given.
+func embedderFlagSet() bool {
+	set := false
+	flag.Visit(func(f *flag.Flag) { set = set || f.Name == "embedder" })
+	return set
 }
 
 // defaultAlpha is the hybrid weight recall uses with e when none is asked.
@@ -175,6 +180,9 @@ type method struct {
 	bm25  bool // count only results with a full-text match (α = 1)
 	// serverDefault sends no α over MCP: the server's embedder's own.
 	serverDefault bool
+	// noFloor asks for no relevance floor (MinRelevance 0) instead of the
+	// calibrated default.
+	noFloor bool
 }
 
 // methods are vector only, BM25 only and hybrid at the embedder's α.
@@ -183,7 +191,17 @@ func methods(e hippo.Embedder) []method {
 		{name: "vector (α=0)", alpha: 0},
 		{name: "bm25 (α=1)", alpha: 1, bm25: true},
 		{name: fmt.Sprintf("hybrid (α=%.2g, default)", defaultAlpha(e)), alpha: defaultAlpha(e), serverDefault: true},
+		{name: fmt.Sprintf("hybrid (α=%.2g, no floor)", defaultAlpha(e)), alpha: defaultAlpha(e), serverDefault: true, noFloor: true},
 	}
+}
+
+// minRelevance is the relevance floor to ask for: nil for the default.
+func (m method) minRelevance() *float64 {
+	if !m.noFloor {
+		return nil
+	}
+	zero := 0.0
+	return &zero
 }
 
 // alphaArg is the α to send: nil for the server's default.
@@ -201,7 +219,7 @@ var sweep = []float64{0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9}
 // counted reports whether a result counts as retrieved by m: results with
 // no relevance at all are ranked by strength and recency alone, an order
 // that says nothing about the query, and with α = 1 only full-text matches
-// count (recall falls back to vectors when no word matches).
+// count, so that the row measures BM25 alone.
 func (m method) counted(relevance, bm25 float64) bool {
 	return relevance > 0 && (!m.bm25 || bm25 > 0)
 }
@@ -240,8 +258,9 @@ func copyDB(src, dst string) error {
 
 // cachedEmbedder embeds texts ahead in batches, on every core, and answers
 // the one-text calls StoreMemory makes from its cache. It passes its
-// embedder's thresholds and hybrid weight through (the defaults when the
-// embedder has none, which is what recall would use without them).
+// embedder's thresholds, hybrid weight and relevance levels through (the
+// defaults when the embedder has none, which is what recall would use
+// without them).
 type cachedEmbedder struct {
 	hippo.Embedder
 	mu    sync.Mutex
@@ -264,23 +283,58 @@ func (c *cachedEmbedder) RelevanceLevels() (unrelated, strong float64) {
 	return cfg.CosineUnrelated, cfg.CosineStrong
 }
 
-// load reads embeddings saved by save from path, if it exists.
-func (c *cachedEmbedder) load(path string) error {
-	f, err := os.Open(path)
-	if errors.Is(err, fs.ErrNotExist) {
-		return nil
-	} else if err != nil {
-		return err
+// The wrapper must stay transparent to every embedder interface recall
+// consults.
+var (
+	_ hippo.Calibrated          = (*cachedEmbedder)(nil)
+	_ hippo.Hybrid              = (*cachedEmbedder)(nil)
+	_ hippo.RelevanceCalibrated = (*cachedEmbedder)(nil)
+)
+
+// cacheFile is where the vectors of a long run are kept between runs, by
+// model name (which changes whenever a model's vectors do): under
+// $HIPPO_EVAL_CACHE, else the user's cache directory.
+func cacheFile(model, set string) string {
+	dir := os.Getenv("HIPPO_EVAL_CACHE")
+	if dir == "" {
+		base, err := os.UserCacheDir()
+		if err != nil {
+			return ""
+		}
+		dir = filepath.Join(base, "hippo-eval")
 	}
-	defer f.Close()
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	return gob.NewDecoder(f).Decode(&c.cache)
+	return filepath.Join(dir, set+"-"+model+".gob")
 }
 
-// save writes the embeddings to path.
+// load adds the vectors saved at path, if any, to the cache.
+func (c *cachedEmbedder) load(path string) (int, error) {
+	f, err := os.Open(path)
+	if os.IsNotExist(err) {
+		return 0, nil
+	}
+	if err != nil {
+		return 0, err
+	}
+	defer f.Close()
+	var saved map[string][]float32
+	if err := gob.NewDecoder(f).Decode(&saved); err != nil {
+		return 0, fmt.Errorf("%s: %w", path, err)
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	for t, v := range saved {
+		c.cache[t] = v
+	}
+	return len(saved), nil
+}
+
+// save writes the cache to path.
 func (c *cachedEmbedder) save(path string) error {
-	f, err := os.Create(path)
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		return err
+	}
+	tmp := path + ".tmp"
+	f, err := os.Create(tmp)
 	if err != nil {
 		return err
 	}
@@ -290,12 +344,15 @@ func (c *cachedEmbedder) save(path string) error {
 	if cerr := f.Close(); err == nil {
 		err = cerr
 	}
-	return err
+	if err != nil {
+		os.Remove(tmp)
+		return err
+	}
+	return os.Rename(tmp, path)
 }
 
-// prepare embeds texts not cached yet, in batches of 32 over two workers,
-// calling progress (when not nil) after each batch.
-func (c *cachedEmbedder) prepare(ctx context.Context, texts []string, progress func(done, total int)) error {
+// prepare embeds texts not cached yet, in batches of 32 over two workers.
+func (c *cachedEmbedder) prepare(ctx context.Context, texts []string) error {
 	var todo []string
 	seen := map[string]bool{}
 	c.mu.Lock()
@@ -307,7 +364,6 @@ func (c *cachedEmbedder) prepare(ctx context.Context, texts []string, progress f
 	}
 	c.mu.Unlock()
 	const batch = 32
-	done := 0
 	jobs := make(chan []string)
 	errs := make(chan error, 2)
 	var wg sync.WaitGroup
@@ -324,10 +380,6 @@ func (c *cachedEmbedder) prepare(ctx context.Context, texts []string, progress f
 				c.mu.Lock()
 				for i, t := range b {
 					c.cache[t] = vecs[i]
-				}
-				done += len(b)
-				if progress != nil {
-					progress(done, len(todo))
 				}
 				c.mu.Unlock()
 			}

@@ -18,8 +18,8 @@
 // Behind flags:
 //
 //	go test ./eval/ -run OwnSetEval -eval -v                      # own set tables
-//	go test ./eval/ -run 'LongMemEval$' -longmemeval -v -timeout 2h # LongMemEval, library
-//	go test ./eval/ -run LongMemEvalMCP -longmemeval-mcp -v -timeout 2h # LongMemEval, hippo serve over MCP
+//	go test ./eval/ -run 'LongMemEval$' -longmemeval -v -timeout 3h # LongMemEval, library
+//	go test ./eval/ -run LongMemEvalMCP -longmemeval-mcp -v -timeout 3h # LongMemEval, hippo serve over MCP
 //	go test ./eval/ -run FirstContact -bin -v                     # first contact via library, CLI and MCP
 //	go test ./eval/ -run FirstContact -firstcontact-target -v     # assert the first-contact target
 //

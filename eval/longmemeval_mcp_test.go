@@ -16,10 +16,11 @@ import (
 // a temporary database and a loopback port, stores every turn with
 // store_memory and asks each question with recall_memories (limit 10)
 // through the official MCP Go SDK over Streamable HTTP. The server uses its
-// default embedder and configuration, retrieval boost included; each
-// method runs on a fresh copy of the stored database under a new server.
+// default embedder (or -embedder's, as HIPPO_EMBEDDER, when given) and
+// configuration, retrieval boost included; each method runs on a fresh
+// copy of the stored database under a new server.
 //
-//	go test ./eval/ -run LongMemEvalMCP -longmemeval-mcp -v -timeout 2h
+//	go test ./eval/ -run LongMemEvalMCP -longmemeval-mcp -v -timeout 3h [-embedder glove|minilm]
 func TestLongMemEvalMCP(t *testing.T) {
 	if !*flagLMEMCP {
 		t.Skip("runs with -longmemeval-mcp")
@@ -28,9 +29,13 @@ func TestLongMemEvalMCP(t *testing.T) {
 	d := loadLME(t, needData(t), false)
 	dir := t.TempDir()
 	base := filepath.Join(dir, "base.db")
+	label, env := "hippo serve (default embedder)", []string(nil)
+	if embedderFlagSet() {
+		label, env = "hippo serve ("+*flagEmbedder+")", []string{"HIPPO_EMBEDDER=" + *flagEmbedder}
+	}
 
 	start := time.Now()
-	srv := startServer(t, base)
+	srv := startServer(t, base, env...)
 	c, err := newMCPClient(ctx, srv.base, lmeAgent)
 	if err != nil {
 		srv.stop()
@@ -56,12 +61,12 @@ func TestLongMemEvalMCP(t *testing.T) {
 
 	run := func(m method, _ bool, only *half) result {
 		t.Helper()
-		path := filepath.Join(dir, fmt.Sprintf("run-%v-%v.db", m.alpha, m.serverDefault))
+		path := filepath.Join(dir, fmt.Sprintf("run-%v-%v-%v.db", m.alpha, m.serverDefault, m.noFloor))
 		if err := copyDB(base, path); err != nil {
 			t.Fatal(err)
 		}
 		defer os.Remove(path)
-		srv := startServer(t, path)
+		srv := startServer(t, path, env...)
 		defer func() {
 			if err := srv.stop(); err != nil {
 				t.Errorf("hippo serve: %v", err)
@@ -78,7 +83,7 @@ func TestLongMemEvalMCP(t *testing.T) {
 			if only != nil && h != *only {
 				continue
 			}
-			res, err := c.recall(ctx, q.Question, 10, m.alphaArg())
+			res, err := c.recall(ctx, q.Question, 10, m.alphaArg(), m.minRelevance())
 			if err != nil {
 				t.Fatalf("recall_memories %s: %v", q.QID, err)
 			}
@@ -90,6 +95,7 @@ func TestLongMemEvalMCP(t *testing.T) {
 	// none is sent.
 	ms := methods(local.NewEmbedder())
 	ms[2].name = "hybrid (server's default α)"
-	report := runMethods(t, "hippo serve", ms, []bool{true}, run)
+	ms[3].name = "hybrid (server's α, no floor)"
+	report := runMethods(t, label, ms, []bool{true}, run)
 	t.Logf("\nLongMemEval oracle through hippo serve (MCP Streamable HTTP), %d questions (%d abstention skipped), %d turns\n%s", len(d.queries), d.skipped, len(d.turns), report)
 }

@@ -220,29 +220,26 @@ func TestLongMemEval(t *testing.T) {
 	for i, tr := range d.turns {
 		texts[i] = tr.Text
 	}
+	cache := cacheFile(emb.Model(), "longmemeval")
+	if n, err := ce.load(cache); err != nil {
+		t.Logf("embedding cache not used: %v", err)
+	} else if n > 0 {
+		t.Logf("%d vectors from %s", n, cache)
+	}
 	start := time.Now()
-	next := 1000
-	progress := func(done, total int) {
-		if done >= next {
-			t.Logf("embedded %d of %d turns in %v", done, total, time.Since(start).Round(time.Second))
-			next += 1000
-		}
-	}
-	cacheFile := os.Getenv("HIPPO_EVAL_EMBEDDINGS") // a file to keep the turns' embeddings in between runs
-	if cacheFile != "" {
-		if err := ce.load(cacheFile); err != nil {
+	// Embed in slices of 2000, saving after each, so that a run stopped
+	// half way does not lose what it embedded.
+	for i := 0; i < len(texts); i += 2000 {
+		if err := ce.prepare(ctx, texts[i:min(i+2000, len(texts))]); err != nil {
 			t.Fatal(err)
 		}
-	}
-	if err := ce.prepare(ctx, texts, progress); err != nil {
-		t.Fatal(err)
-	}
-	if cacheFile != "" {
-		if err := ce.save(cacheFile); err != nil {
-			t.Fatal(err)
+		t.Logf("embedded %d of %d turns in %v", min(i+2000, len(texts)), len(texts), time.Since(start).Round(time.Second))
+		if cache != "" {
+			if err := ce.save(cache); err != nil {
+				t.Logf("embedding cache not saved: %v", err)
+			}
 		}
 	}
-	t.Logf("embedded %d turns with %s in %v", len(texts), emb.Model(), time.Since(start).Round(time.Millisecond))
 
 	dir := t.TempDir()
 	base := filepath.Join(dir, "base.db")
@@ -252,7 +249,7 @@ func TestLongMemEval(t *testing.T) {
 
 	run := func(m method, boost bool, only *half) result {
 		t.Helper()
-		path := filepath.Join(dir, fmt.Sprintf("run-%v-%v.db", m.alpha, boost))
+		path := filepath.Join(dir, fmt.Sprintf("run-%v-%v-%v.db", m.alpha, boost, m.noFloor))
 		if err := copyDB(base, path); err != nil {
 			t.Fatal(err)
 		}
@@ -273,7 +270,7 @@ func TestLongMemEval(t *testing.T) {
 				continue
 			}
 			alpha := m.alpha
-			res, err := mem.Recall(ctx, hippo.RecallInput{Query: q.Question, Limit: 10, Alpha: &alpha})
+			res, err := mem.Recall(ctx, hippo.RecallInput{Query: q.Question, Limit: 10, Alpha: &alpha, MinRelevance: m.minRelevance()})
 			if err != nil {
 				t.Fatalf("recall %s: %v", q.QID, err)
 			}

@@ -184,7 +184,7 @@ func storeOwnSet(t testing.TB, ctx context.Context, s *ownSet, e hippo.Embedder,
 	for i, id := range s.ids {
 		texts[i] = s.content[id]
 	}
-	if err := ce.prepare(ctx, texts, nil); err != nil {
+	if err := ce.prepare(ctx, texts); err != nil {
 		t.Fatal(err)
 	}
 	st := &ownStore{path: filepath.Join(dir, "own.db"), chunkOf: map[string]string{}, emb: ce}
@@ -233,7 +233,7 @@ func storeOwnSet(t testing.TB, ctx context.Context, s *ownSet, e hippo.Embedder,
 // limit 10.
 func (st *ownStore) run(t testing.TB, ctx context.Context, s *ownSet, m method, boost bool, only *half) result {
 	t.Helper()
-	path := filepath.Join(filepath.Dir(st.path), fmt.Sprintf("run-%v-%v.db", m.alpha, boost))
+	path := filepath.Join(filepath.Dir(st.path), fmt.Sprintf("run-%v-%v-%v.db", m.alpha, boost, m.noFloor))
 	if err := copyDB(st.path, path); err != nil {
 		t.Fatal(err)
 	}
@@ -254,7 +254,7 @@ func (st *ownStore) run(t testing.TB, ctx context.Context, s *ownSet, m method, 
 			continue
 		}
 		alpha := m.alpha
-		res, err := mem.Recall(ctx, hippo.RecallInput{Query: q.text, Limit: 10, Alpha: &alpha})
+		res, err := mem.Recall(ctx, hippo.RecallInput{Query: q.text, Limit: 10, Alpha: &alpha, MinRelevance: m.minRelevance()})
 		if err != nil {
 			t.Fatalf("recall %s: %v", q.id, err)
 		}
@@ -270,10 +270,12 @@ func (st *ownStore) run(t testing.TB, ctx context.Context, s *ownSet, m method, 
 }
 
 // TestOwnSetQuick is the check of every go test, on the held-out half with
-// the default embedder and no boost: hybrid recall at the embedder's α
-// finds at least as much as vector-only and BM25-only recall and ranks it
-// better than both, and paraphrases are not left to BM25 (vector recall
-// beats it on them: it shares no word with their answers).
+// -embedder's embedder (GloVe unless told) and no boost: hybrid recall at
+// the embedder's α finds at least as much as vector-only and BM25-only
+// recall and ranks it better than both, and paraphrases are not left to
+// BM25 (vector recall beats it on them: it shares no word with their
+// answers). With -embedder minilm it fails today: at MiniLM's α of 0.5,
+// hybrid recall ranks below vector recall alone.
 func TestOwnSetQuick(t *testing.T) {
 	ctx := context.Background()
 	s := loadOwnSet(t)
@@ -281,17 +283,18 @@ func TestOwnSetQuick(t *testing.T) {
 	st := storeOwnSet(t, ctx, s, emb, t.TempDir(), true)
 	held := heldOut
 	var got []result
-	for _, m := range methods(emb) {
+	quick := methods(emb)[:3] // vector, BM25, hybrid at the default α
+	for _, m := range quick {
 		got = append(got, st.run(t, ctx, s, m, false, &held))
 	}
 	vec, bm25, hybrid := got[0].by[heldOut], got[1].by[heldOut], got[2].by[heldOut]
 	for i, r := range got {
 		m := r.by[heldOut]
-		t.Logf("%-26s R@5 %.3f  R@10 %.3f  MRR %.3f", methods(emb)[i].name, m.R5(), m.R10(), m.MRR())
+		t.Logf("%-26s R@5 %.3f  R@10 %.3f  MRR %.3f", quick[i].name, m.R5(), m.R10(), m.MRR())
 	}
 	for i, single := range []metrics{vec, bm25} {
 		if hybrid.R10() < single.R10() || hybrid.MRR() <= single.MRR() {
-			t.Errorf("hybrid (R@10 %.3f, MRR %.3f) does not beat %s (R@10 %.3f, MRR %.3f)", hybrid.R10(), hybrid.MRR(), methods(emb)[i].name, single.R10(), single.MRR())
+			t.Errorf("hybrid (R@10 %.3f, MRR %.3f) does not beat %s (R@10 %.3f, MRR %.3f)", hybrid.R10(), hybrid.MRR(), quick[i].name, single.R10(), single.MRR())
 		}
 	}
 	if pv, pb := got[0].tags[heldOut][tagParaphrase], got[1].tags[heldOut][tagParaphrase]; pv.R10() <= pb.R10() {
