@@ -200,6 +200,24 @@ func (o fcOutcome) check(t testing.TB, via string) {
 
 // TestFirstContact is the library first-contact check of every go test.
 func TestFirstContact(t *testing.T) {
+	o, model := libraryFirstContact(t, firstContactSet)
+	o.check(t, "library ("+model+")")
+}
+
+// TestFirstContactSecondSet runs the second set through the library. Its
+// figures are logged, never asserted: it checks changes made for the first
+// set's misses on facts they were not made for.
+func TestFirstContactSecondSet(t *testing.T) {
+	o, model := libraryFirstContact(t, firstContactSet2)
+	t.Logf("second first-contact set via library (%s): %v", model, o)
+	for _, m := range o.misses {
+		t.Logf("  miss: %s", m)
+	}
+}
+
+// libraryFirstContact runs a first-contact set through the library with
+// the default embedder, on databases of its own.
+func libraryFirstContact(t *testing.T, set string) (fcOutcome, string) {
 	ctx := context.Background()
 	dir := t.TempDir()
 	e := firstContactEmbedder()
@@ -213,31 +231,7 @@ func TestFirstContact(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer readme.close()
-	firstContact(t, ctx, c, readme, firstContactSet).check(t, "library ("+e.Model()+")")
-}
-
-// TestFirstContactSecondSet runs the second set through the library. Its
-// figures are logged, never asserted: it checks changes made for the first
-// set's misses on facts they were not made for.
-func TestFirstContactSecondSet(t *testing.T) {
-	ctx := context.Background()
-	dir := t.TempDir()
-	e := firstContactEmbedder()
-	c, err := newLibClient(ctx, filepath.Join(dir, "fc2.db"), "first-contact-2", e)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer c.close()
-	readme, err := newLibClient(ctx, filepath.Join(dir, "readme.db"), "readme", e)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer readme.close()
-	o := firstContact(t, ctx, c, readme, firstContactSet2)
-	t.Logf("second first-contact set via library (%s): %v", e.Model(), o)
-	for _, m := range o.misses {
-		t.Logf("  miss: %s", m)
-	}
+	return firstContact(t, ctx, c, readme, set), e.Model()
 }
 
 // TestFirstContactCLI is the same through the hippo binary's CLI:
