@@ -78,7 +78,9 @@ const MaxMetadataBytes = 16 << 10
 // ValidateMetadata checks that metadata, if present, is a JSON object of
 // reasonable size, and returns it compacted ("" for none).
 func ValidateMetadata(raw json.RawMessage) (string, error) {
-	s := strings.TrimSpace(string(raw))
+	// JSON's own whitespace only: TrimSpace would also drop a \v or NBSP
+	// that makes the text not JSON.
+	s := strings.Trim(string(raw), " \t\n\r")
 	if s == "" || s == "null" {
 		return "", nil
 	}
