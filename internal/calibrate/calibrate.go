@@ -16,6 +16,7 @@ package calibrate
 import (
 	"bufio"
 	"context"
+	"encoding/json"
 	"fmt"
 	"math"
 	"os"
@@ -191,4 +192,362 @@ func Cosine(a, b []float32) float64 {
 		return 0
 	}
 	return dot / math.Sqrt(na*nb)
+}
+
+// FactLabel is a label of a pairs file used to calibrate remember_facts,
+// with the verdict a pair of it should end with (Distinct standing for
+// inserted: DISTINCT or NEW).
+type FactLabel struct {
+	Label string
+	Want  hippo.Verdict
+}
+
+// FactLabels are the labels of local/testdata/pairs.tsv, in the order the
+// calibration tests report them.
+var FactLabels = []FactLabel{
+	{"paraphrase", hippo.Duplicate},
+	{"update", hippo.Supersedes},
+	{"related", hippo.Distinct},
+	{"unrelated", hippo.Distinct},
+}
+
+// FactPair is a labelled pair as remember_facts sees it: the cosine of its
+// two texts and the classifier's verdict, used inside the band.
+type FactPair struct {
+	Label   string
+	Sim     float64
+	Verdict hippo.Verdict
+}
+
+// LoadFactPairs reads the pairs file at path (see ReadPairs), embeds both
+// sides of every pair with e in one call and asks c about each pair, the
+// first text as the existing fact and the second as the new one.
+func LoadFactPairs(ctx context.Context, e hippo.Embedder, c hippo.Classifier, path string) ([]FactPair, error) {
+	raw, err := ReadPairs(path)
+	if err != nil {
+		return nil, err
+	}
+	texts := make([]string, 0, 2*len(raw))
+	fp := make([]hippo.FactPair, 0, len(raw))
+	for _, p := range raw {
+		texts = append(texts, p.A, p.B)
+		fp = append(fp, hippo.FactPair{Existing: p.A, New: p.B})
+	}
+	vecs, err := e.Embed(ctx, texts)
+	if err != nil {
+		return nil, err
+	}
+	if len(vecs) != len(texts) {
+		return nil, fmt.Errorf("embedder %s returned %d vectors for %d texts", e.Model(), len(vecs), len(texts))
+	}
+	verdicts, err := c.ClassifyFacts(ctx, fp)
+	if err != nil {
+		return nil, err
+	}
+	if len(verdicts) != len(fp) {
+		return nil, fmt.Errorf("classifier returned %d verdicts for %d pairs", len(verdicts), len(fp))
+	}
+	pairs := make([]FactPair, len(raw))
+	for i, p := range raw {
+		pairs[i] = FactPair{Label: p.Label, Sim: Cosine(vecs[2*i], vecs[2*i+1]), Verdict: verdicts[i]}
+	}
+	return pairs, nil
+}
+
+// Outcome is what remember_facts does with p under the thresholds: a
+// duplicate above dup, new (Distinct) below new, the classifier's verdict
+// between.
+func (p FactPair) Outcome(dup, new float64) hippo.Verdict {
+	switch {
+	case p.Sim > dup:
+		return hippo.Duplicate
+	case p.Sim < new:
+		return hippo.Distinct
+	}
+	return p.Verdict
+}
+
+// BandRight reports whether the thresholds alone put p where it can end
+// right: a paraphrase not auto-new, an update inside the band (it can only
+// supersede there), a related fact not auto-duplicate, an unrelated one
+// (or any other label) auto-new.
+func (p FactPair) BandRight(dup, new float64) bool {
+	switch p.Label {
+	case "paraphrase":
+		return p.Sim >= new
+	case "update":
+		return p.Sim >= new && p.Sim <= dup
+	case "related":
+		return p.Sim <= dup
+	}
+	return p.Sim < new
+}
+
+// Sims are the cosines of the pairs labelled label, in order.
+func Sims(pairs []FactPair, label string) []float64 {
+	var sims []float64
+	for _, p := range pairs {
+		if p.Label == label {
+			sims = append(sims, p.Sim)
+		}
+	}
+	return sims
+}
+
+// Outcomes counts the outcomes of the pairs labelled label under the
+// thresholds, and returns how many pairs have the label.
+func Outcomes(pairs []FactPair, label string, dup, new float64) (got map[hippo.Verdict]int, n int) {
+	got = map[hippo.Verdict]int{}
+	for _, p := range pairs {
+		if p.Label == label {
+			n++
+			got[p.Outcome(dup, new)]++
+		}
+	}
+	return got, n
+}
+
+// Scores returns the class-balanced accuracy, over FactLabels, of the
+// end-to-end outcome (Outcome is the label's Want) and of the bands alone
+// (BandRight). Every label of FactLabels must have a pair.
+func Scores(pairs []FactPair, dup, new float64) (outcomeAcc, bandAcc float64) {
+	for _, l := range FactLabels {
+		var n, ok, band int
+		for _, p := range pairs {
+			if p.Label != l.Label {
+				continue
+			}
+			n++
+			if p.Outcome(dup, new) == l.Want {
+				ok++
+			}
+			if p.BandRight(dup, new) {
+				band++
+			}
+		}
+		outcomeAcc += float64(ok) / float64(n) / float64(len(FactLabels))
+		bandAcc += float64(band) / float64(n) / float64(len(FactLabels))
+	}
+	return outcomeAcc, bandAcc
+}
+
+// SweepThresholds tries the duplicate threshold from 0.80 to 1.00 and the
+// new one from 0 to it, in steps of 0.01, and returns the pair with the
+// best band accuracy, ties going to the best outcome accuracy, then to the
+// first tried, with both accuracies.
+func SweepThresholds(pairs []FactPair) (dup, new, bandAcc, outcomeAcc float64) {
+	for d := 0.80; d <= 1.0001; d += 0.01 {
+		for n := 0.0; n <= d; n += 0.01 {
+			o, b := Scores(pairs, d, n)
+			if b > bandAcc+1e-9 || math.Abs(b-bandAcc) < 1e-9 && o > outcomeAcc+1e-9 {
+				outcomeAcc, bandAcc, dup, new = o, b, d, n
+			}
+		}
+	}
+	return dup, new, bandAcc, outcomeAcc
+}
+
+// Summary renders min, p10, mean, median, p90 and max of xs, which must not
+// be empty; the quantiles are the values at the rank rounded down, not
+// interpolated as Quantile's are.
+func Summary(xs []float64) string {
+	s := slices.Clone(xs)
+	slices.Sort(s)
+	var mean float64
+	for _, x := range s {
+		mean += x
+	}
+	mean /= float64(len(s))
+	q := func(f float64) float64 { return s[int(f*float64(len(s)-1))] }
+	return fmt.Sprintf("min %.2f  p10 %.2f  mean %.2f  median %.2f  p90 %.2f  max %.2f", s[0], q(0.1), mean, q(0.5), q(0.9), s[len(s)-1])
+}
+
+// ForgetSet is a forget_memory calibration set such as
+// local/testdata/forget.json: facts, and requests each naming the facts its
+// description should delete.
+type ForgetSet struct {
+	Facts    []string `json:"facts"`
+	Requests []struct {
+		Description string   `json:"description"`
+		Forget      []string `json:"forget"`
+	} `json:"requests"`
+}
+
+// ReadForgetSet reads a forget set from the JSON file at path.
+func ReadForgetSet(path string) (ForgetSet, error) {
+	var set ForgetSet
+	raw, err := os.ReadFile(path)
+	if err != nil {
+		return set, err
+	}
+	if err := json.Unmarshal(raw, &set); err != nil {
+		return set, fmt.Errorf("%s: %v", path, err)
+	}
+	return set, nil
+}
+
+// ForgetScore is the cosine of a request's description to one fact, and
+// whether the request should delete that fact.
+type ForgetScore struct {
+	Sim  float64
+	Want bool
+}
+
+// ForgetScores holds, per request, the scores of every fact, in order.
+type ForgetScores [][]ForgetScore
+
+// Score scores every fact of s against every request, given the facts'
+// vectors and the descriptions', both in order.
+func (s ForgetSet) Score(facts, descriptions [][]float32) ForgetScores {
+	rows := make(ForgetScores, 0, len(s.Requests))
+	for i, r := range s.Requests {
+		row := make([]ForgetScore, 0, len(s.Facts))
+		for j, f := range s.Facts {
+			row = append(row, ForgetScore{Cosine(descriptions[i], facts[j]), slices.Contains(r.Forget, f)})
+		}
+		rows = append(rows, row)
+	}
+	return rows
+}
+
+// Sims returns the cosines of the descriptions to the facts to delete and
+// to the facts to keep.
+func (rows ForgetScores) Sims() (del, keep []float64) {
+	for _, row := range rows {
+		for _, s := range row {
+			if s.Want {
+				del = append(del, s.Sim)
+			} else {
+				keep = append(keep, s.Sim)
+			}
+		}
+	}
+	return del, keep
+}
+
+// Eval deletes the facts at or above the threshold th and returns the
+// share of requests that delete exactly their facts, and the precision and
+// recall of the deletions over all requests (0 when no deletion is made,
+// or there is none to make).
+func (rows ForgetScores) Eval(th float64) (exact, precision, recall float64) {
+	var tp, fp, fn, ok int
+	for _, row := range rows {
+		right := true
+		for _, s := range row {
+			hit := s.Sim >= th
+			switch {
+			case hit && s.Want:
+				tp++
+			case hit:
+				fp++
+				right = false
+			case s.Want:
+				fn++
+				right = false
+			}
+		}
+		if right {
+			ok++
+		}
+	}
+	return float64(ok) / float64(len(rows)), float64(tp) / float64(max(tp+fp, 1)), float64(tp) / float64(max(tp+fn, 1))
+}
+
+// Sweep tries the forget threshold from 0.20 to 0.90 in steps of 0.01 and
+// returns the first with the most requests exactly right, with that share.
+func (rows ForgetScores) Sweep() (th, exact float64) {
+	for t := 0.2; t <= 0.9; t += 0.01 {
+		if ex, _, _ := rows.Eval(t); ex > exact+1e-9 {
+			th, exact = t, ex
+		}
+	}
+	return th, exact
+}
+
+// MinFactPairs is how many labelled pairs CheckFactThresholds wants.
+const MinFactPairs = 200
+
+// Baselines are the thresholds CheckFactThresholds compares the chosen ones
+// with. Outcome says whether the chosen thresholds must beat the
+// baseline's outcome accuracy too; where not, they must come within 0.02
+// of it.
+var Baselines = []struct {
+	Name     string
+	Dup, New float64
+	Outcome  bool
+}{
+	{"seed 000 (0.93 / 0.78)", 0.93, 0.78, true},
+	{"no classifier, all new", 1.01, 1.01, true},
+	// The offline classifier is safe on unrelated pairs, so sending it
+	// everything costs little outcome; the bands must not cost more.
+	{"classifier on every pair", 1.01, -1.01, false},
+}
+
+// CheckFactThresholds logs how the cosines of pairs separate the
+// FactLabels, the sweep's optimum (SweepThresholds), the accuracies of the
+// chosen thresholds dup and new and of the Baselines, and the chosen
+// outcomes label by label. It fails t when there are fewer than
+// MinFactPairs pairs, when the chosen band accuracy does not beat every
+// baseline's or is more than 0.02 below the optimum's, or when the chosen
+// outcome accuracy falls short of a baseline's as Baselines says.
+func CheckFactThresholds(t testing.TB, pairs []FactPair, dup, new float64) {
+	t.Helper()
+	if len(pairs) < MinFactPairs {
+		t.Fatalf("only %d labelled pairs, want ≥ %d", len(pairs), MinFactPairs)
+	}
+	for _, l := range FactLabels {
+		sims := Sims(pairs, l.Label)
+		t.Logf("cosine %-10s n=%3d %s", l.Label, len(sims), Summary(sims))
+	}
+	bestDup, bestNew, bestBand, bestOut := SweepThresholds(pairs)
+	t.Logf("sweep optimum: duplicate %.2f, new %.2f: band accuracy %.3f, outcome accuracy %.3f", bestDup, bestNew, bestBand, bestOut)
+	out, band := Scores(pairs, dup, new)
+	t.Logf("chosen:        duplicate %.2f, new %.2f: band accuracy %.3f, outcome accuracy %.3f", dup, new, band, out)
+	for _, b := range Baselines {
+		o, bd := Scores(pairs, b.Dup, b.New)
+		t.Logf("baseline %-26s band accuracy %.3f, outcome accuracy %.3f", b.Name+":", bd, o)
+		if band <= bd {
+			t.Errorf("chosen thresholds' band accuracy %.3f does not beat %s (%.3f)", band, b.Name, bd)
+		}
+		if b.Outcome && out <= o {
+			t.Errorf("chosen thresholds' outcome accuracy %.3f does not beat %s (%.3f)", out, b.Name, o)
+		}
+		if !b.Outcome && out < o-0.02 {
+			t.Errorf("chosen thresholds' outcome accuracy %.3f is well below %s (%.3f)", out, b.Name, o)
+		}
+	}
+	for _, l := range FactLabels {
+		got, n := Outcomes(pairs, l.Label, dup, new)
+		t.Logf("chosen outcome %-10s duplicate %2d, supersedes %2d, distinct/new %2d of %d",
+			l.Label, got[hippo.Duplicate], got[hippo.Supersedes], got[hippo.Distinct], n)
+	}
+	if band < bestBand-0.02 {
+		t.Errorf("chosen thresholds' band accuracy %.3f, the sweep optimum %.3f", band, bestBand)
+	}
+}
+
+// SeedForget is the forget threshold of seed 000, which Check compares the
+// chosen one with.
+const SeedForget = 0.7
+
+// Check logs the cosines of the descriptions to the facts to delete and to
+// keep, and how the chosen forget threshold, the sweep's optimum (Sweep)
+// and SeedForget do. It fails t when the chosen threshold gets fewer
+// requests exactly right than SeedForget (or, with beatSeed, not more),
+// more than 0.05 fewer than the optimum, or a precision below 0.9.
+func (rows ForgetScores) Check(t testing.TB, forget float64, beatSeed bool) {
+	t.Helper()
+	pos, neg := rows.Sims()
+	t.Logf("forget cosine to the facts to delete: %s", Summary(pos))
+	t.Logf("forget cosine to the facts to keep:   %s", Summary(neg))
+	bestTh, _ := rows.Sweep()
+	ex, p, r := rows.Eval(forget)
+	bx, bp, br := rows.Eval(bestTh)
+	sx, sp, sr := rows.Eval(SeedForget)
+	t.Logf("forget %.2f (chosen):   requests exactly right %.2f, precision %.2f, recall %.2f", forget, ex, p, r)
+	t.Logf("forget %.2f (optimum):  requests exactly right %.2f, precision %.2f, recall %.2f", bestTh, bx, bp, br)
+	t.Logf("forget %.2f (seed 000): requests exactly right %.2f, precision %.2f, recall %.2f", SeedForget, sx, sp, sr)
+	if ex < sx || beatSeed && ex == sx || ex < bx-0.05 || p < 0.9 {
+		t.Errorf("forget threshold %.2f: exact %.2f (seed %.2f, optimum %.2f), precision %.2f", forget, ex, sx, bx, p)
+	}
 }
