@@ -7,6 +7,7 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/hippo-mem/hippo/internal/calibrate"
 	"github.com/hippo-mem/hippo/local/minilm/internal/wordpiece"
 )
 
@@ -36,10 +37,10 @@ func TestEmbedder(t *testing.T) {
 			t.Errorf("vector %d: length %d, norm² %g", i, len(v), n)
 		}
 	}
-	if c := cosine(vecs[0], vecs[2]); c != 1 {
+	if c := calibrate.Cosine(vecs[0], vecs[2]); c != 1 {
 		t.Errorf("the same text twice: cosine %g", c)
 	}
-	if c := cosine(vecs[0], vecs[1]); c > 0.5 {
+	if c := calibrate.Cosine(vecs[0], vecs[1]); c > 0.5 {
 		t.Errorf("unrelated texts: cosine %g", c)
 	}
 	first := vecs[0][0]
@@ -51,7 +52,7 @@ func TestEmbedder(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if c := cosine(alone[0], vecs[1]); c < 0.99999 {
+	if c := calibrate.Cosine(alone[0], vecs[1]); c < 0.99999 {
 		t.Errorf("%q alone and in a batch: cosine %g", texts[1], c)
 	}
 
@@ -68,10 +69,10 @@ func TestEmbedder(t *testing.T) {
 	}
 	wg.Wait()
 	for g, r := range results {
-		if len(r) != 2 || g%2 == 0 && r[0][0] != first || g%2 == 1 && cosine(r[0], vecs[1]) != 1 {
+		if len(r) != 2 || g%2 == 0 && r[0][0] != first || g%2 == 1 && calibrate.Cosine(r[0], vecs[1]) != 1 {
 			t.Errorf("goroutine %d: vectors differ from the first call's", g)
 		}
-		if cosine(r[1], results[0][1]) != 1 {
+		if calibrate.Cosine(r[1], results[0][1]) != 1 {
 			t.Errorf("goroutine %d: cached vector differs", g)
 		}
 	}
@@ -102,7 +103,7 @@ func TestLongText(t *testing.T) {
 		t.Fatal(err)
 	}
 	// The first window of long is exact.
-	if c := cosine(vecs[0], vecs[1]); c > 0.9999 || c < 0.5 {
+	if c := calibrate.Cosine(vecs[0], vecs[1]); c > 0.9999 || c < 0.5 {
 		t.Errorf("a long text and its first window: cosine %g, want clearly below 1", c)
 	}
 	first := make([]float32, hidden)
@@ -110,7 +111,7 @@ func TestLongText(t *testing.T) {
 	if err := m.forward(ctx, new(workspace), [][]int32{seq}, [][]float32{first}); err != nil {
 		t.Fatal(err)
 	}
-	if c := cosine(first, vecs[0]); c < 0.99999 {
+	if c := calibrate.Cosine(first, vecs[0]); c < 0.99999 {
 		t.Errorf("a text of %d pieces and its one window: cosine %g", wordpiece.MaxPieces, c)
 	}
 }

@@ -6,6 +6,8 @@ import (
 	"math"
 	"os"
 	"testing"
+
+	"github.com/hippo-mem/hippo/internal/calibrate"
 )
 
 // testModel returns the process's model, loaded once per test binary.
@@ -16,16 +18,6 @@ func testModel(t testing.TB) *model {
 		t.Fatal(err)
 	}
 	return m
-}
-
-func cosine(a, b []float32) float64 {
-	var dot, na, nb float64
-	for i := range a {
-		dot += float64(a[i]) * float64(b[i])
-		na += float64(a[i]) * float64(a[i])
-		nb += float64(b[i]) * float64(b[i])
-	}
-	return dot / math.Sqrt(na*nb)
 }
 
 // TestGolden checks the [CLS] row of the last hidden state of "hello
@@ -63,7 +55,7 @@ func TestGolden(t *testing.T) {
 	if worstRaw < 0.05 {
 		t.Errorf("raw [CLS] of %q is within %.4f of the published unit-length vector: the norm is lost", "hello world", worstRaw)
 	}
-	if c := cosine(cls, loadReference(t).HelloWorldCLS); c < 0.999 {
+	if c := calibrate.Cosine(cls, loadReference(t).HelloWorldCLS); c < 0.999 {
 		t.Errorf("[CLS] of %q: cosine %.5f to the fp16 model's, want ≥ 0.999", "hello world", c)
 	} else {
 		t.Logf("cosine to the fp16 model's [CLS]: %.5f", c)
@@ -115,7 +107,7 @@ func TestReference(t *testing.T) {
 	}
 	worst := 1.0
 	for i, r := range ref.Texts {
-		c := cosine(vecs[i], r.Vector)
+		c := calibrate.Cosine(vecs[i], r.Vector)
 		worst = min(worst, c)
 		t.Logf("cosine %.5f  %4d tokens  %.40q", c, r.Tokens, r.Text)
 		if c < 0.998 {
