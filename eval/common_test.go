@@ -239,6 +239,34 @@ func openDB(ctx context.Context, path string, boost bool) (*sqlite.DB, error) {
 	return sqlite.Open(ctx, path, sqlite.Options{Config: &cfg, Now: func() time.Time { return evalClock }, NoSync: true})
 }
 
+// runMemory opens agent's memory with e on a fresh copy of the stored
+// database at base, for one run of method m; done closes and removes the
+// copy.
+func runMemory(t testing.TB, ctx context.Context, base string, m method, boost bool, agent string, e hippo.Embedder) (mem *sqlite.Memory, done func()) {
+	t.Helper()
+	path := filepath.Join(filepath.Dir(base), fmt.Sprintf("run-%v-%v-%v.db", m.alpha, boost, m.noFloor))
+	if err := copyDB(base, path); err != nil {
+		t.Fatal(err)
+	}
+	db, err := openDB(ctx, path, boost)
+	if err != nil {
+		os.Remove(path)
+		t.Fatal(err)
+	}
+	done = func() { db.Close(); os.Remove(path) }
+	if mem, err = db.Memory(sqlite.MemoryOptions{AgentID: agent, Embedder: e}); err != nil {
+		done()
+		t.Fatal(err)
+	}
+	return mem, done
+}
+
+// recall asks query as method m does: limit 10, m's α and relevance floor.
+func (m method) recall(ctx context.Context, mem *sqlite.Memory, query string) ([]hippo.Recalled, error) {
+	alpha := m.alpha
+	return mem.Recall(ctx, hippo.RecallInput{Query: query, Limit: 10, Alpha: &alpha, MinRelevance: m.minRelevance()})
+}
+
 // copyDB copies a closed database file (and its WAL, if any) to dst.
 func copyDB(src, dst string) error {
 	for _, suffix := range []string{"", "-wal"} {

@@ -249,28 +249,15 @@ func TestLongMemEval(t *testing.T) {
 
 	run := func(m method, boost bool, only *half) result {
 		t.Helper()
-		path := filepath.Join(dir, fmt.Sprintf("run-%v-%v-%v.db", m.alpha, boost, m.noFloor))
-		if err := copyDB(base, path); err != nil {
-			t.Fatal(err)
-		}
-		defer os.Remove(path)
-		db, err := openDB(ctx, path, boost)
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer db.Close()
-		mem, err := db.Memory(sqlite.MemoryOptions{AgentID: lmeAgent, Embedder: ce})
-		if err != nil {
-			t.Fatal(err)
-		}
+		mem, done := runMemory(t, ctx, base, m, boost, lmeAgent, ce)
+		defer done()
 		r := result{method: m, boost: boost}
 		for _, q := range d.queries {
 			h := splitOf(q.QID)
 			if only != nil && h != *only {
 				continue
 			}
-			alpha := m.alpha
-			res, err := mem.Recall(ctx, hippo.RecallInput{Query: q.Question, Limit: 10, Alpha: &alpha, MinRelevance: m.minRelevance()})
+			res, err := m.recall(ctx, mem, q.Question)
 			if err != nil {
 				t.Fatalf("recall %s: %v", q.QID, err)
 			}
