@@ -179,6 +179,11 @@ type Recalled struct {
 	CosineRelevance float64 `json:"cosine_relevance"`
 	// BM25Relevance is BM25 saturated into [0, 1) (Config.BM25Relevance).
 	BM25Relevance float64 `json:"bm25_relevance"`
+	// LengthExcess is how far the chunk runs past Config.LengthPivot,
+	// ln(bytes/pivot), 0 for content no longer: CosineRelevance and
+	// BM25Relevance are of the cosine and BM25 discounted by it
+	// (Config.LengthNormalize).
+	LengthExcess float64 `json:"length_excess,omitempty"`
 	// Relevance fuses the two, with RecallPage.Alpha as α (Fuse: at α 0 the
 	// cosine's, at α 1 the BM25's, between them independent evidence,
 	// neither side halving the other). It is absolute, the same for the same query

@@ -45,18 +45,19 @@ func TestCosineRelevance(t *testing.T) {
 
 func TestBM25Relevance(t *testing.T) {
 	cfg := hippo.DefaultConfig()
-	if cfg.BM25Half != 4 {
-		t.Fatalf("BM25Half = %v, want 4", cfg.BM25Half)
+	if cfg.BM25Half != 12 {
+		t.Fatalf("BM25Half = %v, want 12", cfg.BM25Half)
 	}
 	tests := []struct {
 		s, want float64
 	}{
 		{-3, 0},
 		{0, 0},
-		{1, 0.2},
-		{4, 0.5},
-		{12, 0.75},
-		{36, 0.9},
+		{1, 1.0 / 13},
+		{4, 0.25},
+		{12, 0.5},
+		{36, 0.75},
+		{108, 0.9},
 		{math.NaN(), 0},
 		{math.Inf(1), 1},
 	}
@@ -79,12 +80,13 @@ func TestRelevance(t *testing.T) {
 		cosine, bm25, alpha, want float64
 	}{
 		{"vector only", 0.5, 12, 0, 0.45},
-		{"BM25 only", 0.5, 12, 1, 0.75},
+		{"BM25 only", 0.5, 12, 1, 0.5},
 		// α 0.4: wc = 1, wb = 0.4/0.6.
-		{"hybrid", 0.5, 12, 0.4, 1 - 0.55*math.Pow(0.25, 2.0/3)},
-		{"one shared word, unrelated meaning", 0.2, 4, 0.4, 1 - math.Pow(0.5, 2.0/3)},
+		// α 0.4: wc = 1, wb = 0.4/0.6; the stronger side whole, 0.3 of the weaker.
+		{"hybrid", 0.5, 12, 0.4, 1 - 0.55*(1-0.3*(1-math.Pow(0.5, 2.0/3)))},
+		{"one shared word, unrelated meaning", 0.2, 4, 0.4, 1 - math.Pow(0.75, 2.0/3)},
 		{"paraphrase, no shared word", 0.5, 0, 0.4, 0.45},
-		{"noisy-OR at α 0.5", 0.5, 12, 0.5, 1 - 0.55*0.25},
+		{"α 0.5, BM25 the stronger", 0.5, 12, 0.5, 1 - 0.5*(1-0.3*0.45)},
 		{"strong on both", 1, math.Inf(1), 0.4, 1},
 		{"nothing", 0, 0, 0.4, 0},
 	}
@@ -99,7 +101,10 @@ func TestFuse(t *testing.T) {
 	tests := []struct{ rc, rb, alpha, want float64 }{
 		{0.6, 0.9, 0, 0.6},
 		{0.6, 0.9, 1, 0.9},
-		{0.6, 0.5, 0.5, 0.8},
+		{0.6, 0.5, 0.5, 1 - 0.4*(1-0.3*0.5)}, // the stronger whole, FuseSecond of the weaker
+		{0.5, 0.6, 0.5, 1 - 0.4*(1-0.3*0.5)}, // whichever side it is
+		{0.3, 0.3, 0.5, 1 - 0.7*(1-0.3*0.3)}, // 0.363: two weak matches…
+		{0.4, 0, 0.5, 0.4},                   // …stay below one stronger
 		{0.6, 0, 0.5, 0.6},
 		{0, 0.5, 0.5, 0.5},
 		{0.6, 0, 0.2, 0.6},                     // the cosine's side whole below α 0.5
@@ -188,5 +193,51 @@ func TestForEmbedderRelevanceLevels(t *testing.T) {
 	}
 	if got := def.ForEmbedder(plain{}); got.CosineUnrelated != hippo.DefaultCosineUnrelated || got.CosineStrong != hippo.DefaultCosineStrong {
 		t.Errorf("uncalibrated embedder: levels %v, %v; want the defaults", got.CosineUnrelated, got.CosineStrong)
+	}
+}
+
+func TestLengthNormalize(t *testing.T) {
+	cfg := hippo.DefaultConfig()
+	if cfg.LengthPivot != 400 || cfg.CosineLengthPenalty != 0.3 || cfg.BM25LengthExponent != 0.3 {
+		t.Fatalf("defaults: pivot %v, cosine penalty %v, BM25 exponent %v; want 400, 0.3, 0.3",
+			cfg.LengthPivot, cfg.CosineLengthPenalty, cfg.BM25LengthExponent)
+	}
+	tests := []struct {
+		name            string
+		pivot, size     int
+		cos, bm25       float64
+		excess, wantCos float64
+		wantBM25        float64
+	}{
+		{"empty", 400, 0, 0.6, 10, 0, 0.6, 10},
+		{"at the pivot", 400, 400, 0.6, 10, 0, 0.6, 10},
+		{"twice the pivot", 400, 800, 0.6, 10, math.Ln2, 0.6 - 0.3*math.Ln2, 10 * math.Pow(2, -0.3)},
+		{"four times", 400, 1600, 0.6, 10, 2 * math.Ln2, 0.6 - 0.6*math.Ln2, 10 * math.Pow(4, -0.3)},
+		{"no full-text match stays 0", 400, 1600, 0.6, 0, 2 * math.Ln2, 0.6 - 0.6*math.Ln2, 0},
+		{"pivot 0 turns it off", 0, 1600, 0.6, 10, 0, 0.6, 10},
+	}
+	for _, tt := range tests {
+		c := cfg
+		c.LengthPivot = tt.pivot
+		if got := c.LengthExcess(tt.size); math.Abs(got-tt.excess) > 1e-12 {
+			t.Errorf("%s: LengthExcess(%d) = %v, want %v", tt.name, tt.size, got, tt.excess)
+		}
+		cos, bm := c.LengthNormalize(tt.cos, tt.bm25, tt.size)
+		if math.Abs(cos-tt.wantCos) > 1e-12 || math.Abs(bm-tt.wantBM25) > 1e-12 {
+			t.Errorf("%s: LengthNormalize(%v, %v, %d) = %v, %v; want %v, %v", tt.name, tt.cos, tt.bm25, tt.size, cos, bm, tt.wantCos, tt.wantBM25)
+		}
+		for _, alpha := range []float64{0, 0.4, 0.6, 1} {
+			if got, want := c.SizedRelevance(tt.cos, tt.bm25, tt.size, alpha), c.Relevance(tt.wantCos, tt.wantBM25, alpha); math.Abs(got-want) > 1e-12 {
+				t.Errorf("%s: SizedRelevance at α %v = %v, want Relevance of the normalised pair %v", tt.name, alpha, got, want)
+			}
+		}
+	}
+	// The discount only lowers relevance: recall's first-pass bounds rely on it.
+	for size := 0; size < 100_000; size += 777 {
+		for _, alpha := range []float64{0, 0.6, 1} {
+			if cfg.SizedRelevance(0.7, 20, size, alpha) > cfg.Relevance(0.7, 20, alpha)+1e-12 {
+				t.Fatalf("size %d α %v: discounted relevance above the plain one", size, alpha)
+			}
+		}
 	}
 }

@@ -48,18 +48,15 @@ const (
 	ForgetThreshold = 0.48
 )
 
-// HybridAlpha is the default embedder's weight of full-text (BM25)
-// relevance against its vectors' similarity in recall, measured on
-// eval/testdata (see eval/eval_test.go): bags of GloVe words miss the exact
-// names, numbers and rare terms that BM25 catches, and BM25 misses the
-// paraphrases that the vectors catch. With calibrated relevance (cosine
-// placed between CosineUnrelated and CosineStrong, BM25 s/(s+4), floor
-// 0.1), 0.4 ranks as well as any of 0.3 to 0.5: Recall@5 0.741, Recall@10
-// 0.770, MRR 0.662, against 0.716, 0.756, 0.633 for the vectors alone and
-// 0.685, 0.696, 0.630 for BM25 alone. (With both sides min-max normalised
-// per query, as recall once did, 0.4 was best too: 0.752, 0.785, 0.682;
-// that relevance was not comparable across queries and had no floor.)
-const HybridAlpha = 0.4
+// HybridAlpha is the GloVe embedder's weight of full-text (BM25)
+// relevance against its vectors' similarity in recall (hippo.Fuse): bags
+// of GloVe words miss the exact names, numbers and rare terms that BM25
+// catches, and BM25 misses the paraphrases that the vectors catch. Chosen
+// on the tune halves of eval/'s two sets as the best mean R@10, with
+// length-normalised relevance and BM25Half 12: own set / LongMemEval at
+// α 0.4 0.693 / 0.498, 0.5 0.682 / 0.573, 0.6 0.682 / 0.633, 0.7 0.682 /
+// 0.694, 0.8 0.656 / 0.719.
+const HybridAlpha = 0.7
 
 // The default embedder's relevance levels (hippo.RelevanceCalibrated),
 // measured on testdata/pairs.tsv by internal/calibrate (TestRelevanceLevels

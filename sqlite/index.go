@@ -31,6 +31,7 @@ type chunkMeta struct {
 	category     uint32  // interned metadata category; 0 for none
 	tags         uint32  // interned tag set (agentIndex.tagSet); 0 for none
 	kind         hippo.Kind
+	size         uint32 // content bytes, for relevance's length discount
 }
 
 // agentIndex is the in-memory vector index of one agent's chunks, loaded
@@ -346,7 +347,7 @@ type chunkRow struct {
 	rowid                                              int64
 	id, scope, kind, meta, last, created, supBy, supAt string
 	intensity                                          float64
-	access                                             int
+	access, size                                       int
 	blob                                               []byte
 }
 
@@ -376,7 +377,7 @@ type loadBatch struct {
 // same.
 func (ai *agentIndex) readRows(ctx context.Context, db *DB, tx *sql.Tx, where string, args []any, seen func(id string)) error {
 	rows, err := tx.QueryContext(ctx, `SELECT rowid, id, scope, kind, embedding, metadata, running_intensity,
-		access_count, last_accessed_at, created_at, superseded_by, superseded_at FROM chunks `+where, args...)
+		access_count, last_accessed_at, created_at, superseded_by, superseded_at, octet_length(content) FROM chunks `+where, args...)
 	if err != nil {
 		return fmt.Errorf("load index: %w", err)
 	}
@@ -384,7 +385,7 @@ func (ai *agentIndex) readRows(ctx context.Context, db *DB, tx *sql.Tx, where st
 	var blob sql.RawBytes // the driver's copy: used before the next row
 	scan := func(r *chunkRow) error {
 		if err := rows.Scan(&r.rowid, &r.id, &r.scope, &r.kind, &blob, nullable(&r.meta), &r.intensity, &r.access, &r.last, &r.created,
-			nullable(&r.supBy), nullable(&r.supAt)); err != nil {
+			nullable(&r.supBy), nullable(&r.supAt), &r.size); err != nil {
 			return fmt.Errorf("load index: %w", err)
 		}
 		return nil
@@ -493,7 +494,7 @@ func (ai *agentIndex) addRow(db *DB, r *chunkRow, buf *[]float32, strict bool) e
 	m := chunkMeta{
 		rowid:     r.rowid,
 		intensity: float32(r.intensity), decayRate: float32(db.cfg.Lambda / db.cfg.DecayResistance(r.access)),
-		scope: ai.scopes.id(r.scope), kind: hippo.Kind(r.kind),
+		scope: ai.scopes.id(r.scope), kind: hippo.Kind(r.kind), size: uint32(min(r.size, math.MaxUint32)),
 	}
 	for _, t := range []struct {
 		s   string

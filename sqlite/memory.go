@@ -355,7 +355,7 @@ func (m *Memory) search(ctx context.Context, ai *agentIndex, q []float32, sc *re
 	for i, h := range found {
 		b := sc.bm25[h.Meta.rowid]
 		hits[i] = recallHit{id: h.ID, meta: h.Meta, cosine: h.Cosine, bm25: b,
-			relevance: m.cfg.Relevance(h.Cosine, b, sc.alpha), score: h.Score}
+			relevance: m.cfg.SizedRelevance(h.Cosine, b, int(h.Meta.size), sc.alpha), score: h.Score}
 	}
 	return hits, nil
 }
@@ -424,8 +424,11 @@ func (m *Memory) scorer(sc *recallScan) vector.ScoreFunc[chunkMeta] {
 		bmMax = cfg.BM25Relevance(sc.bm25Max)
 	}
 	return func(c *chunkMeta, cos, bar float64, exact bool) (float64, bool) {
-		// rc is the cosine's relevance; most, its value at the far end
-		// of the first pass's error, for the cuts.
+		// rc is the cosine's relevance, long content discounted; most,
+		// its value at the far end of the first pass's error, for the
+		// cuts. The discount only lowers a score, so the bounds hold.
+		x := cfg.LengthExcess(int(c.size))
+		cos -= cfg.CosineLengthPenalty * x
 		rc := cfg.CosineRelevance(cos)
 		most := rc
 		if !exact {
@@ -445,7 +448,8 @@ func (m *Memory) scorer(sc *recallScan) vector.ScoreFunc[chunkMeta] {
 		}
 		rb := 0.0
 		if sc.bm25 != nil && alpha > 0 {
-			rb = cfg.BM25Relevance(sc.bm25[c.rowid])
+			_, b := cfg.LengthNormalize(0, sc.bm25[c.rowid], int(c.size))
+			rb = cfg.BM25Relevance(b)
 		}
 		if rel(most, rb) < sc.minRel {
 			return 0, false
@@ -579,8 +583,10 @@ func (m *Memory) retrieve(ctx context.Context, hits []recallHit, now int64, cloc
 		if !ok {
 			continue // deleted since the search
 		}
+		cos, bm := m.cfg.LengthNormalize(h.cosine, h.bm25, int(h.meta.size))
 		out = append(out, hippo.Recalled{Chunk: c, Similarity: h.cosine, BM25: h.bm25,
-			CosineRelevance: m.cfg.CosineRelevance(h.cosine), BM25Relevance: m.cfg.BM25Relevance(h.bm25),
+			LengthExcess:    m.cfg.LengthExcess(int(h.meta.size)),
+			CosineRelevance: m.cfg.CosineRelevance(cos), BM25Relevance: m.cfg.BM25Relevance(bm),
 			Relevance: h.relevance, Strength: h.meta.strength(clock), Recency: h.meta.recency(m.cfg, now), Score: h.score})
 	}
 	// The transaction held the write lock, and the boost's trigger logged

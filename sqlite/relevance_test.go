@@ -6,6 +6,7 @@ import (
 	"math"
 	"math/rand/v2"
 	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 
@@ -279,5 +280,64 @@ func TestHistoryAndContextLeaveOutUnrelated(t *testing.T) {
 	h, err := m.FactHistory(ctx, "where the user lives", "")
 	if err != nil || len(h) != 1 || h[0].ID != chunks[1].ID || !h[0].Current {
 		t.Errorf("history of where the user lives: %+v, %v; want %q, current", h, err, lifeFacts[1])
+	}
+}
+
+// TestRecallDiscountsLongContent stores a short and a long memory with the
+// same vector: the long one's relevance is discounted by its length
+// (hippo.Config.LengthNormalize), so the short one ranks first, and the
+// result says by how much. With LengthPivot 0 the two tie.
+func TestRecallDiscountsLongContent(t *testing.T) {
+	ctx := context.Background()
+	e := newEnv(t)
+	v := make([]float32, testDim)
+	v[0], v[1] = 0.7, float32(math.Sqrt(1-0.49))
+	q := make([]float32, testDim)
+	q[0] = 1
+	short := "The deploy key lives in the team vault."
+	long := short + strings.Repeat(" Background on how the team stores secrets, rotates them and audits access.", 30)
+	e.srv.Set(short, v)
+	e.srv.Set(long, v)
+	e.srv.Set("where is the deploy key", q)
+	for _, pivot := range []int{hippo.DefaultLengthPivot, 0} {
+		cfg := hippo.DefaultConfig()
+		cfg.MinRelevance, cfg.LengthPivot = 0, pivot
+		db, err := sqlite.Open(ctx, filepath.Join(t.TempDir(), "hippo.db"), sqlite.Options{Now: e.clock.Now, Config: &cfg})
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { db.Close() })
+		m, err := db.Memory(sqlite.MemoryOptions{AgentID: "agent-a", Embedder: e.emb})
+		if err != nil {
+			t.Fatal(err)
+		}
+		shortC, longC := store(t, m, short), store(t, m, long)
+		zero := 0.0
+		res, err := m.Recall(ctx, hippo.RecallInput{Query: "where is the deploy key", Alpha: &zero, Limit: 2})
+		if err != nil || len(res) != 2 {
+			t.Fatalf("pivot %d: recall: %v, %d results", pivot, err, len(res))
+		}
+		byID := map[string]hippo.Recalled{res[0].Chunk.ID: res[0], res[1].Chunk.ID: res[1]}
+		s, l := byID[shortC.ID], byID[longC.ID]
+		if math.Abs(s.Similarity-l.Similarity) > 1e-6 || math.Abs(s.Similarity-0.7) > 0.01 {
+			t.Fatalf("pivot %d: similarities %v and %v, want both 0.7", pivot, s.Similarity, l.Similarity)
+		}
+		excess := cfg.LengthExcess(len(long))
+		if pivot > 0 && !(excess > 1) {
+			t.Fatalf("%d bytes: length excess %v, want above 1", len(long), excess)
+		}
+		if s.LengthExcess != 0 || math.Abs(l.LengthExcess-excess) > 1e-9 {
+			t.Errorf("pivot %d: length excess short %v long %v, want 0 and %v", pivot, s.LengthExcess, l.LengthExcess, excess)
+		}
+		want := cfg.CosineRelevance(l.Similarity - cfg.CosineLengthPenalty*excess)
+		if math.Abs(l.CosineRelevance-want) > 1e-9 || math.Abs(l.Relevance-want) > 1e-9 {
+			t.Errorf("pivot %d: long relevance %v (cosine's %v), want %v", pivot, l.Relevance, l.CosineRelevance, want)
+		}
+		if pivot > 0 && (res[0].Chunk.ID != shortC.ID || !(s.Relevance > l.Relevance)) {
+			t.Errorf("pivot %d: relevance short %v long %v, want the short memory first", pivot, s.Relevance, l.Relevance)
+		}
+		if pivot == 0 && s.Relevance != l.Relevance {
+			t.Errorf("no pivot: relevance %v and %v, want equal", s.Relevance, l.Relevance)
+		}
 	}
 }

@@ -99,7 +99,7 @@ func (m *Memory) bestFact(ctx context.Context, query string) (string, error) {
 	f := ai.newFilter(hippo.KindFact, m.opts.RecallScopes)
 	f.allSuperseded = true
 	hits, err := ai.idx.Search(ctx, q, 1, func(c *chunkMeta, cos, _ float64, _ bool) (float64, bool) {
-		return cfg.Relevance(cos, bm[c.rowid], alpha), f.allows(c)
+		return cfg.SizedRelevance(cos, bm[c.rowid], int(c.size), alpha), f.allows(c)
 	})
 	if err != nil || len(hits) == 0 {
 		return "", err
