@@ -27,9 +27,8 @@ calibrated: 0 is no closer than unrelated text, 0.9 a strong match, and
 results below --min-relevance (default: the embedder's calibrated floor; 0
 returns everything) are left out. Recalled chunks are strengthened, as when
 an agent recalls them. --explain prints each score's parts.`,
-		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			q, err := a.textArg(args, 0, "query")
+			q, err := a.requiredText(args, 0, "query")
 			if err != nil {
 				return err
 			}
@@ -62,7 +61,7 @@ an agent recalls them. --explain prints each score's parts.`,
 				}
 				*t.dst = &v
 			}
-			db, m, err := a.openMemory(cmd.Context(), false)
+			db, m, err := a.openMemory(cmd.Context(), existingDB, false)
 			if err != nil {
 				return err
 			}
@@ -95,8 +94,9 @@ an agent recalls them. --explain prints each score's parts.`,
 							v.Relevance, page.Alpha, v.BM25Relevance, v.BM25, 1-page.Alpha, v.CosineRelevance, v.Similarity, v.Strength, v.Recency)
 					}
 				}
-				a.note("%d of %d matching", len(views), page.Total)
-				return nil
+				// The count is part of the answer: on stdout, on its own line.
+				_, err := fmt.Fprintf(w, "%d of %d matching\n", len(views), page.Total)
+				return err
 			})
 		},
 	}
