@@ -409,9 +409,9 @@ func parseLayout(s string) (time.Time, bool) {
 	return t, true
 }
 
-// Pragmas reports the durability settings of a live connection:
+// pragmas reports the durability settings of a live connection:
 // journal_mode, busy_timeout and synchronous.
-func (db *DB) Pragmas(ctx context.Context) map[string]string {
+func (db *DB) pragmas(ctx context.Context) map[string]string {
 	out := map[string]string{}
 	for _, name := range []string{"journal_mode", "busy_timeout", "synchronous"} {
 		var v string
