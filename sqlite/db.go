@@ -41,7 +41,7 @@ type Options struct {
 	// Now is the clock; nil means time.Now.
 	Now func() time.Time
 	// DecayClock chooses how strength decays: "wall" (every hour counts,
-	// as seed 000 specifies) or "active" (only hours in which the agent
+	// the default) or "active" (only hours in which the agent
 	// used its memory count, so nothing fades while an agent is idle). The
 	// choice is recorded in the database and applies to every process that
 	// opens it; "" keeps the recorded choice, wall time by default.

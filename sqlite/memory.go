@@ -330,7 +330,7 @@ type recallHit struct {
 	cosine, bm25, relevance, score float64
 }
 
-// search ranks by seed 000's score WeightSimilarity·relevance +
+// search ranks by the recall score WeightSimilarity·relevance +
 // WeightStrength·strength + WeightRecency·recency with
 //
 //	relevance = hippo.Fuse(CosineRelevance(cosine), BM25Relevance(bm25), α)

@@ -29,6 +29,21 @@ func TestREADMEQuotesExample(t *testing.T) {
 	}
 }
 
+// TestREADMEDescribesBehaviour: the README says what Hippo does, not which
+// internal document a number came from.
+func TestREADMEDescribesBehaviour(t *testing.T) {
+	readme, err := os.ReadFile("../README.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i, line := range strings.Split(string(readme), "\n") {
+		l := strings.ToLower(line)
+		if strings.Contains(l, "seed") || strings.Contains(l, "design doc") || strings.Contains(l, "the design") {
+			t.Errorf("README.md:%d speaks of a seed or design document: %s", i+1, line)
+		}
+	}
+}
+
 // quotedAfter is the body of the first ```go block after marker in md.
 func quotedAfter(md, marker string) (string, error) {
 	_, rest, ok := strings.Cut(md, marker)

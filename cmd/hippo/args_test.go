@@ -71,3 +71,17 @@ func TestEmptyTextIsAUsageError(t *testing.T) {
 	c.fails(exitUsage, "<text> must not be empty", "remember", "", "--agent", "alice", "--json")
 	c.fails(exitFailure, "does not exist", "stats") // nothing was created
 }
+
+// TestHelpDescribesBehaviour: no command's help speaks of seeds or design
+// documents instead of saying what the command does.
+func TestHelpDescribesBehaviour(t *testing.T) {
+	for _, c := range runnableCommands() {
+		text := c.Short + "\n" + c.Long + "\n" + c.Flags().FlagUsages() + c.InheritedFlags().FlagUsages()
+		l := strings.ToLower(text)
+		for _, word := range []string{"seed", "design doc", "the design"} {
+			if strings.Contains(l, word) {
+				t.Errorf("%s --help mentions %q:\n%s", c.CommandPath(), word, text)
+			}
+		}
+	}
+}
