@@ -1,29 +1,45 @@
 package main
 
 import (
+	"fmt"
+	"math"
 	"regexp"
 	"runtime/debug"
 	"strings"
 	"testing"
 )
 
-// TestRecallExplainLines: --explain prints one line per result and one per
-// explanation, and the count of matches on a line of its own, last, on
-// stdout.
+// TestRecallExplainLines: --explain prints each result on a line, then its
+// score as the weighted sum it is and its relevance's parts on two more,
+// and the count of matches on a line of its own, last, on stdout.
 func TestRecallExplainLines(t *testing.T) {
 	c := newCLI(t)
 	c.ok("--agent", "me", "store", "Coffee at the café on Sukhumvit")
 	c.ok("--agent", "me", "store", "The coffee shop near the office")
 	r := c.ok("--agent", "me", "recall", "--explain", "--min-relevance", "0", "coffee")
 	lines := strings.Split(strings.TrimSuffix(r.stdout, "\n"), "\n")
-	result := regexp.MustCompile(`^\d+\. \[memory\] .+ \(score \d\.\d{3}, \w+\)$`)
-	explain := regexp.MustCompile(`^   relevance \d\.\d{3} = .* · recency \d\.\d{3}$`)
-	if len(lines) != 5 || lines[4] != "2 of 2 matching" {
-		t.Fatalf("recall --explain printed %d lines, want 2 results, 2 explanations and the count:\n%s", len(lines), r.stdout)
+	num := `(\d\.\d{3})`
+	shapes := []*regexp.Regexp{
+		regexp.MustCompile(`^\d+\. \[memory\] .+ \(score ` + num + `, \w+\)$`),
+		regexp.MustCompile(`^   score ` + num + ` = 0\.6 × relevance ` + num + ` \+ 0\.3 × strength ` + num + ` \+ 0\.1 × recency ` + num + `$`),
+		regexp.MustCompile(`^   relevance ` + num + ` fuses cosine ` + num + ` \(raw -?\d\.\d{3}\) and bm25 ` + num + ` \(raw \d+\.\d{3}\) with α 0\.40$`),
 	}
-	for i, l := range lines[:4] {
-		if re := []*regexp.Regexp{result, explain}[i%2]; !re.MatchString(l) {
-			t.Errorf("line %d %q does not match %s", i+1, l, re)
+	if len(lines) != 7 || lines[6] != "2 of 2 matching" {
+		t.Fatalf("recall --explain printed %d lines, want 2 results with 2 lines of explanation each and the count:\n%s", len(lines), r.stdout)
+	}
+	for i, l := range lines[:6] {
+		m := shapes[i%3].FindStringSubmatch(l)
+		if m == nil {
+			t.Errorf("line %d %q does not match %s", i+1, l, shapes[i%3])
+			continue
+		}
+		// The score line adds up, to the printed precision.
+		if i%3 == 1 {
+			var score, rel, str, rec float64
+			fmt.Sscan(m[1]+" "+m[2]+" "+m[3]+" "+m[4], &score, &rel, &str, &rec)
+			if sum := 0.6*rel + 0.3*str + 0.1*rec; math.Abs(sum-score) > 0.002 {
+				t.Errorf("line %d: %.4f ≠ %.4f", i+1, sum, score)
+			}
 		}
 	}
 	if r.stderr != "" {
