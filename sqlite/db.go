@@ -1,5 +1,10 @@
 // Package sqlite stores Hippo's chunks, blocks and metadata in one SQLite
 // file shared by many agents, and implements hippo.MemoryService on it.
+//
+// Start with Open, then DB.Memory for one agent's memory: the package's
+// Example is a whole program. The DB methods (Stats, ListChunks, Export,
+// Import, Reembed, ...) administer the file across agents, as the hippo
+// command does.
 package sqlite
 
 import (
