@@ -10,8 +10,8 @@ import (
 	"time"
 )
 
-// ExperienceTypes are the kinds of short-term experience (seed 003); they
-// become the "category" of a consolidated memory.
+// ExperienceTypes are the kinds of short-term experience; they become the
+// "category" of a consolidated memory.
 var ExperienceTypes = []string{"chat", "observation", "task", "decision", "tool-use", "error", "insight"}
 
 // Experience is one item of short-term memory.

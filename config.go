@@ -1,8 +1,9 @@
 package hippo
 
 // Config holds every tunable constant of the strength model, scoring,
-// conflict resolution and input limits. DefaultConfig returns the values of
-// the design document; the zero Config is not useful on its own.
+// conflict resolution and input limits. DefaultConfig returns the values
+// Hippo uses unless told otherwise; the zero Config is not useful on its
+// own.
 type Config struct {
 	// Lambda is the decay rate per hour (λ).
 	Lambda float64
@@ -33,9 +34,9 @@ type Config struct {
 
 	// HybridAlpha weighs full-text (BM25) relevance against vector
 	// similarity in recall, 0 to 1: relevance = Fuse(CosineRelevance(cosine),
-	// BM25Relevance(bm25), α) (see Relevance). 0, the default, is
-	// seed 000's pure vector recall; embedders that gain from full text
-	// carry their own (see Hybrid).
+	// BM25Relevance(bm25), α) (see Relevance). 0, the default, is pure
+	// vector recall; embedders that gain from full text carry their own
+	// (see Hybrid).
 	HybridAlpha float64
 
 	// CosineUnrelated and CosineStrong are the embedder's cosine levels
@@ -79,7 +80,10 @@ type Config struct {
 	MaxBlockValue int
 }
 
-// DefaultConfig returns the constants of seed 000.
+// DefaultConfig returns the default constants: decay λ 0.001 per hour,
+// score weights 0.6 / 0.3 / 0.1, duplicate and new-fact thresholds 0.93 and
+// 0.78, forget threshold 0.7 (the values for API embedders; offline
+// embedders carry their own, see Calibrated).
 func DefaultConfig() Config {
 	return Config{
 		Lambda:              0.001,
@@ -111,7 +115,7 @@ func DefaultConfig() Config {
 }
 
 // Calibrated is implemented by embedders whose cosine scale differs from
-// the API models the seed's thresholds were tuned for, and which carry
+// that of the API models Config's default thresholds suit, and which carry
 // thresholds measured on their own vectors.
 type Calibrated interface {
 	Thresholds() (duplicate, new, forget float64)

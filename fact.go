@@ -110,8 +110,8 @@ func NoFactsSummary(reason string) string {
 	return "No facts extracted: " + reason + ". To keep the text verbatim, use store_memory."
 }
 
-// Summarize renders outcomes the way seed 000 shows them: "Learned 2
-// facts: 1 new (…), 1 updated (… — intensity 0.85 → running avg 0.83)".
+// Summarize renders outcomes as one line for the agent: "Learned 2 facts:
+// 1 new (…), 1 updated (… — intensity 0.85 → running avg 0.83)".
 func Summarize(outcomes []FactOutcome) string {
 	if len(outcomes) == 0 {
 		return "No facts extracted."

@@ -60,7 +60,7 @@ func (c Config) Recency(sinceCreation time.Duration) float64 {
 // Relevance's. The relevance is clamped to [0, 1], so that nothing counts
 // as a penalty.
 func (c Config) Score(relevance, strength, recency float64) float64 {
-	return c.WeightSimilarity*Clamp01(relevance) + c.WeightStrength*strength + c.WeightRecency*recency
+	return c.WeightSimilarity*clamp01(relevance) + c.WeightStrength*strength + c.WeightRecency*recency
 }
 
 // ClampIntensity bounds an intensity reading to [0, 1]; NaN becomes the
@@ -69,11 +69,11 @@ func (c Config) ClampIntensity(v float64) float64 {
 	if math.IsNaN(v) {
 		return c.DefaultIntensity
 	}
-	return Clamp01(v)
+	return clamp01(v)
 }
 
-// Clamp01 bounds v to [0, 1]; NaN becomes 0.
-func Clamp01(v float64) float64 {
+// clamp01 bounds v to [0, 1]; NaN becomes 0.
+func clamp01(v float64) float64 {
 	switch {
 	case math.IsNaN(v) || v < 0:
 		return 0

@@ -20,8 +20,8 @@ const maxFacts = 50
 // conviction.
 const defaultIntensity = 0.5
 
-// extractPrompt is the extraction system prompt. It carries the seed's
-// intensity signals and calibration bands.
+// extractPrompt is the extraction system prompt. It carries the intensity
+// signals and calibration bands the model rates each fact with.
 var extractPrompt = mustRender("extract.tmpl", struct{ MaxFacts int }{maxFacts})
 
 // Extractor pulls facts and their intensity out of free text with one LLM

@@ -13,6 +13,12 @@ import (
 // MaxTokens tokens is a tiny fraction of it.
 const maxChatBody = 8 << 20
 
+// The TypeScript Hippo's default chat model, and OpenRouter's name for it.
+const (
+	typeScriptChatModel             = "google/gemini-flash-2.0"
+	typeScriptChatModelOnOpenRouter = "google/gemini-2.0-flash-001"
+)
+
 // LLM is a hippo.LLM over POST {BaseURL}/chat/completions. It is safe for
 // concurrent use.
 type LLM struct {
@@ -23,7 +29,12 @@ type LLM struct {
 }
 
 // NewLLM returns an LLM for cfg. Empty fields default to OpenRouter,
-// google/gemini-flash-2.0, 2048 max tokens and temperature 0.
+// openai/gpt-4o-mini, 2048 max tokens and temperature 0.
+//
+// The model name "google/gemini-flash-2.0", the TypeScript Hippo's default,
+// is not one OpenRouter knows; sent to OpenRouter it is replaced by
+// "google/gemini-2.0-flash-001", the model it means, so configurations
+// carried over from the TypeScript Hippo keep working.
 func NewLLM(cfg Config) (*LLM, error) {
 	if cfg.MaxTokens < 0 {
 		return nil, hippo.Invalidf("max_tokens", "must not be negative, got %d", cfg.MaxTokens)
@@ -38,6 +49,9 @@ func NewLLM(cfg Config) (*LLM, error) {
 	c, err := newClient(cfg, DefaultChatBaseURL, "chat/completions", maxChatBody)
 	if err != nil {
 		return nil, err
+	}
+	if model == typeScriptChatModel && strings.HasPrefix(c.url, DefaultChatBaseURL+"/") {
+		model = typeScriptChatModelOnOpenRouter
 	}
 	l := &LLM{c: c, model: model, maxTokens: cfg.MaxTokens, temperature: cfg.Temperature}
 	if l.maxTokens == 0 {

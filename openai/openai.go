@@ -22,7 +22,7 @@ const (
 	DefaultEmbeddingBaseURL = "https://api.openai.com/v1"
 	DefaultEmbeddingModel   = "text-embedding-3-small"
 	DefaultChatBaseURL      = "https://openrouter.ai/api/v1"
-	DefaultChatModel        = "google/gemini-flash-2.0"
+	DefaultChatModel        = "openai/gpt-4o-mini"
 	DefaultMaxTokens        = 2048
 	DefaultTimeout          = 60 * time.Second
 	DefaultMaxRetries       = 3

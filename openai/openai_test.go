@@ -724,9 +724,34 @@ func TestDefaults(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if l.Model() != "google/gemini-flash-2.0" || l.c.url != "https://openrouter.ai/api/v1/chat/completions" ||
+	if l.Model() != "openai/gpt-4o-mini" || l.c.url != "https://openrouter.ai/api/v1/chat/completions" ||
 		l.maxTokens != 2048 || l.temperature != 0 {
 		t.Errorf("LLM defaults: model %q, url %q, max tokens %d, temperature %v", l.Model(), l.c.url, l.maxTokens, l.temperature)
+	}
+}
+
+// TestTypeScriptChatModel: the TypeScript Hippo's default model name, which
+// OpenRouter does not list, reaches OpenRouter as the model it means;
+// elsewhere (a local server may use any name) it is sent as given, and
+// other names are never changed.
+func TestTypeScriptChatModel(t *testing.T) {
+	tests := []struct {
+		base, model, want string
+	}{
+		{"", "google/gemini-flash-2.0", "google/gemini-2.0-flash-001"},
+		{"https://openrouter.ai/api/v1/", "google/gemini-flash-2.0", "google/gemini-2.0-flash-001"},
+		{"http://localhost:11434/v1", "google/gemini-flash-2.0", "google/gemini-flash-2.0"},
+		{"", "google/gemini-2.0-flash-001", "google/gemini-2.0-flash-001"},
+		{"", "", "openai/gpt-4o-mini"},
+	}
+	for _, tt := range tests {
+		l, err := NewLLM(Config{BaseURL: tt.base, Model: tt.model})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if l.Model() != tt.want {
+			t.Errorf("base %q, model %q: sends %q, want %q", tt.base, tt.model, l.Model(), tt.want)
+		}
 	}
 }
 

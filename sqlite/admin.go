@@ -121,8 +121,9 @@ type ChunkFilter struct {
 	Kind hippo.Kind
 	// Superseded includes superseded chunks, which are left out otherwise.
 	Superseded bool
-	// Text keeps chunks whose content contains it, ignoring ASCII case
-	// (SQLite's LIKE); % and _ match themselves. "" matches everything.
+	// Text keeps chunks whose content contains it, ignoring case and
+	// accents ("cafe" finds "Café"); every character, % and _ too, matches
+	// itself. "" matches everything.
 	Text string
 	// Limit caps the result (0: no cap); Offset skips that many first.
 	// Both are ignored by CountChunks.
@@ -155,15 +156,14 @@ func (f ChunkFilter) where() (string, []any, error) {
 		conds = append(conds, "superseded_by IS NULL")
 	}
 	if f.Text != "" {
-		conds = append(conds, `content LIKE ? ESCAPE '\'`)
-		args = append(args, "%"+escapeLike(f.Text)+"%")
+		text := fold(f.Text)
+		if text == "" {
+			return "", nil, hippo.Invalidf("text", "%q has nothing to search for once accents are ignored", f.Text)
+		}
+		conds = append(conds, "instr("+foldFunc+"(content), ?) > 0")
+		args = append(args, text)
 	}
 	return strings.Join(conds, " AND "), args, nil
-}
-
-// escapeLike makes s match literally inside a LIKE pattern with ESCAPE '\'.
-func escapeLike(s string) string {
-	return strings.NewReplacer(`\`, `\\`, `%`, `\%`, `_`, `\_`).Replace(s)
 }
 
 // listColumns is chunkColumns with an empty vector in place of the

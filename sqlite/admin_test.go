@@ -200,6 +200,38 @@ func TestAdminSearch(t *testing.T) {
 			t.Errorf("%s: search = %v, want %v", tt.name, ids(got), ids(tt.want))
 		}
 	}
+
+	// Accents and case are ignored on both sides, beyond ASCII.
+	carol := f.memory("carol")
+	cafe := store(t, carol, "Met Ana at the CAFÉ de Flore")
+	naive := store(t, carol, "A naïve ﬁrst draft, Ελλάδα")
+	for _, tt := range []struct {
+		text string
+		want []*hippo.Chunk
+	}{
+		{"cafe", []*hippo.Chunk{cafe}},
+		{"Café", []*hippo.Chunk{cafe}},
+		{"CAFE DE", []*hippo.Chunk{cafe}},
+		{"naive", []*hippo.Chunk{naive}},
+		{"first", []*hippo.Chunk{naive}},
+		{"ελλαδα", []*hippo.Chunk{naive}},
+		{"cafes", nil},
+	} {
+		got, err := f.db.ListChunks(ctx, sqlite.ChunkFilter{AgentID: "carol", Text: tt.text})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !slices.Equal(ids(got), ids(tt.want)) {
+			t.Errorf("search %q = %v, want %v", tt.text, ids(got), ids(tt.want))
+		}
+		if n, err := f.db.CountChunks(ctx, sqlite.ChunkFilter{AgentID: "carol", Text: tt.text}); err != nil || n != len(tt.want) {
+			t.Errorf("count %q = %d, %v; want %d", tt.text, n, err, len(tt.want))
+		}
+	}
+	// A text with nothing left once accents are dropped is refused, not
+	// matched against everything.
+	_, err := f.db.ListChunks(ctx, sqlite.ChunkFilter{Text: "\u0301"})
+	wantCode(t, err, hippo.EINVALID)
 }
 
 func TestAdminListBlocks(t *testing.T) {

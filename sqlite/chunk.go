@@ -98,8 +98,8 @@ func ContentHash(content string) string {
 	return hex.EncodeToString(sum[:])
 }
 
-// NewID returns a new ULID.
-func NewID(now time.Time) string {
+// newChunkID returns a new ULID.
+func newChunkID(now time.Time) string {
 	return ulid.MustNew(ulid.Timestamp(now), ulid.DefaultEntropy()).String()
 }
 

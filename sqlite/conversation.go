@@ -28,7 +28,7 @@ func (m *Memory) SearchConversation(ctx context.Context, query string, limit int
 	if err != nil {
 		return nil, err
 	}
-	match := FTSQuery(query)
+	match := ftsQuery(query)
 	if match == "" {
 		return nil, hippo.Invalidf("query", "has no searchable words")
 	}
@@ -110,10 +110,10 @@ func (db *DB) columns(ctx context.Context, table string) (map[string]bool, error
 	return cols, nil
 }
 
-// FTSQuery turns free text into a safe FTS5 query: each word becomes a
+// ftsQuery turns free text into a safe FTS5 query: each word becomes a
 // quoted string and any word may match (bm25 ranks messages that match more
 // words first). It returns "" when the text has no words.
-func FTSQuery(text string) string {
+func ftsQuery(text string) string {
 	words := strings.FieldsFunc(text, func(r rune) bool {
 		return !unicode.IsLetter(r) && !unicode.IsDigit(r) && r != '_'
 	})

@@ -1,5 +1,10 @@
 // Package sqlite stores Hippo's chunks, blocks and metadata in one SQLite
 // file shared by many agents, and implements hippo.MemoryService on it.
+//
+// Start with Open, then DB.Memory for one agent's memory: the package's
+// Example is a whole program. The DB methods (Stats, ListChunks, Export,
+// Import, Reembed, ...) administer the file across agents, as the hippo
+// command does.
 package sqlite
 
 import (
@@ -41,7 +46,7 @@ type Options struct {
 	// Now is the clock; nil means time.Now.
 	Now func() time.Time
 	// DecayClock chooses how strength decays: "wall" (every hour counts,
-	// as seed 000 specifies) or "active" (only hours in which the agent
+	// the default) or "active" (only hours in which the agent
 	// used its memory count, so nothing fades while an agent is idle). The
 	// choice is recorded in the database and applies to every process that
 	// opens it; "" keeps the recorded choice, wall time by default.
@@ -409,9 +414,9 @@ func parseLayout(s string) (time.Time, bool) {
 	return t, true
 }
 
-// Pragmas reports the durability settings of a live connection:
+// pragmas reports the durability settings of a live connection:
 // journal_mode, busy_timeout and synchronous.
-func (db *DB) Pragmas(ctx context.Context) map[string]string {
+func (db *DB) pragmas(ctx context.Context) map[string]string {
 	out := map[string]string{}
 	for _, name := range []string{"journal_mode", "busy_timeout", "synchronous"} {
 		var v string

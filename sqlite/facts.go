@@ -412,7 +412,7 @@ func (m *Memory) applyFacts(ctx context.Context, plans []*factPlan, snapshot int
 			resolved[i] = c.ID
 		default:
 			c := &hippo.Chunk{
-				ID: NewID(now), AgentID: m.opts.AgentID, Scope: m.opts.Scope, Kind: hippo.KindFact,
+				ID: newChunkID(now), AgentID: m.opts.AgentID, Scope: m.opts.Scope, Kind: hippo.KindFact,
 				Content: p.fact.Content, ContentHash: ContentHash(p.fact.Content), Embedding: p.vec,
 				RunningIntensity: p.fact.Intensity, EncounterCount: 1, LastAccessedAt: now, CreatedAt: now,
 			}
@@ -481,7 +481,7 @@ func (m *Memory) applyFormer(ctx context.Context, tx *sql.Tx, fp *formerPlan, re
 	} else {
 		at := now
 		c := &hippo.Chunk{
-			ID: NewID(now), AgentID: m.opts.AgentID, Scope: m.opts.Scope, Kind: hippo.KindFact,
+			ID: newChunkID(now), AgentID: m.opts.AgentID, Scope: m.opts.Scope, Kind: hippo.KindFact,
 			Content: fp.content, ContentHash: ContentHash(fp.content), Embedding: fp.vec,
 			RunningIntensity: m.cfg.DefaultIntensity, EncounterCount: 1, LastAccessedAt: now, CreatedAt: now,
 			SupersededBy: newID, SupersededAt: &at,

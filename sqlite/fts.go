@@ -171,7 +171,7 @@ func ftsToken(agentID string) string {
 	return "a" + strings.ToUpper(hex.EncodeToString([]byte(agentID))) + "0"
 }
 
-// ftsWords splits text into words as FTSQuery does (runs of letters, digits
+// ftsWords splits text into words as ftsQuery does (runs of letters, digits
 // and _), lower-cased and deduplicated, without English stop words unless
 // there is nothing else: they match nearly every chunk and weigh almost
 // nothing in BM25. Words hold no double quote, so quoting them is safe.

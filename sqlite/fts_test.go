@@ -196,7 +196,7 @@ func TestFTSWords(t *testing.T) {
 }
 
 // FuzzFTSQuery runs the MATCH expressions built from arbitrary text
-// (FTSQuery's for conversation search, ftsContent's for recall, with and
+// (ftsQuery's for conversation search, ftsContent's for recall, with and
 // without the agent token) against a real FTS5 index: none may be an FTS5
 // syntax error.
 func FuzzFTSQuery(f *testing.F) {
@@ -218,7 +218,7 @@ func FuzzFTSQuery(f *testing.F) {
 	agent := "agent:" + ftsToken("agent-a") + " AND "
 	f.Fuzz(func(t *testing.T, s string) {
 		var matches []string
-		if q := FTSQuery(s); q != "" {
+		if q := ftsQuery(s); q != "" {
 			matches = append(matches, q)
 		}
 		if words := ftsWords(s); len(words) > 0 {

@@ -9,6 +9,13 @@ import (
 // InsertChunks writes chunks as they are (IDs, counters and times kept when
 // set, filled in when not) in one transaction, checking the embedding model
 // lock. Chunks without an agent or scope take agentID and scope.
+//
+// It is a bulk loader, not an agent's way to write: it skips fact
+// extraction, deduplication and conflict resolution (use Memory's
+// RememberFacts and StoreMemory for that). It is public because loading
+// stores with given vectors and times is what benchmarks, evaluation sets
+// and tests of other packages need, and an export is the other way in
+// (Import).
 func (db *DB) InsertChunks(ctx context.Context, agentID, scope, model string, chunks []*hippo.Chunk) error {
 	if len(chunks) == 0 {
 		return nil
@@ -37,7 +44,7 @@ func (db *DB) InsertChunks(ctx context.Context, agentID, scope, model string, ch
 			return err
 		}
 		if c.ID == "" {
-			c.ID = NewID(now)
+			c.ID = newChunkID(now)
 		}
 		if c.Kind == "" {
 			c.Kind = hippo.KindMemory

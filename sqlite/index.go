@@ -782,23 +782,24 @@ func (db *DB) maybePrune(ctx context.Context) {
 // changeLogKeep is how many change-log entries survive pruning.
 const changeLogKeep = 100_000
 
-// IndexStats describes an agent's in-memory vector index.
-type IndexStats struct {
+// indexStats describes an agent's in-memory vector index, for tests and
+// the scale benchmark.
+type indexStats struct {
 	Rows        int `json:"rows"`
 	Dimension   int `json:"dimension"`
 	VectorBytes int `json:"vector_bytes"` // int8 codes, their scales and priors
 	MetaBytes   int `json:"meta_bytes"`   // IDs and scan fields
 }
 
-// IndexStats loads (or updates) the agent's index and describes it.
-func (db *DB) IndexStats(ctx context.Context, agentID string) (*IndexStats, error) {
+// indexStats loads (or updates) the agent's index and describes it.
+func (db *DB) indexStats(ctx context.Context, agentID string) (*indexStats, error) {
 	ai, err := db.agentIndex(ctx, agentID)
 	if err != nil {
 		return nil, err
 	}
 	ai.mu.RLock()
 	defer ai.mu.RUnlock()
-	st := &IndexStats{}
+	st := &indexStats{}
 	if ai.idx != nil {
 		st.Rows, st.Dimension = ai.idx.Len(), ai.idx.Dim()
 		st.VectorBytes, st.MetaBytes = ai.idx.Bytes(), ai.idx.MetaBytes()
@@ -806,9 +807,10 @@ func (db *DB) IndexStats(ctx context.Context, agentID string) (*IndexStats, erro
 	return st, nil
 }
 
-// CodesRead times one parallel sequential read of the int8 codes of the
-// agent's index: the floor of a recall's first pass, for benchmarks.
-func (db *DB) CodesRead(ctx context.Context, agentID string) (time.Duration, error) {
+// codesRead times one parallel sequential read of the int8 codes of the
+// agent's index: the floor of a recall's first pass, for the scale
+// benchmark.
+func (db *DB) codesRead(ctx context.Context, agentID string) (time.Duration, error) {
 	ai, err := db.agentIndex(ctx, agentID)
 	if err != nil {
 		return 0, err

@@ -161,7 +161,7 @@ func (m *Memory) StoreMemory(ctx context.Context, in hippo.StoreInput) (*hippo.S
 	}
 	now := m.db.now()
 	c := &hippo.Chunk{
-		ID: NewID(now), AgentID: m.opts.AgentID, Scope: m.opts.Scope, Kind: hippo.KindMemory,
+		ID: newChunkID(now), AgentID: m.opts.AgentID, Scope: m.opts.Scope, Kind: hippo.KindMemory,
 		Content: in.Content, ContentHash: hash, Embedding: vecs[0], Metadata: rawJSON(meta),
 		RunningIntensity: reading, EncounterCount: 1, LastAccessedAt: now, CreatedAt: now,
 	}
@@ -330,7 +330,7 @@ type recallHit struct {
 	cosine, bm25, relevance, score float64
 }
 
-// search ranks by seed 000's score WeightSimilarity·relevance +
+// search ranks by the recall score WeightSimilarity·relevance +
 // WeightStrength·strength + WeightRecency·recency with
 //
 //	relevance = hippo.Fuse(CosineRelevance(cosine), BM25Relevance(bm25), α)

@@ -13,7 +13,7 @@ func (a *app) newAgentsCommand() *cobra.Command {
 		Short: "List agents with their chunk and block counts",
 		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			db, err := a.openDB(cmd.Context(), true)
+			db, err := a.openDB(cmd.Context(), existingDB)
 			if err != nil {
 				return err
 			}

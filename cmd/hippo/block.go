@@ -17,7 +17,6 @@ func (a *app) newBlockCommand() *cobra.Command {
 		Long: `Print the value of an agent's memory block, in the --scope scope (default:
 the global scope). With one argument it is the key and the agent is
 --agent / HIPPO_AGENT. A missing block is an error.`,
-		Args:              cobra.RangeArgs(1, 2),
 		ValidArgsFunction: a.completeAgents,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			agent, err := a.agentArg(args[:len(args)-1], 0)
@@ -31,7 +30,7 @@ the global scope). With one argument it is the key and the agent is
 			if err := hippo.ValidateScope(a.scope); err != nil {
 				return usageErrorf("%s", hippo.ErrorMessage(err))
 			}
-			db, err := a.openDB(cmd.Context(), true)
+			db, err := a.openDB(cmd.Context(), existingDB)
 			if err != nil {
 				return err
 			}

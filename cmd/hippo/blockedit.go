@@ -25,9 +25,8 @@ func (a *app) blockEditCommands() []*cobra.Command {
 		{
 			Use:   "replace <key> <old> <new>",
 			Short: "Replace every occurrence of old with new in a block",
-			Args:  cobra.ExactArgs(3),
 			RunE: func(cmd *cobra.Command, args []string) error {
-				return a.useMemory(cmd.Context(), false, func(db *sqlite.DB, m *sqlite.Memory) error {
+				return a.useMemory(cmd.Context(), existingDB, false, func(db *sqlite.DB, m *sqlite.Memory) error {
 					b, n, err := m.ReplaceBlock(cmd.Context(), args[0], args[1], args[2])
 					if err != nil {
 						return err
@@ -40,9 +39,8 @@ func (a *app) blockEditCommands() []*cobra.Command {
 		{
 			Use:   "get <key>",
 			Short: "Print a block's value (like block <agent> <key>, agent from --agent)",
-			Args:  cobra.ExactArgs(1),
 			RunE: func(cmd *cobra.Command, args []string) error {
-				return a.useMemory(cmd.Context(), false, func(db *sqlite.DB, m *sqlite.Memory) error {
+				return a.useMemory(cmd.Context(), existingDB, false, func(db *sqlite.DB, m *sqlite.Memory) error {
 					b, err := m.Block(cmd.Context(), args[0])
 					if err != nil {
 						return err
@@ -71,13 +69,12 @@ func (a *app) blockWriteCommand(use, short string, write func(context.Context, *
 	return &cobra.Command{
 		Use:   use,
 		Short: short,
-		Args:  cobra.ExactArgs(2),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			text, err := a.textArg(args, 1, "text")
 			if err != nil {
 				return err
 			}
-			return a.useMemory(cmd.Context(), false, func(_ *sqlite.DB, m *sqlite.Memory) error {
+			return a.useMemory(cmd.Context(), createDB, false, func(_ *sqlite.DB, m *sqlite.Memory) error {
 				b, err := write(cmd.Context(), m, args[0], text)
 				if err != nil {
 					return err

@@ -13,7 +13,6 @@ func (a *app) newBlocksCommand() *cobra.Command {
 		Use:               "blocks [agent]",
 		Short:             "List an agent's memory blocks with their sizes",
 		Long:              "List an agent's memory blocks: key, scope, size in characters, last update.",
-		Args:              cobra.MaximumNArgs(1),
 		ValidArgsFunction: a.completeAgents,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			agent, err := a.agentArg(args, 0)
@@ -24,7 +23,7 @@ func (a *app) newBlocksCommand() *cobra.Command {
 			if err != nil {
 				return err
 			}
-			db, err := a.openDB(cmd.Context(), true)
+			db, err := a.openDB(cmd.Context(), existingDB)
 			if err != nil {
 				return err
 			}

@@ -20,7 +20,6 @@ func (a *app) newChunksCommand() *cobra.Command {
 		Short: "List an agent's chunks, newest first",
 		Long: `List an agent's facts and memories, newest first. Superseded facts are
 left out unless --superseded. The agent defaults to --agent / HIPPO_AGENT.`,
-		Args:              cobra.MaximumNArgs(1),
 		ValidArgsFunction: a.completeAgents,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			agent, err := a.agentArg(args, 0)
@@ -83,7 +82,7 @@ func (a *app) pageNote(shown, offset, total int) {
 // chunks matching filter, as the CLI shows them, with the number of all
 // matches.
 func (a *app) listChunks(ctx context.Context, filter sqlite.ChunkFilter) ([]chunkView, int, error) {
-	db, err := a.openDB(ctx, true)
+	db, err := a.openDB(ctx, existingDB)
 	if err != nil {
 		return nil, 0, err
 	}

@@ -20,10 +20,9 @@ deleted chunk had superseded become current again.
 Without --force nothing changes: the command shows what it would delete
 (with --json, a document with "dry_run": true). An ID matching no chunk
 makes the exit code 1.`,
-		Args: cobra.MinimumNArgs(1),
 		RunE: func(cmd *cobra.Command, ids []string) error {
 			ctx := cmd.Context()
-			db, err := a.openDB(ctx, true)
+			db, err := a.openDB(ctx, existingDB)
 			if err != nil {
 				return err
 			}

@@ -23,7 +23,6 @@ restricts the export to one scope. Rows stream from one read snapshot.
 The format: {"format":"hippo-export","version":1,"embedding_model":{...},
 "blocks":[...],"chunks":[...]}, one record per line; "hippo import" reads it
 back losslessly.`,
-		Args:              cobra.MaximumNArgs(1),
 		ValidArgsFunction: a.completeAgents,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			ctx := cmd.Context()
@@ -35,7 +34,7 @@ back losslessly.`,
 			if err != nil {
 				return err
 			}
-			db, err := a.openDB(ctx, true)
+			db, err := a.openDB(ctx, existingDB)
 			if err != nil {
 				return err
 			}

@@ -42,7 +42,7 @@ func (a *app) completeAgents(cmd *cobra.Command, args []string, _ string) ([]str
 	if len(args) > 0 {
 		return nil, cobra.ShellCompDirectiveNoFileComp
 	}
-	db, err := a.openDB(cmd.Context(), true)
+	db, err := a.openDB(cmd.Context(), existingDB)
 	if err != nil {
 		return nil, cobra.ShellCompDirectiveNoFileComp
 	}

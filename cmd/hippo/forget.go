@@ -19,13 +19,12 @@ func (a *app) newForgetCommand() *cobra.Command {
 		Long: `Find the agent's live chunks similar to a description and delete them
 outright: no record is kept. Without --force it only shows what would be
 deleted. Facts they had superseded become current again.`,
-		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			desc, err := a.textArg(args, 0, "description")
+			desc, err := a.requiredText(args, 0, "description")
 			if err != nil {
 				return err
 			}
-			db, m, err := a.openMemory(cmd.Context(), false)
+			db, m, err := a.openMemory(cmd.Context(), existingDB, false)
 			if err != nil {
 				return err
 			}

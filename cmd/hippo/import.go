@@ -31,7 +31,6 @@ dimension. With --reembed, chunks of another model (or of none named) are
 embedded anew with the configured embedder (--embed-*, HIPPO_EMBED_*, else
 the offline default), which must be the database's model. Records that
 name no agent take --agent / HIPPO_AGENT.`,
-		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			ctx := cmd.Context()
 			var r io.Reader = a.stdin
@@ -57,7 +56,7 @@ name no agent take --agent / HIPPO_AGENT.`,
 			}
 			_, statErr := os.Stat(a.dbPath)
 			created := errors.Is(statErr, fs.ErrNotExist)
-			db, err := a.openDB(ctx, false)
+			db, err := a.openDB(ctx, createDB)
 			if err != nil {
 				return err
 			}

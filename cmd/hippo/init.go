@@ -26,7 +26,7 @@ existing database up to date. Running it again changes nothing.`,
 			if err != nil {
 				emb = nil
 			}
-			db, err := a.openDBFor(cmd.Context(), emb)
+			db, err := a.openDBFor(cmd.Context(), emb, createDB)
 			if err != nil {
 				return err
 			}

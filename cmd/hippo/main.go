@@ -79,12 +79,16 @@ func (a *app) newRootCommand() *cobra.Command {
 		Long: `hippo inspects and manages Hippo databases: persistent memory for AI agents.
 
 The database is --db, else $HIPPO_DB, else $XDG_DATA_HOME/hippo/hippo.db
-(~/.local/share/hippo/hippo.db). Commands that only read never create it.
+(~/.local/share/hippo/hippo.db). Only the commands that add data (init,
+remember, store, block set/append/describe, import, serve) create it; every
+other command fails on a missing file, naming it.
 Every command accepts --json for machine-readable output on stdout; errors
 go to stderr. Exit codes: 0 success, 1 failure, 2 usage error.`,
+		Version:       buildVersion().String(),
 		SilenceErrors: true,
 		SilenceUsage:  true,
 	}
+	root.SetVersionTemplate("hippo {{.Version}}\n")
 	a.root = root
 	f := root.PersistentFlags()
 	f.StringVar(&a.dbPath, "db", defaultDBPath(), "database file (env HIPPO_DB)")
@@ -115,9 +119,11 @@ go to stderr. Exit codes: 0 success, 1 failure, 2 usage error.`,
 		a.newContextCommand(),
 		a.newReinforceCommand(),
 		a.newConsolidateCommand(),
+		a.newVersionCommand(),
 	)
 	root.InitDefaultCompletionCmd()
 	rejectUnknownSubcommands(root)
+	nameArgs(root)
 	a.markRuns(root)
 	return root
 }
@@ -171,16 +177,28 @@ func defaultDBPath() string {
 	return filepath.Join(dir, "hippo", "hippo.db")
 }
 
-// openDB opens the database named by the flags. Commands that only read
-// pass mustExist, so a missing file is an error instead of a new database.
-func (a *app) openDB(ctx context.Context, mustExist bool) (*sqlite.DB, error) {
-	return sqlite.Open(ctx, a.dbPath, sqlite.Options{MustExist: mustExist})
+// openDB opens the database named by the flags; in existingDB mode a
+// missing file is an error instead of a new database.
+func (a *app) openDB(ctx context.Context, mode dbMode) (*sqlite.DB, error) {
+	return a.openDBFor(ctx, nil, mode)
 }
 
-// openDBFor opens the database, creating it when missing with the page
-// size for emb's vectors (sqlite.PageSizeFor; emb may be nil).
-func (a *app) openDBFor(ctx context.Context, emb hippo.Embedder) (*sqlite.DB, error) {
-	opts := sqlite.Options{}
+// dbMode says whether a command may create a missing database.
+type dbMode int
+
+const (
+	// existingDB is for commands that read, or change what is already
+	// stored: a missing database is an error naming the file.
+	existingDB dbMode = iota
+	// createDB is for commands that add data (init, remember, store,
+	// block set, import, serve): a missing database is created.
+	createDB
+)
+
+// openDBFor opens the database, with the page size for emb's vectors when
+// mode creates it (sqlite.PageSizeFor; emb may be nil).
+func (a *app) openDBFor(ctx context.Context, emb hippo.Embedder, mode dbMode) (*sqlite.DB, error) {
+	opts := sqlite.Options{MustExist: mode == existingDB}
 	if emb != nil {
 		opts.Dimension = emb.Dimension()
 	}
@@ -199,15 +217,29 @@ func (a *app) scopeFilter() (*string, error) {
 	return &s, nil
 }
 
-// agentArg is the agent named by args[i], else by --agent/HIPPO_AGENT.
+// agentArg is the agent named by args[i], else by --agent/HIPPO_AGENT,
+// for commands whose first argument is an optional [agent].
 func (a *app) agentArg(args []string, i int) (string, error) {
 	agent := a.agent
 	if i < len(args) {
 		agent = args[i]
 	}
 	if agent == "" {
-		return "", usageErrorf("no agent given: pass it as an argument, or set --agent or HIPPO_AGENT")
+		return "", usageErrorf("no agent given: pass it as the first argument, or set --agent or HIPPO_AGENT")
 	}
+	return checkAgent(agent)
+}
+
+// agentFlag is the agent named by --agent/HIPPO_AGENT, for commands that
+// take no agent argument.
+func (a *app) agentFlag() (string, error) {
+	if a.agent == "" {
+		return "", usageErrorf("no agent given: set --agent or HIPPO_AGENT")
+	}
+	return checkAgent(a.agent)
+}
+
+func checkAgent(agent string) (string, error) {
 	if err := hippo.ValidateAgentID(agent); err != nil {
 		return "", usageErrorf("%s", hippo.ErrorMessage(err))
 	}

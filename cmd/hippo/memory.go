@@ -13,12 +13,13 @@ import (
 // maxStdin bounds text read from standard input.
 const maxStdin = 1 << 20
 
-// openMemory opens the database (creating it) and the memory of the agent
-// given by --agent, with the configured embedder and fact models. --scope,
-// when given, is both where writes go and the only scope searched;
-// otherwise writes go to the global scope and every scope is searched.
-func (a *app) openMemory(ctx context.Context, withFacts bool) (*sqlite.DB, *sqlite.Memory, error) {
-	agent, err := a.agentArg(nil, 0)
+// openMemory opens the database (creating it only in createDB mode) and
+// the memory of the agent given by --agent, with the configured embedder
+// and fact models. --scope, when given, is both where writes go and the
+// only scope searched; otherwise writes go to the global scope and every
+// scope is searched.
+func (a *app) openMemory(ctx context.Context, mode dbMode, withFacts bool) (*sqlite.DB, *sqlite.Memory, error) {
+	agent, err := a.agentFlag()
 	if err != nil {
 		return nil, nil, err
 	}
@@ -39,7 +40,7 @@ func (a *app) openMemory(ctx context.Context, withFacts bool) (*sqlite.DB, *sqli
 			return nil, nil, err
 		}
 	}
-	db, err := a.openDBFor(ctx, emb)
+	db, err := a.openDBFor(ctx, emb, mode)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -57,8 +58,8 @@ func (a *app) openMemory(ctx context.Context, withFacts bool) (*sqlite.DB, *sqli
 
 // useMemory opens the agent's memory as openMemory does, runs fn and
 // closes the database.
-func (a *app) useMemory(ctx context.Context, withFacts bool, fn func(*sqlite.DB, *sqlite.Memory) error) error {
-	db, m, err := a.openMemory(ctx, withFacts)
+func (a *app) useMemory(ctx context.Context, mode dbMode, withFacts bool, fn func(*sqlite.DB, *sqlite.Memory) error) error {
+	db, m, err := a.openMemory(ctx, mode, withFacts)
 	if err != nil {
 		return err
 	}
@@ -66,10 +67,27 @@ func (a *app) useMemory(ctx context.Context, withFacts bool, fn func(*sqlite.DB,
 	return fn(db, m)
 }
 
+// requiredText is textArg for a text that must not be empty or blank: an
+// empty one is a usage error naming the argument.
+func (a *app) requiredText(args []string, i int, name string) (string, error) {
+	text, err := a.textArg(args, i, name)
+	if err != nil {
+		return "", err
+	}
+	if strings.TrimSpace(text) == "" {
+		where := ""
+		if args[i] == "-" {
+			where = " (standard input was empty)"
+		}
+		return "", usageErrorf("<%s> must not be empty%s", name, where)
+	}
+	return text, nil
+}
+
 // textArg returns args[i], or standard input when it is "-".
 func (a *app) textArg(args []string, i int, name string) (string, error) {
 	if i >= len(args) {
-		return "", usageErrorf("missing %s", name)
+		return "", usageErrorf("missing <%s>", name)
 	}
 	if args[i] != "-" {
 		return args[i], nil

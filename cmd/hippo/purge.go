@@ -34,7 +34,7 @@ Without --force nothing changes: the command shows what it would purge
 				}
 				filter.Before = t
 			}
-			db, err := a.openDB(cmd.Context(), true)
+			db, err := a.openDB(cmd.Context(), existingDB)
 			if err != nil {
 				return err
 			}

@@ -26,10 +26,11 @@ similarity with full-text (BM25) matching by --alpha. Relevance is
 calibrated: 0 is no closer than unrelated text, 0.9 a strong match, and
 results below --min-relevance (default: the embedder's calibrated floor; 0
 returns everything) are left out. Recalled chunks are strengthened, as when
-an agent recalls them. --explain prints each score's parts.`,
-		Args: cobra.ExactArgs(1),
+an agent recalls them. --explain prints each score's parts: the weighted sum of relevance,
+strength and recency, and the cosine and BM25 relevance that α fuses
+(hippo.Fuse: independent evidence, not a weighted average).`,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			q, err := a.textArg(args, 0, "query")
+			q, err := a.requiredText(args, 0, "query")
 			if err != nil {
 				return err
 			}
@@ -62,7 +63,7 @@ an agent recalls them. --explain prints each score's parts.`,
 				}
 				*t.dst = &v
 			}
-			db, m, err := a.openMemory(cmd.Context(), false)
+			db, m, err := a.openMemory(cmd.Context(), existingDB, false)
 			if err != nil {
 				return err
 			}
@@ -71,6 +72,7 @@ an agent recalls them. --explain prints each score's parts.`,
 			if err != nil {
 				return err
 			}
+			cfg := m.Config()
 			views := make([]recalledView, len(page.Results))
 			for i, r := range page.Results {
 				views[i] = recalledView{viewChunks([]*hippo.Chunk{r.Chunk}, m.Config(), r.Chunk.LastAccessedAt)[0],
@@ -91,12 +93,15 @@ an agent recalls them. --explain prints each score's parts.`,
 				for i, v := range views {
 					fmt.Fprintf(w, "%d. [%s] %s  (score %.3f, %s)\n", in.Offset+i+1, v.Kind, oneLine(v.Content, 200), v.Score, v.ID)
 					if explain {
-						fmt.Fprintf(w, "   relevance %.3f = %.2f × bm25 %.3f (raw %.3g) + %.2f × cosine %.3f (raw %.3f) · strength %.3f · recency %.3f\n",
-							v.Relevance, page.Alpha, v.BM25Relevance, v.BM25, 1-page.Alpha, v.CosineRelevance, v.Similarity, v.Strength, v.Recency)
+						fmt.Fprintf(w, "   score %.3f = %.1f × relevance %.3f + %.1f × strength %.3f + %.1f × recency %.3f\n",
+							v.Score, cfg.WeightSimilarity, v.Relevance, cfg.WeightStrength, v.Strength, cfg.WeightRecency, v.Recency)
+						fmt.Fprintf(w, "   relevance %.3f fuses cosine %.3f (raw %.3f) and bm25 %.3f (raw %.3f) with α %.2f\n",
+							v.Relevance, v.CosineRelevance, v.Similarity, v.BM25Relevance, v.BM25, page.Alpha)
 					}
 				}
-				a.note("%d of %d matching", len(views), page.Total)
-				return nil
+				// The count is part of the answer: on stdout, on its own line.
+				_, err := fmt.Fprintf(w, "%d of %d matching\n", len(views), page.Total)
+				return err
 			})
 		},
 	}

@@ -44,7 +44,7 @@ re-embedded, from which model to which (with --json, a document with
 			if err != nil {
 				return err
 			}
-			db, err := a.openDB(ctx, true)
+			db, err := a.openDB(ctx, existingDB)
 			if err != nil {
 				return err
 			}

@@ -18,13 +18,12 @@ check each against what the agent already knows: a duplicate strengthens the
 known fact, a new value supersedes it, anything else is stored as new.
 Text "-" is read from standard input. Uses the LLM of --llm-* / HIPPO_LLM_*,
 else the offline rule-based extractor.`,
-		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			text, err := a.textArg(args, 0, "text")
+			text, err := a.requiredText(args, 0, "text")
 			if err != nil {
 				return err
 			}
-			db, m, err := a.openMemory(cmd.Context(), true)
+			db, m, err := a.openMemory(cmd.Context(), createDB, true)
 			if err != nil {
 				return err
 			}

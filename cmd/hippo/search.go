@@ -17,15 +17,14 @@ func (a *app) newSearchCommand() *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "search <text>",
 		Short: "Find chunks whose content contains text",
-		Long: `Find chunks whose content contains text, ignoring case (ASCII letters only,
-as SQLite's LIKE does), across all agents unless --agent is given. % and _
-match themselves. Newest first. Superseded facts are left out unless
---superseded.`,
-		Args: cobra.ExactArgs(1),
+		Long: `Find chunks whose content contains text, ignoring case and accents ("cafe"
+finds "Café"), across all agents unless --agent is given. Every other
+character, % and _ too, matches itself. Newest first. Superseded facts are
+left out unless --superseded.`,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			text := args[0]
 			if strings.TrimSpace(text) == "" {
-				return usageErrorf("search text must not be empty")
+				return usageErrorf("<text> must not be empty")
 			}
 			k, err := parseKind(kind)
 			if err != nil {

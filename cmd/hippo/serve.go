@@ -12,9 +12,6 @@ import (
 	"github.com/spf13/cobra"
 )
 
-// version is set at build time with -ldflags "-X main.version=...".
-var version = "dev"
-
 func (a *app) newServeCommand() *cobra.Command {
 	var (
 		transport, addr, token, messages string
@@ -49,7 +46,7 @@ offline defaults are used: no key, no network.`,
 			if err != nil {
 				return err
 			}
-			db, err := a.openDBFor(ctx, emb)
+			db, err := a.openDBFor(ctx, emb, createDB)
 			if err != nil {
 				return err
 			}
@@ -67,12 +64,12 @@ offline defaults are used: no key, no network.`,
 			}
 			log := slog.New(slog.NewTextHandler(a.stderr, &slog.HandlerOptions{Level: slog.LevelInfo}))
 			embedDesc, llmDesc := a.describeProviders(emb)
-			log.Info("hippo serve", "version", version, "db", db.Path(), "embedder", embedDesc, "llm", llmDesc,
+			log.Info("hippo serve", "version", buildVersion().String(), "db", db.Path(), "embedder", embedDesc, "llm", llmDesc,
 				"transport", transport, "auth", token != "")
 			s, err := mcp.NewServer(mcp.Config{
 				DB: db, Embedder: emb, Extractor: extractor, Classifier: classifier,
 				MessagesTable: messages, AuthToken: token, AllowedOrigins: origins, Insecure: insecure,
-				Logger: log, Version: version,
+				Logger: log, Version: buildVersion().Version,
 			})
 			if err != nil {
 				return err

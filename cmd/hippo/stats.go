@@ -13,7 +13,7 @@ func (a *app) newStatsCommand() *cobra.Command {
 		Short: "Show chunk, block and agent counts, file size and embedding model",
 		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			db, err := a.openDB(cmd.Context(), true)
+			db, err := a.openDB(cmd.Context(), existingDB)
 			if err != nil {
 				return err
 			}

@@ -14,9 +14,8 @@ func (a *app) newStoreCommand() *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "store <content|->",
 		Short: "Store content verbatim as a memory (a repeat strengthens it)",
-		Args:  cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			content, err := a.textArg(args, 0, "content")
+			content, err := a.requiredText(args, 0, "content")
 			if err != nil {
 				return err
 			}
@@ -24,7 +23,7 @@ func (a *app) newStoreCommand() *cobra.Command {
 			if metadata != "" {
 				in.Metadata = json.RawMessage(metadata)
 			}
-			db, m, err := a.openMemory(cmd.Context(), false)
+			db, m, err := a.openMemory(cmd.Context(), createDB, false)
 			if err != nil {
 				return err
 			}

@@ -18,7 +18,6 @@ func (a *app) newHistoryCommand() *cobra.Command {
 		Long: `Print the supersession chain of a fact, oldest first: each value with the
 time it became true and the time it stopped. Give a query (the closest fact,
 current or past, is traced) or --id.`,
-		Args: cobra.MaximumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			query := ""
 			if len(args) == 1 {
@@ -31,7 +30,7 @@ current or past, is traced) or --id.`,
 			if query == "" && id == "" {
 				return usageErrorf("give a query or --id")
 			}
-			db, m, err := a.openMemory(cmd.Context(), false)
+			db, m, err := a.openMemory(cmd.Context(), existingDB, false)
 			if err != nil {
 				return err
 			}
@@ -70,7 +69,6 @@ func (a *app) newContextCommand() *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "context [query|-]",
 		Short: "Assemble blocks and relevant memories for a system prompt, within a budget",
-		Args:  cobra.MaximumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if len(args) == 1 {
 				q, err := a.textArg(args, 0, "query")
@@ -79,7 +77,7 @@ func (a *app) newContextCommand() *cobra.Command {
 				}
 				in.Query = q
 			}
-			db, m, err := a.openMemory(cmd.Context(), false)
+			db, m, err := a.openMemory(cmd.Context(), existingDB, false)
 			if err != nil {
 				return err
 			}
@@ -114,7 +112,7 @@ func (a *app) newReinforceCommand() *cobra.Command {
 			if len(up)+len(down) == 0 {
 				return usageErrorf("give --up or --down IDs")
 			}
-			db, m, err := a.openMemory(cmd.Context(), false)
+			db, m, err := a.openMemory(cmd.Context(), existingDB, false)
 			if err != nil {
 				return err
 			}
@@ -154,7 +152,7 @@ with --dry-run) it only reports what it would do.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			opts.DryRun = dryRun || !force
-			db, m, err := a.openMemory(cmd.Context(), false)
+			db, m, err := a.openMemory(cmd.Context(), existingDB, false)
 			if err != nil {
 				return err
 			}
@@ -197,9 +195,8 @@ func (a *app) blockDeleteCommand() *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "delete <key>",
 		Short: "Delete a block (shows it without --force)",
-		Args:  cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			db, m, err := a.openMemory(cmd.Context(), false)
+			db, m, err := a.openMemory(cmd.Context(), existingDB, false)
 			if err != nil {
 				return err
 			}

@@ -1,12 +1,13 @@
-// Package bench measures recall at scale on synthetic stores: latency
-// against the bare memory read of the same vectors, ingest rate, index
-// memory and bytes per chunk on disk.
+package sqlite_test
+
+// The scale benchmark: recall at scale on synthetic stores, against the
+// bare memory read of the same vectors, with ingest rate, index memory and
+// bytes per chunk on disk.
 //
 // The index keeps int8 codes, not the float32 vectors, so the bare read is
 // of a float32 copy of the vectors' size that the benchmark holds for the
 // purpose, timed between recalls in the same run; the read of the index's
 // own codes, the first pass's floor, is reported beside it.
-package bench
 
 import (
 	"context"
@@ -17,15 +18,18 @@ import (
 	"path/filepath"
 	"runtime"
 	"slices"
+	"strconv"
+	"strings"
 	"sync"
+	"testing"
 	"time"
 
 	"github.com/hippo-mem/hippo"
 	"github.com/hippo-mem/hippo/sqlite"
 )
 
-// Config says which stores to build and how to query them.
-type Config struct {
+// scaleConfig says which stores to build and how to query them.
+type scaleConfig struct {
 	Sizes      []int // chunk counts
 	Dimensions []int
 	Queries    int    // recalls timed per store
@@ -33,8 +37,8 @@ type Config struct {
 	Keep       bool   // keep the databases
 }
 
-// Result is one line of the report.
-type Result struct {
+// scaleResult is one line of the report.
+type scaleResult struct {
 	Chunks        int           `json:"chunks"`
 	Dimension     int           `json:"dimension"`
 	IngestPerSec  float64       `json:"ingest_per_sec"`
@@ -51,8 +55,8 @@ type Result struct {
 	BytesPerChunk float64       `json:"disk_bytes_per_chunk"`
 }
 
-// Run builds each store, measures it and writes one line per store to w.
-func Run(ctx context.Context, cfg Config, w io.Writer) ([]Result, error) {
+// runScale builds each store, measures it and writes one line per store to w.
+func runScale(ctx context.Context, cfg scaleConfig, w io.Writer) ([]scaleResult, error) {
 	dir := cfg.Dir
 	if dir == "" {
 		d, err := os.MkdirTemp("", "hippo-bench-")
@@ -70,11 +74,11 @@ func Run(ctx context.Context, cfg Config, w io.Writer) ([]Result, error) {
 	fmt.Fprintf(w, "# %s/%s, %d CPUs\n", runtime.GOOS, runtime.GOARCH, runtime.NumCPU())
 	fmt.Fprintf(w, "%-9s %-5s %12s %9s %9s %9s %9s %9s %6s %7s %8s %8s %10s\n",
 		"chunks", "dim", "ingest/s", "load", "p50", "p95", "bare", "codes", "ratio", "found", "idx/raw", "heap/raw", "disk/chunk")
-	var out []Result
+	var out []scaleResult
 	for _, n := range cfg.Sizes {
 		for _, d := range cfg.Dimensions {
 			path := filepath.Join(dir, fmt.Sprintf("bench-%d-%d.db", n, d))
-			r, err := runOne(ctx, path, n, d, cfg.Queries)
+			r, err := runScaleStore(ctx, path, n, d, cfg.Queries)
 			if !cfg.Keep {
 				for _, suffix := range []string{"", "-wal", "-shm"} {
 					os.Remove(path + suffix)
@@ -84,7 +88,7 @@ func Run(ctx context.Context, cfg Config, w io.Writer) ([]Result, error) {
 				return out, fmt.Errorf("%d × %d: %w", n, d, err)
 			}
 			fmt.Fprintf(w, "%-9d %-5d %12.0f %9s %9s %9s %9s %9s %6.2f %3d/%-3d %8.2f %8.2f %10.0f\n",
-				r.Chunks, r.Dimension, r.IngestPerSec, round(r.Load), round(r.P50), round(r.P95), round(r.BareRead), round(r.CodesRead),
+				r.Chunks, r.Dimension, r.IngestPerSec, roundDuration(r.Load), roundDuration(r.P50), roundDuration(r.P95), roundDuration(r.BareRead), roundDuration(r.CodesRead),
 				r.Ratio, r.Found, cfg.Queries, float64(r.IndexBytes)/float64(r.RawBytes),
 				float64(r.HeapBytes)/float64(r.RawBytes), r.BytesPerChunk)
 			out = append(out, *r)
@@ -93,7 +97,7 @@ func Run(ctx context.Context, cfg Config, w io.Writer) ([]Result, error) {
 	return out, nil
 }
 
-func round(d time.Duration) time.Duration {
+func roundDuration(d time.Duration) time.Duration {
 	switch {
 	case d > time.Second:
 		return d.Round(time.Millisecond)
@@ -103,14 +107,14 @@ func round(d time.Duration) time.Duration {
 	return d.Round(time.Microsecond)
 }
 
-// queryEmbedder answers each query text with a preset vector, so timing
+// scaleEmbedder answers each query text with a preset vector, so timing
 // covers Hippo, not an embedding model.
-type queryEmbedder struct {
+type scaleEmbedder struct {
 	dim     int
 	vectors map[string][]float32
 }
 
-func (e *queryEmbedder) Embed(_ context.Context, texts []string) ([][]float32, error) {
+func (e *scaleEmbedder) Embed(_ context.Context, texts []string) ([][]float32, error) {
 	out := make([][]float32, len(texts))
 	for i, t := range texts {
 		v, ok := e.vectors[t]
@@ -122,13 +126,13 @@ func (e *queryEmbedder) Embed(_ context.Context, texts []string) ([][]float32, e
 	return out, nil
 }
 
-func (e *queryEmbedder) Model() string  { return "bench-synthetic" }
-func (e *queryEmbedder) Dimension() int { return e.dim }
+func (e *scaleEmbedder) Model() string  { return "bench-synthetic" }
+func (e *scaleEmbedder) Dimension() int { return e.dim }
 
-const agent = "bench-agent"
+const scaleAgent = "bench-agent"
 
-func runOne(ctx context.Context, path string, n, dim, queries int) (*Result, error) {
-	res := &Result{Chunks: n, Dimension: dim, RawBytes: n * dim * 4}
+func runScaleStore(ctx context.Context, path string, n, dim, queries int) (*scaleResult, error) {
+	res := &scaleResult{Chunks: n, Dimension: dim, RawBytes: n * dim * 4}
 	rng := rand.New(rand.NewPCG(uint64(n), uint64(dim)))
 	randomVec := func() []float32 {
 		v := make([]float32, dim)
@@ -146,7 +150,7 @@ func runOne(ctx context.Context, path string, n, dim, queries int) (*Result, err
 			targets[i] = len(targets) + 1 // 1-based: 0 means unused
 		}
 	}
-	emb := &queryEmbedder{dim: dim, vectors: map[string][]float32{}}
+	emb := &scaleEmbedder{dim: dim, vectors: map[string][]float32{}}
 	targetIDs := make([]string, queries)
 
 	db, err := sqlite.Open(ctx, path, sqlite.Options{Dimension: dim})
@@ -172,7 +176,7 @@ func runOne(ctx context.Context, path string, n, dim, queries int) (*Result, err
 			chunks = append(chunks, c)
 		}
 		t := time.Now()
-		if err := db.InsertChunks(ctx, agent, "", emb.Model(), chunks); err != nil {
+		if err := db.InsertChunks(ctx, scaleAgent, "", emb.Model(), chunks); err != nil {
 			db.Close()
 			return nil, err
 		}
@@ -194,7 +198,7 @@ func runOne(ctx context.Context, path string, n, dim, queries int) (*Result, err
 		return nil, err
 	}
 	defer db.Close()
-	m, err := db.Memory(sqlite.MemoryOptions{AgentID: agent, Embedder: emb})
+	m, err := db.Memory(sqlite.MemoryOptions{AgentID: scaleAgent, Embedder: emb})
 	if err != nil {
 		return nil, err
 	}
@@ -202,14 +206,14 @@ func runOne(ctx context.Context, path string, n, dim, queries int) (*Result, err
 	runtime.GC()
 	runtime.ReadMemStats(&before)
 	t := time.Now()
-	if _, err := db.IndexStats(ctx, agent); err != nil {
+	if _, err := db.IndexStats(ctx, scaleAgent); err != nil {
 		return nil, err
 	}
 	res.Load = time.Since(t)
 	runtime.GC()
 	runtime.ReadMemStats(&after)
 	res.HeapBytes = after.HeapAlloc - min(before.HeapAlloc, after.HeapAlloc)
-	ist, err := db.IndexStats(ctx, agent)
+	ist, err := db.IndexStats(ctx, scaleAgent)
 	if err != nil {
 		return nil, err
 	}
@@ -237,7 +241,7 @@ func runOne(ctx context.Context, path string, n, dim, queries int) (*Result, err
 			t := time.Now()
 			_ = sumParallel(raw)
 			bare = append(bare, time.Since(t))
-			d, err := db.CodesRead(ctx, agent)
+			d, err := db.CodesRead(ctx, scaleAgent)
 			if err != nil {
 				return nil, err
 			}
@@ -286,4 +290,56 @@ func sumParallel(v []float32) float64 {
 		total += s
 	}
 	return total
+}
+
+func TestScaleSmall(t *testing.T) {
+	var out strings.Builder
+	res, err := runScale(context.Background(), scaleConfig{Sizes: []int{2000}, Dimensions: []int{64}, Queries: 20, Dir: t.TempDir()}, &out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Log("\n" + out.String())
+	r := res[0]
+	if r.Found != 20 {
+		t.Errorf("found %d of 20 targets", r.Found)
+	}
+	if r.BytesPerChunk <= 0 || r.IngestPerSec <= 0 || r.P50 <= 0 || r.BareRead <= 0 || r.CodesRead <= 0 || r.IndexBytes > r.RawBytes {
+		t.Errorf("implausible result %+v", r)
+	}
+}
+
+// BenchmarkScale prints the scale report; run it with
+//
+//	go test -run '^$' -bench Scale -benchtime 1x ./sqlite/
+//
+// HIPPO_BENCH_SIZES and HIPPO_BENCH_DIMS (comma-separated) change the grid,
+// e.g. HIPPO_BENCH_SIZES=1000000 HIPPO_BENCH_DIMS=384 for the million-chunk
+// run (about 2 GB of disk and memory).
+func BenchmarkScale(b *testing.B) {
+	sizes := envInts(b, "HIPPO_BENCH_SIZES", []int{10_000, 50_000})
+	dims := envInts(b, "HIPPO_BENCH_DIMS", []int{100, 384, 1536})
+	for b.Loop() {
+		var out strings.Builder
+		_, err := runScale(context.Background(), scaleConfig{Sizes: sizes, Dimensions: dims, Queries: 200}, &out)
+		if err != nil {
+			b.Fatal(err)
+		}
+		b.Log("\n" + out.String())
+	}
+}
+
+func envInts(b *testing.B, key string, def []int) []int {
+	v := os.Getenv(key)
+	if v == "" {
+		return def
+	}
+	var out []int
+	for _, f := range strings.Split(v, ",") {
+		n, err := strconv.Atoi(strings.TrimSpace(f))
+		if err != nil || n <= 0 {
+			b.Fatalf("%s: bad number %q", key, f)
+		}
+		out = append(out, n)
+	}
+	return out
 }
