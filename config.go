@@ -61,14 +61,15 @@ type Config struct {
 	// DefaultMinRelevance, is a tenth of the way to a strong match. 0 sets
 	// no floor.
 	MinRelevance float64
-	// LengthPivot, CosineLengthPenalty and BM25LengthExponent discount
-	// the relevance of long content (see Config.LengthNormalize): past
-	// LengthPivot bytes, each e-fold of length takes CosineLengthPenalty
-	// off the cosine and multiplies the BM25 score by
-	// e^−BM25LengthExponent. A LengthPivot of 0 turns it off.
-	LengthPivot         int
-	CosineLengthPenalty float64
-	BM25LengthExponent  float64
+	// LengthPivot, CosineLengthExponent and BM25LengthExponent discount
+	// the relevance of long content (see Config.LengthFactors): past
+	// LengthPivot bytes the cosine's relevance is multiplied by
+	// (LengthPivot/size)^CosineLengthExponent and the BM25 score by
+	// (LengthPivot/size)^BM25LengthExponent. A LengthPivot of 0 turns it
+	// off.
+	LengthPivot          int
+	CosineLengthExponent float64
+	BM25LengthExponent   float64
 
 	// DefaultLimit and MaxLimit bound recall result counts.
 	DefaultLimit int
@@ -86,31 +87,31 @@ type Config struct {
 // embedders carry their own, see Calibrated).
 func DefaultConfig() Config {
 	return Config{
-		Lambda:              0.001,
-		ResistanceFactor:    0.3,
-		RetrievalBoost:      0.02,
-		RecencyRate:         0.01,
-		WeightSimilarity:    0.6,
-		WeightStrength:      0.3,
-		WeightRecency:       0.1,
-		StrengthFloor:       0.05,
-		DefaultIntensity:    0.5,
-		DuplicateThreshold:  0.93,
-		NewThreshold:        0.78,
-		ForgetThreshold:     0.7,
-		Candidates:          5,
-		CosineUnrelated:     DefaultCosineUnrelated,
-		CosineStrong:        DefaultCosineStrong,
-		BM25Half:            DefaultBM25Half,
-		MinRelevance:        DefaultMinRelevance,
-		LengthPivot:         DefaultLengthPivot,
-		CosineLengthPenalty: DefaultCosineLengthPenalty,
-		BM25LengthExponent:  DefaultBM25LengthExponent,
-		DefaultLimit:        10,
-		MaxLimit:            50,
-		MaxFactText:         10_000,
-		MaxContent:          50_000,
-		MaxBlockValue:       100_000,
+		Lambda:               0.001,
+		ResistanceFactor:     0.3,
+		RetrievalBoost:       0.02,
+		RecencyRate:          0.01,
+		WeightSimilarity:     0.6,
+		WeightStrength:       0.3,
+		WeightRecency:        0.1,
+		StrengthFloor:        0.05,
+		DefaultIntensity:     0.5,
+		DuplicateThreshold:   0.93,
+		NewThreshold:         0.78,
+		ForgetThreshold:      0.7,
+		Candidates:           5,
+		CosineUnrelated:      DefaultCosineUnrelated,
+		CosineStrong:         DefaultCosineStrong,
+		BM25Half:             DefaultBM25Half,
+		MinRelevance:         DefaultMinRelevance,
+		LengthPivot:          DefaultLengthPivot,
+		CosineLengthExponent: DefaultCosineLengthExponent,
+		BM25LengthExponent:   DefaultBM25LengthExponent,
+		DefaultLimit:         10,
+		MaxLimit:             50,
+		MaxFactText:          10_000,
+		MaxContent:           50_000,
+		MaxBlockValue:        100_000,
 	}
 }
 

@@ -181,8 +181,7 @@ type Recalled struct {
 	BM25Relevance float64 `json:"bm25_relevance"`
 	// LengthExcess is how far the chunk runs past Config.LengthPivot,
 	// ln(bytes/pivot), 0 for content no longer: CosineRelevance and
-	// BM25Relevance are of the cosine and BM25 discounted by it
-	// (Config.LengthNormalize).
+	// BM25Relevance are discounted for it (Config.LengthFactors).
 	LengthExcess float64 `json:"length_excess,omitempty"`
 	// Relevance fuses the two, with RecallPage.Alpha as α (Fuse: at α 0 the
 	// cosine's, at α 1 the BM25's, between them independent evidence,

@@ -83,32 +83,34 @@ func (c Config) Relevance(cosine, bm25, alpha float64) float64 {
 // Long content is discounted. A long text covers more of everything: its
 // mean-pooled vector sits close to many questions about its topic, and it
 // holds more of any query's words. Past LengthPivot bytes, a chunk's
-// cosine loses CosineLengthPenalty per e-fold of length and its BM25
-// score is multiplied by (LengthPivot/size)^BM25LengthExponent, a length
+// cosine relevance is multiplied by (LengthPivot/size)^CosineLengthExponent
+// and its BM25 score by (LengthPivot/size)^BM25LengthExponent: a length
 // normalisation on top of BM25's own (FTS5's b = 0.75). The discount
-// depends on the chunk alone, so relevance stays absolute. Unrelated
-// cosines do not grow with length (median 0.03 at every length on
-// LongMemEval's turns): only on-topic long texts gain, which is what the
-// discount takes back.
+// depends on the chunk alone, so relevance stays absolute, and it is a
+// factor, so a long text that matches well stays above the floor.
+// Unrelated cosines do not grow with length (median 0.03 at every length
+// on LongMemEval's turns): only on-topic long texts gain, which is what
+// the discount takes back.
 //
-// The constants (pivot, penalty, exponent, BM25Half, FuseSecond and
-// MiniLM's α) were chosen together on the tune halves of eval/'s own set
-// and LongMemEval, as the best mean R@10 of the two, from a plateau where
-// neighbouring values lose under 0.005. On the held-out halves MiniLM's
-// hybrid recall goes from R@10 0.558 to 0.698 on LongMemEval, where the
-// answer is usually a user's short turn and the assistant's long replies
-// on its topic crowded it out, and stays at 0.856 on the own set (MRR
-// 0.616 to 0.648).
+// The constants (pivot, exponents, BM25Half, FuseSecond and MiniLM's α)
+// were chosen together on the tune halves of eval/'s own set and
+// LongMemEval, as the best mean R@10 of the two, from a plateau where
+// neighbouring values lose under 0.005, taking the mildest discount on it.
+// On the held-out halves MiniLM's hybrid recall goes from R@10 0.558 to
+// 0.70 on LongMemEval, where the answer is usually a user's short turn and
+// the assistant's long replies on its topic crowded it out, and from 0.856
+// to 0.866 on the own set.
 const (
 	// DefaultLengthPivot is the size in bytes, about 70 English words,
 	// past which content is discounted.
 	DefaultLengthPivot = 400
-	// DefaultCosineLengthPenalty is the cosine taken off per e-fold of
-	// length past the pivot: 0.2 at 1,087 bytes, 0.46 at 4 KB.
-	DefaultCosineLengthPenalty = 0.3
+	// DefaultCosineLengthExponent is the power of LengthPivot/size that
+	// multiplies the cosine's relevance: ×0.77 at 940 bytes, ×0.66 at
+	// 1,600, ×0.5 at 4 KB.
+	DefaultCosineLengthExponent = 0.3
 	// DefaultBM25LengthExponent is the power of LengthPivot/size that
-	// multiplies the BM25 score: ×0.82 at 1,087 bytes, ×0.63 at 4 KB.
-	DefaultBM25LengthExponent = 0.3
+	// multiplies the BM25 score: ×0.65 at 940 bytes, ×0.5 at 1,600.
+	DefaultBM25LengthExponent = 0.5
 )
 
 // LengthExcess is ln(size/LengthPivot) for content of size bytes longer
@@ -120,29 +122,31 @@ func (c Config) LengthExcess(size int) float64 {
 	return math.Log(float64(size) / float64(c.LengthPivot))
 }
 
-// LengthNormalize returns the cosine and the BM25 score of content of
-// size bytes as relevance counts them: cosine − CosineLengthPenalty·x and
-// bm25·e^(−BM25LengthExponent·x), x = LengthExcess(size). Content up to
-// the pivot keeps both as they are.
-func (c Config) LengthNormalize(cosine, bm25 float64, size int) (float64, float64) {
+// LengthFactors are the discounts of content of size bytes:
+// (LengthPivot/size)^CosineLengthExponent for the cosine's relevance and
+// (LengthPivot/size)^BM25LengthExponent for the BM25 score; 1 and 1 up to
+// the pivot. Negative exponents count as 0.
+func (c Config) LengthFactors(size int) (cosine, bm25 float64) {
 	x := c.LengthExcess(size)
 	if x == 0 {
-		return cosine, bm25
+		return 1, 1
 	}
-	if c.CosineLengthPenalty > 0 {
-		cosine -= c.CosineLengthPenalty * x
-	}
-	if c.BM25LengthExponent > 0 && bm25 > 0 {
-		bm25 *= math.Exp(-c.BM25LengthExponent * x)
-	}
-	return cosine, bm25
+	return math.Exp(-max(0, c.CosineLengthExponent) * x), math.Exp(-max(0, c.BM25LengthExponent) * x)
 }
 
-// SizedRelevance is Relevance for content of size bytes: the cosine and
-// BM25 score length-normalised first (LengthNormalize).
+// SizedRelevance is Relevance for content of size bytes: the cosine's
+// relevance and the BM25 score discounted by LengthFactors.
 func (c Config) SizedRelevance(cosine, bm25 float64, size int, alpha float64) float64 {
-	cosine, bm25 = c.LengthNormalize(cosine, bm25, size)
-	return c.Relevance(cosine, bm25, alpha)
+	rc, rb := c.SizedParts(cosine, bm25, size)
+	return Fuse(rc, rb, alpha)
+}
+
+// SizedParts are the cosine's and the BM25 score's relevance for content
+// of size bytes, each discounted by LengthFactors: what SizedRelevance
+// fuses.
+func (c Config) SizedParts(cosine, bm25 float64, size int) (rc, rb float64) {
+	fc, fb := c.LengthFactors(size)
+	return c.CosineRelevance(cosine) * fc, c.BM25Relevance(bm25 * fb)
 }
 
 // Fuse combines a cosine relevance rc and a full-text relevance rb, both

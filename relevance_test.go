@@ -196,25 +196,24 @@ func TestForEmbedderRelevanceLevels(t *testing.T) {
 	}
 }
 
-func TestLengthNormalize(t *testing.T) {
+func TestLengthFactors(t *testing.T) {
 	cfg := hippo.DefaultConfig()
-	if cfg.LengthPivot != 400 || cfg.CosineLengthPenalty != 0.3 || cfg.BM25LengthExponent != 0.3 {
-		t.Fatalf("defaults: pivot %v, cosine penalty %v, BM25 exponent %v; want 400, 0.3, 0.3",
-			cfg.LengthPivot, cfg.CosineLengthPenalty, cfg.BM25LengthExponent)
+	if cfg.LengthPivot != 400 || cfg.CosineLengthExponent != 0.3 || cfg.BM25LengthExponent != 0.5 {
+		t.Fatalf("defaults: pivot %v, exponents %v and %v; want 400, 0.3, 0.5",
+			cfg.LengthPivot, cfg.CosineLengthExponent, cfg.BM25LengthExponent)
 	}
 	tests := []struct {
-		name            string
-		pivot, size     int
-		cos, bm25       float64
-		excess, wantCos float64
-		wantBM25        float64
+		name        string
+		pivot, size int
+		excess      float64
+		fc, fb      float64
 	}{
-		{"empty", 400, 0, 0.6, 10, 0, 0.6, 10},
-		{"at the pivot", 400, 400, 0.6, 10, 0, 0.6, 10},
-		{"twice the pivot", 400, 800, 0.6, 10, math.Ln2, 0.6 - 0.3*math.Ln2, 10 * math.Pow(2, -0.3)},
-		{"four times", 400, 1600, 0.6, 10, 2 * math.Ln2, 0.6 - 0.6*math.Ln2, 10 * math.Pow(4, -0.3)},
-		{"no full-text match stays 0", 400, 1600, 0.6, 0, 2 * math.Ln2, 0.6 - 0.6*math.Ln2, 0},
-		{"pivot 0 turns it off", 0, 1600, 0.6, 10, 0, 0.6, 10},
+		{"empty", 400, 0, 0, 1, 1},
+		{"at the pivot", 400, 400, 0, 1, 1},
+		{"twice the pivot", 400, 800, math.Ln2, math.Pow(0.5, 0.3), math.Pow(0.5, 0.5)},
+		{"four times", 400, 1600, 2 * math.Ln2, math.Pow(0.25, 0.3), 0.5},
+		{"4 KB", 400, 4096, math.Log(4096.0 / 400), math.Pow(400.0/4096, 0.3), math.Pow(400.0/4096, 0.5)},
+		{"pivot 0 turns it off", 0, 1600, 0, 1, 1},
 	}
 	for _, tt := range tests {
 		c := cfg
@@ -222,22 +221,31 @@ func TestLengthNormalize(t *testing.T) {
 		if got := c.LengthExcess(tt.size); math.Abs(got-tt.excess) > 1e-12 {
 			t.Errorf("%s: LengthExcess(%d) = %v, want %v", tt.name, tt.size, got, tt.excess)
 		}
-		cos, bm := c.LengthNormalize(tt.cos, tt.bm25, tt.size)
-		if math.Abs(cos-tt.wantCos) > 1e-12 || math.Abs(bm-tt.wantBM25) > 1e-12 {
-			t.Errorf("%s: LengthNormalize(%v, %v, %d) = %v, %v; want %v, %v", tt.name, tt.cos, tt.bm25, tt.size, cos, bm, tt.wantCos, tt.wantBM25)
+		fc, fb := c.LengthFactors(tt.size)
+		if math.Abs(fc-tt.fc) > 1e-12 || math.Abs(fb-tt.fb) > 1e-12 {
+			t.Errorf("%s: LengthFactors(%d) = %v, %v; want %v, %v", tt.name, tt.size, fc, fb, tt.fc, tt.fb)
+		}
+		const cos, bm25 = 0.5, 10.0
+		rc, rb := c.SizedParts(cos, bm25, tt.size)
+		if math.Abs(rc-c.CosineRelevance(cos)*tt.fc) > 1e-12 || math.Abs(rb-c.BM25Relevance(bm25*tt.fb)) > 1e-12 {
+			t.Errorf("%s: SizedParts = %v, %v; want the cosine's relevance ×%v and BM25Relevance of the score ×%v", tt.name, rc, rb, tt.fc, tt.fb)
 		}
 		for _, alpha := range []float64{0, 0.4, 0.6, 1} {
-			if got, want := c.SizedRelevance(tt.cos, tt.bm25, tt.size, alpha), c.Relevance(tt.wantCos, tt.wantBM25, alpha); math.Abs(got-want) > 1e-12 {
-				t.Errorf("%s: SizedRelevance at α %v = %v, want Relevance of the normalised pair %v", tt.name, alpha, got, want)
+			if got, want := c.SizedRelevance(cos, bm25, tt.size, alpha), hippo.Fuse(rc, rb, alpha); math.Abs(got-want) > 1e-12 {
+				t.Errorf("%s: SizedRelevance at α %v = %v, want Fuse of the discounted parts %v", tt.name, alpha, got, want)
 			}
 		}
 	}
-	// The discount only lowers relevance: recall's first-pass bounds rely on it.
+	// The discount only lowers relevance (recall's first-pass bounds rely
+	// on it), and a strong long match stays above the default floor.
 	for size := 0; size < 100_000; size += 777 {
 		for _, alpha := range []float64{0, 0.6, 1} {
 			if cfg.SizedRelevance(0.7, 20, size, alpha) > cfg.Relevance(0.7, 20, alpha)+1e-12 {
 				t.Fatalf("size %d α %v: discounted relevance above the plain one", size, alpha)
 			}
 		}
+	}
+	if got := cfg.SizedRelevance(cfg.CosineStrong, 0, 20_000, 0); !(got > 2*cfg.MinRelevance) {
+		t.Errorf("a strong match 20 KB long: relevance %v, want over twice the floor %v", got, cfg.MinRelevance)
 	}
 }

@@ -427,12 +427,11 @@ func (m *Memory) scorer(sc *recallScan) vector.ScoreFunc[chunkMeta] {
 		// rc is the cosine's relevance, long content discounted; most,
 		// its value at the far end of the first pass's error, for the
 		// cuts. The discount only lowers a score, so the bounds hold.
-		x := cfg.LengthExcess(int(c.size))
-		cos -= cfg.CosineLengthPenalty * x
-		rc := cfg.CosineRelevance(cos)
+		fc, fb := cfg.LengthFactors(int(c.size))
+		rc := cfg.CosineRelevance(cos) * fc
 		most := rc
 		if !exact {
-			most = cfg.CosineRelevance(cos + firstPassSlack)
+			most = cfg.CosineRelevance(cos+firstPassSlack) * fc
 		}
 		// Most rows of a large memory are unrelated to the query: drop
 		// those the floor rules out, however well their words match,
@@ -448,8 +447,7 @@ func (m *Memory) scorer(sc *recallScan) vector.ScoreFunc[chunkMeta] {
 		}
 		rb := 0.0
 		if sc.bm25 != nil && alpha > 0 {
-			_, b := cfg.LengthNormalize(0, sc.bm25[c.rowid], int(c.size))
-			rb = cfg.BM25Relevance(b)
+			rb = cfg.BM25Relevance(sc.bm25[c.rowid] * fb)
 		}
 		if rel(most, rb) < sc.minRel {
 			return 0, false
@@ -583,10 +581,10 @@ func (m *Memory) retrieve(ctx context.Context, hits []recallHit, now int64, cloc
 		if !ok {
 			continue // deleted since the search
 		}
-		cos, bm := m.cfg.LengthNormalize(h.cosine, h.bm25, int(h.meta.size))
+		rc, rb := m.cfg.SizedParts(h.cosine, h.bm25, int(h.meta.size))
 		out = append(out, hippo.Recalled{Chunk: c, Similarity: h.cosine, BM25: h.bm25,
 			LengthExcess:    m.cfg.LengthExcess(int(h.meta.size)),
-			CosineRelevance: m.cfg.CosineRelevance(cos), BM25Relevance: m.cfg.BM25Relevance(bm),
+			CosineRelevance: rc, BM25Relevance: rb,
 			Relevance: h.relevance, Strength: h.meta.strength(clock), Recency: h.meta.recency(m.cfg, now), Score: h.score})
 	}
 	// The transaction held the write lock, and the boost's trigger logged

@@ -285,7 +285,7 @@ func TestHistoryAndContextLeaveOutUnrelated(t *testing.T) {
 
 // TestRecallDiscountsLongContent stores a short and a long memory with the
 // same vector: the long one's relevance is discounted by its length
-// (hippo.Config.LengthNormalize), so the short one ranks first, and the
+// (hippo.Config.LengthFactors), so the short one ranks first, and the
 // result says by how much. With LengthPivot 0 the two tie.
 func TestRecallDiscountsLongContent(t *testing.T) {
 	ctx := context.Background()
@@ -329,7 +329,8 @@ func TestRecallDiscountsLongContent(t *testing.T) {
 		if s.LengthExcess != 0 || math.Abs(l.LengthExcess-excess) > 1e-9 {
 			t.Errorf("pivot %d: length excess short %v long %v, want 0 and %v", pivot, s.LengthExcess, l.LengthExcess, excess)
 		}
-		want := cfg.CosineRelevance(l.Similarity - cfg.CosineLengthPenalty*excess)
+		fc, _ := cfg.LengthFactors(len(long))
+		want := cfg.CosineRelevance(l.Similarity) * fc
 		if math.Abs(l.CosineRelevance-want) > 1e-9 || math.Abs(l.Relevance-want) > 1e-9 {
 			t.Errorf("pivot %d: long relevance %v (cosine's %v), want %v", pivot, l.Relevance, l.CosineRelevance, want)
 		}

@@ -113,6 +113,9 @@ type recalledView struct {
 	// Relevance.
 	CosineRelevance float64 `json:"cosine_relevance"`
 	BM25Relevance   float64 `json:"bm25_relevance"`
-	Strength        float64 `json:"strength"`
-	Recency         float64 `json:"recency"`
+	// LengthExcess is ln(bytes/pivot) for content past the length pivot:
+	// both parts above are of the discounted cosine and BM25.
+	LengthExcess float64 `json:"length_excess,omitempty"`
+	Strength     float64 `json:"strength"`
+	Recency      float64 `json:"recency"`
 }

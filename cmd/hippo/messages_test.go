@@ -7,6 +7,9 @@ import (
 	"runtime/debug"
 	"strings"
 	"testing"
+
+	"github.com/hippo-mem/hippo"
+	"github.com/hippo-mem/hippo/local"
 )
 
 // TestRecallExplainLines: --explain prints each result on a line, then its
@@ -22,7 +25,7 @@ func TestRecallExplainLines(t *testing.T) {
 	shapes := []*regexp.Regexp{
 		regexp.MustCompile(`^\d+\. \[memory\] .+ \(score ` + num + `, \w+\)$`),
 		regexp.MustCompile(`^   score ` + num + ` = 0\.6 × relevance ` + num + ` \+ 0\.3 × strength ` + num + ` \+ 0\.1 × recency ` + num + `$`),
-		regexp.MustCompile(`^   relevance ` + num + ` fuses cosine ` + num + ` \(raw -?\d\.\d{3}\) and bm25 ` + num + ` \(raw \d+\.\d{3}\) with α 0\.40$`),
+		regexp.MustCompile(`^   relevance ` + num + ` fuses cosine ` + num + ` \(raw -?\d\.\d{3}\) and bm25 ` + num + ` \(raw \d+\.\d{3}\) with α ` + regexp.QuoteMeta(fmt.Sprintf("%.2f", local.HybridAlpha)) + `$`),
 	}
 	if len(lines) != 7 || lines[6] != "2 of 2 matching" {
 		t.Fatalf("recall --explain printed %d lines, want 2 results with 2 lines of explanation each and the count:\n%s", len(lines), r.stdout)
@@ -99,5 +102,20 @@ func TestVersionFrom(t *testing.T) {
 	}
 	if v := versionFrom(nil); v.Version != "(unknown)" || v.String() != "(unknown)" {
 		t.Errorf("no build info: %+v", v)
+	}
+}
+
+// TestRecallExplainLongContent: a result longer than the length pivot
+// says how much its length discounted each side of its relevance.
+func TestRecallExplainLongContent(t *testing.T) {
+	c := newCLI(t)
+	long := "The deploy key lives in the team vault." + strings.Repeat(" Background on how the team stores secrets and rotates them.", 20)
+	c.ok("--agent", "me", "store", long)
+	r := c.ok("--agent", "me", "recall", "--explain", "--min-relevance", "0", "deploy key vault")
+	cfg := hippo.DefaultConfig()
+	fc, fb := cfg.LengthFactors(len(long))
+	want := fmt.Sprintf("   long content (%d bytes): cosine relevance ×%.2f, bm25 ×%.2f", len(long), fc, fb)
+	if !strings.Contains(r.stdout, want+"\n") {
+		t.Errorf("recall --explain of a %d-byte memory:\n%s\nwant a line %q", len(long), r.stdout, want)
 	}
 }

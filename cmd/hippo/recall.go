@@ -3,6 +3,7 @@ package main
 import (
 	"fmt"
 	"io"
+	"math"
 	"time"
 
 	"github.com/hippo-mem/hippo"
@@ -28,7 +29,8 @@ results below --min-relevance (default: the embedder's calibrated floor; 0
 returns everything) are left out. Recalled chunks are strengthened, as when
 an agent recalls them. --explain prints each score's parts: the weighted sum of relevance,
 strength and recency, and the cosine and BM25 relevance that α fuses
-(hippo.Fuse: independent evidence, not a weighted average).`,
+(hippo.Fuse: the stronger side whole, a share of the weaker), after the
+discount of content longer than 400 bytes (hippo.Config.LengthFactors).`,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			q, err := a.requiredText(args, 0, "query")
 			if err != nil {
@@ -76,7 +78,7 @@ strength and recency, and the cosine and BM25 relevance that α fuses
 			views := make([]recalledView, len(page.Results))
 			for i, r := range page.Results {
 				views[i] = recalledView{viewChunks([]*hippo.Chunk{r.Chunk}, m.Config(), r.Chunk.LastAccessedAt)[0],
-					r.Score, r.Similarity, r.BM25, r.Relevance, r.CosineRelevance, r.BM25Relevance, r.Strength, r.Recency}
+					r.Score, r.Similarity, r.BM25, r.Relevance, r.CosineRelevance, r.BM25Relevance, r.LengthExcess, r.Strength, r.Recency}
 			}
 			out := struct {
 				Results      []recalledView          `json:"results"`
@@ -97,6 +99,11 @@ strength and recency, and the cosine and BM25 relevance that α fuses
 							v.Score, cfg.WeightSimilarity, v.Relevance, cfg.WeightStrength, v.Strength, cfg.WeightRecency, v.Recency)
 						fmt.Fprintf(w, "   relevance %.3f fuses cosine %.3f (raw %.3f) and bm25 %.3f (raw %.3f) with α %.2f\n",
 							v.Relevance, v.CosineRelevance, v.Similarity, v.BM25Relevance, v.BM25, page.Alpha)
+						if v.LengthExcess > 0 {
+							size := int(math.Round(float64(cfg.LengthPivot) * math.Exp(v.LengthExcess)))
+							fc, fb := cfg.LengthFactors(size)
+							fmt.Fprintf(w, "   long content (%d bytes): cosine relevance ×%.2f, bm25 ×%.2f\n", size, fc, fb)
+						}
 					}
 				}
 				// The count is part of the answer: on stdout, on its own line.
