@@ -12,6 +12,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"reflect"
 	"slices"
 	"strings"
 	"time"
@@ -35,6 +36,15 @@ type Tool struct {
 	// InputSchema is the JSON Schema of the input: always an object whose
 	// properties are the tool's arguments.
 	InputSchema *jsonschema.Schema
+	// OutputSchema is the JSON Schema of the Details of a successful call:
+	// always an object. Failed calls carry an ErrorDetails instead (see
+	// ErrorSchema).
+	OutputSchema *jsonschema.Schema
+	// Aliases maps argument names the tool also accepts, though its schema
+	// does not list them, to the schema's names: append_memory_block takes
+	// "content" for "text", as the TypeScript Hippo's does. Giving both
+	// names in one call is an error.
+	Aliases map[string]string
 	// ReadOnly is true for tools that only look things up. (Recalling
 	// strengthens what it finds, but changes no content.)
 	ReadOnly bool
@@ -67,6 +77,10 @@ type ErrorDetails struct {
 	Field   string `json:"field,omitempty"`
 	Message string `json:"message"`
 }
+
+// ErrorSchema returns the JSON Schema of ErrorDetails, the Details of a
+// failed call.
+func ErrorSchema() *jsonschema.Schema { return outputSchema[ErrorDetails]() }
 
 // Options configures New.
 type Options struct {
@@ -156,10 +170,10 @@ func (s Set) Call(ctx context.Context, name string, input json.RawMessage) (*Res
 // run.
 func newTool[In any](r Resolver, t Tool, schema *jsonschema.Schema, run func(context.Context, hippo.MemoryService, In) (*Result, error)) Tool {
 	t.InputSchema = schema
-	name := t.Name
+	name, aliases := t.Name, t.Aliases
 	t.Handler = func(ctx context.Context, input json.RawMessage) (*Result, error) {
 		var in In
-		if err := decode(input, schema, &in); err != nil {
+		if err := decode(input, schema, aliases, &in); err != nil {
 			return errorResult(err), nil
 		}
 		svc, err := r(ctx)
@@ -202,10 +216,11 @@ func errorResult(err error) *Result {
 }
 
 // decode reads input into dst, a pointer to an input struct described by
-// schema. Empty input and null mean {}. Unknown fields, missing required
-// fields and values of the wrong type are EINVALID errors naming the field;
-// everything else is left for the service to validate.
-func decode(input json.RawMessage, schema *jsonschema.Schema, dst any) error {
+// schema, after renaming aliases to the schema's names. Empty input and
+// null mean {}. Unknown fields, missing required fields and values of the
+// wrong type are EINVALID errors naming the field; everything else is left
+// for the service to validate.
+func decode(input json.RawMessage, schema *jsonschema.Schema, aliases map[string]string, dst any) error {
 	if len(input) > MaxInputBytes {
 		return hippo.Errorf(hippo.EINVALID, "input is %d bytes, more than the %d allowed", len(input), MaxInputBytes)
 	}
@@ -229,6 +244,28 @@ func decode(input json.RawMessage, schema *jsonschema.Schema, dst any) error {
 	}
 	if err := dec.Decode(new(json.RawMessage)); err != io.EOF {
 		return hippo.Errorf(hippo.EINVALID, "input must be a single JSON object, found more after it")
+	}
+
+	renamed := false
+	for alias, name := range aliases {
+		v, ok := fields[alias]
+		if !ok {
+			continue
+		}
+		if _, both := fields[name]; both {
+			return &hippo.Error{Code: hippo.EINVALID, Field: alias, Message: fmt.Sprintf(
+				"%s and %s are the same argument; give only %s", alias, name, name)}
+		}
+		delete(fields, alias)
+		fields[name] = v
+		renamed = true
+	}
+	if renamed {
+		b, err := json.Marshal(fields)
+		if err != nil {
+			return hippo.Errorf(hippo.EINVALID, "invalid input: %v", err)
+		}
+		data = b
 	}
 
 	var unknown []string
@@ -289,6 +326,19 @@ func inputSchema[In any](edit func(props map[string]*jsonschema.Schema)) *jsonsc
 	}
 	if edit != nil {
 		edit(s.Properties)
+	}
+	return s
+}
+
+// outputSchema infers the schema of a tool's Details type Out from its json
+// tags: fields without omitempty are required, and no other property is
+// allowed. Metadata (raw JSON) is an object.
+func outputSchema[Out any]() *jsonschema.Schema {
+	s, err := jsonschema.For[Out](&jsonschema.ForOptions{TypeSchemas: map[reflect.Type]*jsonschema.Schema{
+		reflect.TypeFor[json.RawMessage](): {Type: "object"},
+	}})
+	if err != nil {
+		panic(err) // the details types are fixed at build time
 	}
 	return s
 }
