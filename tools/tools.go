@@ -135,6 +135,26 @@ func NewResolved(r Resolver, opts Options) Set {
 	return set
 }
 
+// Parameters returns the input schema as generic JSON (a map of its
+// keywords), the form in which agent frameworks take a function's
+// parameters.
+func (t Tool) Parameters() map[string]any {
+	return schemaMap(t.InputSchema)
+}
+
+// schemaMap turns s into generic JSON.
+func schemaMap(s *jsonschema.Schema) map[string]any {
+	b, err := json.Marshal(s)
+	if err != nil {
+		panic(err) // the schemas are built here and always marshal
+	}
+	var m map[string]any
+	if err := json.Unmarshal(b, &m); err != nil {
+		panic(err)
+	}
+	return m
+}
+
 // Names returns the names of the tools, in order.
 func (s Set) Names() []string {
 	names := make([]string, len(s))

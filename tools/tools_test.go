@@ -658,3 +658,25 @@ func TestTypeScriptArguments(t *testing.T) {
 		}
 	}
 }
+
+func TestParameters(t *testing.T) {
+	set := newEnv(t, false).tools
+	for _, tool := range set {
+		p := tool.Parameters()
+		b, _ := json.Marshal(tool.InputSchema)
+		var want map[string]any
+		if err := json.Unmarshal(b, &want); err != nil {
+			t.Fatal(err)
+		}
+		if !reflect.DeepEqual(p, want) {
+			t.Errorf("%s: Parameters() = %v, want the input schema %s", tool.Name, p, b)
+		}
+		if p["type"] != "object" {
+			t.Errorf("%s: type = %v", tool.Name, p["type"])
+		}
+	}
+	tool, _ := set.Lookup("append_memory_block")
+	if req := tool.Parameters()["required"]; !reflect.DeepEqual(req, []any{"key", "text"}) {
+		t.Errorf("append_memory_block required = %v", req)
+	}
+}
