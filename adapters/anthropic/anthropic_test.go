@@ -1,0 +1,112 @@
+package anthropic_test
+
+import (
+	"context"
+	"encoding/json"
+	"path/filepath"
+	"reflect"
+	"strings"
+	"testing"
+
+	"github.com/anthropics/anthropic-sdk-go"
+	hippoanthropic "github.com/hippo-mem/hippo/adapters/anthropic"
+	"github.com/hippo-mem/hippo/local"
+	"github.com/hippo-mem/hippo/sqlite"
+	"github.com/hippo-mem/hippo/tools"
+)
+
+func newSet(t *testing.T) tools.Set {
+	t.Helper()
+	db, err := sqlite.Open(context.Background(), filepath.Join(t.TempDir(), "hippo.db"), sqlite.Options{NoSync: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { db.Close() })
+	mem, err := db.Memory(sqlite.MemoryOptions{AgentID: "a", Embedder: local.NewEmbedder()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return tools.New(mem, tools.Options{Config: db.Config()})
+}
+
+// TestTools checks the tools on the wire: input_schema is the tool's
+// input schema, whole.
+func TestTools(t *testing.T) {
+	set := newSet(t)
+	got := hippoanthropic.Tools(set)
+	if len(got) != len(set) {
+		t.Fatalf("%d tools, want %d", len(got), len(set))
+	}
+	for i, tool := range got {
+		b, err := json.Marshal(tool)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var wire struct {
+			Name        string         `json:"name"`
+			Description string         `json:"description"`
+			InputSchema map[string]any `json:"input_schema"`
+		}
+		if err := json.Unmarshal(b, &wire); err != nil {
+			t.Fatal(err)
+		}
+		if wire.Name != set[i].Name || wire.Description != set[i].Description {
+			t.Errorf("tool %d: %s", i, b)
+		}
+		want := set[i].Parameters()
+		if _, ok := want["required"]; !ok {
+			want["required"] = nil
+		}
+		if _, ok := wire.InputSchema["required"]; !ok {
+			wire.InputSchema["required"] = nil
+		}
+		if !reflect.DeepEqual(wire.InputSchema, want) {
+			t.Errorf("%s: input_schema = %v, want %v", set[i].Name, wire.InputSchema, want)
+		}
+	}
+}
+
+func TestCall(t *testing.T) {
+	set := newSet(t)
+	var reply anthropic.Message
+	if err := json.Unmarshal([]byte(`{"id":"m","type":"message","role":"assistant","content":[
+		{"type":"text","text":"Let me note that."},
+		{"type":"tool_use","id":"t1","name":"append_memory_block","input":{"key":"human","text":"Likes tea."}},
+		{"type":"tool_use","id":"t2","name":"recall_memory_block","input":{"key":"human"}},
+		{"type":"tool_use","id":"t3","name":"no_such_tool","input":{}},
+		{"type":"tool_use","id":"t4","name":"append_memory_block","input":{"key":"human"}}
+	]}`), &reply); err != nil {
+		t.Fatal(err)
+	}
+	results, err := hippoanthropic.Call(context.Background(), set, reply.Content)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []struct {
+		id, text string
+		isError  bool
+	}{
+		{"t1", `Created block "human" with the text (10 characters).`, false},
+		{"t2", "Likes tea.", false},
+		{"t3", `unknown tool "no_such_tool"`, true},
+		{"t4", "text: is required", true},
+	}
+	if len(results) != len(want) {
+		t.Fatalf("%d results, want %d", len(results), len(want))
+	}
+	for i, w := range want {
+		r := results[i].OfToolResult
+		if r == nil {
+			t.Fatalf("result %d is not a tool_result", i)
+		}
+		text := r.Content[0].OfText.Text
+		if r.ToolUseID != w.id || !strings.HasPrefix(text, w.text) || r.IsError.Value != w.isError {
+			t.Errorf("result %d = %s %q error=%v, want %s %q error=%v", i, r.ToolUseID, text, r.IsError.Value, w.id, w.text, w.isError)
+		}
+	}
+
+	none, err := hippoanthropic.Call(context.Background(), set, reply.Content[:1])
+	if err != nil || len(none) != 0 {
+		t.Errorf("a reply without tool use: %v, %v", none, err)
+	}
+}
