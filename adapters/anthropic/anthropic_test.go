@@ -3,71 +3,43 @@ package anthropic_test
 import (
 	"context"
 	"encoding/json"
-	"path/filepath"
 	"reflect"
 	"strings"
 	"testing"
 
 	"github.com/anthropics/anthropic-sdk-go"
 	hippoanthropic "github.com/hippo-mem/hippo/adapters/anthropic"
-	"github.com/hippo-mem/hippo/local"
-	"github.com/hippo-mem/hippo/sqlite"
-	"github.com/hippo-mem/hippo/tools"
+	"github.com/hippo-mem/hippo/internal/adaptertest"
 )
-
-func newSet(t *testing.T) tools.Set {
-	t.Helper()
-	db, err := sqlite.Open(context.Background(), filepath.Join(t.TempDir(), "hippo.db"), sqlite.Options{NoSync: true})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { db.Close() })
-	mem, err := db.Memory(sqlite.MemoryOptions{AgentID: "a", Embedder: local.NewEmbedder()})
-	if err != nil {
-		t.Fatal(err)
-	}
-	return tools.New(mem, tools.Options{Config: db.Config()})
-}
 
 // TestTools checks the tools on the wire: input_schema is the tool's
 // input schema, whole.
 func TestTools(t *testing.T) {
-	set := newSet(t)
+	set := adaptertest.Tools(t)
 	got := hippoanthropic.Tools(set)
 	if len(got) != len(set) {
 		t.Fatalf("%d tools, want %d", len(got), len(set))
 	}
 	for i, tool := range got {
-		b, err := json.Marshal(tool)
-		if err != nil {
-			t.Fatal(err)
-		}
-		var wire struct {
-			Name        string         `json:"name"`
-			Description string         `json:"description"`
-			InputSchema map[string]any `json:"input_schema"`
-		}
-		if err := json.Unmarshal(b, &wire); err != nil {
-			t.Fatal(err)
-		}
-		if wire.Name != set[i].Name || wire.Description != set[i].Description {
-			t.Errorf("tool %d: %s", i, b)
-		}
+		wire := adaptertest.JSON(t, tool)
 		want := set[i].Parameters()
-		if _, ok := want["required"]; !ok {
-			want["required"] = nil
+		schema, _ := wire["input_schema"].(map[string]any)
+		// Required is left out when empty, here and there alike.
+		delete(want, "required")
+		if req, ok := schema["required"]; ok {
+			if r := set[i].InputSchema.Required; len(r) == 0 || !reflect.DeepEqual(req, set[i].Parameters()["required"]) {
+				t.Errorf("%s: required = %v", set[i].Name, req)
+			}
+			delete(schema, "required")
 		}
-		if _, ok := wire.InputSchema["required"]; !ok {
-			wire.InputSchema["required"] = nil
-		}
-		if !reflect.DeepEqual(wire.InputSchema, want) {
-			t.Errorf("%s: input_schema = %v, want %v", set[i].Name, wire.InputSchema, want)
+		if wire["name"] != set[i].Name || wire["description"] != set[i].Description || !reflect.DeepEqual(schema, want) {
+			t.Errorf("%s on the wire: %v, want input_schema %v", set[i].Name, wire, want)
 		}
 	}
 }
 
 func TestCall(t *testing.T) {
-	set := newSet(t)
+	set := adaptertest.Tools(t)
 	var reply anthropic.Message
 	if err := json.Unmarshal([]byte(`{"id":"m","type":"message","role":"assistant","content":[
 		{"type":"text","text":"Let me note that."},

@@ -6,16 +6,11 @@ import (
 	"fmt"
 	"log"
 	"net/http"
-	"net/http/httptest"
-	"os"
-	"path/filepath"
 
 	"github.com/anthropics/anthropic-sdk-go"
 	"github.com/anthropics/anthropic-sdk-go/option"
 	hippoanthropic "github.com/hippo-mem/hippo/adapters/anthropic"
-	"github.com/hippo-mem/hippo/local"
-	"github.com/hippo-mem/hippo/sqlite"
-	"github.com/hippo-mem/hippo/tools"
+	"github.com/hippo-mem/hippo/internal/adaptertest"
 )
 
 // A whole tool-use loop: the model uses append_memory_block, Hippo runs
@@ -23,25 +18,9 @@ import (
 // a fake Messages API endpoint.
 func Example() {
 	ctx := context.Background()
-	dir, err := os.MkdirTemp("", "hippo-example")
-	if err != nil {
-		log.Fatal(err)
-	}
-	defer os.RemoveAll(dir)
-	db, err := sqlite.Open(ctx, filepath.Join(dir, "hippo.db"), sqlite.Options{})
-	if err != nil {
-		log.Fatal(err)
-	}
-	defer db.Close()
-	mem, err := db.Memory(sqlite.MemoryOptions{AgentID: "my-agent", Embedder: local.NewEmbedder()})
-	if err != nil {
-		log.Fatal(err)
-	}
-	set := tools.New(mem, tools.Options{Config: db.Config()})
-
-	model := httptest.NewServer(http.HandlerFunc(fakeMessages))
-	defer model.Close()
-	client := anthropic.NewClient(option.WithBaseURL(model.URL), option.WithAPIKey("sk-ant-fake"))
+	set, modelURL, closeAll := adaptertest.Open("my-agent", fakeMessages)
+	defer closeAll()
+	client := anthropic.NewClient(option.WithBaseURL(modelURL), option.WithAPIKey("sk-ant-fake"))
 
 	messages := []anthropic.MessageParam{
 		anthropic.NewUserMessage(anthropic.NewTextBlock("Remember that I prefer tea over coffee.")),
@@ -65,14 +44,8 @@ func Example() {
 		}
 		messages = append(messages, anthropic.NewUserMessage(results...))
 	}
-	block, err := mem.Block(ctx, "human")
-	if err != nil {
-		log.Fatal(err)
-	}
-	fmt.Println("block human:", block.Value)
 	// Output:
 	// assistant: Saved (Created block "human" with the text (24 characters).)
-	// block human: Prefers tea over coffee.
 }
 
 // fakeMessages is a Messages API endpoint: it uses append_memory_block

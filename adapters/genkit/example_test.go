@@ -6,17 +6,12 @@ import (
 	"fmt"
 	"log"
 	"net/http"
-	"net/http/httptest"
-	"os"
-	"path/filepath"
 
 	"github.com/firebase/genkit/go/ai"
 	"github.com/firebase/genkit/go/genkit"
 	"github.com/firebase/genkit/go/plugins/ollama"
 	hippogenkit "github.com/hippo-mem/hippo/adapters/genkit"
-	"github.com/hippo-mem/hippo/local"
-	"github.com/hippo-mem/hippo/sqlite"
-	"github.com/hippo-mem/hippo/tools"
+	"github.com/hippo-mem/hippo/internal/adaptertest"
 )
 
 // A whole tool-call loop run by Genkit: the model asks for
@@ -24,25 +19,9 @@ import (
 // with the tool's output in view. The model is a fake Ollama server.
 func Example() {
 	ctx := context.Background()
-	dir, err := os.MkdirTemp("", "hippo-example")
-	if err != nil {
-		log.Fatal(err)
-	}
-	defer os.RemoveAll(dir)
-	db, err := sqlite.Open(ctx, filepath.Join(dir, "hippo.db"), sqlite.Options{})
-	if err != nil {
-		log.Fatal(err)
-	}
-	defer db.Close()
-	mem, err := db.Memory(sqlite.MemoryOptions{AgentID: "my-agent", Embedder: local.NewEmbedder()})
-	if err != nil {
-		log.Fatal(err)
-	}
-	set := tools.New(mem, tools.Options{Config: db.Config()})
-
-	server := httptest.NewServer(http.HandlerFunc(fakeOllama))
-	defer server.Close()
-	o := &ollama.Ollama{ServerAddress: server.URL}
+	set, modelURL, closeAll := adaptertest.Open("my-agent", fakeOllama)
+	defer closeAll()
+	o := &ollama.Ollama{ServerAddress: modelURL}
 	g := genkit.Init(ctx, genkit.WithPlugins(o))
 	model := o.DefineModel(g, ollama.ModelDefinition{Name: "llama3.1", Type: "chat"}, nil)
 
@@ -55,14 +34,8 @@ func Example() {
 		log.Fatal(err)
 	}
 	fmt.Println("model:", resp.Text())
-	block, err := mem.Block(ctx, "human")
-	if err != nil {
-		log.Fatal(err)
-	}
-	fmt.Println("block human:", block.Value)
 	// Output:
 	// model: Saved (Created block "human" with the text (24 characters).)
-	// block human: Prefers tea over coffee.
 }
 
 // fakeOllama is Ollama's /api/chat: it calls append_memory_block when

@@ -2,7 +2,6 @@ package genkit_test
 
 import (
 	"context"
-	"path/filepath"
 	"reflect"
 	"strings"
 	"testing"
@@ -10,28 +9,12 @@ import (
 	"github.com/firebase/genkit/go/ai"
 	"github.com/firebase/genkit/go/genkit"
 	hippogenkit "github.com/hippo-mem/hippo/adapters/genkit"
-	"github.com/hippo-mem/hippo/local"
-	"github.com/hippo-mem/hippo/sqlite"
-	"github.com/hippo-mem/hippo/tools"
+	"github.com/hippo-mem/hippo/internal/adaptertest"
 )
-
-func memoryTools(t *testing.T) tools.Set {
-	t.Helper()
-	db, err := sqlite.Open(context.Background(), filepath.Join(t.TempDir(), "hippo.db"), sqlite.Options{NoSync: true})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { db.Close() })
-	mem, err := db.Memory(sqlite.MemoryOptions{AgentID: "genkit-agent", Embedder: local.NewEmbedder()})
-	if err != nil {
-		t.Fatal(err)
-	}
-	return tools.New(mem, tools.Options{Config: db.Config()})
-}
 
 func TestTools(t *testing.T) {
 	ctx := context.Background()
-	set := memoryTools(t)
+	set := adaptertest.Tools(t)
 	g := genkit.Init(ctx)
 	for name, refs := range map[string][]ai.ToolRef{"Tools": hippogenkit.Tools(set), "Define": hippogenkit.Define(g, set)} {
 		if len(refs) != len(set) {

@@ -6,15 +6,10 @@ import (
 	"fmt"
 	"log"
 	"net/http"
-	"net/http/httptest"
-	"os"
-	"path/filepath"
 	"strings"
 
 	hippolangchain "github.com/hippo-mem/hippo/adapters/langchaingo"
-	"github.com/hippo-mem/hippo/local"
-	"github.com/hippo-mem/hippo/sqlite"
-	hippotools "github.com/hippo-mem/hippo/tools"
+	"github.com/hippo-mem/hippo/internal/adaptertest"
 	"github.com/tmc/langchaingo/agents"
 	"github.com/tmc/langchaingo/chains"
 	"github.com/tmc/langchaingo/llms/openai"
@@ -26,25 +21,9 @@ import (
 // OpenAI-compatible endpoint that writes ReAct-style text.
 func Example() {
 	ctx := context.Background()
-	dir, err := os.MkdirTemp("", "hippo-example")
-	if err != nil {
-		log.Fatal(err)
-	}
-	defer os.RemoveAll(dir)
-	db, err := sqlite.Open(ctx, filepath.Join(dir, "hippo.db"), sqlite.Options{})
-	if err != nil {
-		log.Fatal(err)
-	}
-	defer db.Close()
-	mem, err := db.Memory(sqlite.MemoryOptions{AgentID: "my-agent", Embedder: local.NewEmbedder()})
-	if err != nil {
-		log.Fatal(err)
-	}
-	set := hippotools.New(mem, hippotools.Options{Config: db.Config()})
-
-	model := httptest.NewServer(http.HandlerFunc(fakeReAct))
-	defer model.Close()
-	llm, err := openai.New(openai.WithBaseURL(model.URL), openai.WithToken("sk-fake"), openai.WithModel("gpt-4.1-mini"))
+	set, modelURL, closeAll := adaptertest.Open("my-agent", fakeReAct)
+	defer closeAll()
+	llm, err := openai.New(openai.WithBaseURL(modelURL), openai.WithToken("sk-fake"), openai.WithModel("gpt-4.1-mini"))
 	if err != nil {
 		log.Fatal(err)
 	}
@@ -55,14 +34,8 @@ func Example() {
 		log.Fatal(err)
 	}
 	fmt.Println("agent:", answer)
-	block, err := mem.Block(ctx, "human")
-	if err != nil {
-		log.Fatal(err)
-	}
-	fmt.Println("block human:", block.Value)
 	// Output:
 	// agent: Saved (Created block "human" with the text (24 characters).)
-	// block human: Prefers tea over coffee.
 }
 
 // fakeReAct answers a ReAct prompt: an action with append_memory_block

@@ -3,34 +3,17 @@ package langchaingo_test
 import (
 	"context"
 	"encoding/json"
-	"path/filepath"
 	"reflect"
 	"strings"
 	"testing"
 
 	hippolangchain "github.com/hippo-mem/hippo/adapters/langchaingo"
-	"github.com/hippo-mem/hippo/local"
-	"github.com/hippo-mem/hippo/sqlite"
-	hippotools "github.com/hippo-mem/hippo/tools"
+	"github.com/hippo-mem/hippo/internal/adaptertest"
 	"github.com/tmc/langchaingo/llms"
 )
 
-func openSet(t *testing.T) hippotools.Set {
-	t.Helper()
-	db, err := sqlite.Open(context.Background(), filepath.Join(t.TempDir(), "hippo.db"), sqlite.Options{NoSync: true})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { db.Close() })
-	mem, err := db.Memory(sqlite.MemoryOptions{AgentID: "agent", Embedder: local.NewEmbedder()})
-	if err != nil {
-		t.Fatal(err)
-	}
-	return hippotools.New(mem, hippotools.Options{Config: db.Config()})
-}
-
 func TestAgentTools(t *testing.T) {
-	set := openSet(t)
+	set := adaptertest.Tools(t)
 	ctx := context.Background()
 	got := hippolangchain.Tools(set)
 	if len(got) != len(set) {
@@ -61,7 +44,7 @@ func TestAgentTools(t *testing.T) {
 }
 
 func TestNativeToolCalls(t *testing.T) {
-	set := openSet(t)
+	set := adaptertest.Tools(t)
 	defs := hippolangchain.Definitions(set)
 	for i, d := range defs {
 		if d.Type != "function" || d.Function.Name != set[i].Name || !reflect.DeepEqual(d.Function.Parameters, set[i].Parameters()) {

@@ -6,14 +6,9 @@ import (
 	"fmt"
 	"log"
 	"net/http"
-	"net/http/httptest"
-	"os"
-	"path/filepath"
 
 	hippoopenai "github.com/hippo-mem/hippo/adapters/openai"
-	"github.com/hippo-mem/hippo/local"
-	"github.com/hippo-mem/hippo/sqlite"
-	"github.com/hippo-mem/hippo/tools"
+	"github.com/hippo-mem/hippo/internal/adaptertest"
 	"github.com/openai/openai-go/v3"
 	"github.com/openai/openai-go/v3/option"
 )
@@ -23,25 +18,9 @@ import (
 // model is a fake Chat Completions endpoint.
 func Example() {
 	ctx := context.Background()
-	dir, err := os.MkdirTemp("", "hippo-example")
-	if err != nil {
-		log.Fatal(err)
-	}
-	defer os.RemoveAll(dir)
-	db, err := sqlite.Open(ctx, filepath.Join(dir, "hippo.db"), sqlite.Options{})
-	if err != nil {
-		log.Fatal(err)
-	}
-	defer db.Close()
-	mem, err := db.Memory(sqlite.MemoryOptions{AgentID: "my-agent", Embedder: local.NewEmbedder()})
-	if err != nil {
-		log.Fatal(err)
-	}
-	set := tools.New(mem, tools.Options{Config: db.Config()})
-
-	model := httptest.NewServer(http.HandlerFunc(fakeChat))
-	defer model.Close()
-	client := openai.NewClient(option.WithBaseURL(model.URL), option.WithAPIKey("sk-fake"))
+	set, modelURL, closeAll := adaptertest.Open("my-agent", fakeChat)
+	defer closeAll()
+	client := openai.NewClient(option.WithBaseURL(modelURL), option.WithAPIKey("sk-fake"))
 
 	params := openai.ChatCompletionNewParams{
 		Model:    "gpt-4.1-mini",
@@ -65,14 +44,8 @@ func Example() {
 		}
 		params.Messages = append(params.Messages, results...)
 	}
-	block, err := mem.Block(ctx, "human")
-	if err != nil {
-		log.Fatal(err)
-	}
-	fmt.Println("block human:", block.Value)
 	// Output:
 	// assistant: Saved (Created block "human" with the text (24 characters).)
-	// block human: Prefers tea over coffee.
 }
 
 // fakeChat is a Chat Completions endpoint that asks for

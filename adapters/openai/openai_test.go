@@ -3,62 +3,32 @@ package openai_test
 import (
 	"context"
 	"encoding/json"
-	"path/filepath"
+	"reflect"
 	"strings"
 	"testing"
 
 	hippoopenai "github.com/hippo-mem/hippo/adapters/openai"
-	"github.com/hippo-mem/hippo/local"
-	"github.com/hippo-mem/hippo/sqlite"
-	"github.com/hippo-mem/hippo/tools"
+	"github.com/hippo-mem/hippo/internal/adaptertest"
 	"github.com/openai/openai-go/v3"
 )
 
-func newSet(t *testing.T) tools.Set {
-	t.Helper()
-	db, err := sqlite.Open(context.Background(), filepath.Join(t.TempDir(), "hippo.db"), sqlite.Options{NoSync: true})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { db.Close() })
-	mem, err := db.Memory(sqlite.MemoryOptions{AgentID: "a", Embedder: local.NewEmbedder()})
-	if err != nil {
-		t.Fatal(err)
-	}
-	return tools.New(mem, tools.Options{Config: db.Config()})
-}
-
 func TestTools(t *testing.T) {
-	set := newSet(t)
-	got := hippoopenai.Tools(set)
-	if len(got) != len(set) {
-		t.Fatalf("%d tools, want %d", len(got), len(set))
+	set := adaptertest.Tools(t)
+	for i, tool := range hippoopenai.Tools(set) {
+		wire := adaptertest.JSON(t, tool)
+		f, _ := wire["function"].(map[string]any)
+		if wire["type"] != "function" || f["name"] != set[i].Name || f["description"] != set[i].Description ||
+			!reflect.DeepEqual(f["parameters"], set[i].Parameters()) {
+			t.Errorf("tool %d on the wire: %v", i, wire)
+		}
 	}
-	for i, tool := range got {
-		b, err := json.Marshal(tool)
-		if err != nil {
-			t.Fatal(err)
-		}
-		var wire struct {
-			Type     string `json:"type"`
-			Function struct {
-				Name        string         `json:"name"`
-				Description string         `json:"description"`
-				Parameters  map[string]any `json:"parameters"`
-			} `json:"function"`
-		}
-		if err := json.Unmarshal(b, &wire); err != nil {
-			t.Fatal(err)
-		}
-		f := wire.Function
-		if wire.Type != "function" || f.Name != set[i].Name || f.Description != set[i].Description || f.Parameters["type"] != "object" {
-			t.Errorf("tool %d on the wire: %s", i, b)
-		}
+	if n := len(hippoopenai.Tools(set)); n != len(set) {
+		t.Errorf("%d tools, want %d", n, len(set))
 	}
 }
 
 func TestCall(t *testing.T) {
-	set := newSet(t)
+	set := adaptertest.Tools(t)
 	var calls []openai.ChatCompletionMessageToolCallUnion
 	for _, c := range []string{
 		`{"id":"1","type":"function","function":{"name":"append_memory_block","arguments":"{\"key\":\"human\",\"text\":\"Likes tea.\"}"}}`,
