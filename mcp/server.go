@@ -35,15 +35,16 @@
 //   - store_memory takes metadata as a JSON object or as a string holding
 //     one ("{\"source\": \"pdf\"}"); a string holding anything else is an
 //     error naming it.
-//   - forget_memory takes a threshold from 0 to 1; 0 deletes everything
-//     at all similar to the description. Its default is the embedder's
+//   - forget_memory takes a threshold up to 1, by default the embedder's
 //     calibrated one (0.7 for embedders without a calibration).
 //   - recall_memories takes query, kind ("fact" or "memory") and limit (1
 //     to 50, default 10), as there.
 //
 // Calls that server accepts and this one refuses, each with an error
-// naming the argument: extra arguments no tool knows (that server drops
-// them), an empty agent_id, key, text or content, and a fractional limit.
+// naming the argument: a forget_memory threshold of 0 (there, delete
+// everything at all similar), extra arguments no tool knows (that server
+// drops them), an empty agent_id, key, text or content, and a fractional
+// limit.
 package mcp
 
 import (

@@ -3,7 +3,6 @@ package tools
 import (
 	"context"
 	"fmt"
-	"math"
 	"strings"
 
 	"github.com/google/jsonschema-go/jsonschema"
@@ -30,7 +29,7 @@ func forgetMemory(r resolver, cfg hippo.Config) Tool {
 	schema := inputSchema[ForgetMemoryInput](func(p map[string]*jsonschema.Schema) {
 		textSchema(p["description"], cfg.MaxContent)
 		th := p["threshold"]
-		th.Minimum = jsonschema.Ptr(0.0)
+		th.ExclusiveMinimum = jsonschema.Ptr(0.0)
 		th.Maximum = jsonschema.Ptr(1.0)
 		th.Default = []byte(fmt.Sprint(cfg.ForgetThreshold))
 	})
@@ -40,21 +39,20 @@ func forgetMemory(r resolver, cfg hippo.Config) Tool {
 		Destructive:  true,
 		Description: fmt.Sprintf(`Permanently delete every stored fact and memory that matches a description by meaning. Use it when the user asks you to forget something, or when something stored is wrong and should not come back. It cannot be undone and leaves no record. If a deleted fact had replaced an older one, the older fact becomes current again.
 
-Every fact and memory whose similarity to the description is at least threshold (0 to 1, default %.2g) is deleted; raise the threshold to delete less. A threshold of 0 deletes everything that is at all similar, which is nearly everything. Be specific. To correct a fact, remember_facts with the new information is usually enough: it supersedes the old one. Memory blocks are not affected; edit them with replace_memory_block.
+Every fact and memory whose similarity to the description is at least threshold (greater than 0, at most 1, default %.2g) is deleted; raise the threshold to delete less. Be specific. To correct a fact, remember_facts with the new information is usually enough: it supersedes the old one. Memory blocks are not affected; edit them with replace_memory_block.
 
 Returns the deleted items, or says that nothing matched.`, cfg.ForgetThreshold),
 	}, schema, func(ctx context.Context, svc hippo.MemoryService, in ForgetMemoryInput) (*Result, error) {
 		threshold := cfg.ForgetThreshold
 		if in.Threshold != nil {
+			// 0 would delete everything at all similar: refused as
+			// surely a mistake (the TypeScript Hippo takes it).
+			if *in.Threshold == 0 {
+				return nil, hippo.Invalidf("threshold", "must be in (0, 1], got 0")
+			}
 			threshold = *in.Threshold
 		}
-		// The service reads 0 as "the default"; the smallest positive
-		// similarity is what 0 means here (the TypeScript Hippo takes 0).
-		floor := threshold
-		if floor == 0 {
-			floor = math.SmallestNonzeroFloat64
-		}
-		res, err := svc.Forget(ctx, hippo.ForgetInput{Description: in.Description, Threshold: floor})
+		res, err := svc.Forget(ctx, hippo.ForgetInput{Description: in.Description, Threshold: threshold})
 		if err != nil {
 			return nil, err
 		}

@@ -209,10 +209,14 @@ await check("forget_memory {agent_id, description, threshold}", async () => {
 	);
 });
 
-await check("forget_memory {agent_id, description, threshold: 0}", async () => {
-	const r = await ok("forget_memory", { agent_id, description: "User lives in Berlin", threshold: 0 });
-	assert.equal(r.data.threshold, 0);
-	assert.ok(r.data.deleted.some((d) => d.content === "User lives in Berlin"));
+// The TypeScript Hippo takes 0, deleting everything at all similar;
+// Hippo refuses it as surely a mistake, deleting nothing.
+await check("forget_memory {agent_id, description, threshold: 0} is refused", async () => {
+	let r = await call("forget_memory", { agent_id, description: "User lives in Berlin", threshold: 0 });
+	assert.equal(r.isError, true);
+	assert.equal(r.data.field, "threshold");
+	r = await ok("recall_memories", { agent_id, query: "User lives in Berlin", kind: "fact" });
+	assert.equal(r.data.results[0].content, "User lives in Berlin");
 });
 
 await check("delete_memory_block {agent_id, key}", async () => {
