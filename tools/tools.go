@@ -12,8 +12,10 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math"
 	"reflect"
 	"slices"
+	"strconv"
 	"strings"
 	"time"
 	"unicode/utf8"
@@ -266,7 +268,7 @@ func decode(input json.RawMessage, schema *jsonschema.Schema, aliases map[string
 		return hippo.Errorf(hippo.EINVALID, "input must be a single JSON object, found more after it")
 	}
 
-	renamed := false
+	changed := false
 	for alias, name := range aliases {
 		v, ok := fields[alias]
 		if !ok {
@@ -278,9 +280,18 @@ func decode(input json.RawMessage, schema *jsonschema.Schema, aliases map[string
 		}
 		delete(fields, alias)
 		fields[name] = v
-		renamed = true
+		changed = true
 	}
-	if renamed {
+	// An integer written as a float (5.0, 5e0), as clients in languages
+	// with one number type may send it, is that integer.
+	for name, v := range fields {
+		if p := schema.Properties[name]; p != nil && p.Type == "integer" {
+			if n, ok := integral(v); ok {
+				fields[name], changed = n, true
+			}
+		}
+	}
+	if changed {
 		b, err := json.Marshal(fields)
 		if err != nil {
 			return hippo.Errorf(hippo.EINVALID, "invalid input: %v", err)
@@ -314,6 +325,20 @@ func decode(input json.RawMessage, schema *jsonschema.Schema, aliases map[string
 		return hippo.Errorf(hippo.EINVALID, "invalid input: %v", err)
 	}
 	return nil
+}
+
+// integral returns v as an integer literal when it is a number in another
+// notation (5.0, 5e0) whose value is a whole number within int64.
+func integral(v json.RawMessage) (json.RawMessage, bool) {
+	lit := string(bytes.TrimSpace(v))
+	if !strings.ContainsAny(lit, ".eE") {
+		return nil, false
+	}
+	f, err := strconv.ParseFloat(lit, 64)
+	if err != nil || f != math.Trunc(f) || math.Abs(f) >= 1<<63 {
+		return nil, false
+	}
+	return json.RawMessage(strconv.FormatInt(int64(f), 10)), true
 }
 
 // typeName is the JSON type a property schema expects, with an article.

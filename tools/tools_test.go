@@ -294,6 +294,7 @@ func TestBadInput(t *testing.T) {
 		{"wrong case", "remember_facts", `{"Text":"x"}`, hippo.EINVALID, "Text", `unknown field "Text"`},
 		{"string for integer", "recall_memories", `{"query":"x","limit":"5"}`, hippo.EINVALID, "limit", "limit: must be an integer, got string"},
 		{"fraction for integer", "recall_memories", `{"query":"x","limit":1.5}`, hippo.EINVALID, "limit", "limit: must be an integer, got number 1.5"},
+		{"huge float for integer", "recall_memories", `{"query":"x","limit":1e300}`, hippo.EINVALID, "limit", "limit: must be an integer, got number 1e300"},
 		{"number for string", "store_memory", `{"content":5}`, hippo.EINVALID, "content", "content: must be a string, got number"},
 		{"limit 0", "recall_memories", `{"query":"x","limit":0}`, hippo.EINVALID, "limit", "limit: must be between 1 and 50, got 0"},
 		{"limit 51", "recall_memories", `{"query":"x","limit":51}`, hippo.EINVALID, "limit", "limit: must be between 1 and 50, got 51"},
@@ -632,6 +633,13 @@ func TestTypeScriptArguments(t *testing.T) {
 	_, d = e.ok("append_memory_block", `{"content":"Tone: dry.","key":"persona"}`)
 	if d["value"] != "Name: Hippo.\nTone: dry." {
 		t.Errorf("second append with content: %v", d)
+	}
+
+	// recall_memories: a whole-number limit written as a float.
+	for _, limit := range []string{"1.0", "1e0", "10.000"} {
+		if res, _ := e.call("recall_memories", `{"query":"tea","limit":`+limit+`}`); res.IsError {
+			t.Errorf("limit %s: %s", limit, res.Text)
+		}
 	}
 
 	// store_memory: metadata as a string holding an object is the same
