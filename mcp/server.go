@@ -15,6 +15,36 @@
 // Either way the write scope is the one that counts for deduplication,
 // for supersession of facts and for blocks: a block, like a fact, lives in
 // exactly one scope. recall_conversation ignores scope.
+//
+// Every result carries text and structuredContent, and every tool declares
+// an outputSchema: the structuredContent of a successful call, or, for a
+// result with isError set, an object with the error code ("invalid",
+// "not_found", "conflict", "internal"), the offending field when there is
+// one, and the message.
+//
+// # Calls written for the TypeScript Hippo
+//
+// Agents prompted for the MCP server of the TypeScript Hippo (release
+// 0.2.1: remember_facts, store_memory, recall_memories, forget_memory,
+// recall_memory_block, replace_memory_block, append_memory_block) work
+// unchanged, with the same meaning:
+//
+//   - append_memory_block takes content as another name for text; the
+//     schema lists only text, and giving both is an error. The text goes
+//     on a new line, as there.
+//   - store_memory takes metadata as a JSON object or as a string holding
+//     one ("{\"source\": \"pdf\"}"); a string holding anything else is an
+//     error naming it.
+//   - forget_memory takes a threshold up to 1, by default the embedder's
+//     calibrated one (0.7 for embedders without a calibration).
+//   - recall_memories takes query, kind ("fact" or "memory") and limit (1
+//     to 50, default 10), as there.
+//
+// Calls that server accepts and this one refuses, each with an error
+// naming the argument: a forget_memory threshold of 0 (there, delete
+// everything at all similar), extra arguments no tool knows (that server
+// drops them), an empty agent_id, key, text or content, and a fractional
+// limit.
 package mcp
 
 import (
@@ -178,14 +208,28 @@ func sdkTool(t tools.Tool) *sdk.Tool {
 	closed := false
 	destructive := t.Destructive
 	return &sdk.Tool{
-		Name:        t.Name,
-		Description: t.Description,
-		InputSchema: withAgentArgs(t.InputSchema),
+		Name:         t.Name,
+		Description:  t.Description,
+		InputSchema:  withAgentArgs(t.InputSchema),
+		OutputSchema: resultSchema(t.OutputSchema),
 		Annotations: &sdk.ToolAnnotations{
 			ReadOnlyHint:    t.ReadOnly,
 			DestructiveHint: &destructive,
 			OpenWorldHint:   &closed,
 		},
+	}
+}
+
+// resultSchema is the outputSchema of a tool whose successful calls return
+// structuredContent of the shape out: that, or the tools.ErrorDetails
+// that a result with isError set carries. Nil for a tool without one.
+func resultSchema(out *jsonschema.Schema) *jsonschema.Schema {
+	if out == nil {
+		return nil
+	}
+	return &jsonschema.Schema{
+		Type:  "object",
+		AnyOf: []*jsonschema.Schema{out.CloneSchemas(), tools.ErrorSchema()},
 	}
 }
 

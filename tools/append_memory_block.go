@@ -32,6 +32,9 @@ func appendMemoryBlock(r resolver, cfg hippo.Config) Tool {
 	})
 	return newTool(r, Tool{
 		Name: "append_memory_block",
+		// The TypeScript Hippo's name for the text.
+		Aliases:      map[string]string{"content": "text"},
+		OutputSchema: outputSchema[appendDetails](),
 		Description: fmt.Sprintf(`Add text at the end of a memory block, on a new line, creating the block if it does not exist. Blocks are named working memory that stays relevant in every conversation, such as "persona" (who you are), "human" (who the user is) or "objectives" (what you are working towards); keep them short and current.
 
 Use replace_memory_block to change or remove text already in a block. Things that matter only when they come up belong in remember_facts (claims about the user) or store_memory (content to keep verbatim), which are searched with recall_memories.

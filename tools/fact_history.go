@@ -15,14 +15,22 @@ type FactHistoryInput struct {
 	ID    string `json:"id,omitempty" jsonschema:"The ID of a fact, current or superseded. Give this or query."`
 }
 
+// historyDetails is the Details of fact_history.
+type historyDetails struct {
+	// History is the chain of values, oldest first; empty when nothing
+	// matched.
+	History []hippo.HistoryEntry `json:"history"`
+}
+
 func factHistory(r resolver, cfg hippo.Config) Tool {
 	schema := inputSchema[FactHistoryInput](func(p map[string]*jsonschema.Schema) {
 		p["query"].MaxLength = jsonschema.Ptr(cfg.MaxFactText)
 		p["id"].MaxLength = jsonschema.Ptr(hippo.MaxIDLength)
 	})
 	return newTool(r, Tool{
-		Name:     "fact_history",
-		ReadOnly: true,
+		Name:         "fact_history",
+		OutputSchema: outputSchema[historyDetails](),
+		ReadOnly:     true,
 		Description: `Show how a fact changed over time: each value it had, from when until when. When a new fact replaced an old one ("User lives in Bangkok" after "User lives in Berlin"), the old one is kept as history with the time it stopped being true.
 
 Give query (the fact in words; the closest fact, current or past, is traced, if any is relevant to it) or id. Returns the chain oldest first, the last entry marked current unless it was forgotten. To ask what was true at some moment, use recall_memories with as_of.`,
@@ -36,7 +44,7 @@ Give query (the fact in words; the closest fact, current or past, is traced, if 
 			if in.ID == "" {
 				what = fmt.Sprintf("No fact is relevant to %q: nothing stored is about it, so there is no current answer.", in.Query)
 			}
-			return &Result{Text: what, Details: map[string]any{"history": h}}, nil
+			return &Result{Text: what, Details: historyDetails{History: h}}, nil
 		}
 		var b strings.Builder
 		for i, e := range h {
@@ -48,6 +56,6 @@ Give query (the fact in words; the closest fact, current or past, is traced, if 
 			}
 			fmt.Fprintf(&b, "%d. %s (%s → %s, id %s)\n", i+1, e.Content, e.ValidFrom.UTC().Format("2006-01-02 15:04"), until, e.ID)
 		}
-		return &Result{Text: strings.TrimRight(b.String(), "\n"), Details: map[string]any{"history": h}}, nil
+		return &Result{Text: strings.TrimRight(b.String(), "\n"), Details: historyDetails{History: h}}, nil
 	})
 }

@@ -34,8 +34,9 @@ func forgetMemory(r resolver, cfg hippo.Config) Tool {
 		th.Default = []byte(fmt.Sprint(cfg.ForgetThreshold))
 	})
 	return newTool(r, Tool{
-		Name:        "forget_memory",
-		Destructive: true,
+		Name:         "forget_memory",
+		OutputSchema: outputSchema[forgetDetails](),
+		Destructive:  true,
 		Description: fmt.Sprintf(`Permanently delete every stored fact and memory that matches a description by meaning. Use it when the user asks you to forget something, or when something stored is wrong and should not come back. It cannot be undone and leaves no record. If a deleted fact had replaced an older one, the older fact becomes current again.
 
 Every fact and memory whose similarity to the description is at least threshold (greater than 0, at most 1, default %.2g) is deleted; raise the threshold to delete less. Be specific. To correct a fact, remember_facts with the new information is usually enough: it supersedes the old one. Memory blocks are not affected; edit them with replace_memory_block.
@@ -44,6 +45,8 @@ Returns the deleted items, or says that nothing matched.`, cfg.ForgetThreshold),
 	}, schema, func(ctx context.Context, svc hippo.MemoryService, in ForgetMemoryInput) (*Result, error) {
 		threshold := cfg.ForgetThreshold
 		if in.Threshold != nil {
+			// 0 would delete everything at all similar: refused as
+			// surely a mistake (the TypeScript Hippo takes it).
 			if *in.Threshold == 0 {
 				return nil, hippo.Invalidf("threshold", "must be in (0, 1], got 0")
 			}

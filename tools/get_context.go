@@ -25,8 +25,9 @@ func getContext(r resolver, cfg hippo.Config) Tool {
 		limitSchema(p["limit"], cfg)
 	})
 	return newTool(r, Tool{
-		Name:     "get_context",
-		ReadOnly: true,
+		Name:         "get_context",
+		OutputSchema: outputSchema[hippo.Context](),
+		ReadOnly:     true,
 		Description: fmt.Sprintf(`Assemble your working memory for a system prompt in one bounded call: every memory block first, then, for a query, the facts and memories relevant to it by score (none that are unrelated), cut to fit a budget (max_chars, or max_tokens at about 4 characters a token; default %d characters). Says what was left out, so nothing overflows the context window silently.
 
 Use it at the start of a conversation or task instead of reading blocks and recalling one by one.`, hippo.DefaultContextChars),

@@ -27,8 +27,9 @@ func recallConversation(r resolver, cfg hippo.Config) Tool {
 		limitSchema(p["limit"], cfg)
 	})
 	return newTool(r, Tool{
-		Name:     "recall_conversation",
-		ReadOnly: true,
+		Name:         "recall_conversation",
+		OutputSchema: outputSchema[conversationDetails](),
+		ReadOnly:     true,
 		Description: fmt.Sprintf(`Search past conversation messages by keywords (full-text search, not by meaning), for the exact wording of something said earlier: a name, a number, a quote, a link. A message matches when it contains any of the query's words; messages containing more of them rank first. Punctuation and search operators in the query are ignored.
 
 limit is 1 to %d, default %d. Returns the matching messages, best first, with their role and time. For what was learned from past conversations (preferences, decisions, facts) recall_memories is usually the better tool.`, cfg.MaxLimit, cfg.DefaultLimit),

@@ -68,13 +68,14 @@ func recallMemories(r resolver, cfg hippo.Config) Tool {
 		}
 	})
 	return newTool(r, Tool{
-		Name:     "recall_memories",
-		ReadOnly: true,
+		Name:         "recall_memories",
+		OutputSchema: outputSchema[recallDetails](),
+		ReadOnly:     true,
 		Description: fmt.Sprintf(`Search stored facts and memories by meaning. Results are ranked by relevance to the query, by strength (what is used often or was stated strongly stays strong; everything else fades, and recalling something strengthens it) and by recency. Superseded facts and anything that has faded away are left out.
 
 Use it before answering anything that may depend on what you learned earlier: the user's preferences and circumstances, past decisions, earlier work. Phrase the query as what you want to know. kind restricts results to "fact" or "memory". limit is 1 to %d, default %d.
 
-Only results relevant to the query are returned (min_relevance, default calibrated): nothing, rather than the strongest memories, when nothing stored is about it. Returns a numbered list: kind, content, score (0 to 1, higher is better) and a short id of each result. Memory blocks are not searched here (use recall_memory_block), nor past messages (use recall_conversation).`, cfg.MaxLimit, cfg.DefaultLimit),
+Only results relevant to the query are returned (min_relevance, default calibrated): nothing, rather than the strongest memories, when nothing stored is about it. Returns a numbered list giving each result's kind, content, score (0 to 1, higher is better) and id: the full id, as reinforce_memory and fact_history take it. Memory blocks are not searched here (use recall_memory_block), nor past messages (use recall_conversation).`, cfg.MaxLimit, cfg.DefaultLimit),
 	}, schema, func(ctx context.Context, svc hippo.MemoryService, in RecallMemoriesInput) (*Result, error) {
 		limit, err := checkLimit(in.Limit, cfg)
 		if err != nil {

@@ -34,8 +34,9 @@ func recallMemoryBlock(r resolver, _ hippo.Config) Tool {
 		keySchema(p["key"])
 	})
 	return newTool(r, Tool{
-		Name:     "recall_memory_block",
-		ReadOnly: true,
+		Name:         "recall_memory_block",
+		OutputSchema: outputSchema[blockDetails](),
+		ReadOnly:     true,
 		Description: `Read a memory block. Blocks are named pieces of working memory that stay relevant in every conversation, such as "persona" (who you are and how you behave), "human" (who the user is) or "objectives" (what you are working towards). They are read whole by exact name, not searched.
 
 Returns the block's full text. A block that does not exist is not an error: the result says so, and append_memory_block creates it. To find facts and memories by meaning use recall_memories.`,

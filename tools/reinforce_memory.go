@@ -22,7 +22,8 @@ func reinforceMemory(r resolver, _ hippo.Config) Tool {
 		}
 	})
 	return newTool(r, Tool{
-		Name: "reinforce_memory",
+		Name:         "reinforce_memory",
+		OutputSchema: outputSchema[hippo.ReinforceResult](),
 		Description: `Give feedback on recalled facts and memories by ID (the ids recall_memories returns). An upvote strengthens an item as if it had been stated with full conviction and used again; a downvote weakens it as if contradicted. One downvote does not erase anything, but repeated downvotes make an item fade; use forget_memory to delete.
 
 Returns which IDs were upvoted and downvoted, and which were not found.`,

@@ -18,7 +18,8 @@ func rememberFacts(r resolver, cfg hippo.Config) Tool {
 		textSchema(p["text"], cfg.MaxFactText)
 	})
 	return newTool(r, Tool{
-		Name: "remember_facts",
+		Name:         "remember_facts",
+		OutputSchema: outputSchema[hippo.RememberResult](),
 		Description: fmt.Sprintf(`Learn facts from a piece of text. Hippo extracts each discrete claim ("User lives in Berlin", "User strongly dislikes Redux") with how strongly it was stated, then checks it against the facts already known: a restatement strengthens the existing fact, a changed value ("User moved to Bangkok") supersedes the old fact, anything else is added as new.
 
 Use it whenever the user reveals something that should still be known in later conversations: preferences, personal details, plans, decisions, corrections. Pass the relevant message or passage as it is; do not pre-summarise. For content to keep verbatim (documents, notes, experiences, decisions with their reasons) use store_memory; for always-relevant working notes use append_memory_block.

@@ -29,8 +29,9 @@ func replaceMemoryBlock(r resolver, cfg hippo.Config) Tool {
 		p["new_text"].MaxLength = jsonschema.Ptr(cfg.MaxBlockValue)
 	})
 	return newTool(r, Tool{
-		Name:        "replace_memory_block",
-		Destructive: true,
+		Name:         "replace_memory_block",
+		OutputSchema: outputSchema[replaceDetails](),
+		Destructive:  true,
 		Description: fmt.Sprintf(`Edit a memory block in place: every occurrence of old_text in the block becomes new_text; an empty new_text deletes it. Use it to keep working memory current, e.g. replace "Current goal: ship v1" with "Current goal: ship v2", or remove a line that no longer holds.
 
 old_text must match the block's text exactly, including case and whitespace; read the block with recall_memory_block first if unsure. It fails, changing nothing, when the block does not exist or old_text does not occur in it. To add text use append_memory_block.

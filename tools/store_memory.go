@@ -1,9 +1,12 @@
 package tools
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
+	"strings"
+	"unicode/utf8"
 
 	"github.com/google/jsonschema-go/jsonschema"
 	"github.com/hippo-mem/hippo"
@@ -11,7 +14,9 @@ import (
 
 // StoreMemoryInput is the input of store_memory.
 type StoreMemoryInput struct {
-	Content  string          `json:"content" jsonschema:"The content to keep, verbatim."`
+	Content string `json:"content" jsonschema:"The content to keep, verbatim."`
+	// Metadata is a JSON object, or a JSON string holding one (as the
+	// TypeScript Hippo takes it).
 	Metadata json.RawMessage `json:"metadata,omitempty" jsonschema:"Optional JSON object describing the content: source, tags, category, and any other keys."`
 }
 
@@ -38,14 +43,19 @@ func storeMemory(r resolver, cfg hippo.Config) Tool {
 		}
 	})
 	return newTool(r, Tool{
-		Name: "store_memory",
+		Name:         "store_memory",
+		OutputSchema: outputSchema[storeDetails](),
 		Description: fmt.Sprintf(`Store content verbatim as a memory: an experience, a decision and its reasons, an observation, a passage of a document. Memories are found again by meaning with recall_memories. Unlike facts they are never merged or superseded; storing exactly the same content again strengthens the existing memory instead of adding a copy.
 
 Use remember_facts instead for claims about the user or the world that may change (preferences, personal details, current state), and append_memory_block for short notes that must be in view in every conversation.
 
-Optional metadata is a JSON object, e.g. {"source": "meeting notes", "tags": ["auth"], "category": "decision"}. Returns whether the memory is new or was already known, and its id. content: at most %d characters.`, cfg.MaxContent),
+Optional metadata is a JSON object, e.g. {"source": "meeting notes", "tags": ["auth"], "category": "decision"}; a string holding such an object is accepted too. Returns whether the memory is new or was already known, and its id. content: at most %d characters.`, cfg.MaxContent),
 	}, schema, func(ctx context.Context, svc hippo.MemoryService, in StoreMemoryInput) (*Result, error) {
-		res, err := svc.StoreMemory(ctx, hippo.StoreInput{Content: in.Content, Metadata: in.Metadata})
+		meta, err := metadataObject(in.Metadata)
+		if err != nil {
+			return nil, err
+		}
+		res, err := svc.StoreMemory(ctx, hippo.StoreInput{Content: in.Content, Metadata: meta})
 		if err != nil {
 			return nil, err
 		}
@@ -57,4 +67,33 @@ Optional metadata is a JSON object, e.g. {"source": "meeting notes", "tags": ["a
 		}
 		return &Result{Text: text, Details: storeDetails{Duplicate: res.Duplicate, Memory: newChunkDetails(c)}}, nil
 	})
+}
+
+// metadataObject returns raw, or the JSON text a JSON string raw holds:
+// {"tags":["a"]} and "{\"tags\":[\"a\"]}" are the same metadata. Whether
+// it is an object is the service's to check, except for a string, whose
+// content is named in the error.
+func metadataObject(raw json.RawMessage) (json.RawMessage, error) {
+	data := bytes.TrimSpace(raw)
+	if len(data) == 0 || data[0] != '"' {
+		return raw, nil
+	}
+	var s string
+	if err := json.Unmarshal(data, &s); err != nil {
+		return nil, hippo.Invalidf("metadata", "is not a valid JSON string: %v", err)
+	}
+	inner := json.RawMessage(strings.TrimSpace(s))
+	var obj map[string]json.RawMessage
+	if err := json.Unmarshal(inner, &obj); err != nil || obj == nil {
+		return nil, hippo.Invalidf("metadata", "must be a JSON object, or a string holding one; got the string %q", truncate(s, 80))
+	}
+	return inner, nil
+}
+
+// truncate cuts s to at most n runes, marking the cut with "...".
+func truncate(s string, n int) string {
+	if utf8.RuneCountInString(s) <= n {
+		return s
+	}
+	return string([]rune(s)[:n]) + "..."
 }

@@ -12,7 +12,10 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math"
+	"reflect"
 	"slices"
+	"strconv"
 	"strings"
 	"time"
 	"unicode/utf8"
@@ -35,6 +38,15 @@ type Tool struct {
 	// InputSchema is the JSON Schema of the input: always an object whose
 	// properties are the tool's arguments.
 	InputSchema *jsonschema.Schema
+	// OutputSchema is the JSON Schema of the Details of a successful call:
+	// always an object. Failed calls carry an ErrorDetails instead (see
+	// ErrorSchema).
+	OutputSchema *jsonschema.Schema
+	// Aliases maps argument names the tool also accepts, though its schema
+	// does not list them, to the schema's names: append_memory_block takes
+	// "content" for "text", as the TypeScript Hippo's does. Giving both
+	// names in one call is an error.
+	Aliases map[string]string
 	// ReadOnly is true for tools that only look things up. (Recalling
 	// strengthens what it finds, but changes no content.)
 	ReadOnly bool
@@ -67,6 +79,10 @@ type ErrorDetails struct {
 	Field   string `json:"field,omitempty"`
 	Message string `json:"message"`
 }
+
+// ErrorSchema returns the JSON Schema of ErrorDetails, the Details of a
+// failed call.
+func ErrorSchema() *jsonschema.Schema { return outputSchema[ErrorDetails]() }
 
 // Options configures New.
 type Options struct {
@@ -121,6 +137,26 @@ func NewResolved(r Resolver, opts Options) Set {
 	return set
 }
 
+// Parameters returns the input schema as generic JSON (a map of its
+// keywords), the form in which agent frameworks take a function's
+// parameters.
+func (t Tool) Parameters() map[string]any {
+	return schemaMap(t.InputSchema)
+}
+
+// schemaMap turns s into generic JSON.
+func schemaMap(s *jsonschema.Schema) map[string]any {
+	b, err := json.Marshal(s)
+	if err != nil {
+		panic(err) // the schemas are built here and always marshal
+	}
+	var m map[string]any
+	if err := json.Unmarshal(b, &m); err != nil {
+		panic(err)
+	}
+	return m
+}
+
 // Names returns the names of the tools, in order.
 func (s Set) Names() []string {
 	names := make([]string, len(s))
@@ -156,10 +192,10 @@ func (s Set) Call(ctx context.Context, name string, input json.RawMessage) (*Res
 // run.
 func newTool[In any](r Resolver, t Tool, schema *jsonschema.Schema, run func(context.Context, hippo.MemoryService, In) (*Result, error)) Tool {
 	t.InputSchema = schema
-	name := t.Name
+	name, aliases := t.Name, t.Aliases
 	t.Handler = func(ctx context.Context, input json.RawMessage) (*Result, error) {
 		var in In
-		if err := decode(input, schema, &in); err != nil {
+		if err := decode(input, schema, aliases, &in); err != nil {
 			return errorResult(err), nil
 		}
 		svc, err := r(ctx)
@@ -202,10 +238,11 @@ func errorResult(err error) *Result {
 }
 
 // decode reads input into dst, a pointer to an input struct described by
-// schema. Empty input and null mean {}. Unknown fields, missing required
-// fields and values of the wrong type are EINVALID errors naming the field;
-// everything else is left for the service to validate.
-func decode(input json.RawMessage, schema *jsonschema.Schema, dst any) error {
+// schema, after renaming aliases to the schema's names. Empty input and
+// null mean {}. Unknown fields, missing required fields and values of the
+// wrong type are EINVALID errors naming the field; everything else is left
+// for the service to validate.
+func decode(input json.RawMessage, schema *jsonschema.Schema, aliases map[string]string, dst any) error {
 	if len(input) > MaxInputBytes {
 		return hippo.Errorf(hippo.EINVALID, "input is %d bytes, more than the %d allowed", len(input), MaxInputBytes)
 	}
@@ -229,6 +266,37 @@ func decode(input json.RawMessage, schema *jsonschema.Schema, dst any) error {
 	}
 	if err := dec.Decode(new(json.RawMessage)); err != io.EOF {
 		return hippo.Errorf(hippo.EINVALID, "input must be a single JSON object, found more after it")
+	}
+
+	changed := false
+	for alias, name := range aliases {
+		v, ok := fields[alias]
+		if !ok {
+			continue
+		}
+		if _, both := fields[name]; both {
+			return &hippo.Error{Code: hippo.EINVALID, Field: alias, Message: fmt.Sprintf(
+				"%s and %s are the same argument; give only %s", alias, name, name)}
+		}
+		delete(fields, alias)
+		fields[name] = v
+		changed = true
+	}
+	// An integer written as a float (5.0, 5e0), as clients in languages
+	// with one number type may send it, is that integer.
+	for name, v := range fields {
+		if p := schema.Properties[name]; p != nil && p.Type == "integer" {
+			if n, ok := integral(v); ok {
+				fields[name], changed = n, true
+			}
+		}
+	}
+	if changed {
+		b, err := json.Marshal(fields)
+		if err != nil {
+			return hippo.Errorf(hippo.EINVALID, "invalid input: %v", err)
+		}
+		data = b
 	}
 
 	var unknown []string
@@ -257,6 +325,20 @@ func decode(input json.RawMessage, schema *jsonschema.Schema, dst any) error {
 		return hippo.Errorf(hippo.EINVALID, "invalid input: %v", err)
 	}
 	return nil
+}
+
+// integral returns v as an integer literal when it is a number in another
+// notation (5.0, 5e0) whose value is a whole number within int64.
+func integral(v json.RawMessage) (json.RawMessage, bool) {
+	lit := string(bytes.TrimSpace(v))
+	if !strings.ContainsAny(lit, ".eE") {
+		return nil, false
+	}
+	f, err := strconv.ParseFloat(lit, 64)
+	if err != nil || f != math.Trunc(f) || math.Abs(f) >= 1<<63 {
+		return nil, false
+	}
+	return json.RawMessage(strconv.FormatInt(int64(f), 10)), true
 }
 
 // typeName is the JSON type a property schema expects, with an article.
@@ -289,6 +371,19 @@ func inputSchema[In any](edit func(props map[string]*jsonschema.Schema)) *jsonsc
 	}
 	if edit != nil {
 		edit(s.Properties)
+	}
+	return s
+}
+
+// outputSchema infers the schema of a tool's Details type Out from its json
+// tags: fields without omitempty are required, and no other property is
+// allowed. Metadata (raw JSON) is an object.
+func outputSchema[Out any]() *jsonschema.Schema {
+	s, err := jsonschema.For[Out](&jsonschema.ForOptions{TypeSchemas: map[reflect.Type]*jsonschema.Schema{
+		reflect.TypeFor[json.RawMessage](): {Type: "object"},
+	}})
+	if err != nil {
+		panic(err) // the details types are fixed at build time
 	}
 	return s
 }

@@ -4,6 +4,8 @@ import (
 	"context"
 	"database/sql"
 	"encoding/json"
+	"errors"
+	"fmt"
 	"net/http"
 	"path/filepath"
 	"reflect"
@@ -103,15 +105,36 @@ func newEnv(t *testing.T, conversation bool) *env {
 	return &env{t: t, srv: srv, tools: set}
 }
 
-// call runs a tool, fails on a Go error and checks that Details marshals.
-// It returns the result and its Details as generic JSON.
+// call runs a tool, fails on a Go error and checks that Details marshals
+// and validates against the tool's output schema (ErrorSchema for a
+// failure). It returns the result and its Details as generic JSON.
 func (e *env) call(name, input string) (*tools.Result, map[string]any) {
 	e.t.Helper()
 	res, err := e.tools.Call(context.Background(), name, json.RawMessage(input))
 	if err != nil {
 		e.t.Fatalf("%s %s: %v", name, input, err)
 	}
-	return res, details(e.t, res)
+	d := details(e.t, res)
+	schema := tools.ErrorSchema()
+	if tool, ok := e.tools.Lookup(name); ok && !res.IsError {
+		schema = tool.OutputSchema
+	}
+	if err := validate(schema, d); err != nil {
+		e.t.Errorf("%s %s: details %v do not match the output schema: %v", name, input, d, err)
+	}
+	return res, d
+}
+
+// validate checks instance, as generic JSON, against schema.
+func validate(schema *jsonschema.Schema, instance any) error {
+	if schema == nil {
+		return errors.New("no schema")
+	}
+	resolved, err := schema.Resolve(nil)
+	if err != nil {
+		return fmt.Errorf("resolve: %w", err)
+	}
+	return resolved.Validate(instance)
 }
 
 // ok is call that also requires success.
@@ -234,6 +257,11 @@ func TestSchemas(t *testing.T) {
 					t.Errorf("property %s has no description", name)
 				}
 			}
+			if tool.OutputSchema == nil || tool.OutputSchema.Type != "object" {
+				t.Errorf("output schema = %v, want an object schema", tool.OutputSchema)
+			} else if err := validate(tool.OutputSchema, map[string]any{"unexpected": 1}); err == nil {
+				t.Errorf("output schema accepts {\"unexpected\": 1}")
+			}
 			// The schema is valid and agrees with the handler on good input.
 			var reparsed jsonschema.Schema
 			if err := json.Unmarshal(b, &reparsed); err != nil {
@@ -266,6 +294,7 @@ func TestBadInput(t *testing.T) {
 		{"wrong case", "remember_facts", `{"Text":"x"}`, hippo.EINVALID, "Text", `unknown field "Text"`},
 		{"string for integer", "recall_memories", `{"query":"x","limit":"5"}`, hippo.EINVALID, "limit", "limit: must be an integer, got string"},
 		{"fraction for integer", "recall_memories", `{"query":"x","limit":1.5}`, hippo.EINVALID, "limit", "limit: must be an integer, got number 1.5"},
+		{"huge float for integer", "recall_memories", `{"query":"x","limit":1e300}`, hippo.EINVALID, "limit", "limit: must be an integer, got number 1e300"},
 		{"number for string", "store_memory", `{"content":5}`, hippo.EINVALID, "content", "content: must be a string, got number"},
 		{"limit 0", "recall_memories", `{"query":"x","limit":0}`, hippo.EINVALID, "limit", "limit: must be between 1 and 50, got 0"},
 		{"limit 51", "recall_memories", `{"query":"x","limit":51}`, hippo.EINVALID, "limit", "limit: must be between 1 and 50, got 51"},
@@ -274,7 +303,8 @@ func TestBadInput(t *testing.T) {
 		{"bad kind", "recall_memories", `{"query":"x","kind":"note"}`, hippo.EINVALID, "kind", "kind"},
 		{"min_relevance 1.5", "recall_memories", `{"query":"x","min_relevance":1.5}`, hippo.EINVALID, "min_relevance", "min_relevance"},
 		{"min_relevance -0.1", "recall_memories", `{"query":"x","min_relevance":-0.1}`, hippo.EINVALID, "min_relevance", "min_relevance"},
-		{"threshold 0", "forget_memory", `{"description":"x","threshold":0}`, hippo.EINVALID, "threshold", "threshold"},
+		{"threshold 0", "forget_memory", `{"description":"x","threshold":0}`, hippo.EINVALID, "threshold", "threshold: must be in (0, 1], got 0"},
+		{"threshold -0.1", "forget_memory", `{"description":"x","threshold":-0.1}`, hippo.EINVALID, "threshold", "threshold"},
 		{"threshold 1.5", "forget_memory", `{"description":"x","threshold":1.5}`, hippo.EINVALID, "threshold", "threshold"},
 		{"empty input", "remember_facts", ``, hippo.EINVALID, "text", "text: is required"},
 		{"null input", "store_memory", `null`, hippo.EINVALID, "content", "content: is required"},
@@ -283,7 +313,10 @@ func TestBadInput(t *testing.T) {
 		{"blank text", "remember_facts", `{"text":"   "}`, hippo.EINVALID, "text", "text: must not be empty"},
 		{"text too long", "remember_facts", `{"text":"` + strings.Repeat("a", 10_001) + `"}`, hippo.EINVALID, "text", "at most 10000 characters"},
 		{"content too long", "store_memory", `{"content":"` + strings.Repeat("a", 50_001) + `"}`, hippo.EINVALID, "content", "at most 50000 characters"},
-		{"metadata string", "store_memory", `{"content":"x","metadata":"tags"}`, hippo.EINVALID, "metadata", "metadata: must be a JSON object"},
+		{"metadata string", "store_memory", `{"content":"x","metadata":"tags"}`, hippo.EINVALID, "metadata", `metadata: must be a JSON object, or a string holding one; got the string "tags"`},
+		{"metadata string of an array", "store_memory", `{"content":"x","metadata":"[1]"}`, hippo.EINVALID, "metadata", `got the string "[1]"`},
+		{"metadata string of null", "store_memory", `{"content":"x","metadata":"null"}`, hippo.EINVALID, "metadata", `got the string "null"`},
+		{"text and its alias", "append_memory_block", `{"key":"k","text":"a","content":"b"}`, hippo.EINVALID, "content", "content and text are the same argument; give only text"},
 		{"metadata array", "store_memory", `{"content":"x","metadata":["a"]}`, hippo.EINVALID, "metadata", "metadata"},
 		{"metadata number", "store_memory", `{"content":"x","metadata":5}`, hippo.EINVALID, "metadata", "metadata"},
 		{"array input", "recall_memories", `["x"]`, hippo.EINVALID, "", "input must be a JSON object, got array"},
@@ -584,5 +617,63 @@ func TestHandlerDirect(t *testing.T) {
 	}
 	if d := details(t, res); d["field"] != "key" {
 		t.Errorf("details = %v", d)
+	}
+}
+
+// TestTypeScriptArguments checks the arguments the TypeScript Hippo's tools
+// take where they differ from this package's schemas.
+func TestTypeScriptArguments(t *testing.T) {
+	e := newEnv(t, false)
+
+	// append_memory_block: content for text.
+	_, d := e.ok("append_memory_block", `{"key":"persona","content":"Name: Hippo."}`)
+	if d["created"] != true || d["value"] != "Name: Hippo." {
+		t.Errorf("append with content: %v", d)
+	}
+	_, d = e.ok("append_memory_block", `{"content":"Tone: dry.","key":"persona"}`)
+	if d["value"] != "Name: Hippo.\nTone: dry." {
+		t.Errorf("second append with content: %v", d)
+	}
+
+	// recall_memories: a whole-number limit written as a float.
+	for _, limit := range []string{"1.0", "1e0", "10.000"} {
+		if res, _ := e.call("recall_memories", `{"query":"tea","limit":`+limit+`}`); res.IsError {
+			t.Errorf("limit %s: %s", limit, res.Text)
+		}
+	}
+
+	// store_memory: metadata as a string holding an object is the same
+	// metadata as the object.
+	_, d = e.ok("store_memory", `{"content":"We chose SQLite","metadata":"{\"source\": \"pdf\", \"tags\": [\"db\"]}"}`)
+	if got, _ := json.Marshal(d["memory"].(map[string]any)["metadata"]); string(got) != `{"source":"pdf","tags":["db"]}` {
+		t.Errorf("metadata from a string = %s", got)
+	}
+	res, _ := e.ok("recall_memories", `{"query":"We chose SQLite","tags":["db"]}`)
+	wantText(t, res, "We chose SQLite")
+	_, d = e.ok("store_memory", `{"content":"blank metadata string","metadata":" {} "}`)
+	if got, _ := json.Marshal(d["memory"].(map[string]any)["metadata"]); string(got) != `{}` {
+		t.Errorf("metadata from the string \" {} \" = %s", got)
+	}
+}
+
+func TestParameters(t *testing.T) {
+	set := newEnv(t, false).tools
+	for _, tool := range set {
+		p := tool.Parameters()
+		b, _ := json.Marshal(tool.InputSchema)
+		var want map[string]any
+		if err := json.Unmarshal(b, &want); err != nil {
+			t.Fatal(err)
+		}
+		if !reflect.DeepEqual(p, want) {
+			t.Errorf("%s: Parameters() = %v, want the input schema %s", tool.Name, p, b)
+		}
+		if p["type"] != "object" {
+			t.Errorf("%s: type = %v", tool.Name, p["type"])
+		}
+	}
+	tool, _ := set.Lookup("append_memory_block")
+	if req := tool.Parameters()["required"]; !reflect.DeepEqual(req, []any{"key", "text"}) {
+		t.Errorf("append_memory_block required = %v", req)
 	}
 }

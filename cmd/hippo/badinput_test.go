@@ -123,7 +123,7 @@ func TestBadInputTools(t *testing.T) {
 		{"unknown field", "store_memory", `{"content":"a","agent_id":"bob"}`, hippo.EINVALID},
 		{"content a number", "store_memory", `{"content":5}`, hippo.EINVALID},
 		{"metadata an array", "store_memory", `{"content":"a","metadata":[1]}`, hippo.EINVALID},
-		{"metadata a string", "store_memory", `{"content":"a","metadata":"{}"}`, hippo.EINVALID},
+		{"metadata a string", "store_memory", `{"content":"a","metadata":"[1]"}`, hippo.EINVALID},
 		{"metadata number out of range", "store_memory", `{"content":"a","metadata":{"n":1e999}}`, hippo.EINVALID},
 		{"metadata over 16 KiB", "store_memory", `{"content":"a","metadata":{"s":"` + strings.Repeat("m", 17<<10) + `"}}`, hippo.EINVALID},
 		{"metadata nested 20000 deep", "store_memory", `{"content":"a","metadata":` + strings.Repeat(`{"a":`, 20000) + `1` + strings.Repeat(`}`, 20000) + `}`, hippo.EINVALID},
