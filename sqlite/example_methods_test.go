@@ -74,8 +74,8 @@ func ExampleMemory_RecallPage() {
 	// Output:
 	// 1 result above the relevance floor 0.10
 	// We chose SQLite over PostgreSQL for the embedded store
-	//   score 0.81 = 0.6 × relevance 0.93 + 0.3 × strength 0.50 + 0.1 × recency 1.00
-	//   relevance 0.93 fuses cosine 0.69 (calibrated 0.92) and BM25 0.46 (calibrated 0.10) with α 0.4
+	//   score 0.74 = 0.6 × relevance 0.82 + 0.3 × strength 0.50 + 0.1 × recency 1.00
+	//   relevance 0.82 fuses cosine 0.69 (calibrated 0.92) and BM25 0.46 (calibrated 0.04) with α 0.6
 }
 
 // Memory blocks are named, always-present text (a persona, what is known
