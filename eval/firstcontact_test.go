@@ -40,12 +40,13 @@ type fcQuestion struct {
 	relevant map[string]bool // fact IDs
 }
 
-// The first-contact sets: the first (the target's) and a second one,
-// written after the first one's results were seen, for changes made for
-// them.
+// The first-contact sets: the first (the target's), a second one written
+// after the first one's results were seen, for changes made for them, and
+// a third written before any change was tried on it.
 const (
 	firstContactSet  = "firstcontact.tsv"
 	firstContactSet2 = "firstcontact2.tsv"
+	firstContactSet3 = "firstcontact3.tsv"
 )
 
 func loadFirstContact(t testing.TB, name string) ([]fcFact, []fcQuestion) {
@@ -210,6 +211,16 @@ func TestFirstContact(t *testing.T) {
 func TestFirstContactSecondSet(t *testing.T) {
 	o, model := libraryFirstContact(t, firstContactSet2)
 	t.Logf("second first-contact set via library (%s): %v", model, o)
+	for _, m := range o.misses {
+		t.Logf("  miss: %s", m)
+	}
+}
+
+// TestFirstContactThirdSet runs the third set through the library, logged
+// like the second: written before any change was tried on it.
+func TestFirstContactThirdSet(t *testing.T) {
+	o, model := libraryFirstContact(t, firstContactSet3)
+	t.Logf("third first-contact set via library (%s): %v", model, o)
 	for _, m := range o.misses {
 		t.Logf("  miss: %s", m)
 	}
