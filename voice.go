@@ -5,7 +5,7 @@ import "strings"
 // FactVoice rewrites a first-person query into the voice facts are stored
 // in: extractors state what the user says about themselves as "User …"
 // ("I live in Berlin" is stored as "User lives in Berlin"), so "where do I
-// live" is compared with facts as "where do User live". Recall compares
+// live" is compared with facts as "where does User live". Recall compares
 // facts with this form and raw memories, kept as they were said, with the
 // query itself. A text with no first-person word is returned unchanged.
 func FactVoice(query string) string {
@@ -24,6 +24,11 @@ func FactVoice(query string) string {
 		if lw == "am" && (isI(words, i-2) || isI(words, i+2)) {
 			words[i].text = "is"
 		}
+		// An auxiliary asking about "I" agrees with "User": "what do I
+		// do" is "what does User do", "have I" "has User".
+		if third, ok := thirdPerson[lw]; ok && isI(words, i+2) {
+			words[i].text = matchCase(w.text, third)
+		}
 	}
 	if !changed {
 		return query
@@ -39,6 +44,18 @@ func FactVoice(query string) string {
 var firstPerson = map[string]string{
 	"i": "User", "me": "User", "my": "User's", "mine": "User's", "myself": "User",
 	"i'm": "User is", "i've": "User has", "i'd": "User would", "i'll": "User will",
+}
+
+// thirdPerson maps auxiliaries that come before "I" in a question to the
+// form that agrees with "User".
+var thirdPerson = map[string]string{"do": "does", "have": "has"}
+
+// matchCase returns to capitalised when w is.
+func matchCase(w, to string) string {
+	if w != "" && w[0] >= 'A' && w[0] <= 'Z' {
+		return strings.ToUpper(to[:1]) + to[1:]
+	}
+	return to
 }
 
 // span is a run of query text: a word (letters, digits, inner

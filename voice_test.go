@@ -8,7 +8,13 @@ import (
 
 func TestFactVoice(t *testing.T) {
 	tests := []struct{ in, want string }{
-		{"where do I live", "where do User live"},
+		{"where do I live", "where does User live"},
+		{"What do I do for a living?", "What does User do for a living?"}, // only the auxiliary before I
+		{"Do I own a car?", "Does User own a car?"},
+		{"Have I been to Rome?", "Has User been to Rome?"},
+		{"Did I say so?", "Did User say so?"},
+		{"what do we do", "what do we do"},
+		{"things I do", "things User do"}, // not an auxiliary before I
 		{"What is my career ambition?", "What is User's career ambition?"},
 		{"What am I studying?", "What is User studying?"},
 		{"I'm allergic to what?", "User is allergic to what?"},

@@ -10,7 +10,7 @@ import (
 
 // TestRecallFactVoice checks that facts are compared with the query in
 // their voice (hippo.FactVoice) and memories with the query as written:
-// the fact points where "where do User live" points, the memory where
+// the fact points where "where does User live" points, the memory where
 // "where do I live" points, and each is found by its own side.
 func TestRecallFactVoice(t *testing.T) {
 	ctx := context.Background()
@@ -24,7 +24,7 @@ func TestRecallFactVoice(t *testing.T) {
 	}
 	floor := 0.1 // the unrelated bike stays out
 	e.srv.Set("where do I live", mock.Axis(testDim, 2))
-	e.srv.Set("where do User live", mock.Axis(testDim, 0))
+	e.srv.Set("where does User live", mock.Axis(testDim, 0))
 	for _, tt := range []struct {
 		kind hippo.Kind
 		want []string
