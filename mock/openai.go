@@ -14,6 +14,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 	"unicode"
 )
 
@@ -35,6 +36,14 @@ type Server struct {
 	// EmbedStatus, if set, returns an HTTP status to fail the nth (1-based)
 	// embedding request with, or 0 to answer it.
 	EmbedStatus func(n int) int
+	// EmbedRefuse, if set, reports texts the server refuses: a request
+	// holding one fails whole with 400, as a provider refuses an input
+	// over its token limit.
+	EmbedRefuse func(text string) bool
+	// EmbedDelay, if set, is how long each embedding request takes.
+	EmbedDelay time.Duration
+
+	embedBatches []int
 }
 
 // ChatRequest is the body of a chat completion request.
@@ -65,6 +74,14 @@ func (s *Server) Set(text string, v []float32) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.vectors[text] = v
+}
+
+// EmbedBatches returns the number of texts of each embedding request, in
+// the order they arrived.
+func (s *Server) EmbedBatches() []int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return append([]int(nil), s.embedBatches...)
 }
 
 // Reply queues chat replies, answered in order.
@@ -108,12 +125,22 @@ func (s *Server) embeddings(w http.ResponseWriter, r *http.Request) {
 	}
 	s.mu.Lock()
 	s.embedRequests++
+	s.embedBatches = append(s.embedBatches, len(inputs))
 	n := s.embedRequests
-	fail := s.EmbedStatus
+	fail, refuse, delay := s.EmbedStatus, s.EmbedRefuse, s.EmbedDelay
 	s.mu.Unlock()
+	if delay > 0 {
+		time.Sleep(delay)
+	}
 	if fail != nil {
 		if code := fail(n); code != 0 {
 			writeError(w, code, "scripted failure")
+			return
+		}
+	}
+	for i, text := range inputs {
+		if refuse != nil && refuse(text) {
+			writeError(w, http.StatusBadRequest, fmt.Sprintf("input %d is refused", i))
 			return
 		}
 	}

@@ -6,7 +6,9 @@ import (
 	"net"
 	"os"
 	"strings"
+	"time"
 
+	"github.com/hippo-mem/hippo/coalesce"
 	"github.com/hippo-mem/hippo/mcp"
 	"github.com/hippo-mem/hippo/sqlite"
 	"github.com/spf13/cobra"
@@ -17,6 +19,7 @@ func (a *app) newServeCommand() *cobra.Command {
 		transport, addr, token, messages string
 		origins                          []string
 		insecure                         bool
+		embedWindow                      time.Duration
 	)
 	cmd := &cobra.Command{
 		Use:   "serve",
@@ -34,6 +37,9 @@ offline defaults are used: no key, no network.`,
 			ctx := cmd.Context()
 			if transport != "http" && transport != "stdio" {
 				return usageErrorf("--transport must be http or stdio, got %q", transport)
+			}
+			if embedWindow < 0 || embedWindow > time.Second {
+				return usageErrorf("--embed-window must be between 0 (off) and 1s, got %v", embedWindow)
 			}
 			if token == "" {
 				token = os.Getenv("HIPPO_AUTH_TOKEN")
@@ -57,6 +63,12 @@ offline defaults are used: no key, no network.`,
 			if err := db.VerifyEmbeddingModel(ctx, emb.Model(), emb.Dimension()); err != nil {
 				return err
 			}
+			if embedWindow > 0 {
+				// Concurrent calls share embedding requests.
+				if emb, err = coalesce.New(emb, coalesce.Options{Window: embedWindow}); err != nil {
+					return err
+				}
+			}
 			if messages != "" {
 				if err := sqlite.ValidateTableName(messages); err != nil {
 					return usageErrorf("%v", err)
@@ -65,7 +77,7 @@ offline defaults are used: no key, no network.`,
 			log := slog.New(slog.NewTextHandler(a.stderr, &slog.HandlerOptions{Level: slog.LevelInfo}))
 			embedDesc, llmDesc := a.describeProviders(emb)
 			log.Info("hippo serve", "version", buildVersion().String(), "db", db.Path(), "embedder", embedDesc, "llm", llmDesc,
-				"transport", transport, "auth", token != "")
+				"transport", transport, "auth", token != "", "embed_window", embedWindow)
 			s, err := mcp.NewServer(mcp.Config{
 				DB: db, Embedder: emb, Extractor: extractor, Classifier: classifier,
 				MessagesTable: messages, AuthToken: token, AllowedOrigins: origins, Insecure: insecure,
@@ -93,6 +105,7 @@ offline defaults are used: no key, no network.`,
 	f.StringVar(&token, "auth-token", "", "require Authorization: Bearer <token> (env HIPPO_AUTH_TOKEN)")
 	f.StringSliceVar(&origins, "allow-origin", nil, "browser origins allowed besides loopback")
 	f.BoolVar(&insecure, "insecure", false, "allow a non-loopback address without --auth-token")
+	f.DurationVar(&embedWindow, "embed-window", coalesce.DefaultWindow, "how long concurrent calls wait to share one embedding request (0 turns it off)")
 	f.StringVar(&messages, "messages-table", os.Getenv("HIPPO_MESSAGES_TABLE"), "enable recall_conversation over this table and its <table>_fts index")
 	return cmd
 }

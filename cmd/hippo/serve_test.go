@@ -144,3 +144,18 @@ func TestServeHTTP(t *testing.T) {
 		t.Errorf("/mcp without token = %d, want 401", resp.StatusCode)
 	}
 }
+
+// TestServeEmbedWindow: --embed-window out of range is a usage error given
+// before anything is opened or created.
+func TestServeEmbedWindow(t *testing.T) {
+	c := newCLI(t)
+	for _, w := range []string{"-1ms", "2s"} {
+		r := c.run("serve", "--embed-window", w)
+		if r.code != 2 || !strings.Contains(r.stderr, "--embed-window must be between 0 (off) and 1s") {
+			t.Errorf("serve --embed-window %s: %s", w, r)
+		}
+	}
+	if _, err := os.Stat(c.db); !os.IsNotExist(err) {
+		t.Errorf("a refused serve left a database behind: %v", err)
+	}
+}
