@@ -45,6 +45,9 @@ func (s *Server) newHandler() http.Handler {
 	mux.Handle("/sse", s.guard(http.HandlerFunc(s.sse.stream)))
 	mux.Handle("/messages", s.guard(http.HandlerFunc(s.sse.message)))
 	mux.HandleFunc("GET /health", s.health)
+	if s.cfg.Metrics != nil {
+		mux.Handle("GET /metrics", s.guard(s.cfg.Metrics.Handler()))
+	}
 	return mux
 }
 

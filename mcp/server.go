@@ -65,6 +65,7 @@ import (
 
 	"github.com/google/jsonschema-go/jsonschema"
 	"github.com/hippo-mem/hippo"
+	"github.com/hippo-mem/hippo/metrics"
 	"github.com/hippo-mem/hippo/sqlite"
 	"github.com/hippo-mem/hippo/tools"
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
@@ -114,6 +115,9 @@ type Config struct {
 	Logger *slog.Logger
 	// Version is reported to clients and by /health.
 	Version string
+	// Metrics, if set, counts every tool call and is served at GET
+	// /metrics behind the same checks as the MCP endpoints.
+	Metrics *metrics.Metrics
 }
 
 // Server is the MCP server: Hippo's tools on an SDK server shared by every
@@ -267,15 +271,30 @@ func withAgentArgs(schema *jsonschema.Schema) *jsonschema.Schema {
 func (s *Server) toolHandler(t tools.Tool) sdk.ToolHandler {
 	return func(ctx context.Context, req *sdk.CallToolRequest) (res *sdk.CallToolResult, _ error) {
 		start := time.Now()
+		// Every log line of the call carries its request ID, which an
+		// internal error's result shows as its reference.
+		rid := strings.ToLower(rand.Text()[:8])
 		defer func() {
 			if p := recover(); p != nil {
-				res = s.internalError(t.Name, fmt.Errorf("panic: %v\n%s", p, debug.Stack()))
+				res = s.internalError(t.Name, rid, fmt.Errorf("panic: %v\n%s", p, debug.Stack()))
 			}
 		}()
 
 		var raw json.RawMessage
 		if req != nil && req.Params != nil {
 			raw = req.Params.Arguments
+		}
+		if m := s.cfg.Metrics; m != nil {
+			defer func() {
+				outcome := metrics.OutcomeOK
+				switch {
+				case res == nil || internalResult(res):
+					outcome = metrics.OutcomeInternal
+				case res.IsError:
+					outcome = metrics.OutcomeError
+				}
+				m.ObserveTool(t.Name, outcome, time.Since(start))
+			}()
 		}
 		agent, opts, rest, err := splitArgs(raw)
 		if err != nil {
@@ -291,9 +310,9 @@ func (s *Server) toolHandler(t tools.Tool) sdk.ToolHandler {
 		}
 		out, err := t.Handler(withMemory(ctx, mem), rest)
 		if err != nil {
-			return s.internalError(t.Name, err), nil
+			return s.internalError(t.Name, rid, err), nil
 		}
-		s.log.Debug("tool call", "tool", t.Name, "agent_id", agent, "is_error", out.IsError,
+		s.log.Debug("tool call", "request_id", rid, "tool", t.Name, "agent_id", agent, "is_error", out.IsError,
 			"duration", time.Since(start).Round(time.Millisecond))
 		return &sdk.CallToolResult{
 			Content:           []sdk.Content{&sdk.TextContent{Text: out.Text}},
@@ -374,12 +393,17 @@ func errorResult(err error) *sdk.CallToolResult {
 	}
 }
 
+// internalResult reports whether r is an internal error's result.
+func internalResult(r *sdk.CallToolResult) bool {
+	d, ok := r.StructuredContent.(tools.ErrorDetails)
+	return ok && r.IsError && d.Error == hippo.EINTERNAL
+}
+
 // internalError logs err under a fresh reference and returns a result
 // that shows only the reference: internal details (paths, provider
 // replies) are for the operator, not the model.
-func (s *Server) internalError(tool string, err error) *sdk.CallToolResult {
-	ref := strings.ToLower(rand.Text()[:8])
-	s.log.Error("tool call failed", "tool", tool, "ref", ref, "error", err)
+func (s *Server) internalError(tool, ref string, err error) *sdk.CallToolResult {
+	s.log.Error("tool call failed", "request_id", ref, "tool", tool, "error", err)
 	msg := fmt.Sprintf("internal error in %s (ref %s): Hippo could not complete the call; try again later", tool, ref)
 	return &sdk.CallToolResult{
 		Content:           []sdk.Content{&sdk.TextContent{Text: msg}},

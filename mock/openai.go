@@ -153,8 +153,16 @@ func (s *Server) embeddings(w http.ResponseWriter, r *http.Request) {
 	for i, text := range inputs {
 		data[i] = item{Object: "embedding", Index: i, Embedding: s.Vector(text)}
 	}
-	writeJSON(w, map[string]any{"object": "list", "data": data, "model": req.Model})
+	tokens := 0
+	for _, text := range inputs {
+		tokens += Tokens(text)
+	}
+	writeJSON(w, map[string]any{"object": "list", "data": data, "model": req.Model,
+		"usage": map[string]int{"prompt_tokens": tokens, "total_tokens": tokens}})
 }
+
+// Tokens is how many tokens the server says a text costs: its words.
+func Tokens(text string) int { return len(strings.Fields(text)) }
 
 func (s *Server) chat(w http.ResponseWriter, r *http.Request) {
 	var req ChatRequest
@@ -183,12 +191,19 @@ func (s *Server) chat(w http.ResponseWriter, r *http.Request) {
 		writeError(w, status, "scripted failure")
 		return
 	}
+	prompt := 0
+	for _, m := range req.Messages {
+		if c, ok := m["content"].(string); ok {
+			prompt += Tokens(c)
+		}
+	}
 	writeJSON(w, map[string]any{
 		"id": "chatcmpl-mock", "object": "chat.completion", "model": req.Model,
 		"choices": []map[string]any{{
 			"index": 0, "finish_reason": "stop",
 			"message": map[string]any{"role": "assistant", "content": reply},
 		}},
+		"usage": map[string]int{"prompt_tokens": prompt, "completion_tokens": Tokens(reply), "total_tokens": prompt + Tokens(reply)},
 	})
 }
 

@@ -50,6 +50,9 @@ type client struct {
 	// backoff and sleep are fields so tests can run without waiting.
 	backoff func(attempt int) time.Duration
 	sleep   func(ctx context.Context, d time.Duration) error
+	// onRetry and onUsage are Config's hooks.
+	onRetry func()
+	onUsage func(Usage)
 }
 
 // reply is one HTTP response, read in full.
@@ -85,6 +88,8 @@ func newClient(cfg Config, defaultBase, path string, maxBody int64) (*client, er
 		maxBody: maxBody,
 		backoff: backoff,
 		sleep:   sleep,
+		onRetry: cfg.OnRetry,
+		onUsage: cfg.OnUsage,
 	}
 	if c.hc == nil {
 		c.hc = http.DefaultClient
@@ -145,6 +150,9 @@ func (c *client) post(ctx context.Context, payload any) ([]byte, error) {
 		}
 		if err := c.sleep(ctx, min(wait, maxWait)); err != nil {
 			return nil, c.canceled(ctx, last)
+		}
+		if c.onRetry != nil {
+			c.onRetry()
 		}
 	}
 }

@@ -91,7 +91,11 @@ func (e *Embedder) Embed(ctx context.Context, texts []string) ([][]float32, erro
 			return nil, e.c.errorf(hippo.EINTERNAL, "no embeddings returned: %s", e.c.excerpt([]byte(msg)))
 		}
 	}
-	return e.vectors(resp, len(texts))
+	vecs, err := e.vectors(resp, len(texts))
+	if err == nil {
+		resp.Usage.report(e.c.onUsage, e.model)
+	}
+	return vecs, err
 }
 
 // vectors orders the response's vectors by index and checks them.
@@ -174,9 +178,10 @@ type embeddingRequest struct {
 	Dimensions int      `json:"dimensions,omitempty"`
 }
 
-// embeddingResponse ignores usage, which some servers omit.
+// embeddingResponse's usage is nil when the server omits it.
 type embeddingResponse struct {
-	Data []struct {
+	Usage *usageField `json:"usage"`
+	Data  []struct {
 		Index     *int      `json:"index"`
 		Embedding []float64 `json:"embedding"`
 	} `json:"data"`

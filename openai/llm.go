@@ -91,6 +91,7 @@ func (l *LLM) Complete(ctx context.Context, system string, messages []hippo.Mess
 		}
 		return "", l.c.errorf(hippo.EINTERNAL, "no choices returned")
 	}
+	resp.Usage.report(l.c.onUsage, l.model)
 	ch := resp.Choices[0]
 	if strings.TrimSpace(ch.Message.Content) == "" {
 		return "", l.c.errorf(hippo.EINTERNAL, "empty completion (finish_reason %q)", ch.FinishReason)
@@ -106,8 +107,9 @@ type chatRequest struct {
 	MaxTokens   int             `json:"max_tokens"`
 }
 
-// chatResponse ignores usage, which some servers omit.
+// chatResponse's usage is nil when the server omits it.
 type chatResponse struct {
+	Usage   *usageField `json:"usage"`
 	Choices []struct {
 		Message struct {
 			Content string `json:"content"`

@@ -56,6 +56,34 @@ type Config struct {
 	MaxRetries int
 	// HTTPClient sends the requests; nil means http.DefaultClient.
 	HTTPClient *http.Client
+	// OnUsage, if set, receives the token counts of every successful
+	// response that reports them ("usage"; some servers omit it).
+	OnUsage func(Usage)
+	// OnRetry, if set, is called before each retry of a request.
+	OnRetry func()
+}
+
+// Usage is what one response says it cost.
+type Usage struct {
+	Model            string
+	PromptTokens     int
+	CompletionTokens int
+	TotalTokens      int
+}
+
+// usageField is the "usage" object of a response.
+type usageField struct {
+	PromptTokens     int `json:"prompt_tokens"`
+	CompletionTokens int `json:"completion_tokens"`
+	TotalTokens      int `json:"total_tokens"`
+}
+
+// report passes u to onUsage when both are there.
+func (u *usageField) report(onUsage func(Usage), model string) {
+	if u == nil || onUsage == nil {
+		return
+	}
+	onUsage(Usage{Model: model, PromptTokens: u.PromptTokens, CompletionTokens: u.CompletionTokens, TotalTokens: u.TotalTokens})
 }
 
 var (

@@ -14,6 +14,7 @@ import (
 	"syscall"
 
 	"github.com/hippo-mem/hippo"
+	"github.com/hippo-mem/hippo/metrics"
 	"github.com/hippo-mem/hippo/sqlite"
 	"github.com/spf13/cobra"
 )
@@ -67,6 +68,9 @@ type app struct {
 	json   bool
 
 	providers providers
+	// metrics, when set (hippo serve), counts provider calls, retries and
+	// tokens.
+	metrics *metrics.Metrics
 
 	root *cobra.Command
 	ran  bool // a command's RunE was reached

@@ -9,6 +9,7 @@ import (
 	"github.com/hippo-mem/hippo/llm"
 	"github.com/hippo-mem/hippo/local"
 	"github.com/hippo-mem/hippo/local/minilm"
+	"github.com/hippo-mem/hippo/metrics"
 	"github.com/hippo-mem/hippo/openai"
 	"github.com/hippo-mem/hippo/sqlite"
 	"github.com/spf13/pflag"
@@ -90,8 +91,8 @@ func (a *app) embedder() (hippo.Embedder, error) {
 		return nil, usageErrorf("--embed-dimensions must not be negative")
 	}
 	key, _ := a.providers.keys()
-	return openai.NewEmbedder(openai.Config{BaseURL: a.providers.embedURL, APIKey: key,
-		Model: a.providers.embedModel, Dimensions: a.providers.embedDims})
+	return openai.NewEmbedder(a.observed(metrics.Embedder, openai.Config{BaseURL: a.providers.embedURL, APIKey: key,
+		Model: a.providers.embedModel, Dimensions: a.providers.embedDims}))
 }
 
 // apiEmbedFlagOverridesEnv reports whether an API embedder was asked for
@@ -136,11 +137,27 @@ func (a *app) factModels() (hippo.Extractor, hippo.Classifier, error) {
 		return local.NewExtractor(), local.NewClassifier(), nil
 	}
 	_, key := a.providers.keys()
-	client, err := openai.NewLLM(openai.Config{BaseURL: a.providers.llmURL, APIKey: key, Model: a.providers.llmModel})
+	client, err := openai.NewLLM(a.observed(metrics.LLM, openai.Config{BaseURL: a.providers.llmURL, APIKey: key, Model: a.providers.llmModel}))
 	if err != nil {
 		return nil, nil, err
 	}
-	return llm.NewExtractor(client), llm.NewClassifier(client), nil
+	var l hippo.LLM = client
+	if a.metrics != nil {
+		l = a.metrics.WrapLLM(client)
+	}
+	return llm.NewExtractor(l), llm.NewClassifier(l), nil
+}
+
+// observed is cfg with its retries and token usage counted in a.metrics,
+// when there is one.
+func (a *app) observed(provider string, cfg openai.Config) openai.Config {
+	if a.metrics == nil {
+		return cfg
+	}
+	m := a.metrics
+	cfg.OnRetry = m.Retry(provider)
+	cfg.OnUsage = func(u openai.Usage) { m.Tokens(provider, u.PromptTokens, u.CompletionTokens) }
+	return cfg
 }
 
 // describeProviders says which embedder and LLM are in use, never a key.

@@ -1,15 +1,20 @@
 package main
 
 import (
+	"context"
 	"fmt"
+	"io"
 	"log/slog"
 	"net"
+	"net/http"
+	"net/http/pprof"
 	"os"
 	"strings"
 	"time"
 
 	"github.com/hippo-mem/hippo/coalesce"
 	"github.com/hippo-mem/hippo/mcp"
+	"github.com/hippo-mem/hippo/metrics"
 	"github.com/hippo-mem/hippo/sqlite"
 	"github.com/spf13/cobra"
 )
@@ -20,6 +25,7 @@ func (a *app) newServeCommand() *cobra.Command {
 		origins                          []string
 		insecure                         bool
 		embedWindow                      time.Duration
+		logFormat, pprofAddr             string
 	)
 	cmd := &cobra.Command{
 		Use:   "serve",
@@ -38,12 +44,21 @@ offline defaults are used: no key, no network.`,
 			if transport != "http" && transport != "stdio" {
 				return usageErrorf("--transport must be http or stdio, got %q", transport)
 			}
+			if logFormat != "text" && logFormat != "json" {
+				return usageErrorf("--log-format must be text or json, got %q", logFormat)
+			}
+			if pprofAddr != "" {
+				if err := servePprof(ctx, pprofAddr, a.stderr); err != nil {
+					return err
+				}
+			}
 			if embedWindow < 0 || embedWindow > time.Second {
 				return usageErrorf("--embed-window must be between 0 (off) and 1s, got %v", embedWindow)
 			}
 			if token == "" {
 				token = os.Getenv("HIPPO_AUTH_TOKEN")
 			}
+			a.metrics = metrics.New()
 			emb, err := a.embedder()
 			if err != nil {
 				return err
@@ -63,25 +78,34 @@ offline defaults are used: no key, no network.`,
 			if err := db.VerifyEmbeddingModel(ctx, emb.Model(), emb.Dimension()); err != nil {
 				return err
 			}
+			emb = a.metrics.WrapEmbedder(emb) // counts the embedder's own calls
 			if embedWindow > 0 {
 				// Concurrent calls share embedding requests.
-				if emb, err = coalesce.New(emb, coalesce.Options{Window: embedWindow}); err != nil {
+				c, err := coalesce.New(emb, coalesce.Options{Window: embedWindow})
+				if err != nil {
 					return err
 				}
+				a.metrics.Coalesced(func() (int64, int64) { st := c.Stats(); return st.Calls, st.Requests })
+				emb = c
 			}
+			a.metrics.DatabaseSize(func() int64 { return fileSize(db.Path()) + fileSize(db.Path()+"-wal") })
 			if messages != "" {
 				if err := sqlite.ValidateTableName(messages); err != nil {
 					return usageErrorf("%v", err)
 				}
 			}
-			log := slog.New(slog.NewTextHandler(a.stderr, &slog.HandlerOptions{Level: slog.LevelInfo}))
+			var handler slog.Handler = slog.NewTextHandler(a.stderr, &slog.HandlerOptions{Level: slog.LevelInfo})
+			if logFormat == "json" {
+				handler = slog.NewJSONHandler(a.stderr, &slog.HandlerOptions{Level: slog.LevelInfo})
+			}
+			log := slog.New(handler)
 			embedDesc, llmDesc := a.describeProviders(emb)
 			log.Info("hippo serve", "version", buildVersion().String(), "db", db.Path(), "embedder", embedDesc, "llm", llmDesc,
 				"transport", transport, "auth", token != "", "embed_window", embedWindow)
 			s, err := mcp.NewServer(mcp.Config{
 				DB: db, Embedder: emb, Extractor: extractor, Classifier: classifier,
 				MessagesTable: messages, AuthToken: token, AllowedOrigins: origins, Insecure: insecure,
-				Logger: log, Version: buildVersion().Version,
+				Logger: log, Version: buildVersion().Version, Metrics: a.metrics,
 			})
 			if err != nil {
 				return err
@@ -105,6 +129,8 @@ offline defaults are used: no key, no network.`,
 	f.StringVar(&token, "auth-token", "", "require Authorization: Bearer <token> (env HIPPO_AUTH_TOKEN)")
 	f.StringSliceVar(&origins, "allow-origin", nil, "browser origins allowed besides loopback")
 	f.BoolVar(&insecure, "insecure", false, "allow a non-loopback address without --auth-token")
+	f.StringVar(&logFormat, "log-format", "text", "log lines as text or json")
+	f.StringVar(&pprofAddr, "pprof", "", "serve net/http/pprof on this loopback address (e.g. 127.0.0.1:6060)")
 	f.DurationVar(&embedWindow, "embed-window", coalesce.DefaultWindow, "how long concurrent calls wait to share one embedding request (0 turns it off)")
 	f.StringVar(&messages, "messages-table", os.Getenv("HIPPO_MESSAGES_TABLE"), "enable recall_conversation over this table and its <table>_fts index")
 	return cmd
@@ -135,4 +161,44 @@ func defaultAddr() string {
 		return p
 	}
 	return "127.0.0.1:" + p
+}
+
+// fileSize is the size of the file at path, 0 when there is none.
+func fileSize(path string) int64 {
+	fi, err := os.Stat(path)
+	if err != nil {
+		return 0
+	}
+	return fi.Size()
+}
+
+// servePprof serves net/http/pprof's handlers on addr, which must be a
+// loopback address: profiles show memory contents and cost CPU to make.
+// It stops with ctx.
+func servePprof(ctx context.Context, addr string, stderr io.Writer) error {
+	host, _, err := net.SplitHostPort(addr)
+	if err != nil {
+		return usageErrorf("--pprof %q: %v", addr, err)
+	}
+	if ip := net.ParseIP(host); host != "localhost" && (ip == nil || !ip.IsLoopback()) {
+		return usageErrorf("--pprof must be a loopback address (127.0.0.1:6060), got %q", addr)
+	}
+	ln, err := net.Listen("tcp", addr)
+	if err != nil {
+		return fmt.Errorf("pprof: listen on %s: %w", addr, err)
+	}
+	mux := http.NewServeMux()
+	mux.HandleFunc("/debug/pprof/", pprof.Index)
+	mux.HandleFunc("/debug/pprof/cmdline", pprof.Cmdline)
+	mux.HandleFunc("/debug/pprof/profile", pprof.Profile)
+	mux.HandleFunc("/debug/pprof/symbol", pprof.Symbol)
+	mux.HandleFunc("/debug/pprof/trace", pprof.Trace)
+	srv := &http.Server{Handler: mux, ReadHeaderTimeout: 10 * time.Second}
+	go srv.Serve(ln)
+	go func() {
+		<-ctx.Done()
+		srv.Close()
+	}()
+	fmt.Fprintf(stderr, "pprof on http://%s/debug/pprof/\n", ln.Addr())
+	return nil
 }

@@ -143,16 +143,40 @@ func TestServeHTTP(t *testing.T) {
 	if resp.StatusCode != http.StatusUnauthorized {
 		t.Errorf("/mcp without token = %d, want 401", resp.StatusCode)
 	}
+	// /metrics: behind the token, with the database's size.
+	req, _ := http.NewRequest(http.MethodGet, base+"/metrics", nil)
+	req.Header.Set("Authorization", "Bearer s3cret")
+	resp, err = http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	body, _ := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusOK || !regexp.MustCompile(`(?m)^hippo_database_bytes [1-9]`).Match(body) {
+		t.Errorf("/metrics = %d:\n%s", resp.StatusCode, body)
+	}
+	if resp, err = http.Get(base + "/metrics"); err == nil {
+		resp.Body.Close()
+		if resp.StatusCode != http.StatusUnauthorized {
+			t.Errorf("/metrics without token = %d, want 401", resp.StatusCode)
+		}
+	}
 }
 
-// TestServeEmbedWindow: --embed-window out of range is a usage error given
-// before anything is opened or created.
-func TestServeEmbedWindow(t *testing.T) {
+// TestServeFlagErrors: out-of-range serve flags are usage errors given
+// before anything is opened or created; pprof only on loopback.
+func TestServeFlagErrors(t *testing.T) {
 	c := newCLI(t)
-	for _, w := range []string{"-1ms", "2s"} {
-		r := c.run("serve", "--embed-window", w)
-		if r.code != 2 || !strings.Contains(r.stderr, "--embed-window must be between 0 (off) and 1s") {
-			t.Errorf("serve --embed-window %s: %s", w, r)
+	for _, tt := range []struct{ args, want string }{
+		{"--embed-window -1ms", "--embed-window must be between 0 (off) and 1s"},
+		{"--embed-window 2s", "--embed-window must be between 0 (off) and 1s"},
+		{"--log-format xml", `--log-format must be text or json, got "xml"`},
+		{"--pprof 0.0.0.0:6060", "--pprof must be a loopback address"},
+		{"--pprof nonsense", `--pprof "nonsense"`},
+	} {
+		r := c.run(append([]string{"serve"}, strings.Fields(tt.args)...)...)
+		if r.code != 2 || !strings.Contains(r.stderr, tt.want) {
+			t.Errorf("serve %s: %s\nwant exit 2 and %q", tt.args, r, tt.want)
 		}
 	}
 	if _, err := os.Stat(c.db); !os.IsNotExist(err) {
