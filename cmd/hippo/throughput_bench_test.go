@@ -1,0 +1,177 @@
+package main
+
+import (
+	"bufio"
+	"context"
+	"fmt"
+	"io"
+	"net/http"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"slices"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/hippo-mem/hippo/mock"
+	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
+)
+
+// BenchmarkServeStores measures `hippo serve` end to end: clients MCP
+// sessions over Streamable HTTP store b.N memories in all, as fast as the
+// server acknowledges them (durably), through a scripted OpenAI-compatible
+// embedder of 1536 dimensions or the offline default (MiniLM). A probe
+// recalls every 20 ms meanwhile; recall p50/p95 under that load and on the
+// idle server afterwards are reported beside memories/s.
+//
+//	go test -run '^$' -bench ServeStores -benchtime 2000x -timeout 30m ./cmd/hippo/
+//
+// HIPPO_BENCH_EMBED_WINDOW=0 runs the server without sharing embedding
+// requests between calls, for comparison.
+func BenchmarkServeStores(b *testing.B) {
+	for _, embedder := range []string{"api-1536", "offline"} {
+		for _, clients := range []int{1, 8, 32} {
+			b.Run(fmt.Sprintf("embedder=%s/clients=%d", embedder, clients), func(b *testing.B) {
+				benchServeStores(b, embedder, clients)
+			})
+		}
+	}
+}
+
+func benchServeStores(b *testing.B, embedder string, clients int) {
+	ctx := context.Background()
+	dir := b.TempDir()
+	env := cleanEnv(dir, filepath.Join(dir, "hippo.db"))
+	if embedder == "api-1536" {
+		srv := mock.NewServer(b, 1536)
+		env = withEnv(env, []string{"HIPPO_EMBED_URL=" + srv.BaseURL(), "HIPPO_EMBED_KEY=sk-test", "HIPPO_EMBED_MODEL=mock-embed"})
+	} else {
+		env = withEnv(env, []string{"HIPPO_EMBEDDER="})
+	}
+	args := []string{"serve", "--addr", "127.0.0.1:0"}
+	if w := os.Getenv("HIPPO_BENCH_EMBED_WINDOW"); w != "" {
+		args = append(args, "--embed-window", w) // 0 compares without coalescing
+	}
+	cmd := exec.Command(hippoBin, args...)
+	cmd.Env = env
+	stderr, err := cmd.StderrPipe()
+	if err != nil {
+		b.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		b.Fatal(err)
+	}
+	defer func() {
+		cmd.Process.Signal(os.Interrupt)
+		cmd.Wait()
+	}()
+	base := ""
+	sc := bufio.NewScanner(stderr)
+	urlRe := regexp.MustCompile(`MCP server on (http://127\.0\.0\.1:\d+)`)
+	for sc.Scan() {
+		if m := urlRe.FindStringSubmatch(sc.Text()); m != nil {
+			base = m[1]
+			break
+		}
+	}
+	go io.Copy(io.Discard, stderr)
+	if base == "" {
+		b.Fatal("hippo serve printed no URL")
+	}
+	connect := func() *sdk.ClientSession {
+		cs, err := sdk.NewClient(&sdk.Implementation{Name: "bench", Version: "0"}, nil).Connect(ctx,
+			&sdk.StreamableClientTransport{Endpoint: base + "/mcp", HTTPClient: &http.Client{}, MaxRetries: -1}, nil)
+		if err != nil {
+			b.Fatal(err)
+		}
+		return cs
+	}
+	call := func(cs *sdk.ClientSession, tool string, args map[string]any) error {
+		res, err := cs.CallTool(ctx, &sdk.CallToolParams{Name: tool, Arguments: args})
+		if err == nil && res.IsError {
+			err = fmt.Errorf("%s: error result", tool)
+		}
+		return err
+	}
+	sessions := make([]*sdk.ClientSession, clients)
+	for i := range sessions {
+		sessions[i] = connect()
+		defer sessions[i].Close()
+	}
+	probe := connect()
+	defer probe.Close()
+	recall := func() time.Duration {
+		start := time.Now()
+		if err := call(probe, "recall_memories", map[string]any{"agent_id": "bench", "query": "the deploy of service 7"}); err != nil {
+			b.Error(err)
+		}
+		return time.Since(start)
+	}
+	// Warm up: the model loads, the agent's index exists.
+	if err := call(probe, "store_memory", map[string]any{"agent_id": "bench", "content": "warm-up memory"}); err != nil {
+		b.Fatal(err)
+	}
+	recall()
+
+	var next atomic.Int64
+	var loaded []time.Duration
+	stop := make(chan struct{})
+	probed := make(chan struct{})
+	go func() {
+		defer close(probed)
+		for {
+			select {
+			case <-stop:
+				return
+			case <-time.After(20 * time.Millisecond):
+				loaded = append(loaded, recall())
+			}
+		}
+	}()
+	b.ResetTimer()
+	var wg sync.WaitGroup
+	for _, cs := range sessions {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for {
+				i := next.Add(1)
+				if i > int64(b.N) {
+					return
+				}
+				content := fmt.Sprintf("Note %d: the deploy of service %d moved to slot %d", i, i%50, i%7)
+				if err := call(cs, "store_memory", map[string]any{"agent_id": "bench", "content": content}); err != nil {
+					b.Error(err)
+					return
+				}
+			}
+		}()
+	}
+	wg.Wait()
+	b.StopTimer()
+	elapsed := b.Elapsed()
+	close(stop)
+	<-probed
+	var idle []time.Duration
+	for range 30 {
+		idle = append(idle, recall())
+	}
+	b.ReportMetric(float64(b.N)/elapsed.Seconds(), "memories/s")
+	if len(loaded) > 0 {
+		b.ReportMetric(ms(pct(loaded, 50)), "load-recall-p50-ms")
+		b.ReportMetric(ms(pct(loaded, 95)), "load-recall-p95-ms")
+	}
+	b.ReportMetric(ms(pct(idle, 50)), "idle-recall-p50-ms")
+	b.ReportMetric(ms(pct(idle, 95)), "idle-recall-p95-ms")
+}
+
+func pct(d []time.Duration, p int) time.Duration {
+	s := slices.Clone(d)
+	slices.Sort(s)
+	return s[min(len(s)-1, len(s)*p/100)]
+}
+
+func ms(d time.Duration) float64 { return float64(d.Microseconds()) / 1000 }
