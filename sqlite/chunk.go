@@ -231,3 +231,19 @@ func (db *DB) checkpoint(ctx context.Context) {
 func placeholders(n int) string {
 	return strings.TrimSuffix(strings.Repeat("?, ", n), ", ")
 }
+
+// saveStrength writes a chunk's strength fields (running intensity,
+// encounters, accesses and last access) as hippo.Chunk's Strengthen or
+// Merge left them.
+func saveStrength(ctx context.Context, tx execer, c *hippo.Chunk) error {
+	_, err := tx.ExecContext(ctx, `UPDATE chunks SET running_intensity = ?, encounter_count = ?,
+		access_count = ?, last_accessed_at = ? WHERE id = ?`,
+		c.RunningIntensity, c.EncounterCount, c.AccessCount, formatTime(c.LastAccessedAt), c.ID)
+	return err
+}
+
+// sameMemory is the condition on chunks that finds the memory an agent
+// already holds with a content hash in a scope, the key of memory dedup;
+// its arguments are the agent, the scope and the hash twice. The prefix
+// comparison is what the unique dedup index holds (migration 0007).
+const sameMemory = `agent_id = ? AND scope = ? AND substr(content_hash, 1, 32) = substr(?, 1, 32) AND content_hash = ? AND kind = 'memory'`

@@ -96,10 +96,8 @@ func (m *Memory) Consolidate(ctx context.Context, opts ConsolidateOptions) (*Con
 				continue
 			}
 			// Strength crosses the floor once intensity·e^(-rate·h) < floor.
-			crossH := 0.0
-			if float64(c.intensity) > cfg.StrengthFloor && c.decayRate > 0 {
-				crossH = math.Log(float64(c.intensity)/cfg.StrengthFloor) / float64(c.decayRate)
-			} else if float64(c.intensity) > cfg.StrengthFloor {
+			crossH, crosses := cfg.FadeHours(float64(c.intensity), float64(c.decayRate))
+			if !crosses {
 				continue // no decay: never crosses
 			}
 			// Under the active clock, only active hours count towards the
@@ -109,7 +107,7 @@ func (m *Memory) Consolidate(ctx context.Context, opts ConsolidateOptions) (*Con
 			}
 			crossed := time.UnixMilli(c.lastAccess).Add(time.Duration(crossH * float64(time.Hour)))
 			if m.db.activeClock {
-				crossed = ai.activeCrossing(c.lastAccess, crossH)
+				crossed = hippo.ActiveCrossing(ai.active, c.lastAccess, crossH)
 			}
 			if now.Sub(crossed) >= grace {
 				fadedIDs = append(fadedIDs, id)
@@ -212,15 +210,8 @@ func (m *Memory) Consolidate(ctx context.Context, opts ConsolidateOptions) (*Con
 		if opts.DryRun {
 			continue
 		}
-		enc := keep.EncounterCount + drop.EncounterCount
-		intensity := (keep.RunningIntensity*float64(keep.EncounterCount) + drop.RunningIntensity*float64(drop.EncounterCount)) / float64(enc)
-		last := keep.LastAccessedAt
-		if drop.LastAccessedAt.After(last) {
-			last = drop.LastAccessedAt
-		}
-		if _, err := tx.ExecContext(ctx, `UPDATE chunks SET encounter_count = ?, access_count = ?,
-			running_intensity = ?, last_accessed_at = ? WHERE id = ?`,
-			enc, keep.AccessCount+drop.AccessCount, intensity, formatTime(last), keep.ID); err != nil {
+		keep.Merge(drop)
+		if err := saveStrength(ctx, tx, keep); err != nil {
 			return nil, fmt.Errorf("merge into %s: %w", keep.ID, err)
 		}
 		fadedIDs = append(fadedIDs, drop.ID)

@@ -187,6 +187,31 @@ func (db *DB) DecayClock() string {
 	return WallClock
 }
 
+// DecayClockAt is the clock by which agentID's chunks decay at now: wall
+// time, or under the active clock the agent's recorded hours of activity.
+func (db *DB) DecayClockAt(ctx context.Context, agentID string, now time.Time) (hippo.DecayClock, error) {
+	if !db.activeClock {
+		return hippo.WallHours(now.UnixMilli()), nil
+	}
+	rows, err := db.read.QueryContext(ctx, `SELECT hour FROM hippo_activity WHERE agent_id = ? ORDER BY hour`, agentID)
+	if err != nil {
+		return nil, fmt.Errorf("read activity: %w", err)
+	}
+	defer rows.Close()
+	var active []int64
+	for rows.Next() {
+		var h int64
+		if err := rows.Scan(&h); err != nil {
+			return nil, fmt.Errorf("read activity: %w", err)
+		}
+		active = append(active, h)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("read activity: %w", err)
+	}
+	return hippo.ActiveHours(active, now.UnixMilli()), nil
+}
+
 // recordActivity notes that agentID is using its memory this hour, for the
 // active decay clock; one write per agent and hour.
 func (db *DB) recordActivity(ctx context.Context, agentID string) error {

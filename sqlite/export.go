@@ -652,7 +652,7 @@ func (im *importer) chunk(ctx context.Context, in importChunk) error {
 
 	vec, err := vector.Decode(nil, in.Embedding)
 	if err == nil {
-		err = vector.Check(vec)
+		err = hippo.CheckVector(vec)
 	}
 	if err != nil {
 		return bad("embedding: %v", err)
@@ -720,7 +720,7 @@ func (im *importer) chunk(ctx context.Context, in importChunk) error {
 	// Pay for no embedding of a record that would be skipped.
 	var dupID, dupContent bool
 	if err := im.tx.QueryRowContext(ctx, `SELECT EXISTS (SELECT 1 FROM chunks WHERE id = ?),
-		EXISTS (SELECT 1 FROM chunks WHERE agent_id = ? AND scope = ? AND substr(content_hash, 1, 32) = substr(?, 1, 32) AND content_hash = ? AND kind = 'memory')`,
+		EXISTS (SELECT 1 FROM chunks WHERE `+sameMemory+`)`,
 		in.ID, agent, scope, hash, hash).Scan(&dupID, &dupContent); err != nil {
 		return err
 	}
@@ -763,7 +763,7 @@ func (im *importer) flush(ctx context.Context) error {
 	if im.checked != nil {
 		dim = im.checked.Dimension
 	}
-	vecs, err := embedChecked(ctx, e, texts, dim)
+	vecs, err := hippo.Embed(ctx, e, texts, dim)
 	if err != nil {
 		return err
 	}

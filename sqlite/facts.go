@@ -96,7 +96,7 @@ func (m *Memory) RememberFacts(ctx context.Context, text string) (*hippo.Remembe
 			contents = append(contents, f.Replaces)
 		}
 	}
-	vecs, err := m.embed(ctx, contents)
+	vecs, err := hippo.Embed(ctx, m.opts.Embedder, contents, 0)
 	if err != nil {
 		return nil, err
 	}
@@ -403,10 +403,9 @@ func (m *Memory) applyFacts(ctx context.Context, plans []*factPlan, snapshot int
 				return nil, err
 			}
 			out.ChunkID, out.ExistingContent, out.OldIntensity = c.ID, c.Content, c.RunningIntensity
-			out.NewIntensity = hippo.MovingAverage(c.RunningIntensity, c.EncounterCount, p.fact.Intensity)
-			if _, err := tx.ExecContext(ctx, `UPDATE chunks SET running_intensity = ?,
-				encounter_count = encounter_count + 1, access_count = access_count + 1,
-				last_accessed_at = ? WHERE id = ?`, out.NewIntensity, formatTime(now), c.ID); err != nil {
+			c.Strengthen(p.fact.Intensity, now, true)
+			out.NewIntensity = c.RunningIntensity
+			if err := saveStrength(ctx, tx, c); err != nil {
 				return nil, fmt.Errorf("strengthen fact: %w", err)
 			}
 			resolved[i] = c.ID

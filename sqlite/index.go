@@ -9,7 +9,6 @@ import (
 	"fmt"
 	"math"
 	"runtime"
-	"sort"
 	"strconv"
 	"sync"
 	"time"
@@ -493,7 +492,7 @@ func (ai *agentIndex) addRow(db *DB, r *chunkRow, buf *[]float32, strict bool) e
 	}
 	m := chunkMeta{
 		rowid:     r.rowid,
-		intensity: float32(r.intensity), decayRate: float32(db.cfg.Lambda / db.cfg.DecayResistance(r.access)),
+		intensity: float32(r.intensity), decayRate: float32(db.cfg.DecayRate(r.access)),
 		scope: ai.scopes.id(r.scope), kind: hippo.Kind(r.kind), size: uint32(min(r.size, math.MaxUint32)),
 	}
 	for _, t := range []struct {
@@ -632,31 +631,18 @@ func (f *filter) allows(m *chunkMeta) bool {
 	return true
 }
 
-// decayClock gives the hours a chunk has decayed since its last access
-// (unix milliseconds).
-type decayClock func(lastAccess int64) float64
-
-const msPerHour = float64(time.Hour / time.Millisecond)
-
 // clock is the decay clock at now: wall time, or with the active clock only
 // the hours in which the agent was active. Call with ai.mu held.
-func (ai *agentIndex) clock(db *DB, now int64) decayClock {
+func (ai *agentIndex) clock(db *DB, now int64) hippo.DecayClock {
 	if !db.activeClock {
-		return func(last int64) float64 { return math.Max(0, float64(now-last)/msPerHour) }
+		return hippo.WallHours(now)
 	}
-	hours := ai.active
-	nowH := int64(float64(now) / msPerHour)
-	end := sort.Search(len(hours), func(i int) bool { return hours[i] > nowH })
-	return func(last int64) float64 {
-		lastH := int64(float64(last) / msPerHour)
-		start := sort.Search(len(hours), func(i int) bool { return hours[i] > lastH })
-		return float64(max(0, end-start))
-	}
+	return hippo.ActiveHours(ai.active, now)
 }
 
 // strength of a row by clock.
-func (m *chunkMeta) strength(clock decayClock) float64 {
-	return float64(m.intensity) * math.Exp(-float64(m.decayRate)*clock(m.lastAccess))
+func (m *chunkMeta) strength(clock hippo.DecayClock) float64 {
+	return hippo.Decay(float64(m.intensity), float64(m.decayRate), clock(m.lastAccess))
 }
 
 // syncActivity appends the agent's activity hours recorded since the last
@@ -823,19 +809,4 @@ func (db *DB) codesRead(ctx context.Context, agentID string) (time.Duration, err
 	start := time.Now()
 	_ = ai.idx.SumCodes()
 	return time.Since(start), nil
-}
-
-// activeCrossing is when, counting only active hours after lastAccess, h
-// hours had passed: the end of the ceil(h)-th active hour.
-func (ai *agentIndex) activeCrossing(lastAccess int64, h float64) time.Time {
-	lastH := int64(float64(lastAccess) / msPerHour)
-	start := sort.Search(len(ai.active), func(i int) bool { return ai.active[i] > lastH })
-	i := start + int(math.Ceil(h)) - 1
-	if i < start {
-		return time.UnixMilli(lastAccess)
-	}
-	if i >= len(ai.active) {
-		i = len(ai.active) - 1
-	}
-	return time.Unix((ai.active[i]+1)*3600, 0)
 }

@@ -92,30 +92,6 @@ func (m *Memory) AgentID() string { return m.opts.AgentID }
 // HasConversation reports whether a messages table is configured.
 func (m *Memory) HasConversation() bool { return m.opts.MessagesTable != "" }
 
-// embed embeds texts with one request and checks the result.
-func (m *Memory) embed(ctx context.Context, texts []string) ([][]float32, error) {
-	e := m.opts.Embedder
-	if e == nil {
-		return nil, hippo.Errorf(hippo.EINVALID, "no embedder configured")
-	}
-	vecs, err := e.Embed(ctx, texts)
-	if err != nil {
-		return nil, fmt.Errorf("embed: %w", err)
-	}
-	if len(vecs) != len(texts) {
-		return nil, hippo.Errorf(hippo.EINTERNAL, "embedder %s returned %d vectors for %d texts", e.Model(), len(vecs), len(texts))
-	}
-	for i, v := range vecs {
-		if err := vector.Check(v); err != nil {
-			return nil, hippo.Errorf(hippo.EINTERNAL, "embedder %s returned a bad vector: %v", e.Model(), err)
-		}
-		if len(v) != len(vecs[0]) {
-			return nil, hippo.Errorf(hippo.EINTERNAL, "embedder %s returned vectors of %d and %d dimensions", e.Model(), len(vecs[0]), len(vecs[i]))
-		}
-	}
-	return vecs, nil
-}
-
 // scopeClause returns the SQL condition for the recall scope filter, and
 // false when the filter matches nothing.
 func (m *Memory) scopeClause() (string, []any, bool) {
@@ -155,7 +131,7 @@ func (m *Memory) StoreMemory(ctx context.Context, in hippo.StoreInput) (*hippo.S
 	if res, err := m.strengthenMemory(ctx, hash, reading, nil); err != nil || res != nil {
 		return res, err
 	}
-	vecs, err := m.embed(ctx, []string{in.Content})
+	vecs, err := hippo.Embed(ctx, m.opts.Embedder, []string{in.Content}, 0)
 	if err != nil {
 		return nil, err
 	}
@@ -178,18 +154,12 @@ func (m *Memory) strengthenMemory(ctx context.Context, hash string, reading floa
 	}
 	defer tx.Rollback()
 	existing, err := scanChunk(tx.QueryRowContext(ctx, `SELECT `+chunkColumns+` FROM chunks
-		WHERE agent_id = ? AND scope = ? AND substr(content_hash, 1, 32) = substr(?, 1, 32) AND content_hash = ? AND kind = 'memory'`,
+		WHERE `+sameMemory,
 		m.opts.AgentID, m.opts.Scope, hash, hash))
 	switch {
 	case err == nil:
-		now := m.db.now()
-		existing.RunningIntensity = hippo.MovingAverage(existing.RunningIntensity, existing.EncounterCount, reading)
-		existing.EncounterCount++
-		existing.AccessCount++
-		existing.LastAccessedAt = now
-		if _, err := tx.ExecContext(ctx, `UPDATE chunks SET running_intensity = ?, encounter_count = ?,
-			access_count = ?, last_accessed_at = ? WHERE id = ?`, existing.RunningIntensity,
-			existing.EncounterCount, existing.AccessCount, formatTime(now), existing.ID); err != nil {
+		existing.Strengthen(reading, m.db.now(), true)
+		if err := saveStrength(ctx, tx, existing); err != nil {
 			return nil, fmt.Errorf("strengthen memory: %w", err)
 		}
 		if err := tx.Commit(); err != nil {
@@ -318,7 +288,7 @@ type recallScan struct {
 	// rowid, and bm25Max the highest; nil in pure vector recall.
 	bm25    map[int64]float64
 	bm25Max float64
-	clock   decayClock
+	clock   hippo.DecayClock
 	filter  filter
 	stats   *recallStats // nil unless counting matches
 }
@@ -522,7 +492,7 @@ func checkRecallInput(in hippo.RecallInput) error {
 // brought up to date in the same snapshot that checks the vector against
 // the model lock.
 func (m *Memory) queryIndex(ctx context.Context, texts ...string) ([][]float32, *agentIndex, error) {
-	vecs, err := m.embed(ctx, texts)
+	vecs, err := hippo.Embed(ctx, m.opts.Embedder, texts, 0)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -536,14 +506,14 @@ func (m *Memory) queryIndex(ctx context.Context, texts ...string) ([][]float32, 
 // retrieve applies the retrieval boost to the chosen chunks and reads them
 // back, in one write transaction. Chunks deleted since the search are
 // dropped.
-func (m *Memory) retrieve(ctx context.Context, hits []recallHit, now int64, clock decayClock) ([]hippo.Recalled, error) {
+func (m *Memory) retrieve(ctx context.Context, hits []recallHit, now int64, clock hippo.DecayClock) ([]hippo.Recalled, error) {
 	if len(hits) == 0 {
 		return []hippo.Recalled{}, nil
 	}
 	// "+agent_id" keeps the planner on the primary key rather than the
 	// agent's index.
 	upd := `UPDATE chunks SET access_count = access_count + 1,
-		last_accessed_at = ?, running_intensity = MIN(1.0, running_intensity + ?)
+		last_accessed_at = ?, running_intensity = ` + boostFunc + `(running_intensity, ?)
 		WHERE id IN (` + placeholders(len(hits)) + `) AND +agent_id = ? RETURNING ` + recalledColumns
 	args := make([]driver.NamedValue, 0, len(hits)+3)
 	for _, v := range []any{formatTime(time.UnixMilli(now)), m.cfg.RetrievalBoost} {
@@ -618,7 +588,7 @@ func (m *Memory) foldBoost(out []hippo.Recalled, before, after int64) {
 			return // not in the index: leave it to the next sync
 		}
 		meta.intensity = float32(c.RunningIntensity)
-		meta.decayRate = float32(m.db.cfg.Lambda / m.db.cfg.DecayResistance(c.AccessCount))
+		meta.decayRate = float32(m.db.cfg.DecayRate(c.AccessCount))
 		meta.lastAccess = c.LastAccessedAt.UnixMilli()
 		ai.idx.SetMeta(c.ID, meta)
 	}
@@ -728,7 +698,7 @@ func (m *Memory) UpdateChunk(ctx context.Context, id, content string) (*hippo.Ch
 	if _, err := getChunk(ctx, m.db.read, m.opts.AgentID, id); err != nil {
 		return nil, err
 	}
-	vecs, err := m.embed(ctx, []string{content})
+	vecs, err := hippo.Embed(ctx, m.opts.Embedder, []string{content}, 0)
 	if err != nil {
 		return nil, err
 	}

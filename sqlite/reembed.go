@@ -90,7 +90,7 @@ func (db *DB) Reembed(ctx context.Context, e hippo.Embedder, opts ReembedOptions
 	if target.Dimension <= 0 {
 		// The embedder learns its dimension from a response: the target
 		// must be known before anything is recorded.
-		vecs, err := embedChecked(ctx, e, []string{"dimension probe"}, 0)
+		vecs, err := hippo.Embed(ctx, e, []string{"dimension probe"}, 0)
 		if err != nil {
 			return nil, err
 		}
@@ -246,7 +246,7 @@ func (r *reembedder) fill(ctx context.Context) error {
 			continue
 		}
 		cursor = ids[len(ids)-1]
-		vecs, err := embedChecked(ctx, r.e, texts, r.target.Dimension)
+		vecs, err := hippo.Embed(ctx, r.e, texts, r.target.Dimension)
 		if err != nil {
 			return err
 		}
@@ -328,7 +328,7 @@ func (r *reembedder) finish(ctx context.Context) error {
 			break
 		}
 		cursor = ids[len(ids)-1]
-		vecs, err := embedChecked(ctx, r.e, texts, r.target.Dimension)
+		vecs, err := hippo.Embed(ctx, r.e, texts, r.target.Dimension)
 		if err != nil {
 			return err
 		}
@@ -464,32 +464,4 @@ func setMeta(ctx context.Context, tx *sql.Tx, key, value string) error {
 		return fmt.Errorf("record %s: %w", key, err)
 	}
 	return nil
-}
-
-// embedChecked embeds texts with one call and checks the vectors: one per
-// text, finite, non-zero, all of dim components (of one length, when dim
-// is 0).
-func embedChecked(ctx context.Context, e hippo.Embedder, texts []string, dim int) ([][]float32, error) {
-	vecs, err := e.Embed(ctx, texts)
-	if err != nil {
-		if ctx.Err() != nil {
-			return nil, ctx.Err()
-		}
-		return nil, fmt.Errorf("embed: %w", err)
-	}
-	if len(vecs) != len(texts) {
-		return nil, hippo.Errorf(hippo.EINTERNAL, "embedder %s returned %d vectors for %d texts", e.Model(), len(vecs), len(texts))
-	}
-	for _, v := range vecs {
-		if err := vector.Check(v); err != nil {
-			return nil, hippo.Errorf(hippo.EINTERNAL, "embedder %s returned a bad vector: %v", e.Model(), err)
-		}
-		if dim == 0 {
-			dim = len(v)
-		}
-		if len(v) != dim {
-			return nil, hippo.Errorf(hippo.EINTERNAL, "embedder %s returned a %d-dimension vector, want %d", e.Model(), len(v), dim)
-		}
-	}
-	return vecs, nil
 }

@@ -130,13 +130,13 @@ func (m *Memory) Reinforce(ctx context.Context, up, down []string) (*hippo.Reinf
 		return nil, err
 	}
 	defer tx.Rollback()
-	now := formatTime(m.db.now())
+	now := m.db.now()
 	for _, vote := range []struct {
 		ids     []string
 		reading float64
-		access  int
+		up      bool
 		done    *[]string
-	}{{up, 1, 1, &res.Upvoted}, {down, 0, 0, &res.Downvoted}} {
+	}{{up, 1, true, &res.Upvoted}, {down, 0, false, &res.Downvoted}} {
 		for _, id := range vote.ids {
 			c, err := getChunk(ctx, tx, m.opts.AgentID, id)
 			if hippo.ErrorCode(err) == hippo.ENOTFOUND {
@@ -145,14 +145,8 @@ func (m *Memory) Reinforce(ctx context.Context, up, down []string) (*hippo.Reinf
 			} else if err != nil {
 				return nil, err
 			}
-			intensity := hippo.MovingAverage(c.RunningIntensity, c.EncounterCount, vote.reading)
-			last := formatTime(c.LastAccessedAt)
-			if vote.access > 0 {
-				last = now
-			}
-			if _, err := tx.ExecContext(ctx, `UPDATE chunks SET running_intensity = ?, encounter_count = encounter_count + 1,
-				access_count = access_count + ?, last_accessed_at = ? WHERE id = ?`,
-				intensity, vote.access, last, c.ID); err != nil {
+			c.Strengthen(vote.reading, now, vote.up)
+			if err := saveStrength(ctx, tx, c); err != nil {
 				return nil, fmt.Errorf("reinforce %s: %w", c.ID, err)
 			}
 			*vote.done = append(*vote.done, c.ID)

@@ -3,7 +3,6 @@ package main
 import (
 	"context"
 	"io"
-	"time"
 
 	"github.com/hippo-mem/hippo/sqlite"
 	"github.com/spf13/cobra"
@@ -95,5 +94,5 @@ func (a *app) listChunks(ctx context.Context, filter sqlite.ChunkFilter) ([]chun
 	if err != nil {
 		return nil, 0, err
 	}
-	return viewChunks(chunks, db.Config(), time.Now()), total, nil
+	return viewChunks(chunks, strengthNow(ctx, db)), total, nil
 }

@@ -49,7 +49,7 @@ Without --force nothing changes: the command shows what it would purge
 				Before  *time.Time  `json:"before,omitempty"`
 				Count   int         `json:"count"`
 				Chunks  []chunkView `json:"chunks"`
-			}{DryRun: !force, AgentID: a.agent, Count: len(chunks), Chunks: viewChunks(chunks, db.Config(), time.Now())}
+			}{DryRun: !force, AgentID: a.agent, Count: len(chunks), Chunks: viewChunks(chunks, strengthNow(cmd.Context(), db))}
 			if !filter.Before.IsZero() {
 				out.Before = &filter.Before
 			}
