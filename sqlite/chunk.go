@@ -107,6 +107,8 @@ type execer interface {
 	ExecContext(ctx context.Context, query string, args ...any) (sql.Result, error)
 }
 
+// insertChunk inserts c; ECONFLICT when its ID or, for a memory, its
+// content in its scope is taken.
 func insertChunk(ctx context.Context, tx execer, c *hippo.Chunk) error {
 	var supAt any
 	if c.SupersededAt != nil {
@@ -118,7 +120,10 @@ func insertChunk(ctx context.Context, tx execer, c *hippo.Chunk) error {
 		vector.Encode(c.Embedding), nullIfEmpty(string(c.Metadata)),
 		c.RunningIntensity, c.EncounterCount, c.AccessCount, formatTime(c.LastAccessedAt),
 		nullIfEmpty(c.SupersededBy), supAt, formatTime(c.CreatedAt))
-	if err != nil {
+	switch {
+	case isUniqueViolation(err):
+		return &hippo.Error{Code: hippo.ECONFLICT, Message: fmt.Sprintf("chunk %s: a chunk with this ID, or a memory with this content in scope %q, already exists", c.ID, c.Scope)}
+	case err != nil:
 		return fmt.Errorf("insert chunk: %w", err)
 	}
 	return nil
