@@ -65,12 +65,13 @@ const (
 
 // DB is an open Hippo database. It is safe for concurrent use.
 type DB struct {
-	path   string
-	write  *sql.DB // one connection, BEGIN IMMEDIATE: writers queue here
-	read   *sql.DB // readers run beside the writer under WAL
-	cfg    hippo.Config
-	now    func() time.Time
-	noSync bool
+	path    string
+	created bool    // Open created the file
+	write   *sql.DB // one connection, BEGIN IMMEDIATE: writers queue here
+	read    *sql.DB // readers run beside the writer under WAL
+	cfg     hippo.Config
+	now     func() time.Time
+	noSync  bool
 
 	activeClock bool
 
@@ -101,6 +102,7 @@ func Open(ctx context.Context, path string, opts Options) (*DB, error) {
 		return nil, hippo.Invalidf("db", "cannot resolve path %q: %v", path, err)
 	}
 	st, err := os.Stat(abs)
+	created := false
 	switch {
 	case err == nil && st.IsDir():
 		return nil, hippo.Invalidf("db", "%s is a directory, not a database file", abs)
@@ -113,11 +115,12 @@ func Open(ctx context.Context, path string, opts Options) (*DB, error) {
 		if err := create(ctx, abs, PageSizeFor(opts.Dimension)); err != nil {
 			return nil, err
 		}
+		created = true
 	case err != nil:
 		return nil, hippo.Errorf(hippo.EINVALID, "cannot open %s: %v", abs, err)
 	}
 
-	db := &DB{path: abs, cfg: hippo.DefaultConfig(), now: time.Now, indexes: map[string]*agentIndex{}}
+	db := &DB{path: abs, created: created, cfg: hippo.DefaultConfig(), now: time.Now, indexes: map[string]*agentIndex{}}
 	if opts.Config != nil {
 		db.cfg = *opts.Config
 	}
@@ -332,6 +335,22 @@ func (db *DB) Close() error {
 
 // Path is the absolute path of the database file.
 func (db *DB) Path() string { return db.path }
+
+// Created reports whether Open created the database file.
+func (db *DB) Created() bool { return db.created }
+
+// Remove closes the database and deletes its files (the database, its
+// write-ahead log and shared memory), such as one a failed first import
+// created.
+func (db *DB) Remove() error {
+	errs := []error{db.Close()}
+	for _, suffix := range []string{"", "-wal", "-shm"} {
+		if err := os.Remove(db.path + suffix); err != nil && !errors.Is(err, fs.ErrNotExist) {
+			errs = append(errs, err)
+		}
+	}
+	return errors.Join(errs...)
+}
 
 // Config is the configuration the database scores and limits with.
 func (db *DB) Config() hippo.Config { return db.cfg }

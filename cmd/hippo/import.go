@@ -1,10 +1,8 @@
 package main
 
 import (
-	"errors"
 	"fmt"
 	"io"
-	"io/fs"
 	"os"
 
 	"github.com/hippo-mem/hippo/sqlite"
@@ -54,8 +52,6 @@ name no agent take --agent / HIPPO_AGENT.`,
 				}
 				opts.Reembed = e
 			}
-			_, statErr := os.Stat(a.dbPath)
-			created := errors.Is(statErr, fs.ErrNotExist)
 			db, err := a.openDB(ctx, createDB)
 			if err != nil {
 				return err
@@ -70,12 +66,9 @@ name no agent take --agent / HIPPO_AGENT.`,
 				_ = bar.Close()
 			}
 			if err != nil {
-				if created {
+				if db.Created() {
 					// Leave no empty database behind a failed first import.
-					db.Close()
-					for _, suffix := range []string{"", "-wal", "-shm"} {
-						os.Remove(db.Path() + suffix)
-					}
+					db.Remove()
 				}
 				return err
 			}
