@@ -336,6 +336,26 @@ func (db *DB) Close() error {
 // Path is the absolute path of the database file.
 func (db *DB) Path() string { return db.path }
 
+var (
+	_ hippo.Store      = (*DB)(nil)
+	_ hippo.Admin      = (*DB)(nil)
+	_ hippo.Exporter   = (*DB)(nil)
+	_ hippo.Importer   = (*DB)(nil)
+	_ hippo.Reembedder = (*DB)(nil)
+)
+
+// Service implements hippo.Store: Memory as a hippo.AgentMemory.
+func (db *DB) Service(opts MemoryOptions) (hippo.AgentMemory, error) {
+	m, err := db.Memory(opts)
+	if err != nil {
+		return nil, err
+	}
+	return m, nil
+}
+
+// Location implements hippo.Store: the database file's absolute path.
+func (db *DB) Location() string { return db.path }
+
 // Created reports whether Open created the database file.
 func (db *DB) Created() bool { return db.created }
 

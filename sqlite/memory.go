@@ -7,7 +7,6 @@ import (
 	"database/sql/driver"
 	"encoding/json"
 	"fmt"
-	"regexp"
 	"slices"
 	"sort"
 	"sync/atomic"
@@ -17,24 +16,8 @@ import (
 	"github.com/hippo-mem/hippo/vector"
 )
 
-// MemoryOptions binds a Memory to one agent and its scopes.
-type MemoryOptions struct {
-	// AgentID namespaces every chunk and block; required.
-	AgentID string
-	// Scope is where writes go (chunks and blocks); "" is the global scope.
-	Scope string
-	// RecallScopes filters Recall and Forget. nil searches every scope of
-	// the agent; an empty non-nil slice searches none; otherwise exactly
-	// the listed scopes ("" among them for the global scope).
-	RecallScopes []string
-	// MessagesTable enables SearchConversation over a consumer-owned table
-	// and its <table>_fts FTS5 index.
-	MessagesTable string
-
-	Embedder   hippo.Embedder
-	Extractor  hippo.Extractor
-	Classifier hippo.Classifier
-}
+// MemoryOptions is hippo.MemoryOptions.
+type MemoryOptions = hippo.MemoryOptions
 
 // Memory is one agent's view of the database; it implements
 // hippo.MemoryService.
@@ -45,17 +28,6 @@ type Memory struct {
 }
 
 var _ hippo.MemoryService = (*Memory)(nil)
-
-var identRe = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]{0,63}$`)
-
-// ValidateTableName checks that name is a plain SQL identifier, so it can
-// be quoted into a statement safely.
-func ValidateTableName(name string) error {
-	if !identRe.MatchString(name) {
-		return hippo.Invalidf("messages_table", "%q is not a valid table name (letters, digits and _, starting with a letter or _, at most 64)", name)
-	}
-	return nil
-}
 
 // Config is the configuration this memory works with: the database's,
 // with the embedder's own thresholds when it carries them.
@@ -75,7 +47,7 @@ func (db *DB) Memory(opts MemoryOptions) (*Memory, error) {
 		}
 	}
 	if opts.MessagesTable != "" {
-		if err := ValidateTableName(opts.MessagesTable); err != nil {
+		if err := hippo.ValidateTableName(opts.MessagesTable); err != nil {
 			return nil, err
 		}
 	}

@@ -2,10 +2,10 @@ package main
 
 import (
 	"fmt"
+	"github.com/hippo-mem/hippo"
 	"io"
 	"os"
 
-	"github.com/hippo-mem/hippo/sqlite"
 	"github.com/spf13/cobra"
 )
 
@@ -44,7 +44,7 @@ name no agent take --agent / HIPPO_AGENT.`,
 				}
 				r = f
 			}
-			opts := sqlite.ImportOptions{Model: model, AgentID: a.agent}
+			opts := hippo.ImportOptions{Model: model, AgentID: a.agent}
 			if reembed {
 				e, err := a.embedder()
 				if err != nil {

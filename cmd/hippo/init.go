@@ -29,7 +29,7 @@ existing database up to date. Running it again changes nothing.`,
 			out := struct {
 				Path    string `json:"path"`
 				Created bool   `json:"created"`
-			}{db.Path(), db.Created()}
+			}{db.Location(), db.Created()}
 			return a.emit(out, func(w io.Writer) error {
 				if out.Created {
 					_, err := fmt.Fprintf(w, "Created %s\n", out.Path)

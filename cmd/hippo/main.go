@@ -1,6 +1,6 @@
 // Command hippo inspects and manages Hippo databases: statistics, browsing,
 // text search, deletion, purging, export and import. It only wires flags to
-// the sqlite package; every query lives there.
+// hippo's Store interfaces; open.go is the one place that opens a backend.
 package main
 
 import (

@@ -9,6 +9,16 @@ import (
 	"github.com/hippo-mem/hippo/sqlite"
 )
 
+// database is what the CLI needs of a store: hippo's interfaces, so that
+// no command names a backend's type.
+type database interface {
+	hippo.Store
+	hippo.Admin
+	hippo.Exporter
+	hippo.Importer
+	hippo.Reembedder
+}
+
 // defaultDBPath is $HIPPO_DB, else $XDG_DATA_HOME/hippo/hippo.db, else
 // ~/.local/share/hippo/hippo.db.
 func defaultDBPath() string {
@@ -28,7 +38,7 @@ func defaultDBPath() string {
 
 // openDB opens the database named by the flags; in existingDB mode a
 // missing file is an error instead of a new database.
-func (a *app) openDB(ctx context.Context, mode dbMode) (*sqlite.DB, error) {
+func (a *app) openDB(ctx context.Context, mode dbMode) (database, error) {
 	return a.openDBFor(ctx, nil, mode)
 }
 
@@ -49,7 +59,7 @@ const (
 // scheme no backend serves is refused, its password redacted. It opens
 // the database with the page size for emb's vectors when
 // mode creates it (sqlite.PageSizeFor; emb may be nil).
-func (a *app) openDBFor(ctx context.Context, emb hippo.Embedder, mode dbMode) (*sqlite.DB, error) {
+func (a *app) openDBFor(ctx context.Context, emb hippo.Embedder, mode dbMode) (database, error) {
 	opts := sqlite.Options{MustExist: mode == existingDB}
 	if emb != nil {
 		opts.Dimension = emb.Dimension()
@@ -61,5 +71,9 @@ func (a *app) openDBFor(ctx context.Context, emb hippo.Embedder, mode dbMode) (*
 	if dsn.Scheme != "" {
 		return nil, hippo.Invalidf("db", "%s: no backend serves %s:// databases; give a file path or a file: URI", dsn, dsn.Scheme)
 	}
-	return sqlite.Open(ctx, dsn.Path, opts)
+	db, err := sqlite.Open(ctx, dsn.Path, opts)
+	if err != nil {
+		return nil, err
+	}
+	return db, nil
 }

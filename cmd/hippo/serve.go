@@ -7,8 +7,8 @@ import (
 	"os"
 	"strings"
 
+	"github.com/hippo-mem/hippo"
 	"github.com/hippo-mem/hippo/mcp"
-	"github.com/hippo-mem/hippo/sqlite"
 	"github.com/spf13/cobra"
 )
 
@@ -58,13 +58,13 @@ offline defaults are used: no key, no network.`,
 				return err
 			}
 			if messages != "" {
-				if err := sqlite.ValidateTableName(messages); err != nil {
+				if err := hippo.ValidateTableName(messages); err != nil {
 					return usageErrorf("%v", err)
 				}
 			}
 			log := slog.New(slog.NewTextHandler(a.stderr, &slog.HandlerOptions{Level: slog.LevelInfo}))
 			embedDesc, llmDesc := a.describeProviders(emb)
-			log.Info("hippo serve", "version", buildVersion().String(), "db", db.Path(), "embedder", embedDesc, "llm", llmDesc,
+			log.Info("hippo serve", "version", buildVersion().String(), "db", db.Location(), "embedder", embedDesc, "llm", llmDesc,
 				"transport", transport, "auth", token != "")
 			s, err := mcp.NewServer(mcp.Config{
 				DB: db, Embedder: emb, Extractor: extractor, Classifier: classifier,
