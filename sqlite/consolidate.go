@@ -45,7 +45,7 @@ func (m *Memory) Consolidate(ctx context.Context, opts ConsolidateOptions) (*Con
 	if thr < 0.5 {
 		return nil, hippo.Invalidf("merge_threshold", "must be at least 0.5, got %v", thr)
 	}
-	ai, err := m.db.agentIndex(ctx, m.opts.AgentID)
+	ai, err := m.db.syncIndex(ctx, m.opts.AgentID)
 	if err != nil {
 		return nil, err
 	}

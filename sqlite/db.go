@@ -128,12 +128,12 @@ func Open(ctx context.Context, path string, opts Options) (*DB, error) {
 		db.now = opts.Now
 	}
 	db.noSync = opts.NoSync
-	sync := "FULL"
+	synchronous := "FULL"
 	if opts.NoSync {
-		sync = "NORMAL"
+		synchronous = "NORMAL"
 	}
 	u := url.URL{Scheme: "file", Path: abs}
-	params := "?_pragma=busy_timeout(5000)&_pragma=journal_mode(WAL)&_pragma=synchronous(" + sync + ")" +
+	params := "?_pragma=busy_timeout(5000)&_pragma=journal_mode(WAL)&_pragma=synchronous(" + synchronous + ")" +
 		"&_pragma=foreign_keys(1)&_pragma=secure_delete(ON)" +
 		// Statement journals (a recall's multi-row boost opens one) stay
 		// in memory instead of a temporary file created for every write.

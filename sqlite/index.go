@@ -89,10 +89,10 @@ func (n *names) id(s string) uint32 {
 	return id
 }
 
-// agentIndex returns the agent's index, brought up to date with every
+// syncIndex returns the agent's index, brought up to date with every
 // write committed so far, by this process or any other.
-func (db *DB) agentIndex(ctx context.Context, agentID string) (*agentIndex, error) {
-	return db.queryIndex(ctx, agentID, nil)
+func (db *DB) syncIndex(ctx context.Context, agentID string) (*agentIndex, error) {
+	return db.syncIndexFor(ctx, agentID, nil)
 }
 
 // queryLock is the model and dimension of a query vector, to check
@@ -102,10 +102,10 @@ type queryLock struct {
 	dim   int
 }
 
-// queryIndex is agentIndex that also checks a query vector against the
+// syncIndexFor is syncIndex that also checks a query vector against the
 // model lock, when q is set, in the snapshot the index is brought up to
 // date from: one read transaction serves both.
-func (db *DB) queryIndex(ctx context.Context, agentID string, q *queryLock) (*agentIndex, error) {
+func (db *DB) syncIndexFor(ctx context.Context, agentID string, q *queryLock) (*agentIndex, error) {
 	db.indexMu.Lock()
 	ai := db.indexes[agentID]
 	if ai == nil {
@@ -779,7 +779,7 @@ type indexStats struct {
 
 // indexStats loads (or updates) the agent's index and describes it.
 func (db *DB) indexStats(ctx context.Context, agentID string) (*indexStats, error) {
-	ai, err := db.agentIndex(ctx, agentID)
+	ai, err := db.syncIndex(ctx, agentID)
 	if err != nil {
 		return nil, err
 	}
@@ -797,7 +797,7 @@ func (db *DB) indexStats(ctx context.Context, agentID string) (*indexStats, erro
 // agent's index: the floor of a recall's first pass, for the scale
 // benchmark.
 func (db *DB) codesRead(ctx context.Context, agentID string) (time.Duration, error) {
-	ai, err := db.agentIndex(ctx, agentID)
+	ai, err := db.syncIndex(ctx, agentID)
 	if err != nil {
 		return 0, err
 	}

@@ -86,7 +86,7 @@ func TestIndexCurrentCheck(t *testing.T) {
 	}
 	current("after another handle's activity", false)
 	recall("first")
-	ai, err := db.agentIndex(ctx, "agent")
+	ai, err := db.syncIndex(ctx, "agent")
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -131,7 +131,7 @@ func TestRecallFoldsOwnBoost(t *testing.T) {
 		if err := fresh.sync(ctx, db, "agent", nil); err != nil {
 			t.Fatal(err)
 		}
-		ai, err := db.agentIndex(ctx, "agent")
+		ai, err := db.syncIndex(ctx, "agent")
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -169,7 +169,7 @@ func TestRecallFoldsOwnBoost(t *testing.T) {
 	// Another handle boosts every chunk between this handle's sync and its
 	// boost: the fold must not skip that write.
 	_, other := open()
-	if _, err := db.agentIndex(ctx, "agent"); err != nil {
+	if _, err := db.syncIndex(ctx, "agent"); err != nil {
 		t.Fatal(err)
 	}
 	if _, err := other.Recall(ctx, hippo.RecallInput{Query: "gamma", Limit: 3}); err != nil {
@@ -303,7 +303,7 @@ func TestBulkInsertLeavesNoLogEntries(t *testing.T) {
 	}
 	defer c.Close()
 	for range 2 {
-		ai, err := c.agentIndex(ctx, "agent")
+		ai, err := c.syncIndex(ctx, "agent")
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -353,7 +353,7 @@ func TestWholeLoadPipeline(t *testing.T) {
 	if err := db.InsertChunks(ctx, "agent", "", "m", chunks); err != nil {
 		t.Fatal(err)
 	}
-	ai, err := db.agentIndex(ctx, "agent")
+	ai, err := db.syncIndex(ctx, "agent")
 	if err != nil {
 		t.Fatal(err)
 	}

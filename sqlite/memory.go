@@ -60,25 +60,6 @@ func (db *DB) Memory(opts MemoryOptions) (*Memory, error) {
 // AgentID is the agent this memory belongs to.
 func (m *Memory) AgentID() string { return m.opts.AgentID }
 
-// HasConversation reports whether a messages table is configured.
-func (m *Memory) HasConversation() bool { return m.opts.MessagesTable != "" }
-
-// scopeClause returns the SQL condition for the recall scope filter, and
-// false when the filter matches nothing.
-func (m *Memory) scopeClause() (string, []any, bool) {
-	if m.opts.RecallScopes == nil {
-		return "", nil, true
-	}
-	if len(m.opts.RecallScopes) == 0 {
-		return "", nil, false
-	}
-	args := make([]any, len(m.opts.RecallScopes))
-	for i, s := range m.opts.RecallScopes {
-		args[i] = s
-	}
-	return ` AND scope IN (` + placeholders(len(args)) + `)`, args, true
-}
-
 // StoreMemory implements hippo.MemoryService.
 func (m *Memory) StoreMemory(ctx context.Context, in hippo.StoreInput) (*hippo.StoreResult, error) {
 	if err := m.touch(ctx); err != nil {
@@ -209,7 +190,7 @@ func (m *Memory) recall(ctx context.Context, in hippo.RecallInput, stats bool) (
 			texts = append(texts, fv)
 		}
 	}
-	qs, ai, err := m.queryIndex(ctx, texts...)
+	qs, ai, err := m.embedQuery(ctx, texts...)
 	if err != nil {
 		return nil, err
 	}
@@ -459,15 +440,15 @@ func checkRecallInput(in hippo.RecallInput) error {
 	return nil
 }
 
-// queryIndex embeds text and returns its vector with the agent's index,
+// embedQuery embeds texts and returns its vector with the agent's index,
 // brought up to date in the same snapshot that checks the vector against
 // the model lock.
-func (m *Memory) queryIndex(ctx context.Context, texts ...string) ([][]float32, *agentIndex, error) {
+func (m *Memory) embedQuery(ctx context.Context, texts ...string) ([][]float32, *agentIndex, error) {
 	vecs, err := hippo.Embed(ctx, m.opts.Embedder, texts, 0)
 	if err != nil {
 		return nil, nil, err
 	}
-	ai, err := m.db.queryIndex(ctx, m.opts.AgentID, &queryLock{model: m.opts.Embedder.Model(), dim: len(vecs[0])})
+	ai, err := m.db.syncIndexFor(ctx, m.opts.AgentID, &queryLock{model: m.opts.Embedder.Model(), dim: len(vecs[0])})
 	if err != nil {
 		return nil, nil, err
 	}
@@ -585,7 +566,7 @@ func (m *Memory) Forget(ctx context.Context, in hippo.ForgetInput) (*hippo.Forge
 	if !(threshold > 0 && threshold <= 1) {
 		return nil, hippo.Invalidf("threshold", "must be in (0, 1], got %v", in.Threshold)
 	}
-	qs, ai, err := m.queryIndex(ctx, in.Description)
+	qs, ai, err := m.embedQuery(ctx, in.Description)
 	if err != nil {
 		return nil, err
 	}
