@@ -58,32 +58,32 @@ func (m *Memory) Consolidate(ctx context.Context, opts ConsolidateOptions) (*Con
 	}
 	var fadedIDs []string
 	var pairs []pair
-	ai.mu.RLock()
-	clock := ai.clock(m.db, nowMs)
-	if ai.idx != nil {
-		live := ai.newFilter("", nil)
-		for _, id := range ai.idx.IDs() {
-			c, _ := ai.idx.Meta(id)
-			if !live.allows(&c) {
+	ai.Mu.RLock()
+	clock := ai.Clock(m.db, nowMs)
+	if ai.Idx != nil {
+		live := ai.NewFilter("", nil)
+		for _, id := range ai.Idx.IDs() {
+			c, _ := ai.Idx.Meta(id)
+			if !live.Allows(&c) {
 				continue
 			}
 			// Strength crosses the floor once intensity·e^(-rate·h) < floor.
-			crossH, crosses := cfg.FadeHours(float64(c.intensity), float64(c.decayRate))
+			crossH, crosses := cfg.FadeHours(float64(c.Intensity), float64(c.DecayRate))
 			if !crosses {
 				continue // no decay: never crosses
 			}
 			// Under the active clock, only active hours count towards the
 			// crossing; the grace period is wall time after it.
-			if clock(c.lastAccess) < crossH {
+			if clock(c.LastAccess) < crossH {
 				continue
 			}
-			crossed := time.UnixMilli(c.lastAccess).Add(time.Duration(crossH * float64(time.Hour)))
+			crossed := time.UnixMilli(c.LastAccess).Add(time.Duration(crossH * float64(time.Hour)))
 			if m.db.activeClock {
-				crossed = hippo.ActiveCrossing(ai.active, c.lastAccess, crossH)
+				crossed = hippo.ActiveCrossing(ai.Active, c.LastAccess, crossH)
 			}
 			if now.Sub(crossed) >= grace {
 				fadedIDs = append(fadedIDs, id)
-				res.Faded = append(res.Faded, FadedChunk{ID: id, Kind: c.kind, Strength: c.strength(clock), UnderSince: crossed.UTC()})
+				res.Faded = append(res.Faded, FadedChunk{ID: id, Kind: c.Kind, Strength: c.Strength(clock), UnderSince: crossed.UTC()})
 			}
 		}
 		gone := map[string]bool{}
@@ -92,8 +92,8 @@ func (m *Memory) Consolidate(ctx context.Context, opts ConsolidateOptions) (*Con
 		}
 		var ids []string
 		if thr < 1 {
-			for _, id := range ai.idx.IDs() {
-				if c, _ := ai.idx.Meta(id); !gone[id] && c.kind == hippo.KindMemory && live.allows(&c) {
+			for _, id := range ai.Idx.IDs() {
+				if c, _ := ai.Idx.Meta(id); !gone[id] && c.Kind == hippo.KindMemory && live.Allows(&c) {
 					ids = append(ids, id)
 				}
 			}
@@ -105,17 +105,17 @@ func (m *Memory) Consolidate(ctx context.Context, opts ConsolidateOptions) (*Con
 		for start := 0; start < len(ids) && err == nil; start += batch {
 			part := ids[start:min(start+batch, len(ids))]
 			clear(vecs)
-			if err = ai.idx.Vectors(ctx, part, func(i int, v []float32) { vecs[i] = append([]float32(nil), v...) }); err != nil {
+			if err = ai.Idx.Vectors(ctx, part, func(i int, v []float32) { vecs[i] = append([]float32(nil), v...) }); err != nil {
 				break
 			}
 			for i, id := range part {
-				c, _ := ai.idx.Meta(id)
+				c, _ := ai.Idx.Meta(id)
 				if gone[id] || vecs[i] == nil {
 					continue
 				}
-				var hits []vector.Hit[chunkMeta]
-				hits, err = ai.idx.Search(ctx, vecs[i], 2, func(o *chunkMeta, cos, _ float64, _ bool) (float64, bool) {
-					return cos, o.kind == hippo.KindMemory && o.scope == c.scope && o.supersededAt == 0
+				var hits []vector.Hit[Meta]
+				hits, err = ai.Idx.Search(ctx, vecs[i], 2, func(o *Meta, cos, _ float64, _ bool) (float64, bool) {
+					return cos, o.Kind == hippo.KindMemory && o.Scope == c.Scope && o.SupersededAt == 0
 				})
 				if err != nil {
 					break
@@ -125,7 +125,7 @@ func (m *Memory) Consolidate(ctx context.Context, opts ConsolidateOptions) (*Con
 						continue
 					}
 					keep, drop := id, h.ID
-					if hs, cs := h.Meta.strength(clock), c.strength(clock); hs > cs || (hs == cs && h.ID < id) {
+					if hs, cs := h.Meta.Strength(clock), c.Strength(clock); hs > cs || (hs == cs && h.ID < id) {
 						keep, drop = h.ID, id
 					}
 					gone[drop] = true
@@ -135,7 +135,7 @@ func (m *Memory) Consolidate(ctx context.Context, opts ConsolidateOptions) (*Con
 			}
 		}
 	}
-	ai.mu.RUnlock()
+	ai.Mu.RUnlock()
 	if err != nil {
 		return nil, err
 	}

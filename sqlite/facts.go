@@ -109,20 +109,20 @@ func (m *Memory) RememberFacts(ctx context.Context, text string) (*hippo.Remembe
 	// facts before it in this call.
 	plans := make([]*factPlan, len(facts))
 	var batch []*factEntry
-	ai.mu.RLock()
-	snapshot := ai.seq
-	f := ai.newFilter(hippo.KindFact, []string{m.opts.Scope})
+	ai.Mu.RLock()
+	snapshot := ai.Seq
+	f := ai.NewFilter(hippo.KindFact, []string{m.opts.Scope})
 	candidates := func(v []float32) ([]factMatch, error) {
 		top := nearest(batch, v, cfg.Candidates)
-		if ai.idx != nil {
-			hits, err := ai.idx.Search(ctx, v, cfg.Candidates, func(c *chunkMeta, cos, _ float64, _ bool) (float64, bool) {
-				return cos, f.allows(c)
+		if ai.Idx != nil {
+			hits, err := ai.Idx.Search(ctx, v, cfg.Candidates, func(c *Meta, cos, _ float64, _ bool) (float64, bool) {
+				return cos, f.Allows(c)
 			})
 			if err != nil {
 				return nil, err
 			}
 			for _, h := range hits {
-				top = append(top, factMatch{entry: &factEntry{ref: factRef{chunkID: h.ID}, intensity: float64(h.Meta.intensity)}, similarity: h.Cosine})
+				top = append(top, factMatch{entry: &factEntry{ref: factRef{chunkID: h.ID}, intensity: float64(h.Meta.Intensity)}, similarity: h.Cosine})
 			}
 		}
 		sort.SliceStable(top, func(a, b int) bool { return top[a].similarity > top[b].similarity })
@@ -132,7 +132,7 @@ func (m *Memory) RememberFacts(ctx context.Context, text string) (*hippo.Remembe
 		v := vector.Normalize(append([]float32(nil), vecs[i]...))
 		top, err := candidates(v)
 		if err != nil {
-			ai.mu.RUnlock()
+			ai.Mu.RUnlock()
 			return nil, err
 		}
 		plans[i] = &factPlan{fact: fact, vec: v, action: hippo.ActionNew, top: top}
@@ -140,14 +140,14 @@ func (m *Memory) RememberFacts(ctx context.Context, text string) (*hippo.Remembe
 			fv := vector.Normalize(append([]float32(nil), vecs[k]...))
 			ftop, err := candidates(fv)
 			if err != nil {
-				ai.mu.RUnlock()
+				ai.Mu.RUnlock()
 				return nil, err
 			}
 			plans[i].former = &formerPlan{content: fact.Replaces, vec: fv, top: ftop}
 		}
 		batch = append(batch, &factEntry{ref: factRef{batch: i}, content: fact.Content, vec: v, intensity: fact.Intensity})
 	}
-	ai.mu.RUnlock()
+	ai.Mu.RUnlock()
 	if err := m.fillContents(ctx, plans); err != nil {
 		return nil, err
 	}

@@ -80,9 +80,9 @@ func (m *Memory) bestFact(ctx context.Context, query string) (string, error) {
 		return "", err
 	}
 	q := qs[0]
-	ai.mu.RLock()
-	defer ai.mu.RUnlock()
-	if ai.idx == nil {
+	ai.Mu.RLock()
+	defer ai.Mu.RUnlock()
+	if ai.Idx == nil {
 		return "", nil
 	}
 	cfg, alpha := m.cfg, m.cfg.HybridAlpha
@@ -92,10 +92,10 @@ func (m *Memory) bestFact(ctx context.Context, query string) (string, error) {
 			return "", err
 		}
 	}
-	f := ai.newFilter(hippo.KindFact, m.opts.RecallScopes)
-	f.allSuperseded = true
-	hits, err := ai.idx.Search(ctx, q, 1, func(c *chunkMeta, cos, _ float64, _ bool) (float64, bool) {
-		return cfg.SizedRelevance(cos, bm[c.rowid], int(c.size), alpha), f.allows(c)
+	f := ai.NewFilter(hippo.KindFact, m.opts.RecallScopes)
+	f.AllSuperseded = true
+	hits, err := ai.Idx.Search(ctx, q, 1, func(c *Meta, cos, _ float64, _ bool) (float64, bool) {
+		return cfg.SizedRelevance(cos, bm[c.RowID], int(c.Size), alpha), f.Allows(c)
 	})
 	if err != nil || len(hits) == 0 {
 		return "", err

@@ -17,28 +17,28 @@ import (
 	"github.com/hippo-mem/hippo/vector"
 )
 
-// chunkMeta is what the recall scan filters and scores on, kept beside
+// Meta is what the recall scan filters and scores on, kept beside
 // each vector of the index.
-type chunkMeta struct {
-	rowid        int64 // the chunks row: how the full-text index names it
-	created      int64 // unix milliseconds
-	lastAccess   int64 // unix milliseconds
-	supersededAt int64 // unix milliseconds; 0 while current
-	intensity    float32
-	decayRate    float32 // λ / decay resistance, per hour
-	scope        uint32  // interned scope name
-	category     uint32  // interned metadata category; 0 for none
-	tags         uint32  // interned tag set (agentIndex.tagSet); 0 for none
-	kind         hippo.Kind
-	size         uint32 // content bytes, for relevance's length discount
+type Meta struct {
+	RowID        int64 // the chunks row: how the full-text index names it
+	Created      int64 // unix milliseconds
+	LastAccess   int64 // unix milliseconds
+	SupersededAt int64 // unix milliseconds; 0 while current
+	Intensity    float32
+	DecayRate    float32 // λ / decay resistance, per hour
+	Scope        uint32  // interned scope name
+	Category     uint32  // interned metadata category; 0 for none
+	Tags         uint32  // interned tag set (agentIndex.tagSet); 0 for none
+	Kind         hippo.Kind
+	Size         uint32 // content bytes, for relevance's length discount
 }
 
-// agentIndex is the in-memory vector index of one agent's chunks, loaded
+// Index is the in-memory vector index of one agent's chunks, loaded
 // lazily and kept current through the hippo_changes log.
-type agentIndex struct {
-	agent  string
-	mu     sync.RWMutex
-	idx    *vector.Index[chunkMeta]
+type Index struct {
+	Agent  string
+	Mu     sync.RWMutex
+	Idx    *vector.Index[Meta]
 	scopes names
 	cats   names
 	tags   names
@@ -47,14 +47,14 @@ type agentIndex struct {
 	// four bytes for its tags.
 	tagSets  [][]uint32
 	tagSetID map[string]uint32
-	seq      int64 // last change-log entry folded in
-	loaded   bool
-	reserve  int     // rows to make room for when the index is created
-	active   []int64 // hours of activity, ascending (active decay clock)
+	Seq      int64 // last change-log entry folded in
+	Loaded   bool
+	Reserve  int     // rows to make room for when the index is created
+	Active   []int64 // hours of activity, ascending (active decay clock)
 }
 
 // tagSet interns a chunk's interned tags as a set ID: 0 for none.
-func (ai *agentIndex) tagSet(tags []uint32) uint32 {
+func (ai *Index) tagSet(tags []uint32) uint32 {
 	if len(tags) == 0 {
 		return 0
 	}
@@ -91,7 +91,7 @@ func (n *names) id(s string) uint32 {
 
 // syncIndex returns the agent's index, brought up to date with every
 // write committed so far, by this process or any other.
-func (db *DB) syncIndex(ctx context.Context, agentID string) (*agentIndex, error) {
+func (db *DB) syncIndex(ctx context.Context, agentID string) (*Index, error) {
 	return db.syncIndexFor(ctx, agentID, nil)
 }
 
@@ -105,16 +105,16 @@ type queryLock struct {
 // syncIndexFor is syncIndex that also checks a query vector against the
 // model lock, when q is set, in the snapshot the index is brought up to
 // date from: one read transaction serves both.
-func (db *DB) syncIndexFor(ctx context.Context, agentID string, q *queryLock) (*agentIndex, error) {
+func (db *DB) syncIndexFor(ctx context.Context, agentID string, q *queryLock) (*Index, error) {
 	db.indexMu.Lock()
 	ai := db.indexes[agentID]
 	if ai == nil {
-		ai = &agentIndex{agent: agentID}
+		ai = &Index{Agent: agentID}
 		db.indexes[agentID] = ai
 	}
 	db.indexMu.Unlock()
-	ai.mu.Lock()
-	defer ai.mu.Unlock()
+	ai.Mu.Lock()
+	defer ai.Mu.Unlock()
 	if err := ai.sync(ctx, db, agentID, q); err != nil {
 		return nil, err
 	}
@@ -124,8 +124,8 @@ func (db *DB) syncIndexFor(ctx context.Context, agentID string, q *queryLock) (*
 // sync folds in the changes logged since the last sync, or loads the index
 // whole the first time or when the log was pruned past it. One read
 // transaction gives a consistent snapshot of the log and the rows.
-func (ai *agentIndex) sync(ctx context.Context, db *DB, agentID string, q *queryLock) error {
-	if ai.loaded {
+func (ai *Index) sync(ctx context.Context, db *DB, agentID string, q *queryLock) error {
+	if ai.Loaded {
 		if current, err := ai.current(ctx, db, agentID, q); err != nil || current {
 			return err
 		}
@@ -161,16 +161,16 @@ func (ai *agentIndex) sync(ctx context.Context, db *DB, agentID string, q *query
 			return err
 		}
 	}
-	if f, _ := strconv.ParseInt(floor, 10, 64); !ai.loaded || ai.seq < f {
+	if f, _ := strconv.ParseInt(floor, 10, 64); !ai.Loaded || ai.Seq < f {
 		return ai.load(ctx, db, tx, agentID)
 	}
-	rows, err := tx.StmtContext(ctx, logStmt).QueryContext(ctx, ai.seq, agentID)
+	rows, err := tx.StmtContext(ctx, logStmt).QueryContext(ctx, ai.Seq, agentID)
 	if err != nil {
 		return fmt.Errorf("read change log: %w", err)
 	}
 	changed := map[string]bool{}
 	var ids []string
-	seq := ai.seq
+	seq := ai.Seq
 	for rows.Next() {
 		var id string
 		if err := rows.Scan(&seq, &id); err != nil {
@@ -206,12 +206,12 @@ func (ai *agentIndex) sync(ctx context.Context, db *DB, agentID string, q *query
 			return err
 		}
 		for _, id := range batch {
-			if !found[id] && ai.idx != nil {
-				ai.idx.Remove(id)
+			if !found[id] && ai.Idx != nil {
+				ai.Idx.Remove(id)
 			}
 		}
 	}
-	ai.seq = seq
+	ai.Seq = seq
 	return nil
 }
 
@@ -233,15 +233,15 @@ const currentActiveQuery = currentQuery + `,
 // committed so far, checking q against the model lock. Most recalls find
 // nothing new, and one statement outside a transaction costs a fraction of
 // the read transaction that folds changes in.
-func (ai *agentIndex) current(ctx context.Context, db *DB, agentID string, q *queryLock) (bool, error) {
+func (ai *Index) current(ctx context.Context, db *DB, agentID string, q *queryLock) (bool, error) {
 	var floor int64
 	var model, dim string
 	var changed, active bool
-	query, args, dest := currentQuery, []any{ai.seq, agentID}, []any{&floor, nullable(&model), nullable(&dim), &changed}
+	query, args, dest := currentQuery, []any{ai.Seq, agentID}, []any{&floor, nullable(&model), nullable(&dim), &changed}
 	if db.activeClock {
 		hour := int64(-1)
-		if n := len(ai.active); n > 0 {
-			hour = ai.active[n-1]
+		if n := len(ai.Active); n > 0 {
+			hour = ai.Active[n-1]
 		}
 		query, args, dest = currentActiveQuery, append(args, agentID, hour), append(dest, &active)
 	}
@@ -255,7 +255,7 @@ func (ai *agentIndex) current(ctx context.Context, db *DB, agentID string, q *qu
 	if err := q.check(model, dim); err != nil {
 		return false, err
 	}
-	return ai.seq >= floor && !changed && !active, nil
+	return ai.Seq >= floor && !changed && !active, nil
 }
 
 // check checks the query vector against the model lock read as text from
@@ -274,21 +274,21 @@ func (q *queryLock) check(model, dim string) error {
 // that would stay below the floor and reload on every search.
 const lastChangeQuery = `SELECT COALESCE((SELECT seq FROM sqlite_sequence WHERE name = 'hippo_changes'), 0)`
 
-func (ai *agentIndex) load(ctx context.Context, db *DB, tx *sql.Tx, agentID string) error {
+func (ai *Index) load(ctx context.Context, db *DB, tx *sql.Tx, agentID string) error {
 	var seq int64
 	if err := tx.QueryRowContext(ctx, lastChangeQuery).Scan(&seq); err != nil {
 		return fmt.Errorf("read change log: %w", err)
 	}
-	ai.idx = nil
+	ai.Idx = nil
 	var n int
 	if err := tx.QueryRowContext(ctx, `SELECT COUNT(*) FROM chunks WHERE agent_id = ?`, agentID).Scan(&n); err != nil {
 		return fmt.Errorf("load index: %w", err)
 	}
-	ai.reserve = n
+	ai.Reserve = n
 	if err := ai.readRows(ctx, db, tx, `WHERE agent_id = ?`, []any{agentID}, nil); err != nil {
 		return err
 	}
-	ai.seq, ai.loaded = seq, true
+	ai.Seq, ai.Loaded = seq, true
 	return nil
 }
 
@@ -374,7 +374,7 @@ type loadBatch struct {
 // into the index: on two cores that halves its time, SQLite's row reads
 // and the decoding (normalising, quantising, parsing) costing about the
 // same.
-func (ai *agentIndex) readRows(ctx context.Context, db *DB, tx *sql.Tx, where string, args []any, seen func(id string)) error {
+func (ai *Index) readRows(ctx context.Context, db *DB, tx *sql.Tx, where string, args []any, seen func(id string)) error {
 	rows, err := tx.QueryContext(ctx, `SELECT rowid, id, scope, kind, embedding, metadata, running_intensity,
 		access_count, last_accessed_at, created_at, superseded_by, superseded_at, octet_length(content) FROM chunks `+where, args...)
 	if err != nil {
@@ -471,34 +471,34 @@ func (ai *agentIndex) readRows(ctx context.Context, db *DB, tx *sql.Tx, where st
 
 // addRow upserts one row read by readRows into the index; buf is scratch
 // space for its vector. strict: see readRows.
-func (ai *agentIndex) addRow(db *DB, r *chunkRow, buf *[]float32, strict bool) error {
+func (ai *Index) addRow(db *DB, r *chunkRow, buf *[]float32, strict bool) error {
 	var err error
 	if *buf, err = vector.Decode(*buf, r.blob); err != nil || len(*buf) == 0 {
 		return nil
 	}
 	v := *buf
-	if ai.idx == nil {
-		ai.idx = vector.NewIndex[chunkMeta](len(v), db.vectorLoader(ai.agent))
+	if ai.Idx == nil {
+		ai.Idx = vector.NewIndex[Meta](len(v), db.vectorLoader(ai.Agent))
 		// Strength never exceeds intensity: the prior recall's bound
 		// skips rows with (recallBound).
-		ai.idx.SetPrior(func(m *chunkMeta) float32 { return m.intensity })
-		ai.idx.Grow(ai.reserve)
+		ai.Idx.SetPrior(func(m *Meta) float32 { return m.Intensity })
+		ai.Idx.Grow(ai.Reserve)
 	}
-	if len(v) != ai.idx.Dim() {
+	if len(v) != ai.Idx.Dim() {
 		if strict {
 			return errDimension
 		}
 		return nil
 	}
-	m := chunkMeta{
-		rowid:     r.rowid,
-		intensity: float32(r.intensity), decayRate: float32(db.cfg.DecayRate(r.access)),
-		scope: ai.scopes.id(r.scope), kind: hippo.Kind(r.kind), size: uint32(min(r.size, math.MaxUint32)),
+	m := Meta{
+		RowID:     r.rowid,
+		Intensity: float32(r.intensity), DecayRate: float32(db.cfg.DecayRate(r.access)),
+		Scope: ai.scopes.id(r.scope), Kind: hippo.Kind(r.kind), Size: uint32(min(r.size, math.MaxUint32)),
 	}
 	for _, t := range []struct {
 		s   string
 		dst *int64
-	}{{r.last, &m.lastAccess}, {r.created, &m.created}, {r.supAt, &m.supersededAt}} {
+	}{{r.last, &m.LastAccess}, {r.created, &m.Created}, {r.supAt, &m.SupersededAt}} {
 		if t.s == "" {
 			continue
 		}
@@ -508,8 +508,8 @@ func (ai *agentIndex) addRow(db *DB, r *chunkRow, buf *[]float32, strict bool) e
 		}
 		*t.dst = at.UnixMilli()
 	}
-	if r.supBy != "" && m.supersededAt == 0 {
-		m.supersededAt = 1 // superseded at an unknown time: as good as always
+	if r.supBy != "" && m.SupersededAt == 0 {
+		m.SupersededAt = 1 // superseded at an unknown time: as good as always
 	}
 	if r.meta != "" {
 		var md struct {
@@ -518,7 +518,7 @@ func (ai *agentIndex) addRow(db *DB, r *chunkRow, buf *[]float32, strict bool) e
 		}
 		if json.Unmarshal([]byte(r.meta), &md) == nil {
 			if c, ok := md.Category.(string); ok && c != "" {
-				m.category = ai.cats.id(c)
+				m.Category = ai.cats.id(c)
 			}
 			if tags, ok := md.Tags.([]any); ok {
 				var ids []uint32
@@ -527,29 +527,29 @@ func (ai *agentIndex) addRow(db *DB, r *chunkRow, buf *[]float32, strict bool) e
 						ids = append(ids, ai.tags.id(t))
 					}
 				}
-				m.tags = ai.tagSet(ids)
+				m.Tags = ai.tagSet(ids)
 			}
 		}
 	}
-	ai.idx.Upsert(r.id, v, m)
+	ai.Idx.Upsert(r.id, v, m)
 	return nil
 }
 
-// filter says which rows a search may see.
-type filter struct {
-	kind          hippo.Kind // "" for both
+// Filter says which rows a search may see.
+type Filter struct {
+	Kind          hippo.Kind // "" for both
 	scopes        []bool     // by interned scope; nil for all
 	category      uint32     // 0 for any
 	tagSets       []bool     // by tag set: holds any of the tags; nil for all
 	since, until  int64      // creation bounds, unix ms; 0 for none
 	asOf          int64      // unix ms; 0 for now
 	none          bool       // a named scope, tag or category is unknown
-	allSuperseded bool       // history: superseded rows too
+	AllSuperseded bool       // history: superseded rows too
 }
 
-// newFilter resolves names against the index. Call with ai.mu held.
-func (ai *agentIndex) newFilter(kind hippo.Kind, scopes []string) filter {
-	f := filter{kind: kind}
+// NewFilter resolves names against the index. Call with ai.mu held.
+func (ai *Index) NewFilter(kind hippo.Kind, scopes []string) Filter {
+	f := Filter{Kind: kind}
 	if scopes != nil {
 		f.scopes = make([]bool, len(ai.scopes)+1)
 		for _, s := range scopes {
@@ -561,9 +561,9 @@ func (ai *agentIndex) newFilter(kind hippo.Kind, scopes []string) filter {
 	return f
 }
 
-// recallFilter is newFilter plus the filters of a recall.
-func (ai *agentIndex) recallFilter(in hippo.RecallInput, scopes []string) filter {
-	f := ai.newFilter(in.Kind, scopes)
+// RecallFilter is newFilter plus the filters of a recall.
+func (ai *Index) RecallFilter(in hippo.RecallInput, scopes []string) Filter {
+	f := ai.NewFilter(in.Kind, scopes)
 	if in.Category != "" {
 		id, ok := ai.cats[in.Category]
 		f.category, f.none = id, f.none || !ok
@@ -599,58 +599,58 @@ func (ai *agentIndex) recallFilter(in hippo.RecallInput, scopes []string) filter
 	return f
 }
 
-func (f *filter) allows(m *chunkMeta) bool {
+func (f *Filter) Allows(m *Meta) bool {
 	switch {
 	case f.none:
 		return false
 	case f.asOf != 0:
-		if m.created > f.asOf || (m.supersededAt != 0 && m.supersededAt <= f.asOf) {
+		if m.Created > f.asOf || (m.SupersededAt != 0 && m.SupersededAt <= f.asOf) {
 			return false
 		}
-	case m.supersededAt != 0 && !f.allSuperseded:
+	case m.SupersededAt != 0 && !f.AllSuperseded:
 		return false
 	}
-	if f.kind != "" && m.kind != f.kind {
+	if f.Kind != "" && m.Kind != f.Kind {
 		return false
 	}
-	if f.scopes != nil && (int(m.scope) >= len(f.scopes) || !f.scopes[m.scope]) {
+	if f.scopes != nil && (int(m.Scope) >= len(f.scopes) || !f.scopes[m.Scope]) {
 		return false
 	}
-	if f.category != 0 && m.category != f.category {
+	if f.category != 0 && m.Category != f.category {
 		return false
 	}
-	if f.since != 0 && m.created < f.since {
+	if f.since != 0 && m.Created < f.since {
 		return false
 	}
-	if f.until != 0 && m.created > f.until {
+	if f.until != 0 && m.Created > f.until {
 		return false
 	}
 	if f.tagSets != nil {
-		return int(m.tags) < len(f.tagSets) && f.tagSets[m.tags]
+		return int(m.Tags) < len(f.tagSets) && f.tagSets[m.Tags]
 	}
 	return true
 }
 
-// clock is the decay clock at now: wall time, or with the active clock only
+// Clock is the decay Clock at now: wall time, or with the active Clock only
 // the hours in which the agent was active. Call with ai.mu held.
-func (ai *agentIndex) clock(db *DB, now int64) hippo.DecayClock {
+func (ai *Index) Clock(db *DB, now int64) hippo.DecayClock {
 	if !db.activeClock {
 		return hippo.WallHours(now)
 	}
-	return hippo.ActiveHours(ai.active, now)
+	return hippo.ActiveHours(ai.Active, now)
 }
 
-// strength of a row by clock.
-func (m *chunkMeta) strength(clock hippo.DecayClock) float64 {
-	return hippo.Decay(float64(m.intensity), float64(m.decayRate), clock(m.lastAccess))
+// Strength of a row by clock.
+func (m *Meta) Strength(clock hippo.DecayClock) float64 {
+	return hippo.Decay(float64(m.Intensity), float64(m.DecayRate), clock(m.LastAccess))
 }
 
 // syncActivity appends the agent's activity hours recorded since the last
 // sync.
-func (ai *agentIndex) syncActivity(ctx context.Context, tx *sql.Tx, agentID string) error {
+func (ai *Index) syncActivity(ctx context.Context, tx *sql.Tx, agentID string) error {
 	var after int64 = -1
-	if n := len(ai.active); n > 0 {
-		after = ai.active[n-1]
+	if n := len(ai.Active); n > 0 {
+		after = ai.Active[n-1]
 	}
 	rows, err := tx.QueryContext(ctx, `SELECT hour FROM hippo_activity WHERE agent_id = ? AND hour > ? ORDER BY hour`, agentID, after)
 	if err != nil {
@@ -662,13 +662,13 @@ func (ai *agentIndex) syncActivity(ctx context.Context, tx *sql.Tx, agentID stri
 		if err := rows.Scan(&h); err != nil {
 			return err
 		}
-		ai.active = append(ai.active, h)
+		ai.Active = append(ai.Active, h)
 	}
 	return rows.Err()
 }
 
-func (m *chunkMeta) recency(cfg hippo.Config, now int64) float64 {
-	return cfg.Recency(time.Duration(now-m.created) * time.Millisecond)
+func (m *Meta) Recency(cfg hippo.Config, now int64) float64 {
+	return cfg.Recency(time.Duration(now-m.Created) * time.Millisecond)
 }
 
 // pruneChanges drops change-log entries older than the newest keep, and
@@ -783,12 +783,12 @@ func (db *DB) indexStats(ctx context.Context, agentID string) (*indexStats, erro
 	if err != nil {
 		return nil, err
 	}
-	ai.mu.RLock()
-	defer ai.mu.RUnlock()
+	ai.Mu.RLock()
+	defer ai.Mu.RUnlock()
 	st := &indexStats{}
-	if ai.idx != nil {
-		st.Rows, st.Dimension = ai.idx.Len(), ai.idx.Dim()
-		st.VectorBytes, st.MetaBytes = ai.idx.Bytes(), ai.idx.MetaBytes()
+	if ai.Idx != nil {
+		st.Rows, st.Dimension = ai.Idx.Len(), ai.Idx.Dim()
+		st.VectorBytes, st.MetaBytes = ai.Idx.Bytes(), ai.Idx.MetaBytes()
 	}
 	return st, nil
 }
@@ -801,12 +801,12 @@ func (db *DB) codesRead(ctx context.Context, agentID string) (time.Duration, err
 	if err != nil {
 		return 0, err
 	}
-	ai.mu.RLock()
-	defer ai.mu.RUnlock()
-	if ai.idx == nil {
+	ai.Mu.RLock()
+	defer ai.Mu.RUnlock()
+	if ai.Idx == nil {
 		return 0, nil
 	}
 	start := time.Now()
-	_ = ai.idx.SumCodes()
+	_ = ai.Idx.SumCodes()
 	return time.Since(start), nil
 }

@@ -40,8 +40,8 @@ func TestIndexCurrentCheck(t *testing.T) {
 		db.indexMu.Lock()
 		ai := db.indexes["agent"]
 		db.indexMu.Unlock()
-		ai.mu.Lock()
-		defer ai.mu.Unlock()
+		ai.Mu.Lock()
+		defer ai.Mu.Unlock()
 		got, err := ai.current(ctx, db, "agent", lock)
 		if err != nil {
 			t.Fatalf("%s: %v", step, err)
@@ -90,8 +90,8 @@ func TestIndexCurrentCheck(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if n := len(ai.active); n == 0 || ai.active[n-1] != clockNow().Unix()/3600 {
-		t.Errorf("activity hours %v miss hour %d", ai.active, clockNow().Unix()/3600)
+	if n := len(ai.Active); n == 0 || ai.Active[n-1] != clockNow().Unix()/3600 {
+		t.Errorf("activity hours %v miss hour %d", ai.Active, clockNow().Unix()/3600)
 	}
 	current("after folding the activity in", true)
 
@@ -107,9 +107,9 @@ func TestIndexCurrentCheck(t *testing.T) {
 	current("after reloading", true)
 
 	// The check reads the model lock too.
-	ai.mu.Lock()
+	ai.Mu.Lock()
 	_, err = ai.current(ctx, db, "agent", &queryLock{model: "another model", dim: 32})
-	ai.mu.Unlock()
+	ai.Mu.Unlock()
 	wantConflict(t, err)
 }
 

@@ -194,62 +194,62 @@ func (m *Memory) recall(ctx context.Context, in hippo.RecallInput, stats bool) (
 	if err != nil {
 		return nil, err
 	}
-	sc := recallScan{in: in, k: in.Offset + limit, now: m.db.now().UnixMilli(), floor: cfg.StrengthFloor, minRel: minRel}
+	sc := Scan{In: in, K: in.Offset + limit, Now: m.db.now().UnixMilli(), Floor: cfg.StrengthFloor, MinRel: minRel}
 	if in.AsOf != nil {
-		sc.floor = 0 // history does not fade away
+		sc.Floor = 0 // history does not fade away
 	}
-	sc.floor = max(sc.floor, in.MinStrength)
+	sc.Floor = max(sc.Floor, in.MinStrength)
 	if stats {
-		sc.stats = &recallStats{}
+		sc.Stats = &Counts{}
 	}
 	page := &hippo.RecallPage{Results: []hippo.Recalled{}, MinRelevance: minRel}
-	var hits []recallHit
-	ai.mu.RLock()
-	sc.clock = ai.clock(m.db, sc.now)
-	if ai.idx != nil {
-		sc.filter = ai.recallFilter(in, m.opts.RecallScopes)
-		if sc.alpha = alpha; alpha > 0 {
-			sc.bm25, sc.bm25Max, err = m.bm25Scores(ctx, ai, in)
+	var hits []Hit
+	ai.Mu.RLock()
+	sc.Clock = ai.Clock(m.db, sc.Now)
+	if ai.Idx != nil {
+		sc.Filter = ai.RecallFilter(in, m.opts.RecallScopes)
+		if sc.Alpha = alpha; alpha > 0 {
+			sc.BM25, sc.BM25Max, err = m.bm25Scores(ctx, ai, in)
 		}
 		if err == nil {
 			hits, err = m.searchVoices(ctx, ai, qs, &sc)
 		}
 	}
-	ai.mu.RUnlock()
+	ai.Mu.RUnlock()
 	if err != nil {
 		return nil, err
 	}
 	page.Alpha = alpha
-	sc.stats.fill(page)
+	sc.Stats.Fill(page)
 	if in.Offset >= len(hits) {
 		return page, nil
 	}
-	page.Results, err = m.retrieve(ctx, hits[in.Offset:], sc.now, sc.clock)
+	page.Results, err = m.retrieve(ctx, hits[in.Offset:], sc.Now, sc.Clock)
 	return page, err
 }
 
-// recallScan is what one recall scan works with.
-type recallScan struct {
-	in     hippo.RecallInput
-	k      int // results wanted: offset + limit
-	now    int64
-	floor  float64 // strength floor
-	minRel float64 // relevance floor
-	alpha  float64 // weight of BM25
-	// bm25 is the BM25 score of the rows matching the query's words, by
+// Scan is what one recall scan works with.
+type Scan struct {
+	In     hippo.RecallInput
+	K      int // results wanted: offset + limit
+	Now    int64
+	Floor  float64 // strength floor
+	MinRel float64 // relevance floor
+	Alpha  float64 // weight of BM25
+	// BM25 is the BM25 score of the rows matching the query's words, by
 	// rowid, and bm25Max the highest; nil in pure vector recall.
-	bm25    map[int64]float64
-	bm25Max float64
-	clock   hippo.DecayClock
-	filter  filter
-	stats   *recallStats // nil unless counting matches
+	BM25    map[int64]float64
+	BM25Max float64
+	Clock   hippo.DecayClock
+	Filter  Filter
+	Stats   *Counts // nil unless counting matches
 }
 
-// recallHit is a chunk chosen by recall with the parts of its score.
-type recallHit struct {
-	id                             string
-	meta                           chunkMeta
-	cosine, bm25, relevance, score float64
+// Hit is a chunk chosen by recall with the parts of its score.
+type Hit struct {
+	ID                             string
+	Meta                           Meta
+	Cosine, BM25, Relevance, Score float64
 }
 
 // search ranks by the recall score WeightSimilarity·relevance +
@@ -268,16 +268,16 @@ type recallHit struct {
 // match), so its score does not decrease as its cosine grows, and one
 // vector.Index search finds the exact top k, every chunk considered:
 // nothing is dropped for speed. Call with ai.mu held.
-func (m *Memory) search(ctx context.Context, ai *agentIndex, q []float32, sc *recallScan) ([]recallHit, error) {
-	found, err := ai.idx.SearchBounded(ctx, q, sc.k, m.recallBound(sc), m.scorer(sc))
+func (m *Memory) search(ctx context.Context, ai *Index, q []float32, sc *Scan) ([]Hit, error) {
+	found, err := ai.Idx.SearchBounded(ctx, q, sc.K, m.recallBound(sc), m.scorer(sc))
 	if err != nil {
 		return nil, err
 	}
-	hits := make([]recallHit, len(found))
+	hits := make([]Hit, len(found))
 	for i, h := range found {
-		b := sc.bm25[h.Meta.rowid]
-		hits[i] = recallHit{id: h.ID, meta: h.Meta, cosine: h.Cosine, bm25: b,
-			relevance: m.cfg.SizedRelevance(h.Cosine, b, int(h.Meta.size), sc.alpha), score: h.Score}
+		b := sc.BM25[h.Meta.RowID]
+		hits[i] = Hit{ID: h.ID, Meta: h.Meta, Cosine: h.Cosine, BM25: b,
+			Relevance: m.cfg.SizedRelevance(h.Cosine, b, int(h.Meta.Size), sc.Alpha), Score: h.Score}
 	}
 	return hits, nil
 }
@@ -286,14 +286,14 @@ func (m *Memory) search(ctx context.Context, ai *agentIndex, q []float32, sc *re
 // holds its fact voice as well, facts searched with qs[1] and memories with
 // qs[0]: the two kinds are disjoint, so the best of the two exact top k
 // are the exact top k. Call with ai.mu held.
-func (m *Memory) searchVoices(ctx context.Context, ai *agentIndex, qs [][]float32, sc *recallScan) ([]recallHit, error) {
+func (m *Memory) searchVoices(ctx context.Context, ai *Index, qs [][]float32, sc *Scan) ([]Hit, error) {
 	if len(qs) == 1 {
 		return m.search(ctx, ai, qs[0], sc)
 	}
 	facts, memories := *sc, *sc
-	facts.filter.kind, memories.filter.kind = hippo.KindFact, hippo.KindMemory
+	facts.Filter.Kind, memories.Filter.Kind = hippo.KindFact, hippo.KindMemory
 	hits, err := m.search(ctx, ai, qs[1], &facts)
-	if err != nil || sc.filter.kind == hippo.KindFact {
+	if err != nil || sc.Filter.Kind == hippo.KindFact {
 		return hits, err
 	}
 	more, err := m.search(ctx, ai, qs[0], &memories)
@@ -301,8 +301,8 @@ func (m *Memory) searchVoices(ctx context.Context, ai *agentIndex, qs [][]float3
 		return nil, err
 	}
 	hits = append(hits, more...)
-	slices.SortStableFunc(hits, func(a, b recallHit) int { return cmp.Compare(b.score, a.score) })
-	return hits[:min(len(hits), sc.k)], nil
+	slices.SortStableFunc(hits, func(a, b Hit) int { return cmp.Compare(b.Score, a.Score) })
+	return hits[:min(len(hits), sc.K)], nil
 }
 
 // recallBound is the ceiling of the score for the index's first pass:
@@ -312,17 +312,17 @@ func (m *Memory) searchVoices(ctx context.Context, ai *agentIndex, qs [][]float3
 // < 1. Counting
 // matches (sc.stats) needs every row scored, so it bounds nothing then,
 // nor with weights or levels a ceiling cannot hold for.
-func (m *Memory) recallBound(sc *recallScan) vector.Bound {
+func (m *Memory) recallBound(sc *Scan) vector.Bound {
 	cfg := m.cfg
-	if sc.stats != nil || cfg.WeightSimilarity <= 0 || cfg.WeightStrength < 0 || cfg.WeightRecency < 0 ||
-		!(cfg.CosineUnrelated >= 0 && cfg.CosineStrong > cfg.CosineUnrelated && cfg.CosineStrong < 1) || sc.alpha >= 1 {
+	if sc.Stats != nil || cfg.WeightSimilarity <= 0 || cfg.WeightStrength < 0 || cfg.WeightRecency < 0 ||
+		!(cfg.CosineUnrelated >= 0 && cfg.CosineStrong > cfg.CosineUnrelated && cfg.CosineStrong < 1) || sc.Alpha >= 1 {
 		return vector.Bound{}
 	}
 	// hippo.Fuse(rc, rb) ≤ rc + (1 − (1−rb)^wb), and rc ≤ cosine/CosineStrong.
 	bm := 0.0
-	if sc.alpha > 0 {
-		_, wb := hippo.FuseWeights(sc.alpha)
-		bm = 1 - hippo.Pow1m(cfg.BM25Relevance(sc.bm25Max), wb)
+	if sc.Alpha > 0 {
+		_, wb := hippo.FuseWeights(sc.Alpha)
+		bm = 1 - hippo.Pow1m(cfg.BM25Relevance(sc.BM25Max), wb)
 	}
 	return vector.Bound{Sim: cfg.WeightSimilarity / cfg.CosineStrong, Prior: cfg.WeightStrength,
 		Const: cfg.WeightRecency + cfg.WeightSimilarity*bm}
@@ -337,19 +337,19 @@ const firstPassSlack = 0.03
 // scorer is the recall ScoreFunc: filters, relevance floor, strength floor
 // and min_score applied, matches counted into sc.stats in the first pass
 // (with the first pass's cosine, within about 0.01 of exact).
-func (m *Memory) scorer(sc *recallScan) vector.ScoreFunc[chunkMeta] {
-	cfg, f, alpha := m.cfg, &sc.filter, sc.alpha
+func (m *Memory) scorer(sc *Scan) vector.ScoreFunc[Meta] {
+	cfg, f, alpha := m.cfg, &sc.Filter, sc.Alpha
 	// rel fuses a cosine relevance with a BM25 relevance (hippo.Fuse).
 	rel := func(rc, rb float64) float64 { return hippo.Fuse(rc, rb, alpha) }
 	bmMax := 0.0
 	if alpha > 0 {
-		bmMax = cfg.BM25Relevance(sc.bm25Max)
+		bmMax = cfg.BM25Relevance(sc.BM25Max)
 	}
-	return func(c *chunkMeta, cos, bar float64, exact bool) (float64, bool) {
+	return func(c *Meta, cos, bar float64, exact bool) (float64, bool) {
 		// rc is the cosine's relevance, long content discounted; most,
 		// its value at the far end of the first pass's error, for the
 		// cuts. The discount only lowers a score, so the bounds hold.
-		fc, fb := cfg.LengthFactors(int(c.size))
+		fc, fb := cfg.LengthFactors(int(c.Size))
 		rc := cfg.CosineRelevance(cos) * fc
 		most := rc
 		if !exact {
@@ -358,48 +358,48 @@ func (m *Memory) scorer(sc *recallScan) vector.ScoreFunc[chunkMeta] {
 		// Most rows of a large memory are unrelated to the query: drop
 		// those the floor rules out, however well their words match,
 		// before anything else.
-		if rel(most, bmMax) < sc.minRel || !f.allows(c) {
+		if rel(most, bmMax) < sc.MinRel || !f.Allows(c) {
 			return 0, false
 		}
 		// Strength is at most the intensity, recency at most 1 and the
 		// BM25 side at most the best match's: skip the look-up and the
 		// exponentials for rows that cannot make the cut.
-		if sc.stats == nil && cfg.Score(rel(rc, bmMax), float64(c.intensity), 1) <= bar {
+		if sc.Stats == nil && cfg.Score(rel(rc, bmMax), float64(c.Intensity), 1) <= bar {
 			return 0, false
 		}
 		rb := 0.0
-		if sc.bm25 != nil && alpha > 0 {
-			rb = cfg.BM25Relevance(sc.bm25[c.rowid] * fb)
+		if sc.BM25 != nil && alpha > 0 {
+			rb = cfg.BM25Relevance(sc.BM25[c.RowID] * fb)
 		}
-		if rel(most, rb) < sc.minRel {
+		if rel(most, rb) < sc.MinRel {
 			return 0, false
 		}
-		st := c.strength(sc.clock)
-		if st < sc.floor {
+		st := c.Strength(sc.Clock)
+		if st < sc.Floor {
 			return 0, false
 		}
-		rec := c.recency(cfg, sc.now)
+		rec := c.Recency(cfg, sc.Now)
 		r := rel(rc, rb)
 		score := cfg.Score(r, st, rec)
-		if cfg.Score(rel(most, rb), st, rec) < sc.in.MinScore {
+		if cfg.Score(rel(most, rb), st, rec) < sc.In.MinScore {
 			return 0, false
 		}
-		if !exact && r >= sc.minRel && score >= sc.in.MinScore {
-			sc.stats.add(score, 1)
+		if !exact && r >= sc.MinRel && score >= sc.In.MinScore {
+			sc.Stats.add(score, 1)
 		}
 		return score, true
 	}
 }
 
-// recallStats counts matches by score band, safely from the parallel scan.
-// A nil *recallStats counts nothing.
-type recallStats struct {
+// Counts counts matches by score band, safely from the parallel scan.
+// A nil *Counts counts nothing.
+type Counts struct {
 	total   atomic.Int64
 	buckets [5]atomic.Int64
 }
 
 // add counts n matches (n < 0 takes them back) scoring score.
-func (s *recallStats) add(score float64, n int64) {
+func (s *Counts) add(score float64, n int64) {
 	if s == nil {
 		return
 	}
@@ -407,8 +407,8 @@ func (s *recallStats) add(score float64, n int64) {
 	s.buckets[min(4, max(0, int(score*5)))].Add(n)
 }
 
-// fill sets page's total and distribution.
-func (s *recallStats) fill(page *hippo.RecallPage) {
+// Fill sets page's total and distribution.
+func (s *Counts) Fill(page *hippo.RecallPage) {
 	if s == nil {
 		return
 	}
@@ -443,7 +443,7 @@ func checkRecallInput(in hippo.RecallInput) error {
 // embedQuery embeds texts and returns its vector with the agent's index,
 // brought up to date in the same snapshot that checks the vector against
 // the model lock.
-func (m *Memory) embedQuery(ctx context.Context, texts ...string) ([][]float32, *agentIndex, error) {
+func (m *Memory) embedQuery(ctx context.Context, texts ...string) ([][]float32, *Index, error) {
 	vecs, err := hippo.Embed(ctx, m.opts.Embedder, texts, 0)
 	if err != nil {
 		return nil, nil, err
@@ -458,7 +458,7 @@ func (m *Memory) embedQuery(ctx context.Context, texts ...string) ([][]float32, 
 // retrieve applies the retrieval boost to the chosen chunks and reads them
 // back, in one write transaction. Chunks deleted since the search are
 // dropped.
-func (m *Memory) retrieve(ctx context.Context, hits []recallHit, now int64, clock hippo.DecayClock) ([]hippo.Recalled, error) {
+func (m *Memory) retrieve(ctx context.Context, hits []Hit, now int64, clock hippo.DecayClock) ([]hippo.Recalled, error) {
 	if len(hits) == 0 {
 		return []hippo.Recalled{}, nil
 	}
@@ -472,7 +472,7 @@ func (m *Memory) retrieve(ctx context.Context, hits []recallHit, now int64, cloc
 		args = append(args, driver.NamedValue{Ordinal: len(args) + 1, Value: v})
 	}
 	for _, h := range hits {
-		args = append(args, driver.NamedValue{Ordinal: len(args) + 1, Value: h.id})
+		args = append(args, driver.NamedValue{Ordinal: len(args) + 1, Value: h.ID})
 	}
 	args = append(args, driver.NamedValue{Ordinal: len(args) + 1, Value: m.opts.AgentID})
 	byID := make(map[string]*hippo.Chunk, len(hits))
@@ -499,15 +499,15 @@ func (m *Memory) retrieve(ctx context.Context, hits []recallHit, now int64, cloc
 	}
 	out := make([]hippo.Recalled, 0, len(byID))
 	for _, h := range hits {
-		c, ok := byID[h.id]
+		c, ok := byID[h.ID]
 		if !ok {
 			continue // deleted since the search
 		}
-		rc, rb := m.cfg.SizedParts(h.cosine, h.bm25, int(h.meta.size))
-		out = append(out, hippo.Recalled{Chunk: c, Similarity: h.cosine, BM25: h.bm25,
-			LengthExcess:    m.cfg.LengthExcess(int(h.meta.size)),
+		rc, rb := m.cfg.SizedParts(h.Cosine, h.BM25, int(h.Meta.Size))
+		out = append(out, hippo.Recalled{Chunk: c, Similarity: h.Cosine, BM25: h.BM25,
+			LengthExcess:    m.cfg.LengthExcess(int(h.Meta.Size)),
 			CosineRelevance: rc, BM25Relevance: rb,
-			Relevance: h.relevance, Strength: h.meta.strength(clock), Recency: h.meta.recency(m.cfg, now), Score: h.score})
+			Relevance: h.Relevance, Strength: h.Meta.Strength(clock), Recency: h.Meta.Recency(m.cfg, now), Score: h.Score})
 	}
 	// The transaction held the write lock, and the boost's trigger logged
 	// one change per chunk, numbered on from the last: so the log stood at
@@ -528,23 +528,23 @@ func (m *Memory) foldBoost(out []hippo.Recalled, before, after int64) {
 	if ai == nil {
 		return
 	}
-	ai.mu.Lock()
-	defer ai.mu.Unlock()
-	if ai.seq != before || ai.idx == nil {
+	ai.Mu.Lock()
+	defer ai.Mu.Unlock()
+	if ai.Seq != before || ai.Idx == nil {
 		return
 	}
 	for _, r := range out {
 		c := r.Chunk
-		meta, ok := ai.idx.Meta(c.ID)
+		meta, ok := ai.Idx.Meta(c.ID)
 		if !ok {
 			return // not in the index: leave it to the next sync
 		}
-		meta.intensity = float32(c.RunningIntensity)
-		meta.decayRate = float32(m.db.cfg.DecayRate(c.AccessCount))
-		meta.lastAccess = c.LastAccessedAt.UnixMilli()
-		ai.idx.SetMeta(c.ID, meta)
+		meta.Intensity = float32(c.RunningIntensity)
+		meta.DecayRate = float32(m.db.cfg.DecayRate(c.AccessCount))
+		meta.LastAccess = c.LastAccessedAt.UnixMilli()
+		ai.Idx.SetMeta(c.ID, meta)
 	}
-	ai.seq = after
+	ai.Seq = after
 }
 
 // Forget implements hippo.MemoryService: every live chunk in the recall
@@ -576,16 +576,16 @@ func (m *Memory) Forget(ctx context.Context, in hippo.ForgetInput) (*hippo.Forge
 		similarity float64
 	}
 	var matches []match
-	ai.mu.RLock()
-	if ai.idx != nil {
-		f := ai.newFilter("", m.opts.RecallScopes)
-		err = ai.idx.Range(ctx, q, threshold, func(id string, c *chunkMeta, cos float64) {
-			if cos >= threshold && f.allows(c) {
+	ai.Mu.RLock()
+	if ai.Idx != nil {
+		f := ai.NewFilter("", m.opts.RecallScopes)
+		err = ai.Idx.Range(ctx, q, threshold, func(id string, c *Meta, cos float64) {
+			if cos >= threshold && f.Allows(c) {
 				matches = append(matches, match{id, cos})
 			}
 		})
 	}
-	ai.mu.RUnlock()
+	ai.Mu.RUnlock()
 	if err != nil {
 		return nil, err
 	}
