@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/hippo-mem/hippo"
+	"github.com/hippo-mem/hippo/engine"
 	"github.com/hippo-mem/hippo/vector"
 )
 
@@ -59,7 +60,7 @@ func (m *Memory) Consolidate(ctx context.Context, opts ConsolidateOptions) (*Con
 	var fadedIDs []string
 	var pairs []pair
 	ai.Mu.RLock()
-	clock := ai.Clock(m.db, nowMs)
+	clock := ai.Clock(m.db.activeClock, nowMs)
 	if ai.Idx != nil {
 		live := ai.NewFilter("", nil)
 		for _, id := range ai.Idx.IDs() {
@@ -113,8 +114,8 @@ func (m *Memory) Consolidate(ctx context.Context, opts ConsolidateOptions) (*Con
 				if gone[id] || vecs[i] == nil {
 					continue
 				}
-				var hits []vector.Hit[Meta]
-				hits, err = ai.Idx.Search(ctx, vecs[i], 2, func(o *Meta, cos, _ float64, _ bool) (float64, bool) {
+				var hits []vector.Hit[engine.Meta]
+				hits, err = ai.Idx.Search(ctx, vecs[i], 2, func(o *engine.Meta, cos, _ float64, _ bool) (float64, bool) {
 					return cos, o.Kind == hippo.KindMemory && o.Scope == c.Scope && o.SupersededAt == 0
 				})
 				if err != nil {

@@ -26,6 +26,7 @@ import (
 	"time"
 
 	"github.com/hippo-mem/hippo"
+	"github.com/hippo-mem/hippo/engine"
 	_ "modernc.org/sqlite" // registers the "sqlite" driver
 )
 
@@ -79,8 +80,8 @@ type DB struct {
 	activityHour map[string]int64 // last hour recorded per agent
 
 	indexMu sync.Mutex
-	indexes map[string]*Index // by agent ID, loaded on first search
-	writes  atomic.Int64      // recalls and writes, to pace change-log pruning
+	indexes map[string]*engine.Index // by agent ID, loaded on first search
+	writes  atomic.Int64             // recalls and writes, to pace change-log pruning
 
 	stmtMu sync.Mutex
 	stmts  map[string]*sql.Stmt // prepared on the write pool, by query
@@ -120,7 +121,7 @@ func Open(ctx context.Context, path string, opts Options) (*DB, error) {
 		return nil, hippo.Errorf(hippo.EINVALID, "cannot open %s: %v", abs, err)
 	}
 
-	db := &DB{path: abs, created: created, cfg: hippo.DefaultConfig(), now: time.Now, indexes: map[string]*Index{}}
+	db := &DB{path: abs, created: created, cfg: hippo.DefaultConfig(), now: time.Now, indexes: map[string]*engine.Index{}}
 	if opts.Config != nil {
 		db.cfg = *opts.Config
 	}

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/hippo-mem/hippo"
+	"github.com/hippo-mem/hippo/engine"
 	"github.com/hippo-mem/hippo/vector"
 )
 
@@ -115,7 +116,7 @@ func (m *Memory) RememberFacts(ctx context.Context, text string) (*hippo.Remembe
 	candidates := func(v []float32) ([]factMatch, error) {
 		top := nearest(batch, v, cfg.Candidates)
 		if ai.Idx != nil {
-			hits, err := ai.Idx.Search(ctx, v, cfg.Candidates, func(c *Meta, cos, _ float64, _ bool) (float64, bool) {
+			hits, err := ai.Idx.Search(ctx, v, cfg.Candidates, func(c *engine.Meta, cos, _ float64, _ bool) (float64, bool) {
 				return cos, f.Allows(c)
 			})
 			if err != nil {

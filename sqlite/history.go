@@ -5,6 +5,7 @@ import (
 	"database/sql"
 
 	"github.com/hippo-mem/hippo"
+	"github.com/hippo-mem/hippo/engine"
 )
 
 // FactHistory returns the supersession chain of a fact, oldest first: the
@@ -94,7 +95,7 @@ func (m *Memory) bestFact(ctx context.Context, query string) (string, error) {
 	}
 	f := ai.NewFilter(hippo.KindFact, m.opts.RecallScopes)
 	f.AllSuperseded = true
-	hits, err := ai.Idx.Search(ctx, q, 1, func(c *Meta, cos, _ float64, _ bool) (float64, bool) {
+	hits, err := ai.Idx.Search(ctx, q, 1, func(c *engine.Meta, cos, _ float64, _ bool) (float64, bool) {
 		return cfg.SizedRelevance(cos, bm[c.RowID], int(c.Size), alpha), f.Allows(c)
 	})
 	if err != nil || len(hits) == 0 {

@@ -3,95 +3,21 @@ package sqlite
 import (
 	"context"
 	"database/sql"
-	"encoding/binary"
 	"encoding/json"
 	"errors"
 	"fmt"
-	"math"
 	"runtime"
 	"strconv"
-	"sync"
 	"time"
 
 	"github.com/hippo-mem/hippo"
+	"github.com/hippo-mem/hippo/engine"
 	"github.com/hippo-mem/hippo/vector"
 )
 
-// Meta is what the recall scan filters and scores on, kept beside
-// each vector of the index.
-type Meta struct {
-	RowID        int64 // the chunks row: how the full-text index names it
-	Created      int64 // unix milliseconds
-	LastAccess   int64 // unix milliseconds
-	SupersededAt int64 // unix milliseconds; 0 while current
-	Intensity    float32
-	DecayRate    float32 // λ / decay resistance, per hour
-	Scope        uint32  // interned scope name
-	Category     uint32  // interned metadata category; 0 for none
-	Tags         uint32  // interned tag set (agentIndex.tagSet); 0 for none
-	Kind         hippo.Kind
-	Size         uint32 // content bytes, for relevance's length discount
-}
-
-// Index is the in-memory vector index of one agent's chunks, loaded
-// lazily and kept current through the hippo_changes log.
-type Index struct {
-	Agent  string
-	Mu     sync.RWMutex
-	Idx    *vector.Index[Meta]
-	scopes names
-	cats   names
-	tags   names
-	// tagSets are the distinct tag sets of the chunks, by the ID
-	// chunkMeta keeps (1-based; tagSets[0] is none), so that a row holds
-	// four bytes for its tags.
-	tagSets  [][]uint32
-	tagSetID map[string]uint32
-	Seq      int64 // last change-log entry folded in
-	Loaded   bool
-	Reserve  int     // rows to make room for when the index is created
-	Active   []int64 // hours of activity, ascending (active decay clock)
-}
-
-// tagSet interns a chunk's interned tags as a set ID: 0 for none.
-func (ai *Index) tagSet(tags []uint32) uint32 {
-	if len(tags) == 0 {
-		return 0
-	}
-	key := make([]byte, 0, 4*len(tags))
-	for _, t := range tags {
-		key = binary.LittleEndian.AppendUint32(key, t)
-	}
-	if id, ok := ai.tagSetID[string(key)]; ok {
-		return id
-	}
-	if ai.tagSets == nil {
-		ai.tagSets, ai.tagSetID = [][]uint32{nil}, map[string]uint32{}
-	}
-	id := uint32(len(ai.tagSets))
-	ai.tagSets = append(ai.tagSets, tags)
-	ai.tagSetID[string(key)] = id
-	return id
-}
-
-// names interns strings to small integers, 1-based so 0 means none.
-type names map[string]uint32
-
-func (n *names) id(s string) uint32 {
-	if *n == nil {
-		*n = names{}
-	}
-	id, ok := (*n)[s]
-	if !ok {
-		id = uint32(len(*n) + 1)
-		(*n)[s] = id
-	}
-	return id
-}
-
 // syncIndex returns the agent's index, brought up to date with every
 // write committed so far, by this process or any other.
-func (db *DB) syncIndex(ctx context.Context, agentID string) (*Index, error) {
+func (db *DB) syncIndex(ctx context.Context, agentID string) (*engine.Index, error) {
 	return db.syncIndexFor(ctx, agentID, nil)
 }
 
@@ -105,17 +31,17 @@ type queryLock struct {
 // syncIndexFor is syncIndex that also checks a query vector against the
 // model lock, when q is set, in the snapshot the index is brought up to
 // date from: one read transaction serves both.
-func (db *DB) syncIndexFor(ctx context.Context, agentID string, q *queryLock) (*Index, error) {
+func (db *DB) syncIndexFor(ctx context.Context, agentID string, q *queryLock) (*engine.Index, error) {
 	db.indexMu.Lock()
 	ai := db.indexes[agentID]
 	if ai == nil {
-		ai = &Index{Agent: agentID}
+		ai = engine.NewIndex(agentID, db.cfg, db.vectorLoader(agentID))
 		db.indexes[agentID] = ai
 	}
 	db.indexMu.Unlock()
 	ai.Mu.Lock()
 	defer ai.Mu.Unlock()
-	if err := ai.sync(ctx, db, agentID, q); err != nil {
+	if err := syncAgentIndex(ctx, ai, db, agentID, q); err != nil {
 		return nil, err
 	}
 	return ai, nil
@@ -124,9 +50,9 @@ func (db *DB) syncIndexFor(ctx context.Context, agentID string, q *queryLock) (*
 // sync folds in the changes logged since the last sync, or loads the index
 // whole the first time or when the log was pruned past it. One read
 // transaction gives a consistent snapshot of the log and the rows.
-func (ai *Index) sync(ctx context.Context, db *DB, agentID string, q *queryLock) error {
+func syncAgentIndex(ctx context.Context, ai *engine.Index, db *DB, agentID string, q *queryLock) error {
 	if ai.Loaded {
-		if current, err := ai.current(ctx, db, agentID, q); err != nil || current {
+		if current, err := indexCurrent(ctx, ai, db, agentID, q); err != nil || current {
 			return err
 		}
 	}
@@ -157,12 +83,12 @@ func (ai *Index) sync(ctx context.Context, db *DB, agentID string, q *queryLock)
 		return err
 	}
 	if db.activeClock {
-		if err := ai.syncActivity(ctx, tx, agentID); err != nil {
+		if err := readActivity(ctx, ai, tx, agentID); err != nil {
 			return err
 		}
 	}
 	if f, _ := strconv.ParseInt(floor, 10, 64); !ai.Loaded || ai.Seq < f {
-		return ai.load(ctx, db, tx, agentID)
+		return loadIndex(ctx, ai, db, tx, agentID)
 	}
 	rows, err := tx.StmtContext(ctx, logStmt).QueryContext(ctx, ai.Seq, agentID)
 	if err != nil {
@@ -196,11 +122,11 @@ func (ai *Index) sync(ctx context.Context, db *DB, agentID string, q *queryLock)
 		// "+agent_id" keeps the planner on the primary key: the agent index
 		// would scan every row of the agent.
 		found := map[string]bool{}
-		err := ai.readRows(ctx, db, tx, `WHERE id IN (`+placeholders(len(batch))+`) AND +agent_id = ?`, args, func(id string) { found[id] = true })
-		if errors.Is(err, errDimension) {
+		err := readIndexRows(ctx, ai, db, tx, `WHERE id IN (`+placeholders(len(batch))+`) AND +agent_id = ?`, args, func(id string) { found[id] = true })
+		if errors.Is(err, engine.ErrDimension) {
 			// The embedding model was switched (Reembed): every row
 			// changed, so load them all afresh from this snapshot.
-			return ai.load(ctx, db, tx, agentID)
+			return loadIndex(ctx, ai, db, tx, agentID)
 		}
 		if err != nil {
 			return err
@@ -233,7 +159,7 @@ const currentActiveQuery = currentQuery + `,
 // committed so far, checking q against the model lock. Most recalls find
 // nothing new, and one statement outside a transaction costs a fraction of
 // the read transaction that folds changes in.
-func (ai *Index) current(ctx context.Context, db *DB, agentID string, q *queryLock) (bool, error) {
+func indexCurrent(ctx context.Context, ai *engine.Index, db *DB, agentID string, q *queryLock) (bool, error) {
 	var floor int64
 	var model, dim string
 	var changed, active bool
@@ -274,7 +200,7 @@ func (q *queryLock) check(model, dim string) error {
 // that would stay below the floor and reload on every search.
 const lastChangeQuery = `SELECT COALESCE((SELECT seq FROM sqlite_sequence WHERE name = 'hippo_changes'), 0)`
 
-func (ai *Index) load(ctx context.Context, db *DB, tx *sql.Tx, agentID string) error {
+func loadIndex(ctx context.Context, ai *engine.Index, db *DB, tx *sql.Tx, agentID string) error {
 	var seq int64
 	if err := tx.QueryRowContext(ctx, lastChangeQuery).Scan(&seq); err != nil {
 		return fmt.Errorf("read change log: %w", err)
@@ -285,7 +211,7 @@ func (ai *Index) load(ctx context.Context, db *DB, tx *sql.Tx, agentID string) e
 		return fmt.Errorf("load index: %w", err)
 	}
 	ai.Reserve = n
-	if err := ai.readRows(ctx, db, tx, `WHERE agent_id = ?`, []any{agentID}, nil); err != nil {
+	if err := readIndexRows(ctx, ai, db, tx, `WHERE agent_id = ?`, []any{agentID}, nil); err != nil {
 		return err
 	}
 	ai.Seq, ai.Loaded = seq, true
@@ -337,10 +263,6 @@ func (db *DB) vectorLoader(agentID string) vector.Loader {
 	}
 }
 
-// errDimension reports a changed row whose vector length is not the
-// index's.
-var errDimension = errors.New("vector dimension differs from the index")
-
 // chunkRow is a chunks row as the index reads it.
 type chunkRow struct {
 	rowid                                              int64
@@ -367,14 +289,14 @@ type loadBatch struct {
 
 // readRows upserts the chunks matched by where into the index. When
 // folding in changes (seen is set) a row of another dimension stops it
-// with errDimension, so that the caller rebuilds the index; a whole load
+// with engine.ErrDimension, so that the caller rebuilds the index; a whole load
 // skips such rows, which the model lock normally prevents.
 //
 // A whole load reads rows on this goroutine while another decodes them
 // into the index: on two cores that halves its time, SQLite's row reads
 // and the decoding (normalising, quantising, parsing) costing about the
 // same.
-func (ai *Index) readRows(ctx context.Context, db *DB, tx *sql.Tx, where string, args []any, seen func(id string)) error {
+func readIndexRows(ctx context.Context, ai *engine.Index, db *DB, tx *sql.Tx, where string, args []any, seen func(id string)) error {
 	rows, err := tx.QueryContext(ctx, `SELECT rowid, id, scope, kind, embedding, metadata, running_intensity,
 		access_count, last_accessed_at, created_at, superseded_by, superseded_at, octet_length(content) FROM chunks `+where, args...)
 	if err != nil {
@@ -398,7 +320,7 @@ func (ai *Index) readRows(ctx context.Context, db *DB, tx *sql.Tx, where string,
 			}
 			seen(r.id)
 			r.blob = blob
-			if err := ai.addRow(db, &r, &buf, true); err != nil {
+			if err := addRow(ai, &r, &buf, true); err != nil {
 				return err
 			}
 		}
@@ -415,7 +337,7 @@ func (ai *Index) readRows(ctx context.Context, db *DB, tx *sql.Tx, where string,
 		for b := range full {
 			for i := range b.rows {
 				if err == nil {
-					err = ai.addRow(db, &b.rows[i], &buf, false)
+					err = addRow(ai, &b.rows[i], &buf, false)
 				}
 			}
 			free <- b
@@ -469,36 +391,19 @@ func (ai *Index) readRows(ctx context.Context, db *DB, tx *sql.Tx, where string,
 	return rows.Err()
 }
 
-// addRow upserts one row read by readRows into the index; buf is scratch
-// space for its vector. strict: see readRows.
-func (ai *Index) addRow(db *DB, r *chunkRow, buf *[]float32, strict bool) error {
+// addRow decodes one row read by readRows and upserts it into the index;
+// buf is scratch space for its vector. strict: see readRows.
+func addRow(ai *engine.Index, r *chunkRow, buf *[]float32, strict bool) error {
 	var err error
 	if *buf, err = vector.Decode(*buf, r.blob); err != nil || len(*buf) == 0 {
 		return nil
 	}
-	v := *buf
-	if ai.Idx == nil {
-		ai.Idx = vector.NewIndex[Meta](len(v), db.vectorLoader(ai.Agent))
-		// Strength never exceeds intensity: the prior recall's bound
-		// skips rows with (recallBound).
-		ai.Idx.SetPrior(func(m *Meta) float32 { return m.Intensity })
-		ai.Idx.Grow(ai.Reserve)
-	}
-	if len(v) != ai.Idx.Dim() {
-		if strict {
-			return errDimension
-		}
-		return nil
-	}
-	m := Meta{
-		RowID:     r.rowid,
-		Intensity: float32(r.intensity), DecayRate: float32(db.cfg.DecayRate(r.access)),
-		Scope: ai.scopes.id(r.scope), Kind: hippo.Kind(r.kind), Size: uint32(min(r.size, math.MaxUint32)),
-	}
+	row := engine.Row{ID: r.id, RowID: r.rowid, Scope: r.scope, Kind: hippo.Kind(r.kind), Metadata: r.meta,
+		Intensity: r.intensity, Access: r.access, Superseded: r.supBy != "", Size: r.size}
 	for _, t := range []struct {
 		s   string
 		dst *int64
-	}{{r.last, &m.LastAccess}, {r.created, &m.Created}, {r.supAt, &m.SupersededAt}} {
+	}{{r.last, &row.LastAccess}, {r.created, &row.Created}, {r.supAt, &row.SupersededAt}} {
 		if t.s == "" {
 			continue
 		}
@@ -508,146 +413,12 @@ func (ai *Index) addRow(db *DB, r *chunkRow, buf *[]float32, strict bool) error 
 		}
 		*t.dst = at.UnixMilli()
 	}
-	if r.supBy != "" && m.SupersededAt == 0 {
-		m.SupersededAt = 1 // superseded at an unknown time: as good as always
-	}
-	if r.meta != "" {
-		var md struct {
-			Category any `json:"category"`
-			Tags     any `json:"tags"`
-		}
-		if json.Unmarshal([]byte(r.meta), &md) == nil {
-			if c, ok := md.Category.(string); ok && c != "" {
-				m.Category = ai.cats.id(c)
-			}
-			if tags, ok := md.Tags.([]any); ok {
-				var ids []uint32
-				for _, t := range tags {
-					if t, ok := t.(string); ok && t != "" {
-						ids = append(ids, ai.tags.id(t))
-					}
-				}
-				m.Tags = ai.tagSet(ids)
-			}
-		}
-	}
-	ai.Idx.Upsert(r.id, v, m)
-	return nil
-}
-
-// Filter says which rows a search may see.
-type Filter struct {
-	Kind          hippo.Kind // "" for both
-	scopes        []bool     // by interned scope; nil for all
-	category      uint32     // 0 for any
-	tagSets       []bool     // by tag set: holds any of the tags; nil for all
-	since, until  int64      // creation bounds, unix ms; 0 for none
-	asOf          int64      // unix ms; 0 for now
-	none          bool       // a named scope, tag or category is unknown
-	AllSuperseded bool       // history: superseded rows too
-}
-
-// NewFilter resolves names against the index. Call with ai.mu held.
-func (ai *Index) NewFilter(kind hippo.Kind, scopes []string) Filter {
-	f := Filter{Kind: kind}
-	if scopes != nil {
-		f.scopes = make([]bool, len(ai.scopes)+1)
-		for _, s := range scopes {
-			if id, ok := ai.scopes[s]; ok {
-				f.scopes[id] = true
-			}
-		}
-	}
-	return f
-}
-
-// RecallFilter is newFilter plus the filters of a recall.
-func (ai *Index) RecallFilter(in hippo.RecallInput, scopes []string) Filter {
-	f := ai.NewFilter(in.Kind, scopes)
-	if in.Category != "" {
-		id, ok := ai.cats[in.Category]
-		f.category, f.none = id, f.none || !ok
-	}
-	if len(in.Tags) > 0 {
-		wanted := make([]bool, len(ai.tags)+1)
-		known := false
-		for _, t := range in.Tags {
-			if id, ok := ai.tags[t]; ok {
-				wanted[id], known = true, true
-			}
-		}
-		f.none = f.none || !known
-		f.tagSets = make([]bool, max(1, len(ai.tagSets)))
-		for i, set := range ai.tagSets {
-			for _, t := range set {
-				if wanted[t] {
-					f.tagSets[i] = true
-					break
-				}
-			}
-		}
-	}
-	if in.Since != nil {
-		f.since = in.Since.UnixMilli()
-	}
-	if in.Until != nil {
-		f.until = in.Until.UnixMilli()
-	}
-	if in.AsOf != nil {
-		f.asOf = in.AsOf.UnixMilli()
-	}
-	return f
-}
-
-func (f *Filter) Allows(m *Meta) bool {
-	switch {
-	case f.none:
-		return false
-	case f.asOf != 0:
-		if m.Created > f.asOf || (m.SupersededAt != 0 && m.SupersededAt <= f.asOf) {
-			return false
-		}
-	case m.SupersededAt != 0 && !f.AllSuperseded:
-		return false
-	}
-	if f.Kind != "" && m.Kind != f.Kind {
-		return false
-	}
-	if f.scopes != nil && (int(m.Scope) >= len(f.scopes) || !f.scopes[m.Scope]) {
-		return false
-	}
-	if f.category != 0 && m.Category != f.category {
-		return false
-	}
-	if f.since != 0 && m.Created < f.since {
-		return false
-	}
-	if f.until != 0 && m.Created > f.until {
-		return false
-	}
-	if f.tagSets != nil {
-		return int(m.Tags) < len(f.tagSets) && f.tagSets[m.Tags]
-	}
-	return true
-}
-
-// Clock is the decay Clock at now: wall time, or with the active Clock only
-// the hours in which the agent was active. Call with ai.mu held.
-func (ai *Index) Clock(db *DB, now int64) hippo.DecayClock {
-	if !db.activeClock {
-		return hippo.WallHours(now)
-	}
-	return hippo.ActiveHours(ai.Active, now)
-}
-
-// Strength of a row by clock.
-func (m *Meta) Strength(clock hippo.DecayClock) float64 {
-	return hippo.Decay(float64(m.Intensity), float64(m.DecayRate), clock(m.LastAccess))
+	return ai.Add(&row, *buf, strict)
 }
 
 // syncActivity appends the agent's activity hours recorded since the last
 // sync.
-func (ai *Index) syncActivity(ctx context.Context, tx *sql.Tx, agentID string) error {
+func readActivity(ctx context.Context, ai *engine.Index, tx *sql.Tx, agentID string) error {
 	var after int64 = -1
 	if n := len(ai.Active); n > 0 {
 		after = ai.Active[n-1]
@@ -665,10 +436,6 @@ func (ai *Index) syncActivity(ctx context.Context, tx *sql.Tx, agentID string) e
 		ai.Active = append(ai.Active, h)
 	}
 	return rows.Err()
-}
-
-func (m *Meta) Recency(cfg hippo.Config, now int64) float64 {
-	return cfg.Recency(time.Duration(now-m.Created) * time.Millisecond)
 }
 
 // pruneChanges drops change-log entries older than the newest keep, and

@@ -42,7 +42,7 @@ func TestIndexCurrentCheck(t *testing.T) {
 		db.indexMu.Unlock()
 		ai.Mu.Lock()
 		defer ai.Mu.Unlock()
-		got, err := ai.current(ctx, db, "agent", lock)
+		got, err := indexCurrent(ctx, ai, db, "agent", lock)
 		if err != nil {
 			t.Fatalf("%s: %v", step, err)
 		}
@@ -108,7 +108,7 @@ func TestIndexCurrentCheck(t *testing.T) {
 
 	// The check reads the model lock too.
 	ai.Mu.Lock()
-	_, err = ai.current(ctx, db, "agent", &queryLock{model: "another model", dim: 32})
+	_, err = indexCurrent(ctx, ai, db, "agent", &queryLock{model: "another model", dim: 32})
 	ai.Mu.Unlock()
 	wantConflict(t, err)
 }

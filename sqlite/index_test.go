@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/hippo-mem/hippo"
+	"github.com/hippo-mem/hippo/engine"
 	"github.com/hippo-mem/hippo/mock"
 	"github.com/hippo-mem/hippo/openai"
 	"github.com/hippo-mem/hippo/vector"
@@ -127,8 +128,8 @@ func TestRecallFoldsOwnBoost(t *testing.T) {
 	// compare checks the index against a fresh load of the same rows.
 	compare := func(step string) {
 		t.Helper()
-		fresh := &Index{Agent: "agent"}
-		if err := fresh.sync(ctx, db, "agent", nil); err != nil {
+		fresh := engine.NewIndex("agent", db.cfg, db.vectorLoader("agent"))
+		if err := syncAgentIndex(ctx, fresh, db, "agent", nil); err != nil {
 			t.Fatal(err)
 		}
 		ai, err := db.syncIndex(ctx, "agent")
@@ -178,9 +179,9 @@ func TestRecallFoldsOwnBoost(t *testing.T) {
 	ai.Mu.RLock()
 	id := ai.Idx.IDs()[0]
 	meta, _ := ai.Idx.Meta(id)
-	clock := ai.Clock(db, db.now().UnixMilli())
+	clock := ai.Clock(db.activeClock, db.now().UnixMilli())
 	ai.Mu.RUnlock()
-	if _, err := m.retrieve(ctx, []Hit{{ID: id, Meta: meta}}, db.now().UnixMilli(), clock); err != nil {
+	if _, err := m.retrieve(ctx, []engine.Hit{{ID: id, Meta: meta}}, db.now().UnixMilli(), clock); err != nil {
 		t.Fatal(err)
 	}
 	compare("after another handle's boost")
@@ -365,12 +366,12 @@ func TestWholeLoadPipeline(t *testing.T) {
 	for i, c := range chunks {
 		ids[i] = c.ID
 		// Each row's codes are its own: its vector finds it first.
-		hits, err := ai.Idx.Search(ctx, c.Embedding, 1, func(_ *Meta, cos, _ float64, _ bool) (float64, bool) { return cos, true })
+		hits, err := ai.Idx.Search(ctx, c.Embedding, 1, func(_ *engine.Meta, cos, _ float64, _ bool) (float64, bool) { return cos, true })
 		if err != nil || len(hits) != 1 || hits[0].ID != c.ID || hits[0].Cosine < 0.99999 {
 			t.Fatalf("%s: search by its own vector = %+v, %v", c.ID, hits, err)
 		}
 		m, _ := ai.Idx.Meta(c.ID)
-		if m.Intensity != float32(c.RunningIntensity) || m.Tags == 0 || len(ai.tagSets[m.Tags]) != 1 || m.Category == 0 || m.Created != c.CreatedAt.UnixMilli() {
+		if m.Intensity != float32(c.RunningIntensity) || m.Tags == 0 || len(ai.TagSet(m.Tags)) != 1 || m.Category == 0 || m.Created != c.CreatedAt.UnixMilli() {
 			t.Fatalf("%s: meta %+v for %+v", c.ID, m, c)
 		}
 	}
@@ -392,8 +393,8 @@ func TestWholeLoadPipeline(t *testing.T) {
 	if _, err := db.write.ExecContext(ctx, `UPDATE chunks SET created_at = 'not a time' WHERE id = ?`, bad); err != nil {
 		t.Fatal(err)
 	}
-	fresh := &Index{Agent: "agent"}
-	if err := fresh.sync(ctx, db, "agent", nil); err == nil || !strings.Contains(err.Error(), bad) {
+	fresh := engine.NewIndex("agent", db.cfg, db.vectorLoader("agent"))
+	if err := syncAgentIndex(ctx, fresh, db, "agent", nil); err == nil || !strings.Contains(err.Error(), bad) {
 		t.Errorf("load with a broken row: %v, want an error naming %s", err, bad)
 	}
 }
