@@ -4,12 +4,10 @@ import (
 	"context"
 	"fmt"
 	"math"
-	"sort"
 	"time"
 
 	"github.com/hippo-mem/hippo"
 	"github.com/hippo-mem/hippo/engine"
-	"github.com/hippo-mem/hippo/vector"
 )
 
 // ConsolidateOptions is hippo.ConsolidateOptions.
@@ -51,96 +49,24 @@ func (m *Memory) Consolidate(ctx context.Context, opts ConsolidateOptions) (*Con
 		return nil, err
 	}
 	now := m.db.now()
-	nowMs := now.UnixMilli()
-	res := &ConsolidateResult{DryRun: opts.DryRun, Faded: []FadedChunk{}, Merged: []MergedMemory{}}
-	type pair struct {
-		keep, drop string
-		sim        float64
-	}
-	var fadedIDs []string
-	var pairs []pair
 	ai.Mu.RLock()
-	clock := ai.Clock(m.db.activeClock, nowMs)
-	if ai.Idx != nil {
-		live := ai.NewFilter("", nil)
-		for _, id := range ai.Idx.IDs() {
-			c, _ := ai.Idx.Meta(id)
-			if !live.Allows(&c) {
-				continue
-			}
-			// Strength crosses the floor once intensity·e^(-rate·h) < floor.
-			crossH, crosses := cfg.FadeHours(float64(c.Intensity), float64(c.DecayRate))
-			if !crosses {
-				continue // no decay: never crosses
-			}
-			// Under the active clock, only active hours count towards the
-			// crossing; the grace period is wall time after it.
-			if clock(c.LastAccess) < crossH {
-				continue
-			}
-			crossed := time.UnixMilli(c.LastAccess).Add(time.Duration(crossH * float64(time.Hour)))
-			if m.db.activeClock {
-				crossed = hippo.ActiveCrossing(ai.Active, c.LastAccess, crossH)
-			}
-			if now.Sub(crossed) >= grace {
-				fadedIDs = append(fadedIDs, id)
-				res.Faded = append(res.Faded, FadedChunk{ID: id, Kind: c.Kind, Strength: c.Strength(clock), UnderSince: crossed.UTC()})
-			}
-		}
-		gone := map[string]bool{}
-		for _, id := range fadedIDs {
-			gone[id] = true
-		}
-		var ids []string
-		if thr < 1 {
-			for _, id := range ai.Idx.IDs() {
-				if c, _ := ai.Idx.Meta(id); !gone[id] && c.Kind == hippo.KindMemory && live.Allows(&c) {
-					ids = append(ids, id)
-				}
-			}
-		}
-		// Each live memory's nearest neighbour, its vector read from the
-		// store a batch at a time.
-		const batch = 256
-		vecs := make([][]float32, batch)
-		for start := 0; start < len(ids) && err == nil; start += batch {
-			part := ids[start:min(start+batch, len(ids))]
-			clear(vecs)
-			if err = ai.Idx.Vectors(ctx, part, func(i int, v []float32) { vecs[i] = append([]float32(nil), v...) }); err != nil {
-				break
-			}
-			for i, id := range part {
-				c, _ := ai.Idx.Meta(id)
-				if gone[id] || vecs[i] == nil {
-					continue
-				}
-				var hits []vector.Hit[engine.Meta]
-				hits, err = ai.Idx.Search(ctx, vecs[i], 2, func(o *engine.Meta, cos, _ float64, _ bool) (float64, bool) {
-					return cos, o.Kind == hippo.KindMemory && o.Scope == c.Scope && o.SupersededAt == 0
-				})
-				if err != nil {
-					break
-				}
-				for _, h := range hits {
-					if h.ID == id || gone[h.ID] || h.Cosine < thr {
-						continue
-					}
-					keep, drop := id, h.ID
-					if hs, cs := h.Meta.Strength(clock), c.Strength(clock); hs > cs || (hs == cs && h.ID < id) {
-						keep, drop = h.ID, id
-					}
-					gone[drop] = true
-					pairs = append(pairs, pair{keep, drop, h.Cosine})
-					break
-				}
-			}
-		}
+	faded := engine.FindFaded(cfg, ai, m.db.activeClock, now, grace)
+	gone := map[string]bool{}
+	for _, f := range faded {
+		gone[f.ID] = true
 	}
+	merges, err := engine.FindMerges(ctx, ai, ai.Clock(m.db.activeClock, now.UnixMilli()), thr, gone)
 	ai.Mu.RUnlock()
 	if err != nil {
 		return nil, err
 	}
+	return m.applyConsolidation(ctx, &ConsolidateResult{DryRun: opts.DryRun, Faded: faded, Merged: []MergedMemory{}}, merges)
+}
 
+// applyConsolidation deletes the faded chunks and applies the merges, in
+// one write transaction; in a dry run it only fills in res. A faded chunk
+// deleted meanwhile is left out.
+func (m *Memory) applyConsolidation(ctx context.Context, res *ConsolidateResult, merges []engine.Merge) (*ConsolidateResult, error) {
 	tx, err := m.db.write.BeginTx(ctx, nil)
 	if err != nil {
 		return nil, err
@@ -149,7 +75,7 @@ func (m *Memory) Consolidate(ctx context.Context, opts ConsolidateOptions) (*Con
 	// A faded fact that superseded others is kept: deleting it would bring
 	// back the older value it replaced.
 	kept := res.Faded[:0]
-	fadedIDs = fadedIDs[:0]
+	var fadedIDs []string
 	for _, f := range res.Faded {
 		c, err := getChunk(ctx, tx, m.opts.AgentID, f.ID)
 		if hippo.ErrorCode(err) == hippo.ENOTFOUND {
@@ -169,18 +95,17 @@ func (m *Memory) Consolidate(ctx context.Context, opts ConsolidateOptions) (*Con
 		fadedIDs = append(fadedIDs, f.ID)
 	}
 	res.Faded = kept
-	sort.Slice(pairs, func(i, j int) bool { return pairs[i].drop < pairs[j].drop })
-	for _, p := range pairs {
-		keep, err := getChunk(ctx, tx, m.opts.AgentID, p.keep)
+	for _, p := range merges {
+		keep, err := getChunk(ctx, tx, m.opts.AgentID, p.Keep)
 		if err != nil {
 			return nil, err
 		}
-		drop, err := getChunk(ctx, tx, m.opts.AgentID, p.drop)
+		drop, err := getChunk(ctx, tx, m.opts.AgentID, p.Drop)
 		if err != nil {
 			return nil, err
 		}
-		res.Merged = append(res.Merged, MergedMemory{KeptID: keep.ID, RemovedID: drop.ID, Removed: drop.Content, Similarity: p.sim})
-		if opts.DryRun {
+		res.Merged = append(res.Merged, MergedMemory{KeptID: keep.ID, RemovedID: drop.ID, Removed: drop.Content, Similarity: p.Similarity})
+		if res.DryRun {
 			continue
 		}
 		keep.Merge(drop)
@@ -189,7 +114,7 @@ func (m *Memory) Consolidate(ctx context.Context, opts ConsolidateOptions) (*Con
 		}
 		fadedIDs = append(fadedIDs, drop.ID)
 	}
-	if opts.DryRun {
+	if res.DryRun {
 		return res, nil
 	}
 	if _, _, err := deleteChunksTx(ctx, tx, m.opts.AgentID, fadedIDs); err != nil {
