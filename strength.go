@@ -2,6 +2,7 @@ package hippo
 
 import (
 	"math"
+	"sort"
 	"time"
 )
 
@@ -14,14 +15,87 @@ func (c Config) DecayResistance(accessCount int) float64 {
 	return 1 + math.Log1p(float64(accessCount))*c.ResistanceFactor
 }
 
-// EffectiveStrength is intensity × e^(-λ / resistance × hours since last
-// access). A negative age (clock skew) counts as zero.
-func (c Config) EffectiveStrength(intensity float64, accessCount int, sinceAccess time.Duration) float64 {
-	hours := sinceAccess.Hours()
+// DecayRate is λ / DecayResistance(accessCount): the rate per hour at
+// which a chunk accessed accessCount times decays.
+func (c Config) DecayRate(accessCount int) float64 {
+	return c.Lambda / c.DecayResistance(accessCount)
+}
+
+// Decay is intensity × e^(-rate × hours): the strength of a chunk after
+// hours of decay at rate. Negative hours (clock skew) count as zero.
+func Decay(intensity, rate, hours float64) float64 {
 	if hours < 0 {
 		hours = 0
 	}
-	return intensity * math.Exp(-c.Lambda/c.DecayResistance(accessCount)*hours)
+	return intensity * math.Exp(-rate*hours)
+}
+
+// EffectiveStrength is intensity × e^(-λ / resistance × hours since last
+// access). A negative age (clock skew) counts as zero.
+func (c Config) EffectiveStrength(intensity float64, accessCount int, sinceAccess time.Duration) float64 {
+	return Decay(intensity, c.DecayRate(accessCount), sinceAccess.Hours())
+}
+
+// StrengthBy is the chunk's effective strength with its decay counted by
+// clock (WallHours or ActiveHours).
+func (c Config) StrengthBy(ch *Chunk, clock DecayClock) float64 {
+	return Decay(ch.RunningIntensity, c.DecayRate(ch.AccessCount), clock(ch.LastAccessedAt.UnixMilli()))
+}
+
+// FadeHours is how many hours of decay at rate take intensity under the
+// strength floor: 0 when it is under already, and false when it never
+// gets there (no decay).
+func (c Config) FadeHours(intensity, rate float64) (float64, bool) {
+	switch {
+	case intensity <= c.StrengthFloor:
+		return 0, true
+	case rate <= 0:
+		return 0, false
+	}
+	return math.Log(intensity/c.StrengthFloor) / rate, true
+}
+
+// A DecayClock gives the hours a chunk has decayed since its last access
+// (unix milliseconds): wall time (WallHours) or the agent's active hours
+// only (ActiveHours).
+type DecayClock func(lastAccessMs int64) float64
+
+const msPerHour = float64(time.Hour / time.Millisecond)
+
+// WallHours is the wall-time decay clock at now (unix milliseconds): every
+// hour counts.
+func WallHours(nowMs int64) DecayClock {
+	return func(last int64) float64 { return math.Max(0, float64(nowMs-last)/msPerHour) }
+}
+
+// ActiveHours is the active decay clock at now (unix milliseconds): only
+// the hours in active (unix hours, ascending) in which the agent used its
+// memory count, those after the hour of the last access up to now's.
+func ActiveHours(active []int64, nowMs int64) DecayClock {
+	nowH := int64(float64(nowMs) / msPerHour)
+	end := sort.Search(len(active), func(i int) bool { return active[i] > nowH })
+	return func(last int64) float64 {
+		lastH := int64(float64(last) / msPerHour)
+		start := sort.Search(len(active), func(i int) bool { return active[i] > lastH })
+		return float64(max(0, end-start))
+	}
+}
+
+// ActiveCrossing is when, counting only the active hours (unix hours,
+// ascending) after lastAccess (unix milliseconds), h hours had passed: the
+// end of the ceil(h)-th active hour, or of the last one when there are
+// fewer.
+func ActiveCrossing(active []int64, lastAccessMs int64, h float64) time.Time {
+	lastH := int64(float64(lastAccessMs) / msPerHour)
+	start := sort.Search(len(active), func(i int) bool { return active[i] > lastH })
+	i := start + int(math.Ceil(h)) - 1
+	if i < start {
+		return time.UnixMilli(lastAccessMs)
+	}
+	if i >= len(active) {
+		i = len(active) - 1
+	}
+	return time.Unix((active[i]+1)*3600, 0)
 }
 
 // HalfLife is how long an untouched chunk with accessCount accesses takes
@@ -43,7 +117,41 @@ func MovingAverage(running float64, encounters int, reading float64) float64 {
 // Boost is the running intensity after a retrieval: +RetrievalBoost,
 // capped at 1.
 func (c Config) Boost(intensity float64) float64 {
-	return math.Min(1, intensity+c.RetrievalBoost)
+	return Boosted(intensity, c.RetrievalBoost)
+}
+
+// Boosted is intensity raised by boost, capped at 1: Config.Boost with the
+// boost given, for stores that apply it where the intensity is kept.
+func Boosted(intensity, boost float64) float64 {
+	return math.Min(1, intensity+boost)
+}
+
+// Strengthen folds reading into the chunk's running intensity as one more
+// encounter (MovingAverage); when accessed it also counts as an access at
+// now. Storing a duplicate, stating a known fact again and a vote all go
+// through it.
+func (c *Chunk) Strengthen(reading float64, now time.Time, accessed bool) {
+	c.RunningIntensity = MovingAverage(c.RunningIntensity, c.EncounterCount, reading)
+	c.EncounterCount++
+	if accessed {
+		c.AccessCount++
+		c.LastAccessedAt = now
+	}
+}
+
+// Merge folds drop into c when two chunks say the same: encounters and
+// accesses add up, the running intensity is their encounter-weighted
+// mean, and the last access is the later one.
+func (c *Chunk) Merge(drop *Chunk) {
+	enc := c.EncounterCount + drop.EncounterCount
+	if enc > 0 {
+		c.RunningIntensity = (c.RunningIntensity*float64(c.EncounterCount) + drop.RunningIntensity*float64(drop.EncounterCount)) / float64(enc)
+	}
+	c.EncounterCount = enc
+	c.AccessCount += drop.AccessCount
+	if drop.LastAccessedAt.After(c.LastAccessedAt) {
+		c.LastAccessedAt = drop.LastAccessedAt
+	}
 }
 
 // Recency is e^(-RecencyRate × days since creation), in [0, 1].

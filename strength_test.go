@@ -181,3 +181,61 @@ func TestConfigForEmbedder(t *testing.T) {
 		t.Errorf("seed defaults changed: %+v", base)
 	}
 }
+
+func TestStrengthenAndMerge(t *testing.T) {
+	t0 := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+	now := t0.Add(48 * time.Hour)
+	tests := []struct {
+		name     string
+		reading  float64
+		accessed bool
+		want     hippo.Chunk
+	}{
+		{"upvote", 1, true, hippo.Chunk{RunningIntensity: 0.75, EncounterCount: 2, AccessCount: 4, LastAccessedAt: now}},
+		{"downvote", 0, false, hippo.Chunk{RunningIntensity: 0.25, EncounterCount: 2, AccessCount: 3, LastAccessedAt: t0}},
+	}
+	for _, tt := range tests {
+		c := hippo.Chunk{RunningIntensity: 0.5, EncounterCount: 1, AccessCount: 3, LastAccessedAt: t0}
+		c.Strengthen(tt.reading, now, tt.accessed)
+		if c.RunningIntensity != tt.want.RunningIntensity || c.EncounterCount != tt.want.EncounterCount ||
+			c.AccessCount != tt.want.AccessCount || !c.LastAccessedAt.Equal(tt.want.LastAccessedAt) {
+			t.Errorf("%s: got %+v, want %+v", tt.name, c, tt.want)
+		}
+	}
+	keep := hippo.Chunk{RunningIntensity: 0.9, EncounterCount: 3, AccessCount: 2, LastAccessedAt: t0}
+	keep.Merge(&hippo.Chunk{RunningIntensity: 0.1, EncounterCount: 1, AccessCount: 5, LastAccessedAt: now})
+	if math.Abs(keep.RunningIntensity-0.7) > 1e-12 || keep.EncounterCount != 4 || keep.AccessCount != 7 || !keep.LastAccessedAt.Equal(now) {
+		t.Errorf("merged: %+v", keep)
+	}
+}
+
+func TestDecayClocks(t *testing.T) {
+	cfg := hippo.DefaultConfig()
+	hour := int64(time.Hour / time.Millisecond)
+	now := 100 * hour
+	if got := hippo.WallHours(now)(now - 10*hour); got != 10 {
+		t.Errorf("wall hours: %v, want 10", got)
+	}
+	if got := hippo.WallHours(now)(now + hour); got != 0 {
+		t.Errorf("wall hours of a future access: %v, want 0", got)
+	}
+	active := []int64{90, 92, 95, 99, 100}
+	if got := hippo.ActiveHours(active, now)(91 * hour); got != 4 {
+		t.Errorf("active hours since hour 91: %v, want 4 (92, 95, 99, 100)", got)
+	}
+	if got := hippo.ActiveCrossing(active, 91*hour, 2); !got.Equal(time.Unix(96*3600, 0)) {
+		t.Errorf("crossing after 2 active hours: %v, want the end of hour 95", got)
+	}
+	c := hippo.Chunk{RunningIntensity: 0.8, AccessCount: 5, LastAccessedAt: time.UnixMilli(now - 30*hour)}
+	wall := cfg.StrengthBy(&c, hippo.WallHours(now))
+	if want := c.Strength(cfg, time.UnixMilli(now)); math.Abs(wall-want) > 1e-12 {
+		t.Errorf("StrengthBy wall clock %v, Strength %v", wall, want)
+	}
+	h, ok := cfg.FadeHours(0.8, cfg.DecayRate(5))
+	if !ok || math.Abs(cfg.EffectiveStrength(0.8, 5, time.Duration(h*float64(time.Hour)))-cfg.StrengthFloor) > 1e-9 {
+		t.Errorf("FadeHours = %v, %v: strength then is not the floor", h, ok)
+	}
+	if _, ok := cfg.FadeHours(0.8, 0); ok {
+		t.Error("FadeHours without decay: want never")
+	}
+}

@@ -3,6 +3,7 @@ package hippo
 import (
 	"bytes"
 	"encoding/json"
+	"regexp"
 	"strings"
 	"unicode"
 	"unicode/utf8"
@@ -114,4 +115,15 @@ func (c Config) CheckLimit(limit int) (int, error) {
 		return 0, Invalidf("limit", "must be between 1 and %d, got %d", c.MaxLimit, limit)
 	}
 	return limit, nil
+}
+
+var identRe = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]{0,63}$`)
+
+// ValidateTableName checks that name is a plain SQL identifier, so that a
+// store can quote it into a statement safely (the messages table).
+func ValidateTableName(name string) error {
+	if !identRe.MatchString(name) {
+		return Invalidf("messages_table", "%q is not a valid table name (letters, digits and _, starting with a letter or _, at most 64)", name)
+	}
+	return nil
 }

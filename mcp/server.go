@@ -66,7 +66,6 @@ import (
 	"github.com/google/jsonschema-go/jsonschema"
 	"github.com/hippo-mem/hippo"
 	"github.com/hippo-mem/hippo/metrics"
-	"github.com/hippo-mem/hippo/sqlite"
 	"github.com/hippo-mem/hippo/tools"
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 )
@@ -81,9 +80,9 @@ const DefaultShutdownTimeout = 10 * time.Second
 
 // Config configures NewServer.
 type Config struct {
-	// DB is the database every agent's memory lives in; required. The
+	// DB is the store every agent's memory lives in; required. The
 	// Server does not close it.
-	DB *sqlite.DB
+	DB hippo.Store
 	// Embedder embeds stored content and queries; required.
 	Embedder hippo.Embedder
 	// Extractor and Classifier serve remember_facts; without an Extractor
@@ -148,7 +147,7 @@ func NewServer(cfg Config) (*Server, error) {
 		return nil, errors.New("mcp: Config.Embedder is required")
 	}
 	if cfg.MessagesTable != "" {
-		if err := sqlite.ValidateTableName(cfg.MessagesTable); err != nil {
+		if err := hippo.ValidateTableName(cfg.MessagesTable); err != nil {
 			return nil, fmt.Errorf("mcp: %w", err)
 		}
 	}
@@ -300,7 +299,7 @@ func (s *Server) toolHandler(t tools.Tool) sdk.ToolHandler {
 		if err != nil {
 			return errorResult(err), nil
 		}
-		mem, err := s.cfg.DB.Memory(sqlite.MemoryOptions{
+		mem, err := s.cfg.DB.Service(hippo.MemoryOptions{
 			AgentID: agent, Scope: opts.Scope, RecallScopes: opts.RecallScopes,
 			MessagesTable: s.cfg.MessagesTable,
 			Embedder:      s.cfg.Embedder, Extractor: s.cfg.Extractor, Classifier: s.cfg.Classifier,

@@ -8,28 +8,12 @@ import (
 	"io/fs"
 	"os"
 	"strings"
-	"time"
 
 	"github.com/hippo-mem/hippo"
 )
 
-// Stats is an overview of a whole database.
-type Stats struct {
-	Path string `json:"path"`
-	// FileSize and WALSize are the bytes of the database file and of its
-	// write-ahead log (0 when there is none).
-	FileSize   int64 `json:"file_size"`
-	WALSize    int64 `json:"wal_size"`
-	Chunks     int   `json:"chunks"`
-	Facts      int   `json:"facts"`
-	Memories   int   `json:"memories"`
-	Superseded int   `json:"superseded"`
-	Blocks     int   `json:"blocks"`
-	// Agents counts agents owning at least one chunk or block.
-	Agents int `json:"agents"`
-	// EmbeddingModel is the model lock, nil when nothing was embedded yet.
-	EmbeddingModel *ModelLock `json:"embedding_model"`
-}
+// Stats is hippo.Stats.
+type Stats = hippo.Stats
 
 // Stats counts chunks, blocks and agents in one read snapshot.
 func (db *DB) Stats(ctx context.Context) (*Stats, error) {
@@ -74,15 +58,8 @@ func fileSize(path string) (int64, error) {
 	return st.Size(), nil
 }
 
-// AgentSummary is one agent with what it owns.
-type AgentSummary struct {
-	AgentID    string `json:"agent_id"`
-	Chunks     int    `json:"chunks"`
-	Facts      int    `json:"facts"`
-	Memories   int    `json:"memories"`
-	Superseded int    `json:"superseded"`
-	Blocks     int    `json:"blocks"`
-}
+// AgentSummary is hippo.AgentSummary.
+type AgentSummary = hippo.AgentSummary
 
 // Agents lists every agent owning a chunk or a block, by ID.
 func (db *DB) Agents(ctx context.Context) ([]AgentSummary, error) {
@@ -110,28 +87,11 @@ func (db *DB) Agents(ctx context.Context) ([]AgentSummary, error) {
 	return out, rows.Err()
 }
 
-// ChunkFilter selects chunks for listing, counting and text search. The
-// zero value selects every live chunk.
-type ChunkFilter struct {
-	// AgentID restricts to one agent; "" means all.
-	AgentID string
-	// Scope restricts to one scope ("" is the global scope); nil means all.
-	Scope *string
-	// Kind restricts to facts or memories; "" means both.
-	Kind hippo.Kind
-	// Superseded includes superseded chunks, which are left out otherwise.
-	Superseded bool
-	// Text keeps chunks whose content contains it, ignoring case and
-	// accents ("cafe" finds "Café"); every character, % and _ too, matches
-	// itself. "" matches everything.
-	Text string
-	// Limit caps the result (0: no cap); Offset skips that many first.
-	// Both are ignored by CountChunks.
-	Limit, Offset int
-}
+// ChunkFilter is hippo.ChunkFilter.
+type ChunkFilter = hippo.ChunkFilter
 
 // where returns the SQL condition and arguments of the filter.
-func (f ChunkFilter) where() (string, []any, error) {
+func chunkWhere(f ChunkFilter) (string, []any, error) {
 	if f.Kind != "" && !f.Kind.Valid() {
 		return "", nil, hippo.Invalidf("kind", "must be %q or %q, got %q", hippo.KindFact, hippo.KindMemory, f.Kind)
 	}
@@ -173,7 +133,7 @@ var listColumns = strings.Replace(chunkColumns, " embedding,", " X'' AS embeddin
 // ListChunks returns the chunks the filter selects, newest first, without
 // their embeddings.
 func (db *DB) ListChunks(ctx context.Context, f ChunkFilter) ([]*hippo.Chunk, error) {
-	where, args, err := f.where()
+	where, args, err := chunkWhere(f)
 	if err != nil {
 		return nil, err
 	}
@@ -190,7 +150,7 @@ func (db *DB) ListChunks(ctx context.Context, f ChunkFilter) ([]*hippo.Chunk, er
 // CountChunks counts the chunks the filter selects, ignoring Limit and
 // Offset.
 func (db *DB) CountChunks(ctx context.Context, f ChunkFilter) (int, error) {
-	where, args, err := f.where()
+	where, args, err := chunkWhere(f)
 	if err != nil {
 		return 0, err
 	}
@@ -255,17 +215,8 @@ func (db *DB) ListBlocks(ctx context.Context, agentID string, scope *string) ([]
 	return out, rows.Err()
 }
 
-// DeletePlan is what DeleteChunks would do with the same arguments.
-type DeletePlan struct {
-	// Chunks are the chunks that would be deleted (without embeddings), in
-	// the order their IDs were given.
-	Chunks []*hippo.Chunk
-	// NotFound are the IDs matching no chunk (of the agent, if one is given).
-	NotFound []string
-	// Resurrected are the chunks that would become current again because
-	// what superseded them is deleted.
-	Resurrected []string
-}
+// DeletePlan is hippo.DeletePlan.
+type DeletePlan = hippo.DeletePlan
 
 // PlanDelete previews DeleteChunks(ctx, agentID, ids) without changing
 // anything.
@@ -323,16 +274,8 @@ func (db *DB) PlanDelete(ctx context.Context, agentID string, ids []string) (*De
 	return plan, nil
 }
 
-// PurgeFilter selects superseded chunks to purge.
-type PurgeFilter struct {
-	// AgentID restricts to one agent; "" means all.
-	AgentID string
-	// Before, if set, keeps only chunks superseded before it (created
-	// before it when the supersession time is unknown).
-	Before time.Time
-	// DryRun finds what would be purged and changes nothing.
-	DryRun bool
-}
+// PurgeFilter is hippo.PurgeFilter.
+type PurgeFilter = hippo.PurgeFilter
 
 // PurgeSuperseded hard-deletes superseded chunks and returns them (without
 // embeddings), oldest first. Unlike DeleteChunks it resurrects nothing: a

@@ -176,3 +176,29 @@ func (m *Memory) DescribeBlock(ctx context.Context, key, description string) (*h
 	}
 	return getBlock(ctx, m.db.read, m.opts.AgentID, m.opts.Scope, key)
 }
+
+// Blocks lists the agent's blocks in the write scope.
+func (m *Memory) Blocks(ctx context.Context) ([]BlockInfo, error) {
+	scope := m.opts.Scope
+	return m.db.ListBlocks(ctx, m.opts.AgentID, &scope)
+}
+
+// DeleteBlock deletes a block of the write scope. ENOTFOUND when missing.
+func (m *Memory) DeleteBlock(ctx context.Context, key string) error {
+	if err := m.touch(ctx); err != nil {
+		return err
+	}
+	if err := hippo.ValidateBlockKey(key); err != nil {
+		return err
+	}
+	res, err := m.db.write.ExecContext(ctx, `DELETE FROM memory_blocks WHERE agent_id = ? AND scope = ? AND key = ?`,
+		m.opts.AgentID, m.opts.Scope, key)
+	if err != nil {
+		return fmt.Errorf("delete block %q: %w", key, err)
+	}
+	if n, _ := res.RowsAffected(); n == 0 {
+		return hippo.Errorf(hippo.ENOTFOUND, "block %q does not exist", key)
+	}
+	m.db.checkpoint(ctx)
+	return nil
+}

@@ -107,6 +107,8 @@ type execer interface {
 	ExecContext(ctx context.Context, query string, args ...any) (sql.Result, error)
 }
 
+// insertChunk inserts c; ECONFLICT when its ID or, for a memory, its
+// content in its scope is taken.
 func insertChunk(ctx context.Context, tx execer, c *hippo.Chunk) error {
 	var supAt any
 	if c.SupersededAt != nil {
@@ -118,7 +120,10 @@ func insertChunk(ctx context.Context, tx execer, c *hippo.Chunk) error {
 		vector.Encode(c.Embedding), nullIfEmpty(string(c.Metadata)),
 		c.RunningIntensity, c.EncounterCount, c.AccessCount, formatTime(c.LastAccessedAt),
 		nullIfEmpty(c.SupersededBy), supAt, formatTime(c.CreatedAt))
-	if err != nil {
+	switch {
+	case isUniqueViolation(err):
+		return &hippo.Error{Code: hippo.ECONFLICT, Message: fmt.Sprintf("chunk %s: a chunk with this ID, or a memory with this content in scope %q, already exists", c.ID, c.Scope)}
+	case err != nil:
 		return fmt.Errorf("insert chunk: %w", err)
 	}
 	return nil
@@ -230,4 +235,94 @@ func (db *DB) checkpoint(ctx context.Context) {
 // placeholders returns "?, ?, ?" for n arguments.
 func placeholders(n int) string {
 	return strings.TrimSuffix(strings.Repeat("?, ", n), ", ")
+}
+
+// saveStrength writes a chunk's strength fields (running intensity,
+// encounters, accesses and last access) as hippo.Chunk's Strengthen or
+// Merge left them.
+func saveStrength(ctx context.Context, tx execer, c *hippo.Chunk) error {
+	_, err := tx.ExecContext(ctx, `UPDATE chunks SET running_intensity = ?, encounter_count = ?,
+		access_count = ?, last_accessed_at = ? WHERE id = ?`,
+		c.RunningIntensity, c.EncounterCount, c.AccessCount, formatTime(c.LastAccessedAt), c.ID)
+	return err
+}
+
+// sameMemory is the condition on chunks that finds the memory an agent
+// already holds with a content hash in a scope, the key of memory dedup;
+// its arguments are the agent, the scope and the hash twice. The prefix
+// comparison is what the unique dedup index holds (migration 0007).
+const sameMemory = `agent_id = ? AND scope = ? AND substr(content_hash, 1, 32) = substr(?, 1, 32) AND content_hash = ? AND kind = 'memory'`
+
+// InsertChunks writes chunks as they are (IDs, counters and times kept when
+// set, filled in when not) in one transaction, checking the embedding model
+// lock. Chunks without an agent or scope take agentID and scope.
+//
+// It is a bulk loader, not an agent's way to write: it skips fact
+// extraction, deduplication and conflict resolution (use Memory's
+// RememberFacts and StoreMemory for that). It is public because loading
+// stores with given vectors and times is what benchmarks, evaluation sets
+// and tests of other packages need, and an export is the other way in
+// (Import).
+func (db *DB) InsertChunks(ctx context.Context, agentID, scope, model string, chunks []*hippo.Chunk) error {
+	if len(chunks) == 0 {
+		return nil
+	}
+	tx, err := db.write.BeginTx(ctx, nil)
+	if err != nil {
+		return err
+	}
+	defer tx.Rollback()
+	if err := db.lockModelTx(ctx, tx, model, len(chunks[0].Embedding)); err != nil {
+		return err
+	}
+	bulk, err := startBulkLog(ctx, tx)
+	if err != nil {
+		return err
+	}
+	now := db.now()
+	for _, c := range chunks {
+		if c.AgentID == "" {
+			c.AgentID = agentID
+		}
+		if c.Scope == "" {
+			c.Scope = scope
+		}
+		if err := hippo.ValidateAgentID(c.AgentID); err != nil {
+			return err
+		}
+		if c.ID == "" {
+			c.ID = newChunkID(now)
+		}
+		if c.Kind == "" {
+			c.Kind = hippo.KindMemory
+		}
+		if c.Kind == hippo.KindMemory {
+			c.ContentHash = ContentHash(c.Content)
+		}
+		if c.EncounterCount == 0 {
+			c.EncounterCount = 1
+			if c.RunningIntensity == 0 {
+				c.RunningIntensity = db.cfg.DefaultIntensity
+			}
+		}
+		if c.CreatedAt.IsZero() {
+			c.CreatedAt = now
+		}
+		if c.LastAccessedAt.IsZero() {
+			c.LastAccessedAt = c.CreatedAt
+		}
+		if len(c.Embedding) != len(chunks[0].Embedding) {
+			return hippo.Errorf(hippo.EINVALID, "chunk %s has %d dimensions, others %d", c.ID, len(c.Embedding), len(chunks[0].Embedding))
+		}
+		if err := insertChunk(ctx, tx, c); err != nil {
+			return err
+		}
+		if err := bulk.added(ctx); err != nil {
+			return err
+		}
+	}
+	if err := bulk.finish(ctx); err != nil {
+		return err
+	}
+	return tx.Commit()
 }

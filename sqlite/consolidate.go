@@ -4,52 +4,23 @@ import (
 	"context"
 	"fmt"
 	"math"
-	"sort"
 	"time"
 
 	"github.com/hippo-mem/hippo"
-	"github.com/hippo-mem/hippo/vector"
+	"github.com/hippo-mem/hippo/engine"
 )
 
-// ConsolidateOptions configures Consolidate.
-type ConsolidateOptions struct {
-	// AgentID limits the pass to one agent; required.
-	AgentID string
-	// Grace is how long a chunk must have been under the strength floor
-	// before it is deleted; 0 means 30 days.
-	Grace time.Duration
-	// MergeThreshold is the cosine above which two memories of the same
-	// scope are merged into the stronger one; 0 means 0.97 (or the
-	// embedder's duplicate threshold when higher); 1 or more disables
-	// merging.
-	MergeThreshold float64
-	// DryRun reports what would be done and changes nothing.
-	DryRun bool
-}
+// ConsolidateOptions is hippo.ConsolidateOptions.
+type ConsolidateOptions = hippo.ConsolidateOptions
 
-// ConsolidateResult reports a consolidation pass.
-type ConsolidateResult struct {
-	DryRun bool           `json:"dry_run"`
-	Faded  []FadedChunk   `json:"faded"`
-	Merged []MergedMemory `json:"merged"`
-}
+// ConsolidateResult is hippo.ConsolidateResult.
+type ConsolidateResult = hippo.ConsolidateResult
 
-// FadedChunk is a chunk deleted for having stayed under the floor.
-type FadedChunk struct {
-	ID         string     `json:"id"`
-	Kind       hippo.Kind `json:"kind"`
-	Content    string     `json:"content"`
-	Strength   float64    `json:"strength"`
-	UnderSince time.Time  `json:"under_floor_since"`
-}
+// FadedChunk is hippo.FadedChunk.
+type FadedChunk = hippo.FadedChunk
 
-// MergedMemory is a memory folded into a near-duplicate.
-type MergedMemory struct {
-	KeptID     string  `json:"kept_id"`
-	RemovedID  string  `json:"removed_id"`
-	Removed    string  `json:"removed_content"`
-	Similarity float64 `json:"similarity"`
-}
+// MergedMemory is hippo.MergedMemory.
+type MergedMemory = hippo.MergedMemory
 
 // Consolidate is an explicit maintenance pass, never a background job: it
 // deletes the agent's live chunks whose effective strength has been under
@@ -73,103 +44,29 @@ func (m *Memory) Consolidate(ctx context.Context, opts ConsolidateOptions) (*Con
 	if thr < 0.5 {
 		return nil, hippo.Invalidf("merge_threshold", "must be at least 0.5, got %v", thr)
 	}
-	ai, err := m.db.agentIndex(ctx, m.opts.AgentID)
+	ai, err := m.db.syncIndex(ctx, m.opts.AgentID)
 	if err != nil {
 		return nil, err
 	}
 	now := m.db.now()
-	nowMs := now.UnixMilli()
-	res := &ConsolidateResult{DryRun: opts.DryRun, Faded: []FadedChunk{}, Merged: []MergedMemory{}}
-	type pair struct {
-		keep, drop string
-		sim        float64
+	ai.Mu.RLock()
+	faded := engine.FindFaded(cfg, ai, m.db.activeClock, now, grace)
+	gone := map[string]bool{}
+	for _, f := range faded {
+		gone[f.ID] = true
 	}
-	var fadedIDs []string
-	var pairs []pair
-	ai.mu.RLock()
-	clock := ai.clock(m.db, nowMs)
-	if ai.idx != nil {
-		live := ai.newFilter("", nil)
-		for _, id := range ai.idx.IDs() {
-			c, _ := ai.idx.Meta(id)
-			if !live.allows(&c) {
-				continue
-			}
-			// Strength crosses the floor once intensity·e^(-rate·h) < floor.
-			crossH := 0.0
-			if float64(c.intensity) > cfg.StrengthFloor && c.decayRate > 0 {
-				crossH = math.Log(float64(c.intensity)/cfg.StrengthFloor) / float64(c.decayRate)
-			} else if float64(c.intensity) > cfg.StrengthFloor {
-				continue // no decay: never crosses
-			}
-			// Under the active clock, only active hours count towards the
-			// crossing; the grace period is wall time after it.
-			if clock(c.lastAccess) < crossH {
-				continue
-			}
-			crossed := time.UnixMilli(c.lastAccess).Add(time.Duration(crossH * float64(time.Hour)))
-			if m.db.activeClock {
-				crossed = ai.activeCrossing(c.lastAccess, crossH)
-			}
-			if now.Sub(crossed) >= grace {
-				fadedIDs = append(fadedIDs, id)
-				res.Faded = append(res.Faded, FadedChunk{ID: id, Kind: c.kind, Strength: c.strength(clock), UnderSince: crossed.UTC()})
-			}
-		}
-		gone := map[string]bool{}
-		for _, id := range fadedIDs {
-			gone[id] = true
-		}
-		var ids []string
-		if thr < 1 {
-			for _, id := range ai.idx.IDs() {
-				if c, _ := ai.idx.Meta(id); !gone[id] && c.kind == hippo.KindMemory && live.allows(&c) {
-					ids = append(ids, id)
-				}
-			}
-		}
-		// Each live memory's nearest neighbour, its vector read from the
-		// store a batch at a time.
-		const batch = 256
-		vecs := make([][]float32, batch)
-		for start := 0; start < len(ids) && err == nil; start += batch {
-			part := ids[start:min(start+batch, len(ids))]
-			clear(vecs)
-			if err = ai.idx.Vectors(ctx, part, func(i int, v []float32) { vecs[i] = append([]float32(nil), v...) }); err != nil {
-				break
-			}
-			for i, id := range part {
-				c, _ := ai.idx.Meta(id)
-				if gone[id] || vecs[i] == nil {
-					continue
-				}
-				var hits []vector.Hit[chunkMeta]
-				hits, err = ai.idx.Search(ctx, vecs[i], 2, func(o *chunkMeta, cos, _ float64, _ bool) (float64, bool) {
-					return cos, o.kind == hippo.KindMemory && o.scope == c.scope && o.supersededAt == 0
-				})
-				if err != nil {
-					break
-				}
-				for _, h := range hits {
-					if h.ID == id || gone[h.ID] || h.Cosine < thr {
-						continue
-					}
-					keep, drop := id, h.ID
-					if hs, cs := h.Meta.strength(clock), c.strength(clock); hs > cs || (hs == cs && h.ID < id) {
-						keep, drop = h.ID, id
-					}
-					gone[drop] = true
-					pairs = append(pairs, pair{keep, drop, h.Cosine})
-					break
-				}
-			}
-		}
-	}
-	ai.mu.RUnlock()
+	merges, err := engine.FindMerges(ctx, ai, ai.Clock(m.db.activeClock, now.UnixMilli()), thr, gone)
+	ai.Mu.RUnlock()
 	if err != nil {
 		return nil, err
 	}
+	return m.applyConsolidation(ctx, &ConsolidateResult{DryRun: opts.DryRun, Faded: faded, Merged: []MergedMemory{}}, merges)
+}
 
+// applyConsolidation deletes the faded chunks and applies the merges, in
+// one write transaction; in a dry run it only fills in res. A faded chunk
+// deleted meanwhile is left out.
+func (m *Memory) applyConsolidation(ctx context.Context, res *ConsolidateResult, merges []engine.Merge) (*ConsolidateResult, error) {
 	tx, err := m.db.write.BeginTx(ctx, nil)
 	if err != nil {
 		return nil, err
@@ -178,7 +75,7 @@ func (m *Memory) Consolidate(ctx context.Context, opts ConsolidateOptions) (*Con
 	// A faded fact that superseded others is kept: deleting it would bring
 	// back the older value it replaced.
 	kept := res.Faded[:0]
-	fadedIDs = fadedIDs[:0]
+	var fadedIDs []string
 	for _, f := range res.Faded {
 		c, err := getChunk(ctx, tx, m.opts.AgentID, f.ID)
 		if hippo.ErrorCode(err) == hippo.ENOTFOUND {
@@ -198,34 +95,26 @@ func (m *Memory) Consolidate(ctx context.Context, opts ConsolidateOptions) (*Con
 		fadedIDs = append(fadedIDs, f.ID)
 	}
 	res.Faded = kept
-	sort.Slice(pairs, func(i, j int) bool { return pairs[i].drop < pairs[j].drop })
-	for _, p := range pairs {
-		keep, err := getChunk(ctx, tx, m.opts.AgentID, p.keep)
+	for _, p := range merges {
+		keep, err := getChunk(ctx, tx, m.opts.AgentID, p.Keep)
 		if err != nil {
 			return nil, err
 		}
-		drop, err := getChunk(ctx, tx, m.opts.AgentID, p.drop)
+		drop, err := getChunk(ctx, tx, m.opts.AgentID, p.Drop)
 		if err != nil {
 			return nil, err
 		}
-		res.Merged = append(res.Merged, MergedMemory{KeptID: keep.ID, RemovedID: drop.ID, Removed: drop.Content, Similarity: p.sim})
-		if opts.DryRun {
+		res.Merged = append(res.Merged, MergedMemory{KeptID: keep.ID, RemovedID: drop.ID, Removed: drop.Content, Similarity: p.Similarity})
+		if res.DryRun {
 			continue
 		}
-		enc := keep.EncounterCount + drop.EncounterCount
-		intensity := (keep.RunningIntensity*float64(keep.EncounterCount) + drop.RunningIntensity*float64(drop.EncounterCount)) / float64(enc)
-		last := keep.LastAccessedAt
-		if drop.LastAccessedAt.After(last) {
-			last = drop.LastAccessedAt
-		}
-		if _, err := tx.ExecContext(ctx, `UPDATE chunks SET encounter_count = ?, access_count = ?,
-			running_intensity = ?, last_accessed_at = ? WHERE id = ?`,
-			enc, keep.AccessCount+drop.AccessCount, intensity, formatTime(last), keep.ID); err != nil {
+		keep.Merge(drop)
+		if err := saveStrength(ctx, tx, keep); err != nil {
 			return nil, fmt.Errorf("merge into %s: %w", keep.ID, err)
 		}
 		fadedIDs = append(fadedIDs, drop.ID)
 	}
-	if opts.DryRun {
+	if res.DryRun {
 		return res, nil
 	}
 	if _, _, err := deleteChunksTx(ctx, tx, m.opts.AgentID, fadedIDs); err != nil {

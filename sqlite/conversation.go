@@ -52,11 +52,16 @@ func (m *Memory) SearchConversation(ctx context.Context, query string, limit int
 	q += ` ORDER BY f.rank LIMIT ?`
 	args = append(args, limit)
 
+	var indexed bool
+	if err := m.db.read.QueryRowContext(ctx, `SELECT EXISTS (SELECT 1 FROM sqlite_schema
+		WHERE type = 'table' AND name = ? COLLATE NOCASE)`, table+"_fts").Scan(&indexed); err != nil {
+		return nil, fmt.Errorf("search conversation: %w", err)
+	}
+	if !indexed {
+		return nil, hippo.Errorf(hippo.EINVALID, "messages FTS index %q does not exist", table+"_fts")
+	}
 	rows, err := m.db.read.QueryContext(ctx, q, args...)
 	if err != nil {
-		if strings.Contains(err.Error(), "no such table") {
-			return nil, hippo.Errorf(hippo.EINVALID, "messages FTS index %q does not exist", table+"_fts")
-		}
 		return nil, fmt.Errorf("search conversation: %w", err)
 	}
 	defer rows.Close()

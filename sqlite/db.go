@@ -26,6 +26,7 @@ import (
 	"time"
 
 	"github.com/hippo-mem/hippo"
+	"github.com/hippo-mem/hippo/engine"
 	_ "modernc.org/sqlite" // registers the "sqlite" driver
 )
 
@@ -65,12 +66,13 @@ const (
 
 // DB is an open Hippo database. It is safe for concurrent use.
 type DB struct {
-	path   string
-	write  *sql.DB // one connection, BEGIN IMMEDIATE: writers queue here
-	read   *sql.DB // readers run beside the writer under WAL
-	cfg    hippo.Config
-	now    func() time.Time
-	noSync bool
+	path    string
+	created bool    // Open created the file
+	write   *sql.DB // one connection, BEGIN IMMEDIATE: writers queue here
+	read    *sql.DB // readers run beside the writer under WAL
+	cfg     hippo.Config
+	now     func() time.Time
+	noSync  bool
 
 	activeClock bool
 
@@ -78,8 +80,8 @@ type DB struct {
 	activityHour map[string]int64 // last hour recorded per agent
 
 	indexMu sync.Mutex
-	indexes map[string]*agentIndex // by agent ID, loaded on first search
-	writes  atomic.Int64           // recalls and writes, to pace change-log pruning
+	indexes map[string]*engine.Index // by agent ID, loaded on first search
+	writes  atomic.Int64             // recalls and writes, to pace change-log pruning
 
 	stmtMu sync.Mutex
 	stmts  map[string]*sql.Stmt // prepared on the write pool, by query
@@ -101,6 +103,7 @@ func Open(ctx context.Context, path string, opts Options) (*DB, error) {
 		return nil, hippo.Invalidf("db", "cannot resolve path %q: %v", path, err)
 	}
 	st, err := os.Stat(abs)
+	created := false
 	switch {
 	case err == nil && st.IsDir():
 		return nil, hippo.Invalidf("db", "%s is a directory, not a database file", abs)
@@ -113,11 +116,12 @@ func Open(ctx context.Context, path string, opts Options) (*DB, error) {
 		if err := create(ctx, abs, PageSizeFor(opts.Dimension)); err != nil {
 			return nil, err
 		}
+		created = true
 	case err != nil:
 		return nil, hippo.Errorf(hippo.EINVALID, "cannot open %s: %v", abs, err)
 	}
 
-	db := &DB{path: abs, cfg: hippo.DefaultConfig(), now: time.Now, indexes: map[string]*agentIndex{}}
+	db := &DB{path: abs, created: created, cfg: hippo.DefaultConfig(), now: time.Now, indexes: map[string]*engine.Index{}}
 	if opts.Config != nil {
 		db.cfg = *opts.Config
 	}
@@ -125,12 +129,12 @@ func Open(ctx context.Context, path string, opts Options) (*DB, error) {
 		db.now = opts.Now
 	}
 	db.noSync = opts.NoSync
-	sync := "FULL"
+	synchronous := "FULL"
 	if opts.NoSync {
-		sync = "NORMAL"
+		synchronous = "NORMAL"
 	}
 	u := url.URL{Scheme: "file", Path: abs}
-	params := "?_pragma=busy_timeout(5000)&_pragma=journal_mode(WAL)&_pragma=synchronous(" + sync + ")" +
+	params := "?_pragma=busy_timeout(5000)&_pragma=journal_mode(WAL)&_pragma=synchronous(" + synchronous + ")" +
 		"&_pragma=foreign_keys(1)&_pragma=secure_delete(ON)" +
 		// Statement journals (a recall's multi-row boost opens one) stay
 		// in memory instead of a temporary file created for every write.
@@ -185,6 +189,31 @@ func (db *DB) DecayClock() string {
 		return ActiveClock
 	}
 	return WallClock
+}
+
+// DecayClockAt is the clock by which agentID's chunks decay at now: wall
+// time, or under the active clock the agent's recorded hours of activity.
+func (db *DB) DecayClockAt(ctx context.Context, agentID string, now time.Time) (hippo.DecayClock, error) {
+	if !db.activeClock {
+		return hippo.WallHours(now.UnixMilli()), nil
+	}
+	rows, err := db.read.QueryContext(ctx, `SELECT hour FROM hippo_activity WHERE agent_id = ? ORDER BY hour`, agentID)
+	if err != nil {
+		return nil, fmt.Errorf("read activity: %w", err)
+	}
+	defer rows.Close()
+	var active []int64
+	for rows.Next() {
+		var h int64
+		if err := rows.Scan(&h); err != nil {
+			return nil, fmt.Errorf("read activity: %w", err)
+		}
+		active = append(active, h)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("read activity: %w", err)
+	}
+	return hippo.ActiveHours(active, now.UnixMilli()), nil
 }
 
 // recordActivity notes that agentID is using its memory this hour, for the
@@ -307,6 +336,42 @@ func (db *DB) Close() error {
 
 // Path is the absolute path of the database file.
 func (db *DB) Path() string { return db.path }
+
+var (
+	_ hippo.Store      = (*DB)(nil)
+	_ hippo.Admin      = (*DB)(nil)
+	_ hippo.Exporter   = (*DB)(nil)
+	_ hippo.Importer   = (*DB)(nil)
+	_ hippo.Reembedder = (*DB)(nil)
+)
+
+// Service implements hippo.Store: Memory as a hippo.AgentMemory.
+func (db *DB) Service(opts MemoryOptions) (hippo.AgentMemory, error) {
+	m, err := db.Memory(opts)
+	if err != nil {
+		return nil, err
+	}
+	return m, nil
+}
+
+// Location implements hippo.Store: the database file's absolute path.
+func (db *DB) Location() string { return db.path }
+
+// Created reports whether Open created the database file.
+func (db *DB) Created() bool { return db.created }
+
+// Remove closes the database and deletes its files (the database, its
+// write-ahead log and shared memory), such as one a failed first import
+// created.
+func (db *DB) Remove() error {
+	errs := []error{db.Close()}
+	for _, suffix := range []string{"", "-wal", "-shm"} {
+		if err := os.Remove(db.path + suffix); err != nil && !errors.Is(err, fs.ErrNotExist) {
+			errs = append(errs, err)
+		}
+	}
+	return errors.Join(errs...)
+}
 
 // Config is the configuration the database scores and limits with.
 func (db *DB) Config() hippo.Config { return db.cfg }

@@ -111,3 +111,29 @@ func FuzzParseLayout(f *testing.F) {
 		}
 	})
 }
+
+// TestUniqueViolationIsConflict checks that the store reports a dedup
+// collision by its code, whatever the driver's message says.
+func TestUniqueViolationIsConflict(t *testing.T) {
+	ctx := context.Background()
+	db, err := Open(ctx, filepath.Join(t.TempDir(), "c.db"), Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	now := time.Now()
+	c := &hippo.Chunk{ID: newChunkID(now), AgentID: "a", Kind: hippo.KindMemory, Content: "x", ContentHash: ContentHash("x"),
+		Embedding: []float32{1, 0}, RunningIntensity: 0.5, EncounterCount: 1, LastAccessedAt: now, CreatedAt: now}
+	if err := insertChunk(ctx, db.write, c); err != nil {
+		t.Fatal(err)
+	}
+	dup := *c
+	dup.ID = newChunkID(now)
+	err = insertChunk(ctx, db.write, &dup)
+	if code := hippo.ErrorCode(err); code != hippo.ECONFLICT {
+		t.Errorf("same memory twice: code %q (%v), want %q", code, err, hippo.ECONFLICT)
+	}
+	if isUniqueViolation(errors.New("UNIQUE constraint failed")) {
+		t.Error("a plain error mentioning UNIQUE is taken for a constraint violation")
+	}
+}

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/hippo-mem/hippo"
+	"github.com/hippo-mem/hippo/engine"
 	"github.com/hippo-mem/hippo/vector"
 )
 
@@ -96,11 +97,11 @@ func (m *Memory) RememberFacts(ctx context.Context, text string) (*hippo.Remembe
 			contents = append(contents, f.Replaces)
 		}
 	}
-	vecs, err := m.embed(ctx, contents)
+	vecs, err := hippo.Embed(ctx, m.opts.Embedder, contents, 0)
 	if err != nil {
 		return nil, err
 	}
-	ai, err := m.db.queryIndex(ctx, m.opts.AgentID, &queryLock{model: m.opts.Embedder.Model(), dim: len(vecs[0])})
+	ai, err := m.db.syncIndexFor(ctx, m.opts.AgentID, &queryLock{model: m.opts.Embedder.Model(), dim: len(vecs[0])})
 	if err != nil {
 		return nil, err
 	}
@@ -109,20 +110,20 @@ func (m *Memory) RememberFacts(ctx context.Context, text string) (*hippo.Remembe
 	// facts before it in this call.
 	plans := make([]*factPlan, len(facts))
 	var batch []*factEntry
-	ai.mu.RLock()
-	snapshot := ai.seq
-	f := ai.newFilter(hippo.KindFact, []string{m.opts.Scope})
+	ai.Mu.RLock()
+	snapshot := ai.Seq
+	f := ai.NewFilter(hippo.KindFact, []string{m.opts.Scope})
 	candidates := func(v []float32) ([]factMatch, error) {
 		top := nearest(batch, v, cfg.Candidates)
-		if ai.idx != nil {
-			hits, err := ai.idx.Search(ctx, v, cfg.Candidates, func(c *chunkMeta, cos, _ float64, _ bool) (float64, bool) {
-				return cos, f.allows(c)
+		if ai.Idx != nil {
+			hits, err := ai.Idx.Search(ctx, v, cfg.Candidates, func(c *engine.Meta, cos, _ float64, _ bool) (float64, bool) {
+				return cos, f.Allows(c)
 			})
 			if err != nil {
 				return nil, err
 			}
 			for _, h := range hits {
-				top = append(top, factMatch{entry: &factEntry{ref: factRef{chunkID: h.ID}, intensity: float64(h.Meta.intensity)}, similarity: h.Cosine})
+				top = append(top, factMatch{entry: &factEntry{ref: factRef{chunkID: h.ID}, intensity: float64(h.Meta.Intensity)}, similarity: h.Cosine})
 			}
 		}
 		sort.SliceStable(top, func(a, b int) bool { return top[a].similarity > top[b].similarity })
@@ -132,7 +133,7 @@ func (m *Memory) RememberFacts(ctx context.Context, text string) (*hippo.Remembe
 		v := vector.Normalize(append([]float32(nil), vecs[i]...))
 		top, err := candidates(v)
 		if err != nil {
-			ai.mu.RUnlock()
+			ai.Mu.RUnlock()
 			return nil, err
 		}
 		plans[i] = &factPlan{fact: fact, vec: v, action: hippo.ActionNew, top: top}
@@ -140,14 +141,14 @@ func (m *Memory) RememberFacts(ctx context.Context, text string) (*hippo.Remembe
 			fv := vector.Normalize(append([]float32(nil), vecs[k]...))
 			ftop, err := candidates(fv)
 			if err != nil {
-				ai.mu.RUnlock()
+				ai.Mu.RUnlock()
 				return nil, err
 			}
 			plans[i].former = &formerPlan{content: fact.Replaces, vec: fv, top: ftop}
 		}
 		batch = append(batch, &factEntry{ref: factRef{batch: i}, content: fact.Content, vec: v, intensity: fact.Intensity})
 	}
-	ai.mu.RUnlock()
+	ai.Mu.RUnlock()
 	if err := m.fillContents(ctx, plans); err != nil {
 		return nil, err
 	}
@@ -403,10 +404,9 @@ func (m *Memory) applyFacts(ctx context.Context, plans []*factPlan, snapshot int
 				return nil, err
 			}
 			out.ChunkID, out.ExistingContent, out.OldIntensity = c.ID, c.Content, c.RunningIntensity
-			out.NewIntensity = hippo.MovingAverage(c.RunningIntensity, c.EncounterCount, p.fact.Intensity)
-			if _, err := tx.ExecContext(ctx, `UPDATE chunks SET running_intensity = ?,
-				encounter_count = encounter_count + 1, access_count = access_count + 1,
-				last_accessed_at = ? WHERE id = ?`, out.NewIntensity, formatTime(now), c.ID); err != nil {
+			c.Strengthen(p.fact.Intensity, now, true)
+			out.NewIntensity = c.RunningIntensity
+			if err := saveStrength(ctx, tx, c); err != nil {
 				return nil, fmt.Errorf("strengthen fact: %w", err)
 			}
 			resolved[i] = c.ID

@@ -9,6 +9,7 @@ import (
 	"unicode"
 
 	"github.com/hippo-mem/hippo"
+	"github.com/hippo-mem/hippo/engine"
 )
 
 // The BM25 side of hybrid recall runs on chunks_fts (migration 0004), a
@@ -46,12 +47,12 @@ const maxFTSWords = 32
 // looks rows up by the rowids of the agent's own index only. The words
 // kept match at most ftsBudget rows in all (rareWords), so every match is
 // read and each chunk's score is exact. Call with ai.mu held.
-func (m *Memory) bm25Scores(ctx context.Context, ai *agentIndex, in hippo.RecallInput) (map[int64]float64, float64, error) {
+func (m *Memory) bm25Scores(ctx context.Context, ai *engine.Index, in hippo.RecallInput) (map[int64]float64, float64, error) {
 	words := ftsWords(in.Query)
-	if len(words) == 0 || ai.idx.Len() == 0 || (m.opts.RecallScopes != nil && len(m.opts.RecallScopes) == 0) {
+	if len(words) == 0 || ai.Idx.Len() == 0 || (m.opts.RecallScopes != nil && len(m.opts.RecallScopes) == 0) {
 		return nil, 0, nil
 	}
-	agent, err := m.db.ftsAgent(ctx, m.opts.AgentID, ai.idx.Len())
+	agent, err := m.db.ftsAgent(ctx, m.opts.AgentID, ai.Idx.Len())
 	if err != nil {
 		return nil, 0, err
 	}

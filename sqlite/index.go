@@ -3,97 +3,22 @@ package sqlite
 import (
 	"context"
 	"database/sql"
-	"encoding/binary"
 	"encoding/json"
 	"errors"
 	"fmt"
-	"math"
 	"runtime"
-	"sort"
 	"strconv"
-	"sync"
 	"time"
 
 	"github.com/hippo-mem/hippo"
+	"github.com/hippo-mem/hippo/engine"
 	"github.com/hippo-mem/hippo/vector"
 )
 
-// chunkMeta is what the recall scan filters and scores on, kept beside
-// each vector of the index.
-type chunkMeta struct {
-	rowid        int64 // the chunks row: how the full-text index names it
-	created      int64 // unix milliseconds
-	lastAccess   int64 // unix milliseconds
-	supersededAt int64 // unix milliseconds; 0 while current
-	intensity    float32
-	decayRate    float32 // λ / decay resistance, per hour
-	scope        uint32  // interned scope name
-	category     uint32  // interned metadata category; 0 for none
-	tags         uint32  // interned tag set (agentIndex.tagSet); 0 for none
-	kind         hippo.Kind
-	size         uint32 // content bytes, for relevance's length discount
-}
-
-// agentIndex is the in-memory vector index of one agent's chunks, loaded
-// lazily and kept current through the hippo_changes log.
-type agentIndex struct {
-	agent  string
-	mu     sync.RWMutex
-	idx    *vector.Index[chunkMeta]
-	scopes names
-	cats   names
-	tags   names
-	// tagSets are the distinct tag sets of the chunks, by the ID
-	// chunkMeta keeps (1-based; tagSets[0] is none), so that a row holds
-	// four bytes for its tags.
-	tagSets  [][]uint32
-	tagSetID map[string]uint32
-	seq      int64 // last change-log entry folded in
-	loaded   bool
-	reserve  int     // rows to make room for when the index is created
-	active   []int64 // hours of activity, ascending (active decay clock)
-}
-
-// tagSet interns a chunk's interned tags as a set ID: 0 for none.
-func (ai *agentIndex) tagSet(tags []uint32) uint32 {
-	if len(tags) == 0 {
-		return 0
-	}
-	key := make([]byte, 0, 4*len(tags))
-	for _, t := range tags {
-		key = binary.LittleEndian.AppendUint32(key, t)
-	}
-	if id, ok := ai.tagSetID[string(key)]; ok {
-		return id
-	}
-	if ai.tagSets == nil {
-		ai.tagSets, ai.tagSetID = [][]uint32{nil}, map[string]uint32{}
-	}
-	id := uint32(len(ai.tagSets))
-	ai.tagSets = append(ai.tagSets, tags)
-	ai.tagSetID[string(key)] = id
-	return id
-}
-
-// names interns strings to small integers, 1-based so 0 means none.
-type names map[string]uint32
-
-func (n *names) id(s string) uint32 {
-	if *n == nil {
-		*n = names{}
-	}
-	id, ok := (*n)[s]
-	if !ok {
-		id = uint32(len(*n) + 1)
-		(*n)[s] = id
-	}
-	return id
-}
-
-// agentIndex returns the agent's index, brought up to date with every
+// syncIndex returns the agent's index, brought up to date with every
 // write committed so far, by this process or any other.
-func (db *DB) agentIndex(ctx context.Context, agentID string) (*agentIndex, error) {
-	return db.queryIndex(ctx, agentID, nil)
+func (db *DB) syncIndex(ctx context.Context, agentID string) (*engine.Index, error) {
+	return db.syncIndexFor(ctx, agentID, nil)
 }
 
 // queryLock is the model and dimension of a query vector, to check
@@ -103,20 +28,20 @@ type queryLock struct {
 	dim   int
 }
 
-// queryIndex is agentIndex that also checks a query vector against the
+// syncIndexFor is syncIndex that also checks a query vector against the
 // model lock, when q is set, in the snapshot the index is brought up to
 // date from: one read transaction serves both.
-func (db *DB) queryIndex(ctx context.Context, agentID string, q *queryLock) (*agentIndex, error) {
+func (db *DB) syncIndexFor(ctx context.Context, agentID string, q *queryLock) (*engine.Index, error) {
 	db.indexMu.Lock()
 	ai := db.indexes[agentID]
 	if ai == nil {
-		ai = &agentIndex{agent: agentID}
+		ai = engine.NewIndex(agentID, db.cfg, db.vectorLoader(agentID))
 		db.indexes[agentID] = ai
 	}
 	db.indexMu.Unlock()
-	ai.mu.Lock()
-	defer ai.mu.Unlock()
-	if err := ai.sync(ctx, db, agentID, q); err != nil {
+	ai.Mu.Lock()
+	defer ai.Mu.Unlock()
+	if err := syncAgentIndex(ctx, ai, db, agentID, q); err != nil {
 		return nil, err
 	}
 	return ai, nil
@@ -125,9 +50,9 @@ func (db *DB) queryIndex(ctx context.Context, agentID string, q *queryLock) (*ag
 // sync folds in the changes logged since the last sync, or loads the index
 // whole the first time or when the log was pruned past it. One read
 // transaction gives a consistent snapshot of the log and the rows.
-func (ai *agentIndex) sync(ctx context.Context, db *DB, agentID string, q *queryLock) error {
-	if ai.loaded {
-		if current, err := ai.current(ctx, db, agentID, q); err != nil || current {
+func syncAgentIndex(ctx context.Context, ai *engine.Index, db *DB, agentID string, q *queryLock) error {
+	if ai.Loaded {
+		if current, err := indexCurrent(ctx, ai, db, agentID, q); err != nil || current {
 			return err
 		}
 	}
@@ -158,20 +83,20 @@ func (ai *agentIndex) sync(ctx context.Context, db *DB, agentID string, q *query
 		return err
 	}
 	if db.activeClock {
-		if err := ai.syncActivity(ctx, tx, agentID); err != nil {
+		if err := readActivity(ctx, ai, tx, agentID); err != nil {
 			return err
 		}
 	}
-	if f, _ := strconv.ParseInt(floor, 10, 64); !ai.loaded || ai.seq < f {
-		return ai.load(ctx, db, tx, agentID)
+	if f, _ := strconv.ParseInt(floor, 10, 64); !ai.Loaded || ai.Seq < f {
+		return loadIndex(ctx, ai, db, tx, agentID)
 	}
-	rows, err := tx.StmtContext(ctx, logStmt).QueryContext(ctx, ai.seq, agentID)
+	rows, err := tx.StmtContext(ctx, logStmt).QueryContext(ctx, ai.Seq, agentID)
 	if err != nil {
 		return fmt.Errorf("read change log: %w", err)
 	}
 	changed := map[string]bool{}
 	var ids []string
-	seq := ai.seq
+	seq := ai.Seq
 	for rows.Next() {
 		var id string
 		if err := rows.Scan(&seq, &id); err != nil {
@@ -197,22 +122,22 @@ func (ai *agentIndex) sync(ctx context.Context, db *DB, agentID string, q *query
 		// "+agent_id" keeps the planner on the primary key: the agent index
 		// would scan every row of the agent.
 		found := map[string]bool{}
-		err := ai.readRows(ctx, db, tx, `WHERE id IN (`+placeholders(len(batch))+`) AND +agent_id = ?`, args, func(id string) { found[id] = true })
-		if errors.Is(err, errDimension) {
+		err := readIndexRows(ctx, ai, db, tx, `WHERE id IN (`+placeholders(len(batch))+`) AND +agent_id = ?`, args, func(id string) { found[id] = true })
+		if errors.Is(err, engine.ErrDimension) {
 			// The embedding model was switched (Reembed): every row
 			// changed, so load them all afresh from this snapshot.
-			return ai.load(ctx, db, tx, agentID)
+			return loadIndex(ctx, ai, db, tx, agentID)
 		}
 		if err != nil {
 			return err
 		}
 		for _, id := range batch {
-			if !found[id] && ai.idx != nil {
-				ai.idx.Remove(id)
+			if !found[id] && ai.Idx != nil {
+				ai.Idx.Remove(id)
 			}
 		}
 	}
-	ai.seq = seq
+	ai.Seq = seq
 	return nil
 }
 
@@ -234,15 +159,15 @@ const currentActiveQuery = currentQuery + `,
 // committed so far, checking q against the model lock. Most recalls find
 // nothing new, and one statement outside a transaction costs a fraction of
 // the read transaction that folds changes in.
-func (ai *agentIndex) current(ctx context.Context, db *DB, agentID string, q *queryLock) (bool, error) {
+func indexCurrent(ctx context.Context, ai *engine.Index, db *DB, agentID string, q *queryLock) (bool, error) {
 	var floor int64
 	var model, dim string
 	var changed, active bool
-	query, args, dest := currentQuery, []any{ai.seq, agentID}, []any{&floor, nullable(&model), nullable(&dim), &changed}
+	query, args, dest := currentQuery, []any{ai.Seq, agentID}, []any{&floor, nullable(&model), nullable(&dim), &changed}
 	if db.activeClock {
 		hour := int64(-1)
-		if n := len(ai.active); n > 0 {
-			hour = ai.active[n-1]
+		if n := len(ai.Active); n > 0 {
+			hour = ai.Active[n-1]
 		}
 		query, args, dest = currentActiveQuery, append(args, agentID, hour), append(dest, &active)
 	}
@@ -256,7 +181,7 @@ func (ai *agentIndex) current(ctx context.Context, db *DB, agentID string, q *qu
 	if err := q.check(model, dim); err != nil {
 		return false, err
 	}
-	return ai.seq >= floor && !changed && !active, nil
+	return ai.Seq >= floor && !changed && !active, nil
 }
 
 // check checks the query vector against the model lock read as text from
@@ -275,21 +200,21 @@ func (q *queryLock) check(model, dim string) error {
 // that would stay below the floor and reload on every search.
 const lastChangeQuery = `SELECT COALESCE((SELECT seq FROM sqlite_sequence WHERE name = 'hippo_changes'), 0)`
 
-func (ai *agentIndex) load(ctx context.Context, db *DB, tx *sql.Tx, agentID string) error {
+func loadIndex(ctx context.Context, ai *engine.Index, db *DB, tx *sql.Tx, agentID string) error {
 	var seq int64
 	if err := tx.QueryRowContext(ctx, lastChangeQuery).Scan(&seq); err != nil {
 		return fmt.Errorf("read change log: %w", err)
 	}
-	ai.idx = nil
+	ai.Idx = nil
 	var n int
 	if err := tx.QueryRowContext(ctx, `SELECT COUNT(*) FROM chunks WHERE agent_id = ?`, agentID).Scan(&n); err != nil {
 		return fmt.Errorf("load index: %w", err)
 	}
-	ai.reserve = n
-	if err := ai.readRows(ctx, db, tx, `WHERE agent_id = ?`, []any{agentID}, nil); err != nil {
+	ai.Reserve = n
+	if err := readIndexRows(ctx, ai, db, tx, `WHERE agent_id = ?`, []any{agentID}, nil); err != nil {
 		return err
 	}
-	ai.seq, ai.loaded = seq, true
+	ai.Seq, ai.Loaded = seq, true
 	return nil
 }
 
@@ -338,10 +263,6 @@ func (db *DB) vectorLoader(agentID string) vector.Loader {
 	}
 }
 
-// errDimension reports a changed row whose vector length is not the
-// index's.
-var errDimension = errors.New("vector dimension differs from the index")
-
 // chunkRow is a chunks row as the index reads it.
 type chunkRow struct {
 	rowid                                              int64
@@ -368,14 +289,14 @@ type loadBatch struct {
 
 // readRows upserts the chunks matched by where into the index. When
 // folding in changes (seen is set) a row of another dimension stops it
-// with errDimension, so that the caller rebuilds the index; a whole load
+// with engine.ErrDimension, so that the caller rebuilds the index; a whole load
 // skips such rows, which the model lock normally prevents.
 //
 // A whole load reads rows on this goroutine while another decodes them
 // into the index: on two cores that halves its time, SQLite's row reads
 // and the decoding (normalising, quantising, parsing) costing about the
 // same.
-func (ai *agentIndex) readRows(ctx context.Context, db *DB, tx *sql.Tx, where string, args []any, seen func(id string)) error {
+func readIndexRows(ctx context.Context, ai *engine.Index, db *DB, tx *sql.Tx, where string, args []any, seen func(id string)) error {
 	rows, err := tx.QueryContext(ctx, `SELECT rowid, id, scope, kind, embedding, metadata, running_intensity,
 		access_count, last_accessed_at, created_at, superseded_by, superseded_at, octet_length(content) FROM chunks `+where, args...)
 	if err != nil {
@@ -399,7 +320,7 @@ func (ai *agentIndex) readRows(ctx context.Context, db *DB, tx *sql.Tx, where st
 			}
 			seen(r.id)
 			r.blob = blob
-			if err := ai.addRow(db, &r, &buf, true); err != nil {
+			if err := addRow(ai, &r, &buf, true); err != nil {
 				return err
 			}
 		}
@@ -416,7 +337,7 @@ func (ai *agentIndex) readRows(ctx context.Context, db *DB, tx *sql.Tx, where st
 		for b := range full {
 			for i := range b.rows {
 				if err == nil {
-					err = ai.addRow(db, &b.rows[i], &buf, false)
+					err = addRow(ai, &b.rows[i], &buf, false)
 				}
 			}
 			free <- b
@@ -470,36 +391,19 @@ func (ai *agentIndex) readRows(ctx context.Context, db *DB, tx *sql.Tx, where st
 	return rows.Err()
 }
 
-// addRow upserts one row read by readRows into the index; buf is scratch
-// space for its vector. strict: see readRows.
-func (ai *agentIndex) addRow(db *DB, r *chunkRow, buf *[]float32, strict bool) error {
+// addRow decodes one row read by readRows and upserts it into the index;
+// buf is scratch space for its vector. strict: see readRows.
+func addRow(ai *engine.Index, r *chunkRow, buf *[]float32, strict bool) error {
 	var err error
 	if *buf, err = vector.Decode(*buf, r.blob); err != nil || len(*buf) == 0 {
 		return nil
 	}
-	v := *buf
-	if ai.idx == nil {
-		ai.idx = vector.NewIndex[chunkMeta](len(v), db.vectorLoader(ai.agent))
-		// Strength never exceeds intensity: the prior recall's bound
-		// skips rows with (recallBound).
-		ai.idx.SetPrior(func(m *chunkMeta) float32 { return m.intensity })
-		ai.idx.Grow(ai.reserve)
-	}
-	if len(v) != ai.idx.Dim() {
-		if strict {
-			return errDimension
-		}
-		return nil
-	}
-	m := chunkMeta{
-		rowid:     r.rowid,
-		intensity: float32(r.intensity), decayRate: float32(db.cfg.Lambda / db.cfg.DecayResistance(r.access)),
-		scope: ai.scopes.id(r.scope), kind: hippo.Kind(r.kind), size: uint32(min(r.size, math.MaxUint32)),
-	}
+	row := engine.Row{ID: r.id, RowID: r.rowid, Scope: r.scope, Kind: hippo.Kind(r.kind), Metadata: r.meta,
+		Intensity: r.intensity, Access: r.access, Superseded: r.supBy != "", Size: r.size}
 	for _, t := range []struct {
 		s   string
 		dst *int64
-	}{{r.last, &m.lastAccess}, {r.created, &m.created}, {r.supAt, &m.supersededAt}} {
+	}{{r.last, &row.LastAccess}, {r.created, &row.Created}, {r.supAt, &row.SupersededAt}} {
 		if t.s == "" {
 			continue
 		}
@@ -509,162 +413,15 @@ func (ai *agentIndex) addRow(db *DB, r *chunkRow, buf *[]float32, strict bool) e
 		}
 		*t.dst = at.UnixMilli()
 	}
-	if r.supBy != "" && m.supersededAt == 0 {
-		m.supersededAt = 1 // superseded at an unknown time: as good as always
-	}
-	if r.meta != "" {
-		var md struct {
-			Category any `json:"category"`
-			Tags     any `json:"tags"`
-		}
-		if json.Unmarshal([]byte(r.meta), &md) == nil {
-			if c, ok := md.Category.(string); ok && c != "" {
-				m.category = ai.cats.id(c)
-			}
-			if tags, ok := md.Tags.([]any); ok {
-				var ids []uint32
-				for _, t := range tags {
-					if t, ok := t.(string); ok && t != "" {
-						ids = append(ids, ai.tags.id(t))
-					}
-				}
-				m.tags = ai.tagSet(ids)
-			}
-		}
-	}
-	ai.idx.Upsert(r.id, v, m)
-	return nil
-}
-
-// filter says which rows a search may see.
-type filter struct {
-	kind          hippo.Kind // "" for both
-	scopes        []bool     // by interned scope; nil for all
-	category      uint32     // 0 for any
-	tagSets       []bool     // by tag set: holds any of the tags; nil for all
-	since, until  int64      // creation bounds, unix ms; 0 for none
-	asOf          int64      // unix ms; 0 for now
-	none          bool       // a named scope, tag or category is unknown
-	allSuperseded bool       // history: superseded rows too
-}
-
-// newFilter resolves names against the index. Call with ai.mu held.
-func (ai *agentIndex) newFilter(kind hippo.Kind, scopes []string) filter {
-	f := filter{kind: kind}
-	if scopes != nil {
-		f.scopes = make([]bool, len(ai.scopes)+1)
-		for _, s := range scopes {
-			if id, ok := ai.scopes[s]; ok {
-				f.scopes[id] = true
-			}
-		}
-	}
-	return f
-}
-
-// recallFilter is newFilter plus the filters of a recall.
-func (ai *agentIndex) recallFilter(in hippo.RecallInput, scopes []string) filter {
-	f := ai.newFilter(in.Kind, scopes)
-	if in.Category != "" {
-		id, ok := ai.cats[in.Category]
-		f.category, f.none = id, f.none || !ok
-	}
-	if len(in.Tags) > 0 {
-		wanted := make([]bool, len(ai.tags)+1)
-		known := false
-		for _, t := range in.Tags {
-			if id, ok := ai.tags[t]; ok {
-				wanted[id], known = true, true
-			}
-		}
-		f.none = f.none || !known
-		f.tagSets = make([]bool, max(1, len(ai.tagSets)))
-		for i, set := range ai.tagSets {
-			for _, t := range set {
-				if wanted[t] {
-					f.tagSets[i] = true
-					break
-				}
-			}
-		}
-	}
-	if in.Since != nil {
-		f.since = in.Since.UnixMilli()
-	}
-	if in.Until != nil {
-		f.until = in.Until.UnixMilli()
-	}
-	if in.AsOf != nil {
-		f.asOf = in.AsOf.UnixMilli()
-	}
-	return f
-}
-
-func (f *filter) allows(m *chunkMeta) bool {
-	switch {
-	case f.none:
-		return false
-	case f.asOf != 0:
-		if m.created > f.asOf || (m.supersededAt != 0 && m.supersededAt <= f.asOf) {
-			return false
-		}
-	case m.supersededAt != 0 && !f.allSuperseded:
-		return false
-	}
-	if f.kind != "" && m.kind != f.kind {
-		return false
-	}
-	if f.scopes != nil && (int(m.scope) >= len(f.scopes) || !f.scopes[m.scope]) {
-		return false
-	}
-	if f.category != 0 && m.category != f.category {
-		return false
-	}
-	if f.since != 0 && m.created < f.since {
-		return false
-	}
-	if f.until != 0 && m.created > f.until {
-		return false
-	}
-	if f.tagSets != nil {
-		return int(m.tags) < len(f.tagSets) && f.tagSets[m.tags]
-	}
-	return true
-}
-
-// decayClock gives the hours a chunk has decayed since its last access
-// (unix milliseconds).
-type decayClock func(lastAccess int64) float64
-
-const msPerHour = float64(time.Hour / time.Millisecond)
-
-// clock is the decay clock at now: wall time, or with the active clock only
-// the hours in which the agent was active. Call with ai.mu held.
-func (ai *agentIndex) clock(db *DB, now int64) decayClock {
-	if !db.activeClock {
-		return func(last int64) float64 { return math.Max(0, float64(now-last)/msPerHour) }
-	}
-	hours := ai.active
-	nowH := int64(float64(now) / msPerHour)
-	end := sort.Search(len(hours), func(i int) bool { return hours[i] > nowH })
-	return func(last int64) float64 {
-		lastH := int64(float64(last) / msPerHour)
-		start := sort.Search(len(hours), func(i int) bool { return hours[i] > lastH })
-		return float64(max(0, end-start))
-	}
-}
-
-// strength of a row by clock.
-func (m *chunkMeta) strength(clock decayClock) float64 {
-	return float64(m.intensity) * math.Exp(-float64(m.decayRate)*clock(m.lastAccess))
+	return ai.Add(&row, *buf, strict)
 }
 
 // syncActivity appends the agent's activity hours recorded since the last
 // sync.
-func (ai *agentIndex) syncActivity(ctx context.Context, tx *sql.Tx, agentID string) error {
+func readActivity(ctx context.Context, ai *engine.Index, tx *sql.Tx, agentID string) error {
 	var after int64 = -1
-	if n := len(ai.active); n > 0 {
-		after = ai.active[n-1]
+	if n := len(ai.Active); n > 0 {
+		after = ai.Active[n-1]
 	}
 	rows, err := tx.QueryContext(ctx, `SELECT hour FROM hippo_activity WHERE agent_id = ? AND hour > ? ORDER BY hour`, agentID, after)
 	if err != nil {
@@ -676,13 +433,9 @@ func (ai *agentIndex) syncActivity(ctx context.Context, tx *sql.Tx, agentID stri
 		if err := rows.Scan(&h); err != nil {
 			return err
 		}
-		ai.active = append(ai.active, h)
+		ai.Active = append(ai.Active, h)
 	}
 	return rows.Err()
-}
-
-func (m *chunkMeta) recency(cfg hippo.Config, now int64) float64 {
-	return cfg.Recency(time.Duration(now-m.created) * time.Millisecond)
 }
 
 // pruneChanges drops change-log entries older than the newest keep, and
@@ -793,16 +546,16 @@ type indexStats struct {
 
 // indexStats loads (or updates) the agent's index and describes it.
 func (db *DB) indexStats(ctx context.Context, agentID string) (*indexStats, error) {
-	ai, err := db.agentIndex(ctx, agentID)
+	ai, err := db.syncIndex(ctx, agentID)
 	if err != nil {
 		return nil, err
 	}
-	ai.mu.RLock()
-	defer ai.mu.RUnlock()
+	ai.Mu.RLock()
+	defer ai.Mu.RUnlock()
 	st := &indexStats{}
-	if ai.idx != nil {
-		st.Rows, st.Dimension = ai.idx.Len(), ai.idx.Dim()
-		st.VectorBytes, st.MetaBytes = ai.idx.Bytes(), ai.idx.MetaBytes()
+	if ai.Idx != nil {
+		st.Rows, st.Dimension = ai.Idx.Len(), ai.Idx.Dim()
+		st.VectorBytes, st.MetaBytes = ai.Idx.Bytes(), ai.Idx.MetaBytes()
 	}
 	return st, nil
 }
@@ -811,31 +564,16 @@ func (db *DB) indexStats(ctx context.Context, agentID string) (*indexStats, erro
 // agent's index: the floor of a recall's first pass, for the scale
 // benchmark.
 func (db *DB) codesRead(ctx context.Context, agentID string) (time.Duration, error) {
-	ai, err := db.agentIndex(ctx, agentID)
+	ai, err := db.syncIndex(ctx, agentID)
 	if err != nil {
 		return 0, err
 	}
-	ai.mu.RLock()
-	defer ai.mu.RUnlock()
-	if ai.idx == nil {
+	ai.Mu.RLock()
+	defer ai.Mu.RUnlock()
+	if ai.Idx == nil {
 		return 0, nil
 	}
 	start := time.Now()
-	_ = ai.idx.SumCodes()
+	_ = ai.Idx.SumCodes()
 	return time.Since(start), nil
-}
-
-// activeCrossing is when, counting only active hours after lastAccess, h
-// hours had passed: the end of the ceil(h)-th active hour.
-func (ai *agentIndex) activeCrossing(lastAccess int64, h float64) time.Time {
-	lastH := int64(float64(lastAccess) / msPerHour)
-	start := sort.Search(len(ai.active), func(i int) bool { return ai.active[i] > lastH })
-	i := start + int(math.Ceil(h)) - 1
-	if i < start {
-		return time.UnixMilli(lastAccess)
-	}
-	if i >= len(ai.active) {
-		i = len(ai.active) - 1
-	}
-	return time.Unix((ai.active[i]+1)*3600, 0)
 }

@@ -40,9 +40,9 @@ func TestIndexCurrentCheck(t *testing.T) {
 		db.indexMu.Lock()
 		ai := db.indexes["agent"]
 		db.indexMu.Unlock()
-		ai.mu.Lock()
-		defer ai.mu.Unlock()
-		got, err := ai.current(ctx, db, "agent", lock)
+		ai.Mu.Lock()
+		defer ai.Mu.Unlock()
+		got, err := indexCurrent(ctx, ai, db, "agent", lock)
 		if err != nil {
 			t.Fatalf("%s: %v", step, err)
 		}
@@ -86,12 +86,12 @@ func TestIndexCurrentCheck(t *testing.T) {
 	}
 	current("after another handle's activity", false)
 	recall("first")
-	ai, err := db.agentIndex(ctx, "agent")
+	ai, err := db.syncIndex(ctx, "agent")
 	if err != nil {
 		t.Fatal(err)
 	}
-	if n := len(ai.active); n == 0 || ai.active[n-1] != clockNow().Unix()/3600 {
-		t.Errorf("activity hours %v miss hour %d", ai.active, clockNow().Unix()/3600)
+	if n := len(ai.Active); n == 0 || ai.Active[n-1] != clockNow().Unix()/3600 {
+		t.Errorf("activity hours %v miss hour %d", ai.Active, clockNow().Unix()/3600)
 	}
 	current("after folding the activity in", true)
 
@@ -107,9 +107,9 @@ func TestIndexCurrentCheck(t *testing.T) {
 	current("after reloading", true)
 
 	// The check reads the model lock too.
-	ai.mu.Lock()
-	_, err = ai.current(ctx, db, "agent", &queryLock{model: "another model", dim: 32})
-	ai.mu.Unlock()
+	ai.Mu.Lock()
+	_, err = indexCurrent(ctx, ai, db, "agent", &queryLock{model: "another model", dim: 32})
+	ai.Mu.Unlock()
 	wantConflict(t, err)
 }
 

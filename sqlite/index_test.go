@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/hippo-mem/hippo"
+	"github.com/hippo-mem/hippo/engine"
 	"github.com/hippo-mem/hippo/mock"
 	"github.com/hippo-mem/hippo/openai"
 	"github.com/hippo-mem/hippo/vector"
@@ -127,23 +128,23 @@ func TestRecallFoldsOwnBoost(t *testing.T) {
 	// compare checks the index against a fresh load of the same rows.
 	compare := func(step string) {
 		t.Helper()
-		fresh := &agentIndex{agent: "agent"}
-		if err := fresh.sync(ctx, db, "agent", nil); err != nil {
+		fresh := engine.NewIndex("agent", db.cfg, db.vectorLoader("agent"))
+		if err := syncAgentIndex(ctx, fresh, db, "agent", nil); err != nil {
 			t.Fatal(err)
 		}
-		ai, err := db.agentIndex(ctx, "agent")
+		ai, err := db.syncIndex(ctx, "agent")
 		if err != nil {
 			t.Fatal(err)
 		}
-		ai.mu.RLock()
-		defer ai.mu.RUnlock()
-		if ai.idx.Len() != fresh.idx.Len() {
-			t.Fatalf("%s: index has %d rows, a fresh load %d", step, ai.idx.Len(), fresh.idx.Len())
+		ai.Mu.RLock()
+		defer ai.Mu.RUnlock()
+		if ai.Idx.Len() != fresh.Idx.Len() {
+			t.Fatalf("%s: index has %d rows, a fresh load %d", step, ai.Idx.Len(), fresh.Idx.Len())
 		}
-		for _, id := range fresh.idx.IDs() {
-			want, _ := fresh.idx.Meta(id)
-			got, ok := ai.idx.Meta(id)
-			if !ok || got.intensity != want.intensity || got.decayRate != want.decayRate || got.lastAccess != want.lastAccess {
+		for _, id := range fresh.Idx.IDs() {
+			want, _ := fresh.Idx.Meta(id)
+			got, ok := ai.Idx.Meta(id)
+			if !ok || got.Intensity != want.Intensity || got.DecayRate != want.DecayRate || got.LastAccess != want.LastAccess {
 				t.Errorf("%s: %s in index %+v, fresh %+v", step, id, got, want)
 			}
 		}
@@ -158,9 +159,9 @@ func TestRecallFoldsOwnBoost(t *testing.T) {
 	if err := db.read.QueryRowContext(ctx, `SELECT MAX(seq) FROM hippo_changes`).Scan(&maxSeq); err != nil {
 		t.Fatal(err)
 	}
-	ai.mu.RLock()
-	seq := ai.seq
-	ai.mu.RUnlock()
+	ai.Mu.RLock()
+	seq := ai.Seq
+	ai.Mu.RUnlock()
 	if seq != maxSeq {
 		t.Errorf("index at change %d after its own boost, log at %d", seq, maxSeq)
 	}
@@ -169,18 +170,18 @@ func TestRecallFoldsOwnBoost(t *testing.T) {
 	// Another handle boosts every chunk between this handle's sync and its
 	// boost: the fold must not skip that write.
 	_, other := open()
-	if _, err := db.agentIndex(ctx, "agent"); err != nil {
+	if _, err := db.syncIndex(ctx, "agent"); err != nil {
 		t.Fatal(err)
 	}
 	if _, err := other.Recall(ctx, hippo.RecallInput{Query: "gamma", Limit: 3}); err != nil {
 		t.Fatal(err)
 	}
-	ai.mu.RLock()
-	id := ai.idx.IDs()[0]
-	meta, _ := ai.idx.Meta(id)
-	clock := ai.clock(db, db.now().UnixMilli())
-	ai.mu.RUnlock()
-	if _, err := m.retrieve(ctx, []recallHit{{id: id, meta: meta}}, db.now().UnixMilli(), clock); err != nil {
+	ai.Mu.RLock()
+	id := ai.Idx.IDs()[0]
+	meta, _ := ai.Idx.Meta(id)
+	clock := ai.Clock(db.activeClock, db.now().UnixMilli())
+	ai.Mu.RUnlock()
+	if _, err := m.retrieve(ctx, []engine.Hit{{ID: id, Meta: meta}}, db.now().UnixMilli(), clock); err != nil {
 		t.Fatal(err)
 	}
 	compare("after another handle's boost")
@@ -303,12 +304,12 @@ func TestBulkInsertLeavesNoLogEntries(t *testing.T) {
 	}
 	defer c.Close()
 	for range 2 {
-		ai, err := c.agentIndex(ctx, "agent")
+		ai, err := c.syncIndex(ctx, "agent")
 		if err != nil {
 			t.Fatal(err)
 		}
-		if ai.seq < floor {
-			t.Errorf("fresh handle's index at change %d, below the floor %d: it reloads on every search", ai.seq, floor)
+		if ai.Seq < floor {
+			t.Errorf("fresh handle's index at change %d, below the floor %d: it reloads on every search", ai.Seq, floor)
 		}
 	}
 	if err := a.InsertChunks(ctx, "agent", "", "m", chunks(4, "small")); err != nil {
@@ -353,30 +354,30 @@ func TestWholeLoadPipeline(t *testing.T) {
 	if err := db.InsertChunks(ctx, "agent", "", "m", chunks); err != nil {
 		t.Fatal(err)
 	}
-	ai, err := db.agentIndex(ctx, "agent")
+	ai, err := db.syncIndex(ctx, "agent")
 	if err != nil {
 		t.Fatal(err)
 	}
-	ai.mu.RLock()
-	if ai.idx.Len() != n {
-		t.Fatalf("loaded %d rows, want %d", ai.idx.Len(), n)
+	ai.Mu.RLock()
+	if ai.Idx.Len() != n {
+		t.Fatalf("loaded %d rows, want %d", ai.Idx.Len(), n)
 	}
 	ids := make([]string, n)
 	for i, c := range chunks {
 		ids[i] = c.ID
 		// Each row's codes are its own: its vector finds it first.
-		hits, err := ai.idx.Search(ctx, c.Embedding, 1, func(_ *chunkMeta, cos, _ float64, _ bool) (float64, bool) { return cos, true })
+		hits, err := ai.Idx.Search(ctx, c.Embedding, 1, func(_ *engine.Meta, cos, _ float64, _ bool) (float64, bool) { return cos, true })
 		if err != nil || len(hits) != 1 || hits[0].ID != c.ID || hits[0].Cosine < 0.99999 {
 			t.Fatalf("%s: search by its own vector = %+v, %v", c.ID, hits, err)
 		}
-		m, _ := ai.idx.Meta(c.ID)
-		if m.intensity != float32(c.RunningIntensity) || m.tags == 0 || len(ai.tagSets[m.tags]) != 1 || m.category == 0 || m.created != c.CreatedAt.UnixMilli() {
+		m, _ := ai.Idx.Meta(c.ID)
+		if m.Intensity != float32(c.RunningIntensity) || m.Tags == 0 || len(ai.TagSet(m.Tags)) != 1 || m.Category == 0 || m.Created != c.CreatedAt.UnixMilli() {
 			t.Fatalf("%s: meta %+v for %+v", c.ID, m, c)
 		}
 	}
 	// The exact vectors are read from the store.
 	read := 0
-	if err := ai.idx.Vectors(ctx, ids, func(i int, v []float32) {
+	if err := ai.Idx.Vectors(ctx, ids, func(i int, v []float32) {
 		read++
 		want := vector.Normalize(append([]float32(nil), chunks[i].Embedding...))
 		if !slices.Equal(v, want) {
@@ -385,15 +386,15 @@ func TestWholeLoadPipeline(t *testing.T) {
 	}); err != nil || read != n {
 		t.Fatalf("read %d of %d vectors: %v", read, n, err)
 	}
-	ai.mu.RUnlock()
+	ai.Mu.RUnlock()
 
 	// A row whose time does not parse fails a whole load with its ID.
 	bad := chunks[2*loadBatchRows+1].ID
 	if _, err := db.write.ExecContext(ctx, `UPDATE chunks SET created_at = 'not a time' WHERE id = ?`, bad); err != nil {
 		t.Fatal(err)
 	}
-	fresh := &agentIndex{agent: "agent"}
-	if err := fresh.sync(ctx, db, "agent", nil); err == nil || !strings.Contains(err.Error(), bad) {
+	fresh := engine.NewIndex("agent", db.cfg, db.vectorLoader("agent"))
+	if err := syncAgentIndex(ctx, fresh, db, "agent", nil); err == nil || !strings.Contains(err.Error(), bad) {
 		t.Errorf("load with a broken row: %v, want an error naming %s", err, bad)
 	}
 }

@@ -1,41 +1,21 @@
 package sqlite
 
 import (
-	"cmp"
 	"context"
 	"database/sql"
 	"database/sql/driver"
 	"encoding/json"
 	"fmt"
-	"regexp"
-	"slices"
 	"sort"
-	"strings"
-	"sync/atomic"
 	"time"
 
 	"github.com/hippo-mem/hippo"
+	"github.com/hippo-mem/hippo/engine"
 	"github.com/hippo-mem/hippo/vector"
 )
 
-// MemoryOptions binds a Memory to one agent and its scopes.
-type MemoryOptions struct {
-	// AgentID namespaces every chunk and block; required.
-	AgentID string
-	// Scope is where writes go (chunks and blocks); "" is the global scope.
-	Scope string
-	// RecallScopes filters Recall and Forget. nil searches every scope of
-	// the agent; an empty non-nil slice searches none; otherwise exactly
-	// the listed scopes ("" among them for the global scope).
-	RecallScopes []string
-	// MessagesTable enables SearchConversation over a consumer-owned table
-	// and its <table>_fts FTS5 index.
-	MessagesTable string
-
-	Embedder   hippo.Embedder
-	Extractor  hippo.Extractor
-	Classifier hippo.Classifier
-}
+// MemoryOptions is hippo.MemoryOptions.
+type MemoryOptions = hippo.MemoryOptions
 
 // Memory is one agent's view of the database; it implements
 // hippo.MemoryService.
@@ -46,17 +26,6 @@ type Memory struct {
 }
 
 var _ hippo.MemoryService = (*Memory)(nil)
-
-var identRe = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]{0,63}$`)
-
-// ValidateTableName checks that name is a plain SQL identifier, so it can
-// be quoted into a statement safely.
-func ValidateTableName(name string) error {
-	if !identRe.MatchString(name) {
-		return hippo.Invalidf("messages_table", "%q is not a valid table name (letters, digits and _, starting with a letter or _, at most 64)", name)
-	}
-	return nil
-}
 
 // Config is the configuration this memory works with: the database's,
 // with the embedder's own thresholds when it carries them.
@@ -76,7 +45,7 @@ func (db *DB) Memory(opts MemoryOptions) (*Memory, error) {
 		}
 	}
 	if opts.MessagesTable != "" {
-		if err := ValidateTableName(opts.MessagesTable); err != nil {
+		if err := hippo.ValidateTableName(opts.MessagesTable); err != nil {
 			return nil, err
 		}
 	}
@@ -88,49 +57,6 @@ func (db *DB) Memory(opts MemoryOptions) (*Memory, error) {
 
 // AgentID is the agent this memory belongs to.
 func (m *Memory) AgentID() string { return m.opts.AgentID }
-
-// HasConversation reports whether a messages table is configured.
-func (m *Memory) HasConversation() bool { return m.opts.MessagesTable != "" }
-
-// embed embeds texts with one request and checks the result.
-func (m *Memory) embed(ctx context.Context, texts []string) ([][]float32, error) {
-	e := m.opts.Embedder
-	if e == nil {
-		return nil, hippo.Errorf(hippo.EINVALID, "no embedder configured")
-	}
-	vecs, err := e.Embed(ctx, texts)
-	if err != nil {
-		return nil, fmt.Errorf("embed: %w", err)
-	}
-	if len(vecs) != len(texts) {
-		return nil, hippo.Errorf(hippo.EINTERNAL, "embedder %s returned %d vectors for %d texts", e.Model(), len(vecs), len(texts))
-	}
-	for i, v := range vecs {
-		if err := vector.Check(v); err != nil {
-			return nil, hippo.Errorf(hippo.EINTERNAL, "embedder %s returned a bad vector: %v", e.Model(), err)
-		}
-		if len(v) != len(vecs[0]) {
-			return nil, hippo.Errorf(hippo.EINTERNAL, "embedder %s returned vectors of %d and %d dimensions", e.Model(), len(vecs[0]), len(vecs[i]))
-		}
-	}
-	return vecs, nil
-}
-
-// scopeClause returns the SQL condition for the recall scope filter, and
-// false when the filter matches nothing.
-func (m *Memory) scopeClause() (string, []any, bool) {
-	if m.opts.RecallScopes == nil {
-		return "", nil, true
-	}
-	if len(m.opts.RecallScopes) == 0 {
-		return "", nil, false
-	}
-	args := make([]any, len(m.opts.RecallScopes))
-	for i, s := range m.opts.RecallScopes {
-		args[i] = s
-	}
-	return ` AND scope IN (` + placeholders(len(args)) + `)`, args, true
-}
 
 // StoreMemory implements hippo.MemoryService.
 func (m *Memory) StoreMemory(ctx context.Context, in hippo.StoreInput) (*hippo.StoreResult, error) {
@@ -155,7 +81,7 @@ func (m *Memory) StoreMemory(ctx context.Context, in hippo.StoreInput) (*hippo.S
 	if res, err := m.strengthenMemory(ctx, hash, reading, nil); err != nil || res != nil {
 		return res, err
 	}
-	vecs, err := m.embed(ctx, []string{in.Content})
+	vecs, err := hippo.Embed(ctx, m.opts.Embedder, []string{in.Content}, 0)
 	if err != nil {
 		return nil, err
 	}
@@ -178,18 +104,12 @@ func (m *Memory) strengthenMemory(ctx context.Context, hash string, reading floa
 	}
 	defer tx.Rollback()
 	existing, err := scanChunk(tx.QueryRowContext(ctx, `SELECT `+chunkColumns+` FROM chunks
-		WHERE agent_id = ? AND scope = ? AND substr(content_hash, 1, 32) = substr(?, 1, 32) AND content_hash = ? AND kind = 'memory'`,
+		WHERE `+sameMemory,
 		m.opts.AgentID, m.opts.Scope, hash, hash))
 	switch {
 	case err == nil:
-		now := m.db.now()
-		existing.RunningIntensity = hippo.MovingAverage(existing.RunningIntensity, existing.EncounterCount, reading)
-		existing.EncounterCount++
-		existing.AccessCount++
-		existing.LastAccessedAt = now
-		if _, err := tx.ExecContext(ctx, `UPDATE chunks SET running_intensity = ?, encounter_count = ?,
-			access_count = ?, last_accessed_at = ? WHERE id = ?`, existing.RunningIntensity,
-			existing.EncounterCount, existing.AccessCount, formatTime(now), existing.ID); err != nil {
+		existing.Strengthen(reading, m.db.now(), true)
+		if err := saveStrength(ctx, tx, existing); err != nil {
 			return nil, fmt.Errorf("strengthen memory: %w", err)
 		}
 		if err := tx.Commit(); err != nil {
@@ -213,6 +133,9 @@ func (m *Memory) strengthenMemory(ctx context.Context, hash string, reading floa
 	return &hippo.StoreResult{Chunk: c}, nil
 }
 
+// MaxOffset bounds recall paging.
+const MaxOffset = engine.MaxOffset
+
 // Recall implements hippo.MemoryService. Every live chunk of the agent in
 // the recall scopes is considered; none is dropped for speed.
 func (m *Memory) Recall(ctx context.Context, in hippo.RecallInput) ([]hippo.Recalled, error) {
@@ -231,9 +154,6 @@ func (m *Memory) RecallPage(ctx context.Context, in hippo.RecallInput) (*hippo.R
 	return m.recall(ctx, in, true)
 }
 
-// MaxOffset bounds recall paging.
-const MaxOffset = 10_000
-
 func (m *Memory) recall(ctx context.Context, in hippo.RecallInput, stats bool) (*hippo.RecallPage, error) {
 	if err := m.touch(ctx); err != nil {
 		return nil, err
@@ -246,7 +166,7 @@ func (m *Memory) recall(ctx context.Context, in hippo.RecallInput, stats bool) (
 	if err != nil {
 		return nil, err
 	}
-	if err := checkRecallInput(in); err != nil {
+	if err := engine.CheckRecallInput(in); err != nil {
 		return nil, err
 	}
 	alpha := cfg.HybridAlpha
@@ -268,265 +188,53 @@ func (m *Memory) recall(ctx context.Context, in hippo.RecallInput, stats bool) (
 			texts = append(texts, fv)
 		}
 	}
-	qs, ai, err := m.queryIndex(ctx, texts...)
+	qs, ai, err := m.embedQuery(ctx, texts...)
 	if err != nil {
 		return nil, err
 	}
-	sc := recallScan{in: in, k: in.Offset + limit, now: m.db.now().UnixMilli(), floor: cfg.StrengthFloor, minRel: minRel}
+	sc := engine.Scan{In: in, K: in.Offset + limit, Now: m.db.now().UnixMilli(), Floor: cfg.StrengthFloor, MinRel: minRel}
 	if in.AsOf != nil {
-		sc.floor = 0 // history does not fade away
+		sc.Floor = 0 // history does not fade away
 	}
-	sc.floor = max(sc.floor, in.MinStrength)
+	sc.Floor = max(sc.Floor, in.MinStrength)
 	if stats {
-		sc.stats = &recallStats{}
+		sc.Stats = &engine.Counts{}
 	}
 	page := &hippo.RecallPage{Results: []hippo.Recalled{}, MinRelevance: minRel}
-	var hits []recallHit
-	ai.mu.RLock()
-	sc.clock = ai.clock(m.db, sc.now)
-	if ai.idx != nil {
-		sc.filter = ai.recallFilter(in, m.opts.RecallScopes)
-		if sc.alpha = alpha; alpha > 0 {
-			sc.bm25, sc.bm25Max, err = m.bm25Scores(ctx, ai, in)
+	var hits []engine.Hit
+	ai.Mu.RLock()
+	sc.Clock = ai.Clock(m.db.activeClock, sc.Now)
+	if ai.Idx != nil {
+		sc.Filter = ai.RecallFilter(in, m.opts.RecallScopes)
+		if sc.Alpha = alpha; alpha > 0 {
+			sc.BM25, sc.BM25Max, err = m.bm25Scores(ctx, ai, in)
 		}
 		if err == nil {
-			hits, err = m.searchVoices(ctx, ai, qs, &sc)
+			hits, err = engine.Search(ctx, m.cfg, ai, qs, &sc)
 		}
 	}
-	ai.mu.RUnlock()
+	ai.Mu.RUnlock()
 	if err != nil {
 		return nil, err
 	}
 	page.Alpha = alpha
-	sc.stats.fill(page)
+	sc.Stats.Fill(page)
 	if in.Offset >= len(hits) {
 		return page, nil
 	}
-	page.Results, err = m.retrieve(ctx, hits[in.Offset:], sc.now, sc.clock)
+	page.Results, err = m.retrieve(ctx, hits[in.Offset:], sc.Now, sc.Clock)
 	return page, err
 }
 
-// recallScan is what one recall scan works with.
-type recallScan struct {
-	in     hippo.RecallInput
-	k      int // results wanted: offset + limit
-	now    int64
-	floor  float64 // strength floor
-	minRel float64 // relevance floor
-	alpha  float64 // weight of BM25
-	// bm25 is the BM25 score of the rows matching the query's words, by
-	// rowid, and bm25Max the highest; nil in pure vector recall.
-	bm25    map[int64]float64
-	bm25Max float64
-	clock   decayClock
-	filter  filter
-	stats   *recallStats // nil unless counting matches
-}
-
-// recallHit is a chunk chosen by recall with the parts of its score.
-type recallHit struct {
-	id                             string
-	meta                           chunkMeta
-	cosine, bm25, relevance, score float64
-}
-
-// search ranks by the recall score WeightSimilarity·relevance +
-// WeightStrength·strength + WeightRecency·recency with
-//
-//	relevance = hippo.Fuse(CosineRelevance(cosine), BM25Relevance(bm25), α)
-//
-// (hippo.Config.Relevance), which is absolute: it depends on the chunk and
-// the query alone, not on what else is stored. A chunk whose words do not
-// match has BM25 0, even when no chunk matches (recall once fell back to
-// pure vector recall then, which made a chunk's relevance depend on the
-// others). Chunks below the relevance floor are left out, as are those the
-// filters, the strength floor and min_score drop.
-//
-// Each chunk's BM25 is known before the scan (bm25Scores reads every
-// match), so its score does not decrease as its cosine grows, and one
-// vector.Index search finds the exact top k, every chunk considered:
-// nothing is dropped for speed. Call with ai.mu held.
-func (m *Memory) search(ctx context.Context, ai *agentIndex, q []float32, sc *recallScan) ([]recallHit, error) {
-	found, err := ai.idx.SearchBounded(ctx, q, sc.k, m.recallBound(sc), m.scorer(sc))
-	if err != nil {
-		return nil, err
-	}
-	hits := make([]recallHit, len(found))
-	for i, h := range found {
-		b := sc.bm25[h.Meta.rowid]
-		hits[i] = recallHit{id: h.ID, meta: h.Meta, cosine: h.Cosine, bm25: b,
-			relevance: m.cfg.SizedRelevance(h.Cosine, b, int(h.Meta.size), sc.alpha), score: h.Score}
-	}
-	return hits, nil
-}
-
-// searchVoices is search with qs[0], the query as written, or, when qs
-// holds its fact voice as well, facts searched with qs[1] and memories with
-// qs[0]: the two kinds are disjoint, so the best of the two exact top k
-// are the exact top k. Call with ai.mu held.
-func (m *Memory) searchVoices(ctx context.Context, ai *agentIndex, qs [][]float32, sc *recallScan) ([]recallHit, error) {
-	if len(qs) == 1 {
-		return m.search(ctx, ai, qs[0], sc)
-	}
-	facts, memories := *sc, *sc
-	facts.filter.kind, memories.filter.kind = hippo.KindFact, hippo.KindMemory
-	hits, err := m.search(ctx, ai, qs[1], &facts)
-	if err != nil || sc.filter.kind == hippo.KindFact {
-		return hits, err
-	}
-	more, err := m.search(ctx, ai, qs[0], &memories)
-	if err != nil {
-		return nil, err
-	}
-	hits = append(hits, more...)
-	slices.SortStableFunc(hits, func(a, b recallHit) int { return cmp.Compare(b.score, a.score) })
-	return hits[:min(len(hits), sc.k)], nil
-}
-
-// recallBound is the ceiling of the score for the index's first pass:
-// strength is at most the intensity (the index's prior), recency at most
-// 1, the BM25 side at most its best match's, and the cosine's relevance at
-// most max(0, cosine)/CosineStrong when 0 ≤ CosineUnrelated < CosineStrong
-// < 1. Counting
-// matches (sc.stats) needs every row scored, so it bounds nothing then,
-// nor with weights or levels a ceiling cannot hold for.
-func (m *Memory) recallBound(sc *recallScan) vector.Bound {
-	cfg := m.cfg
-	if sc.stats != nil || cfg.WeightSimilarity <= 0 || cfg.WeightStrength < 0 || cfg.WeightRecency < 0 ||
-		!(cfg.CosineUnrelated >= 0 && cfg.CosineStrong > cfg.CosineUnrelated && cfg.CosineStrong < 1) || sc.alpha >= 1 {
-		return vector.Bound{}
-	}
-	// hippo.Fuse(rc, rb) ≤ rc + (1 − (1−rb)^wb), and rc ≤ cosine/CosineStrong.
-	bm := 0.0
-	if sc.alpha > 0 {
-		_, wb := hippo.FuseWeights(sc.alpha)
-		bm = 1 - hippo.Pow1m(cfg.BM25Relevance(sc.bm25Max), wb)
-	}
-	return vector.Bound{Sim: cfg.WeightSimilarity / cfg.CosineStrong, Prior: cfg.WeightStrength,
-		Const: cfg.WeightRecency + cfg.WeightSimilarity*bm}
-}
-
-// firstPassSlack is how much cosine the first pass adds before it drops a
-// row for the relevance floor or min_score, more than its int8 error
-// allowance for vectors of 64 dimensions or more: a row dropped there is
-// never seen again, while the exact pass applies both as they are.
-const firstPassSlack = 0.03
-
-// scorer is the recall ScoreFunc: filters, relevance floor, strength floor
-// and min_score applied, matches counted into sc.stats in the first pass
-// (with the first pass's cosine, within about 0.01 of exact).
-func (m *Memory) scorer(sc *recallScan) vector.ScoreFunc[chunkMeta] {
-	cfg, f, alpha := m.cfg, &sc.filter, sc.alpha
-	// rel fuses a cosine relevance with a BM25 relevance (hippo.Fuse).
-	rel := func(rc, rb float64) float64 { return hippo.Fuse(rc, rb, alpha) }
-	bmMax := 0.0
-	if alpha > 0 {
-		bmMax = cfg.BM25Relevance(sc.bm25Max)
-	}
-	return func(c *chunkMeta, cos, bar float64, exact bool) (float64, bool) {
-		// rc is the cosine's relevance, long content discounted; most,
-		// its value at the far end of the first pass's error, for the
-		// cuts. The discount only lowers a score, so the bounds hold.
-		fc, fb := cfg.LengthFactors(int(c.size))
-		rc := cfg.CosineRelevance(cos) * fc
-		most := rc
-		if !exact {
-			most = cfg.CosineRelevance(cos+firstPassSlack) * fc
-		}
-		// Most rows of a large memory are unrelated to the query: drop
-		// those the floor rules out, however well their words match,
-		// before anything else.
-		if rel(most, bmMax) < sc.minRel || !f.allows(c) {
-			return 0, false
-		}
-		// Strength is at most the intensity, recency at most 1 and the
-		// BM25 side at most the best match's: skip the look-up and the
-		// exponentials for rows that cannot make the cut.
-		if sc.stats == nil && cfg.Score(rel(rc, bmMax), float64(c.intensity), 1) <= bar {
-			return 0, false
-		}
-		rb := 0.0
-		if sc.bm25 != nil && alpha > 0 {
-			rb = cfg.BM25Relevance(sc.bm25[c.rowid] * fb)
-		}
-		if rel(most, rb) < sc.minRel {
-			return 0, false
-		}
-		st := c.strength(sc.clock)
-		if st < sc.floor {
-			return 0, false
-		}
-		rec := c.recency(cfg, sc.now)
-		r := rel(rc, rb)
-		score := cfg.Score(r, st, rec)
-		if cfg.Score(rel(most, rb), st, rec) < sc.in.MinScore {
-			return 0, false
-		}
-		if !exact && r >= sc.minRel && score >= sc.in.MinScore {
-			sc.stats.add(score, 1)
-		}
-		return score, true
-	}
-}
-
-// recallStats counts matches by score band, safely from the parallel scan.
-// A nil *recallStats counts nothing.
-type recallStats struct {
-	total   atomic.Int64
-	buckets [5]atomic.Int64
-}
-
-// add counts n matches (n < 0 takes them back) scoring score.
-func (s *recallStats) add(score float64, n int64) {
-	if s == nil {
-		return
-	}
-	s.total.Add(n)
-	s.buckets[min(4, max(0, int(score*5)))].Add(n)
-}
-
-// fill sets page's total and distribution.
-func (s *recallStats) fill(page *hippo.RecallPage) {
-	if s == nil {
-		return
-	}
-	page.Total = int(max(0, s.total.Load()))
-	for i, d := range []*int{&page.Distribution.Below02, &page.Distribution.From02To04, &page.Distribution.From04To06,
-		&page.Distribution.From06To08, &page.Distribution.From08To10} {
-		*d = int(max(0, s.buckets[i].Load()))
-	}
-}
-
-func checkRecallInput(in hippo.RecallInput) error {
-	switch {
-	case in.Kind != "" && !in.Kind.Valid():
-		return hippo.Invalidf("kind", "must be %q or %q, got %q", hippo.KindFact, hippo.KindMemory, in.Kind)
-	case in.Offset < 0 || in.Offset > MaxOffset:
-		return hippo.Invalidf("offset", "must be between 0 and %d, got %d", MaxOffset, in.Offset)
-	case !(in.MinStrength >= 0 && in.MinStrength <= 1):
-		return hippo.Invalidf("min_strength", "must be between 0 and 1, got %v", in.MinStrength)
-	case !(in.MinScore >= 0 && in.MinScore <= 1):
-		return hippo.Invalidf("min_score", "must be between 0 and 1, got %v", in.MinScore)
-	case in.Since != nil && in.Until != nil && in.Until.Before(*in.Since):
-		return hippo.Invalidf("until", "is before since")
-	}
-	for _, t := range in.Tags {
-		if err := hippo.ValidateText("tags", t, hippo.MaxIDLength); err != nil {
-			return err
-		}
-	}
-	return nil
-}
-
-// queryIndex embeds text and returns its vector with the agent's index,
+// embedQuery embeds texts and returns its vector with the agent's index,
 // brought up to date in the same snapshot that checks the vector against
 // the model lock.
-func (m *Memory) queryIndex(ctx context.Context, texts ...string) ([][]float32, *agentIndex, error) {
-	vecs, err := m.embed(ctx, texts)
+func (m *Memory) embedQuery(ctx context.Context, texts ...string) ([][]float32, *engine.Index, error) {
+	vecs, err := hippo.Embed(ctx, m.opts.Embedder, texts, 0)
 	if err != nil {
 		return nil, nil, err
 	}
-	ai, err := m.db.queryIndex(ctx, m.opts.AgentID, &queryLock{model: m.opts.Embedder.Model(), dim: len(vecs[0])})
+	ai, err := m.db.syncIndexFor(ctx, m.opts.AgentID, &queryLock{model: m.opts.Embedder.Model(), dim: len(vecs[0])})
 	if err != nil {
 		return nil, nil, err
 	}
@@ -536,21 +244,21 @@ func (m *Memory) queryIndex(ctx context.Context, texts ...string) ([][]float32, 
 // retrieve applies the retrieval boost to the chosen chunks and reads them
 // back, in one write transaction. Chunks deleted since the search are
 // dropped.
-func (m *Memory) retrieve(ctx context.Context, hits []recallHit, now int64, clock decayClock) ([]hippo.Recalled, error) {
+func (m *Memory) retrieve(ctx context.Context, hits []engine.Hit, now int64, clock hippo.DecayClock) ([]hippo.Recalled, error) {
 	if len(hits) == 0 {
 		return []hippo.Recalled{}, nil
 	}
 	// "+agent_id" keeps the planner on the primary key rather than the
 	// agent's index.
 	upd := `UPDATE chunks SET access_count = access_count + 1,
-		last_accessed_at = ?, running_intensity = MIN(1.0, running_intensity + ?)
+		last_accessed_at = ?, running_intensity = ` + boostFunc + `(running_intensity, ?)
 		WHERE id IN (` + placeholders(len(hits)) + `) AND +agent_id = ? RETURNING ` + recalledColumns
 	args := make([]driver.NamedValue, 0, len(hits)+3)
 	for _, v := range []any{formatTime(time.UnixMilli(now)), m.cfg.RetrievalBoost} {
 		args = append(args, driver.NamedValue{Ordinal: len(args) + 1, Value: v})
 	}
 	for _, h := range hits {
-		args = append(args, driver.NamedValue{Ordinal: len(args) + 1, Value: h.id})
+		args = append(args, driver.NamedValue{Ordinal: len(args) + 1, Value: h.ID})
 	}
 	args = append(args, driver.NamedValue{Ordinal: len(args) + 1, Value: m.opts.AgentID})
 	byID := make(map[string]*hippo.Chunk, len(hits))
@@ -577,15 +285,15 @@ func (m *Memory) retrieve(ctx context.Context, hits []recallHit, now int64, cloc
 	}
 	out := make([]hippo.Recalled, 0, len(byID))
 	for _, h := range hits {
-		c, ok := byID[h.id]
+		c, ok := byID[h.ID]
 		if !ok {
 			continue // deleted since the search
 		}
-		rc, rb := m.cfg.SizedParts(h.cosine, h.bm25, int(h.meta.size))
-		out = append(out, hippo.Recalled{Chunk: c, Similarity: h.cosine, BM25: h.bm25,
-			LengthExcess:    m.cfg.LengthExcess(int(h.meta.size)),
+		rc, rb := m.cfg.SizedParts(h.Cosine, h.BM25, int(h.Meta.Size))
+		out = append(out, hippo.Recalled{Chunk: c, Similarity: h.Cosine, BM25: h.BM25,
+			LengthExcess:    m.cfg.LengthExcess(int(h.Meta.Size)),
 			CosineRelevance: rc, BM25Relevance: rb,
-			Relevance: h.relevance, Strength: h.meta.strength(clock), Recency: h.meta.recency(m.cfg, now), Score: h.score})
+			Relevance: h.Relevance, Strength: h.Meta.Strength(clock), Recency: h.Meta.Recency(m.cfg, now), Score: h.Score})
 	}
 	// The transaction held the write lock, and the boost's trigger logged
 	// one change per chunk, numbered on from the last: so the log stood at
@@ -606,23 +314,23 @@ func (m *Memory) foldBoost(out []hippo.Recalled, before, after int64) {
 	if ai == nil {
 		return
 	}
-	ai.mu.Lock()
-	defer ai.mu.Unlock()
-	if ai.seq != before || ai.idx == nil {
+	ai.Mu.Lock()
+	defer ai.Mu.Unlock()
+	if ai.Seq != before || ai.Idx == nil {
 		return
 	}
 	for _, r := range out {
 		c := r.Chunk
-		meta, ok := ai.idx.Meta(c.ID)
+		meta, ok := ai.Idx.Meta(c.ID)
 		if !ok {
 			return // not in the index: leave it to the next sync
 		}
-		meta.intensity = float32(c.RunningIntensity)
-		meta.decayRate = float32(m.db.cfg.Lambda / m.db.cfg.DecayResistance(c.AccessCount))
-		meta.lastAccess = c.LastAccessedAt.UnixMilli()
-		ai.idx.SetMeta(c.ID, meta)
+		meta.Intensity = float32(c.RunningIntensity)
+		meta.DecayRate = float32(m.db.cfg.DecayRate(c.AccessCount))
+		meta.LastAccess = c.LastAccessedAt.UnixMilli()
+		ai.Idx.SetMeta(c.ID, meta)
 	}
-	ai.seq = after
+	ai.Seq = after
 }
 
 // Forget implements hippo.MemoryService: every live chunk in the recall
@@ -644,7 +352,7 @@ func (m *Memory) Forget(ctx context.Context, in hippo.ForgetInput) (*hippo.Forge
 	if !(threshold > 0 && threshold <= 1) {
 		return nil, hippo.Invalidf("threshold", "must be in (0, 1], got %v", in.Threshold)
 	}
-	qs, ai, err := m.queryIndex(ctx, in.Description)
+	qs, ai, err := m.embedQuery(ctx, in.Description)
 	if err != nil {
 		return nil, err
 	}
@@ -654,16 +362,16 @@ func (m *Memory) Forget(ctx context.Context, in hippo.ForgetInput) (*hippo.Forge
 		similarity float64
 	}
 	var matches []match
-	ai.mu.RLock()
-	if ai.idx != nil {
-		f := ai.newFilter("", m.opts.RecallScopes)
-		err = ai.idx.Range(ctx, q, threshold, func(id string, c *chunkMeta, cos float64) {
-			if cos >= threshold && f.allows(c) {
+	ai.Mu.RLock()
+	if ai.Idx != nil {
+		f := ai.NewFilter("", m.opts.RecallScopes)
+		err = ai.Idx.Range(ctx, q, threshold, func(id string, c *engine.Meta, cos float64) {
+			if cos >= threshold && f.Allows(c) {
 				matches = append(matches, match{id, cos})
 			}
 		})
 	}
-	ai.mu.RUnlock()
+	ai.Mu.RUnlock()
 	if err != nil {
 		return nil, err
 	}
@@ -728,7 +436,7 @@ func (m *Memory) UpdateChunk(ctx context.Context, id, content string) (*hippo.Ch
 	if _, err := getChunk(ctx, m.db.read, m.opts.AgentID, id); err != nil {
 		return nil, err
 	}
-	vecs, err := m.embed(ctx, []string{content})
+	vecs, err := hippo.Embed(ctx, m.opts.Embedder, []string{content}, 0)
 	if err != nil {
 		return nil, err
 	}
@@ -744,7 +452,7 @@ func (m *Memory) UpdateChunk(ctx context.Context, id, content string) (*hippo.Ch
 	_, err = tx.ExecContext(ctx, `UPDATE chunks SET content = ?, content_hash = ?, embedding = ?
 		WHERE id = ? AND agent_id = ?`, content, hash, vector.Encode(vecs[0]), id, m.opts.AgentID)
 	if err != nil {
-		if strings.Contains(err.Error(), "UNIQUE") {
+		if isUniqueViolation(err) {
 			return nil, hippo.Errorf(hippo.ECONFLICT, "a memory with this content already exists in scope %q", m.opts.Scope)
 		}
 		return nil, fmt.Errorf("update chunk: %w", err)

@@ -10,16 +10,8 @@ import (
 	"github.com/hippo-mem/hippo"
 )
 
-// ModelLock is the embedding model and dimension a database is bound to:
-// vectors of different models are not comparable.
-type ModelLock struct {
-	Model     string `json:"model"`
-	Dimension int    `json:"dimension"`
-}
-
-func (l ModelLock) String() string {
-	return fmt.Sprintf("%q (%d dimensions)", l.Model, l.Dimension)
-}
+// ModelLock is hippo.ModelLock.
+type ModelLock = hippo.ModelLock
 
 // EmbeddingModel returns the recorded lock, or nil when nothing has been
 // embedded yet.

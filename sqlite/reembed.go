@@ -12,43 +12,14 @@ import (
 	"github.com/hippo-mem/hippo/vector"
 )
 
-// DefaultReembedBatch is how many texts Reembed and a re-embedding Import
-// send in one Embed call unless told otherwise.
-const DefaultReembedBatch = 256
+// DefaultReembedBatch is hippo.DefaultReembedBatch.
+const DefaultReembedBatch = hippo.DefaultReembedBatch
 
-// ReembedOptions tunes Reembed.
-type ReembedOptions struct {
-	// BatchSize is how many texts go into one Embed call; 0 means
-	// DefaultReembedBatch.
-	BatchSize int
-	// DryRun reports what Reembed would do and changes nothing; the
-	// embedder is not called.
-	DryRun bool
-	// Progress, if set, is called after each batch with the chunks
-	// re-embedded so far (those kept from an interrupted run included) and
-	// the number of chunks.
-	Progress func(done, total int)
-}
+// ReembedOptions is hippo.ReembedOptions.
+type ReembedOptions = hippo.ReembedOptions
 
-// ReembedResult says what Reembed did, or would do in a dry run.
-type ReembedResult struct {
-	DryRun bool `json:"dry_run"`
-	// From is the model lock before, nil when the database had none.
-	From *ModelLock `json:"from"`
-	// To is the embedder's model. In a dry run its dimension is 0 when the
-	// embedder learns it from its first response.
-	To ModelLock `json:"to"`
-	// Unchanged is true when there was nothing to do: the database is
-	// already on To, or holds no chunks and no lock.
-	Unchanged bool `json:"unchanged"`
-	// Chunks counts the chunks of every agent switched to To (or to be).
-	Chunks int `json:"chunks"`
-	// Reused counts embeddings kept from an interrupted run to the same
-	// model.
-	Reused int `json:"reused"`
-	// Embedded counts the texts this call embedded (in a dry run: would).
-	Embedded int `json:"embedded"`
-}
+// ReembedResult is hippo.ReembedResult.
+type ReembedResult = hippo.ReembedResult
 
 // Reembed re-embeds the content of every chunk of every agent with e and
 // switches the database's model lock to e's model.
@@ -90,7 +61,7 @@ func (db *DB) Reembed(ctx context.Context, e hippo.Embedder, opts ReembedOptions
 	if target.Dimension <= 0 {
 		// The embedder learns its dimension from a response: the target
 		// must be known before anything is recorded.
-		vecs, err := embedChecked(ctx, e, []string{"dimension probe"}, 0)
+		vecs, err := hippo.Embed(ctx, e, []string{"dimension probe"}, 0)
 		if err != nil {
 			return nil, err
 		}
@@ -100,7 +71,7 @@ func (db *DB) Reembed(ctx context.Context, e hippo.Embedder, opts ReembedOptions
 	if err != nil || res.Unchanged {
 		return res, err
 	}
-	r := &reembedder{db: db, e: e, target: target, key: target.key(), batch: batch,
+	r := &reembedder{db: db, e: e, target: target, key: lockKey(target), batch: batch,
 		progress: opts.Progress, res: res, done: res.Reused}
 	if err := r.fill(ctx); err != nil {
 		return nil, r.interrupted(ctx, err)
@@ -111,8 +82,8 @@ func (db *DB) Reembed(ctx context.Context, e hippo.Embedder, opts ReembedOptions
 	return res, nil
 }
 
-// key is the lock as recorded in hippo_meta 'reembed_target'.
-func (l ModelLock) key() string {
+// lockKey is the lock as recorded in hippo_meta 'reembed_target'.
+func lockKey(l ModelLock) string {
 	b, _ := json.Marshal(l)
 	return string(b)
 }
@@ -197,11 +168,11 @@ func (db *DB) startReembed(ctx context.Context, target ModelLock) (*ReembedResul
 	if err := tx.QueryRowContext(ctx, `SELECT COALESCE((SELECT value FROM hippo_meta WHERE key = 'reembed_target'), '')`).Scan(&prev); err != nil {
 		return nil, err
 	}
-	if prev != target.key() {
+	if prev != lockKey(target) {
 		if _, err := tx.ExecContext(ctx, `DELETE FROM hippo_reembed`); err != nil {
 			return nil, fmt.Errorf("reset re-embedding state: %w", err)
 		}
-		if err := setMeta(ctx, tx, "reembed_target", target.key()); err != nil {
+		if err := setMeta(ctx, tx, "reembed_target", lockKey(target)); err != nil {
 			return nil, err
 		}
 	}
@@ -246,7 +217,7 @@ func (r *reembedder) fill(ctx context.Context) error {
 			continue
 		}
 		cursor = ids[len(ids)-1]
-		vecs, err := embedChecked(ctx, r.e, texts, r.target.Dimension)
+		vecs, err := hippo.Embed(ctx, r.e, texts, r.target.Dimension)
 		if err != nil {
 			return err
 		}
@@ -328,7 +299,7 @@ func (r *reembedder) finish(ctx context.Context) error {
 			break
 		}
 		cursor = ids[len(ids)-1]
-		vecs, err := embedChecked(ctx, r.e, texts, r.target.Dimension)
+		vecs, err := hippo.Embed(ctx, r.e, texts, r.target.Dimension)
 		if err != nil {
 			return err
 		}
@@ -464,32 +435,4 @@ func setMeta(ctx context.Context, tx *sql.Tx, key, value string) error {
 		return fmt.Errorf("record %s: %w", key, err)
 	}
 	return nil
-}
-
-// embedChecked embeds texts with one call and checks the vectors: one per
-// text, finite, non-zero, all of dim components (of one length, when dim
-// is 0).
-func embedChecked(ctx context.Context, e hippo.Embedder, texts []string, dim int) ([][]float32, error) {
-	vecs, err := e.Embed(ctx, texts)
-	if err != nil {
-		if ctx.Err() != nil {
-			return nil, ctx.Err()
-		}
-		return nil, fmt.Errorf("embed: %w", err)
-	}
-	if len(vecs) != len(texts) {
-		return nil, hippo.Errorf(hippo.EINTERNAL, "embedder %s returned %d vectors for %d texts", e.Model(), len(vecs), len(texts))
-	}
-	for _, v := range vecs {
-		if err := vector.Check(v); err != nil {
-			return nil, hippo.Errorf(hippo.EINTERNAL, "embedder %s returned a bad vector: %v", e.Model(), err)
-		}
-		if dim == 0 {
-			dim = len(v)
-		}
-		if len(v) != dim {
-			return nil, hippo.Errorf(hippo.EINTERNAL, "embedder %s returned a %d-dimension vector, want %d", e.Model(), len(v), dim)
-		}
-	}
-	return vecs, nil
 }

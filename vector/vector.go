@@ -121,24 +121,6 @@ func Normalize(v []float32) []float32 {
 	return v
 }
 
-// Check reports an error when v is empty, holds NaN or infinite values, or
-// has no direction to compare by: a zero vector (or one too small or too
-// large for its float32 norm), whose cosine with anything is 0.
-func Check(v []float32) error {
-	if len(v) == 0 {
-		return fmt.Errorf("empty vector")
-	}
-	for i, f := range v {
-		if math.IsNaN(float64(f)) || math.IsInf(float64(f), 0) {
-			return fmt.Errorf("vector component %d is %v", i, f)
-		}
-	}
-	if n := Norm(v); n == 0 || math.IsInf(n, 0) {
-		return fmt.Errorf("zero vector or norm out of range (%v)", n)
-	}
-	return nil
-}
-
 // dotInt8BatchGeneric is the portable batch kernel: out[r] is the inner
 // product of q and row r of codes.
 func dotInt8BatchGeneric(q []int16, codes []int8, out []int32) {

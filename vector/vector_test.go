@@ -63,17 +63,6 @@ func TestDotMatchesNaive(t *testing.T) {
 	}
 }
 
-func TestCheck(t *testing.T) {
-	if err := Check([]float32{1, 2}); err != nil {
-		t.Error(err)
-	}
-	for _, bad := range [][]float32{nil, {float32(math.NaN())}, {1, float32(math.Inf(1))}, {0, 0, 0}, {1e-30, 1e-30}, {3e38, 3e38}} {
-		if Check(bad) == nil {
-			t.Errorf("Check(%v): want error", bad)
-		}
-	}
-}
-
 func TestTopK(t *testing.T) {
 	k := NewTopK[int](3)
 	for i, s := range []float64{0.1, 0.9, 0.5, 0.3, 0.95, 0.2} {

@@ -6,7 +6,6 @@ import (
 	"strings"
 
 	"github.com/hippo-mem/hippo"
-	"github.com/hippo-mem/hippo/sqlite"
 	"github.com/spf13/cobra"
 )
 
@@ -35,7 +34,7 @@ the global scope). With one argument it is the key and the agent is
 				return err
 			}
 			defer db.Close()
-			m, err := db.Memory(sqlite.MemoryOptions{AgentID: agent, Scope: a.scope})
+			m, err := db.Service(hippo.MemoryOptions{AgentID: agent, Scope: a.scope})
 			if err != nil {
 				return err
 			}
@@ -62,7 +61,7 @@ the global scope). With one argument it is the key and the agent is
 
 // missingBlock is the not-found error, naming the scopes where the key does
 // exist.
-func (a *app) missingBlock(cmd *cobra.Command, db *sqlite.DB, agent, key string) error {
+func (a *app) missingBlock(cmd *cobra.Command, db database, agent, key string) error {
 	err := hippo.Errorf(hippo.ENOTFOUND, "agent %q has no block %q in scope %q", agent, key, a.scope)
 	blocks, lerr := db.ListBlocks(cmd.Context(), agent, nil)
 	if lerr != nil {

@@ -6,7 +6,6 @@ import (
 	"io"
 
 	"github.com/hippo-mem/hippo"
-	"github.com/hippo-mem/hippo/sqlite"
 	"github.com/spf13/cobra"
 )
 
@@ -15,18 +14,18 @@ import (
 func (a *app) blockEditCommands() []*cobra.Command {
 	return []*cobra.Command{
 		a.blockWriteCommand("set <key> <value|->", "Set a block's whole value, creating it if needed",
-			func(ctx context.Context, m *sqlite.Memory, key, text string) (*hippo.Block, error) {
+			func(ctx context.Context, m hippo.AgentMemory, key, text string) (*hippo.Block, error) {
 				return m.SetBlock(ctx, key, text)
 			}),
 		a.blockWriteCommand("append <key> <text|->", "Append a line to a block, creating it if needed",
-			func(ctx context.Context, m *sqlite.Memory, key, text string) (*hippo.Block, error) {
+			func(ctx context.Context, m hippo.AgentMemory, key, text string) (*hippo.Block, error) {
 				return m.AppendBlock(ctx, key, text)
 			}),
 		{
 			Use:   "replace <key> <old> <new>",
 			Short: "Replace every occurrence of old with new in a block",
 			RunE: func(cmd *cobra.Command, args []string) error {
-				return a.useMemory(cmd.Context(), existingDB, false, func(db *sqlite.DB, m *sqlite.Memory) error {
+				return a.useMemory(cmd.Context(), existingDB, false, func(db database, m hippo.AgentMemory) error {
 					b, n, err := m.ReplaceBlock(cmd.Context(), args[0], args[1], args[2])
 					if err != nil {
 						return err
@@ -40,7 +39,7 @@ func (a *app) blockEditCommands() []*cobra.Command {
 			Use:   "get <key>",
 			Short: "Print a block's value (like block <agent> <key>, agent from --agent)",
 			RunE: func(cmd *cobra.Command, args []string) error {
-				return a.useMemory(cmd.Context(), existingDB, false, func(db *sqlite.DB, m *sqlite.Memory) error {
+				return a.useMemory(cmd.Context(), existingDB, false, func(db database, m hippo.AgentMemory) error {
 					b, err := m.Block(cmd.Context(), args[0])
 					if err != nil {
 						return err
@@ -56,7 +55,7 @@ func (a *app) blockEditCommands() []*cobra.Command {
 			},
 		},
 		a.blockWriteCommand("describe <key> <description|->", "Say what a block is for (creates it empty if needed)",
-			func(ctx context.Context, m *sqlite.Memory, key, text string) (*hippo.Block, error) {
+			func(ctx context.Context, m hippo.AgentMemory, key, text string) (*hippo.Block, error) {
 				return m.DescribeBlock(ctx, key, text)
 			}),
 		a.blockDeleteCommand(),
@@ -65,7 +64,7 @@ func (a *app) blockEditCommands() []*cobra.Command {
 
 // blockWriteCommand is a "block" subcommand taking a key and a text (or "-"
 // for standard input) and writing them with write.
-func (a *app) blockWriteCommand(use, short string, write func(context.Context, *sqlite.Memory, string, string) (*hippo.Block, error)) *cobra.Command {
+func (a *app) blockWriteCommand(use, short string, write func(context.Context, hippo.AgentMemory, string, string) (*hippo.Block, error)) *cobra.Command {
 	return &cobra.Command{
 		Use:   use,
 		Short: short,
@@ -74,7 +73,7 @@ func (a *app) blockWriteCommand(use, short string, write func(context.Context, *
 			if err != nil {
 				return err
 			}
-			return a.useMemory(cmd.Context(), createDB, false, func(_ *sqlite.DB, m *sqlite.Memory) error {
+			return a.useMemory(cmd.Context(), createDB, false, func(_ database, m hippo.AgentMemory) error {
 				b, err := write(cmd.Context(), m, args[0], text)
 				if err != nil {
 					return err

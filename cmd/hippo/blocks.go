@@ -2,9 +2,9 @@ package main
 
 import (
 	"fmt"
+	"github.com/hippo-mem/hippo"
 	"io"
 
-	"github.com/hippo-mem/hippo/sqlite"
 	"github.com/spf13/cobra"
 )
 
@@ -33,8 +33,8 @@ func (a *app) newBlocksCommand() *cobra.Command {
 				return err
 			}
 			out := struct {
-				AgentID string             `json:"agent_id"`
-				Blocks  []sqlite.BlockInfo `json:"blocks"`
+				AgentID string            `json:"agent_id"`
+				Blocks  []hippo.BlockInfo `json:"blocks"`
 			}{agent, blocks}
 			return a.emit(out, func(w io.Writer) error {
 				if len(blocks) == 0 {

@@ -2,10 +2,9 @@ package main
 
 import (
 	"context"
+	"github.com/hippo-mem/hippo"
 	"io"
-	"time"
 
-	"github.com/hippo-mem/hippo/sqlite"
 	"github.com/spf13/cobra"
 )
 
@@ -38,7 +37,7 @@ left out unless --superseded. The agent defaults to --agent / HIPPO_AGENT.`,
 				return err
 			}
 			views, total, err := a.listChunks(cmd.Context(),
-				sqlite.ChunkFilter{AgentID: agent, Scope: scope, Kind: k, Superseded: superseded, Limit: limit, Offset: offset})
+				hippo.ChunkFilter{AgentID: agent, Scope: scope, Kind: k, Superseded: superseded, Limit: limit, Offset: offset})
 			if err != nil {
 				return err
 			}
@@ -81,7 +80,7 @@ func (a *app) pageNote(shown, offset, total int) {
 // listChunks opens the existing database and returns one page of the
 // chunks matching filter, as the CLI shows them, with the number of all
 // matches.
-func (a *app) listChunks(ctx context.Context, filter sqlite.ChunkFilter) ([]chunkView, int, error) {
+func (a *app) listChunks(ctx context.Context, filter hippo.ChunkFilter) ([]chunkView, int, error) {
 	db, err := a.openDB(ctx, existingDB)
 	if err != nil {
 		return nil, 0, err
@@ -95,5 +94,5 @@ func (a *app) listChunks(ctx context.Context, filter sqlite.ChunkFilter) ([]chun
 	if err != nil {
 		return nil, 0, err
 	}
-	return viewChunks(chunks, db.Config(), time.Now()), total, nil
+	return viewChunks(chunks, strengthNow(ctx, db)), total, nil
 }

@@ -3,7 +3,6 @@ package main
 import (
 	"fmt"
 	"io"
-	"time"
 
 	"github.com/hippo-mem/hippo"
 	"github.com/spf13/cobra"
@@ -36,7 +35,7 @@ makes the exit code 1.`,
 				Chunks      []chunkView `json:"chunks"`
 				NotFound    []string    `json:"not_found"`
 				Resurrected []string    `json:"resurrected"`
-			}{!force, viewChunks(plan.Chunks, db.Config(), time.Now()), plan.NotFound, plan.Resurrected}
+			}{!force, viewChunks(plan.Chunks, strengthNow(ctx, db)), plan.NotFound, plan.Resurrected}
 			if force && len(plan.Chunks) > 0 {
 				found := make([]string, len(plan.Chunks))
 				for i, c := range plan.Chunks {

@@ -6,7 +6,6 @@ import (
 	"path/filepath"
 
 	"github.com/hippo-mem/hippo"
-	"github.com/hippo-mem/hippo/sqlite"
 	"github.com/spf13/cobra"
 )
 
@@ -39,7 +38,7 @@ back losslessly.`,
 				return err
 			}
 			defer db.Close()
-			total, err := db.CountChunks(ctx, sqlite.ChunkFilter{AgentID: agent, Scope: scope, Superseded: true})
+			total, err := db.CountChunks(ctx, hippo.ChunkFilter{AgentID: agent, Scope: scope, Superseded: true})
 			if err != nil {
 				return err
 			}
@@ -49,16 +48,16 @@ back losslessly.`,
 					return err
 				}
 				if len(blocks) == 0 {
-					return hippo.Errorf(hippo.ENOTFOUND, "agent %q has no chunks or blocks in %s", agent, db.Path())
+					return hippo.Errorf(hippo.ENOTFOUND, "agent %q has no chunks or blocks in %s", agent, db.Location())
 				}
 			}
 
-			opts := sqlite.ExportOptions{AgentID: agent, Scope: scope}
+			opts := hippo.ExportOptions{AgentID: agent, Scope: scope}
 			bar := a.progress(int64(total), "exporting", false)
 			if bar != nil {
 				opts.Progress = func(n int) { _ = bar.Set(n) }
 			}
-			var sum *sqlite.ExportSummary
+			var sum *hippo.ExportSummary
 			if output == "" || output == "-" {
 				sum, err = db.Export(ctx, a.stdout, opts)
 			} else {
@@ -73,7 +72,7 @@ back losslessly.`,
 			if output != "" && output != "-" && a.json {
 				return writeJSON(a.stdout, struct {
 					Path string `json:"path"`
-					*sqlite.ExportSummary
+					*hippo.ExportSummary
 				}{output, sum})
 			}
 			a.note("Exported %s and %s.", plural(sum.Chunks, "chunk", "chunks"), plural(sum.Blocks, "block", "blocks"))
@@ -86,7 +85,7 @@ back losslessly.`,
 
 // exportFile exports into a temporary file beside path and renames it into
 // place, so a failed export leaves no partial file.
-func exportFile(ctx context.Context, db *sqlite.DB, path string, opts sqlite.ExportOptions) (*sqlite.ExportSummary, error) {
+func exportFile(ctx context.Context, db database, path string, opts hippo.ExportOptions) (*hippo.ExportSummary, error) {
 	tmp, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".*.tmp")
 	if err != nil {
 		return nil, err

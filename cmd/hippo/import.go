@@ -1,13 +1,11 @@
 package main
 
 import (
-	"errors"
 	"fmt"
+	"github.com/hippo-mem/hippo"
 	"io"
-	"io/fs"
 	"os"
 
-	"github.com/hippo-mem/hippo/sqlite"
 	"github.com/spf13/cobra"
 )
 
@@ -46,7 +44,7 @@ name no agent take --agent / HIPPO_AGENT.`,
 				}
 				r = f
 			}
-			opts := sqlite.ImportOptions{Model: model, AgentID: a.agent}
+			opts := hippo.ImportOptions{Model: model, AgentID: a.agent}
 			if reembed {
 				e, err := a.embedder()
 				if err != nil {
@@ -54,8 +52,6 @@ name no agent take --agent / HIPPO_AGENT.`,
 				}
 				opts.Reembed = e
 			}
-			_, statErr := os.Stat(a.dbPath)
-			created := errors.Is(statErr, fs.ErrNotExist)
 			db, err := a.openDB(ctx, createDB)
 			if err != nil {
 				return err
@@ -70,12 +66,9 @@ name no agent take --agent / HIPPO_AGENT.`,
 				_ = bar.Close()
 			}
 			if err != nil {
-				if created {
+				if db.Created() {
 					// Leave no empty database behind a failed first import.
-					db.Close()
-					for _, suffix := range []string{"", "-wal", "-shm"} {
-						os.Remove(db.Path() + suffix)
-					}
+					db.Remove()
 				}
 				return err
 			}

@@ -1,11 +1,8 @@
 package main
 
 import (
-	"errors"
 	"fmt"
 	"io"
-	"io/fs"
-	"os"
 
 	"github.com/spf13/cobra"
 )
@@ -18,8 +15,6 @@ func (a *app) newInitCommand() *cobra.Command {
 existing database up to date. Running it again changes nothing.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			_, err := os.Stat(a.dbPath)
-			created := errors.Is(err, fs.ErrNotExist)
 			// The configured embedder sets a new file's page size; a
 			// misconfigured one is reported by the commands that embed.
 			emb, err := a.embedder()
@@ -34,9 +29,9 @@ existing database up to date. Running it again changes nothing.`,
 			out := struct {
 				Path    string `json:"path"`
 				Created bool   `json:"created"`
-			}{db.Path(), created}
+			}{db.Location(), db.Created()}
 			return a.emit(out, func(w io.Writer) error {
-				if created {
+				if out.Created {
 					_, err := fmt.Fprintf(w, "Created %s\n", out.Path)
 					return err
 				}

@@ -1,6 +1,6 @@
 // Command hippo inspects and manages Hippo databases: statistics, browsing,
 // text search, deletion, purging, export and import. It only wires flags to
-// the sqlite package; every query lives there.
+// hippo's Store interfaces; open.go is the one place that opens a backend.
 package main
 
 import (
@@ -10,12 +10,10 @@ import (
 	"io"
 	"os"
 	"os/signal"
-	"path/filepath"
 	"syscall"
 
 	"github.com/hippo-mem/hippo"
 	"github.com/hippo-mem/hippo/metrics"
-	"github.com/hippo-mem/hippo/sqlite"
 	"github.com/spf13/cobra"
 )
 
@@ -95,7 +93,7 @@ go to stderr. Exit codes: 0 success, 1 failure, 2 usage error.`,
 	root.SetVersionTemplate("hippo {{.Version}}\n")
 	a.root = root
 	f := root.PersistentFlags()
-	f.StringVar(&a.dbPath, "db", defaultDBPath(), "database file (env HIPPO_DB)")
+	f.StringVar(&a.dbPath, "db", defaultDBPath(), "database: a file path or file: URI (env HIPPO_DB)")
 	f.StringVar(&a.agent, "agent", os.Getenv("HIPPO_AGENT"), "agent ID (env HIPPO_AGENT)")
 	f.StringVar(&a.scope, "scope", "", `scope ("" is the global scope; default: all scopes where a command lists)`)
 	f.BoolVar(&a.json, "json", false, "print machine-readable JSON")
@@ -162,51 +160,6 @@ func (a *app) markRuns(cmd *cobra.Command) {
 	for _, sub := range cmd.Commands() {
 		a.markRuns(sub)
 	}
-}
-
-// defaultDBPath is $HIPPO_DB, else $XDG_DATA_HOME/hippo/hippo.db, else
-// ~/.local/share/hippo/hippo.db.
-func defaultDBPath() string {
-	if p := os.Getenv("HIPPO_DB"); p != "" {
-		return p
-	}
-	dir := os.Getenv("XDG_DATA_HOME")
-	if dir == "" || !filepath.IsAbs(dir) {
-		home, err := os.UserHomeDir()
-		if err != nil {
-			return filepath.Join(".", "hippo.db")
-		}
-		dir = filepath.Join(home, ".local", "share")
-	}
-	return filepath.Join(dir, "hippo", "hippo.db")
-}
-
-// openDB opens the database named by the flags; in existingDB mode a
-// missing file is an error instead of a new database.
-func (a *app) openDB(ctx context.Context, mode dbMode) (*sqlite.DB, error) {
-	return a.openDBFor(ctx, nil, mode)
-}
-
-// dbMode says whether a command may create a missing database.
-type dbMode int
-
-const (
-	// existingDB is for commands that read, or change what is already
-	// stored: a missing database is an error naming the file.
-	existingDB dbMode = iota
-	// createDB is for commands that add data (init, remember, store,
-	// block set, import, serve): a missing database is created.
-	createDB
-)
-
-// openDBFor opens the database, with the page size for emb's vectors when
-// mode creates it (sqlite.PageSizeFor; emb may be nil).
-func (a *app) openDBFor(ctx context.Context, emb hippo.Embedder, mode dbMode) (*sqlite.DB, error) {
-	opts := sqlite.Options{MustExist: mode == existingDB}
-	if emb != nil {
-		opts.Dimension = emb.Dimension()
-	}
-	return sqlite.Open(ctx, a.dbPath, opts)
 }
 
 // scopeFilter is the --scope value when it was given, else nil (all scopes).

@@ -7,7 +7,6 @@ import (
 	"strings"
 
 	"github.com/hippo-mem/hippo"
-	"github.com/hippo-mem/hippo/sqlite"
 )
 
 // maxStdin bounds text read from standard input.
@@ -18,7 +17,7 @@ const maxStdin = 1 << 20
 // and fact models. --scope, when given, is both where writes go and the
 // only scope searched; otherwise writes go to the global scope and every
 // scope is searched.
-func (a *app) openMemory(ctx context.Context, mode dbMode, withFacts bool) (*sqlite.DB, *sqlite.Memory, error) {
+func (a *app) openMemory(ctx context.Context, mode dbMode, withFacts bool) (database, hippo.AgentMemory, error) {
 	agent, err := a.agentFlag()
 	if err != nil {
 		return nil, nil, err
@@ -27,7 +26,7 @@ func (a *app) openMemory(ctx context.Context, mode dbMode, withFacts bool) (*sql
 	if err != nil {
 		return nil, nil, err
 	}
-	opts := sqlite.MemoryOptions{AgentID: agent}
+	opts := hippo.MemoryOptions{AgentID: agent}
 	if scope != nil {
 		opts.Scope, opts.RecallScopes = *scope, []string{*scope}
 	}
@@ -48,7 +47,7 @@ func (a *app) openMemory(ctx context.Context, mode dbMode, withFacts bool) (*sql
 		db.Close()
 		return nil, nil, err
 	}
-	m, err := db.Memory(opts)
+	m, err := db.Service(opts)
 	if err != nil {
 		db.Close()
 		return nil, nil, err
@@ -58,7 +57,7 @@ func (a *app) openMemory(ctx context.Context, mode dbMode, withFacts bool) (*sql
 
 // useMemory opens the agent's memory as openMemory does, runs fn and
 // closes the database.
-func (a *app) useMemory(ctx context.Context, mode dbMode, withFacts bool, fn func(*sqlite.DB, *sqlite.Memory) error) error {
+func (a *app) useMemory(ctx context.Context, mode dbMode, withFacts bool, fn func(database, hippo.AgentMemory) error) error {
 	db, m, err := a.openMemory(ctx, mode, withFacts)
 	if err != nil {
 		return err

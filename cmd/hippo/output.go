@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -68,7 +69,8 @@ type chunkView struct {
 	Strength         float64         `json:"strength"`
 }
 
-func viewChunks(cs []*hippo.Chunk, cfg hippo.Config, now time.Time) []chunkView {
+// viewChunks shows chunks with their strength by strength.
+func viewChunks(cs []*hippo.Chunk, strength func(*hippo.Chunk) float64) []chunkView {
 	out := make([]chunkView, len(cs))
 	for i, c := range cs {
 		meta := c.Metadata
@@ -80,10 +82,41 @@ func viewChunks(cs []*hippo.Chunk, cfg hippo.Config, now time.Time) []chunkView 
 			ContentHash: nullable(c.ContentHash), Metadata: meta,
 			RunningIntensity: c.RunningIntensity, EncounterCount: c.EncounterCount, AccessCount: c.AccessCount,
 			LastAccessedAt: c.LastAccessedAt, Superseded: c.SupersededBy != "", SupersededBy: nullable(c.SupersededBy),
-			SupersededAt: c.SupersededAt, CreatedAt: c.CreatedAt, Strength: c.Strength(cfg, now),
+			SupersededAt: c.SupersededAt, CreatedAt: c.CreatedAt, Strength: strength(c),
 		}
 	}
 	return out
+}
+
+// strengthAt is each chunk's effective strength at its own last access:
+// its intensity, for a chunk just stored or recalled.
+func strengthAt(cfg hippo.Config) func(*hippo.Chunk) float64 {
+	return func(c *hippo.Chunk) float64 { return c.Strength(cfg, c.LastAccessedAt) }
+}
+
+// clockReader gives the decay clock of an agent at a time.
+type clockReader interface {
+	Config() hippo.Config
+	DecayClockAt(ctx context.Context, agentID string, now time.Time) (hippo.DecayClock, error)
+}
+
+// strengthNow is each chunk's effective strength now, by the decay clock
+// of the database (wall time, or its agent's active hours); a clock that
+// cannot be read falls back to wall time.
+func strengthNow(ctx context.Context, db clockReader) func(*hippo.Chunk) float64 {
+	cfg, now := db.Config(), time.Now()
+	clocks := map[string]hippo.DecayClock{}
+	return func(c *hippo.Chunk) float64 {
+		clock, ok := clocks[c.AgentID]
+		if !ok {
+			var err error
+			if clock, err = db.DecayClockAt(ctx, c.AgentID, now); err != nil {
+				clock = hippo.WallHours(now.UnixMilli())
+			}
+			clocks[c.AgentID] = clock
+		}
+		return cfg.StrengthBy(c, clock)
+	}
 }
 
 func nullable(s string) *string {

@@ -11,7 +11,6 @@ import (
 	"github.com/hippo-mem/hippo/local/minilm"
 	"github.com/hippo-mem/hippo/metrics"
 	"github.com/hippo-mem/hippo/openai"
-	"github.com/hippo-mem/hippo/sqlite"
 	"github.com/spf13/pflag"
 )
 
@@ -115,7 +114,7 @@ func (a *app) apiEmbedFlagOverridesEnv() bool {
 // an embedder and db is locked to the GloVe model, the offline default of
 // earlier versions, it returns GloVe: existing databases keep working with
 // no setting and no error, and `hippo reembed` moves them to MiniLM.
-func (a *app) embedderFor(ctx context.Context, db *sqlite.DB) (hippo.Embedder, error) {
+func (a *app) embedderFor(ctx context.Context, db database) (hippo.Embedder, error) {
 	e, err := a.embedder()
 	if err != nil || a.providers.offline != "" || a.providers.embedderConfigured() {
 		return e, err

@@ -2,10 +2,10 @@ package main
 
 import (
 	"fmt"
+	"github.com/hippo-mem/hippo"
 	"io"
 	"time"
 
-	"github.com/hippo-mem/hippo/sqlite"
 	"github.com/spf13/cobra"
 )
 
@@ -26,7 +26,7 @@ Without --force nothing changes: the command shows what it would purge
 (with --json, a document with "dry_run": true).`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			filter := sqlite.PurgeFilter{AgentID: a.agent, DryRun: !force}
+			filter := hippo.PurgeFilter{AgentID: a.agent, DryRun: !force}
 			if before != "" {
 				t, err := parseDate("before", before)
 				if err != nil {
@@ -49,7 +49,7 @@ Without --force nothing changes: the command shows what it would purge
 				Before  *time.Time  `json:"before,omitempty"`
 				Count   int         `json:"count"`
 				Chunks  []chunkView `json:"chunks"`
-			}{DryRun: !force, AgentID: a.agent, Count: len(chunks), Chunks: viewChunks(chunks, db.Config(), time.Now())}
+			}{DryRun: !force, AgentID: a.agent, Count: len(chunks), Chunks: viewChunks(chunks, strengthNow(cmd.Context(), db))}
 			if !filter.Before.IsZero() {
 				out.Before = &filter.Before
 			}

@@ -77,7 +77,7 @@ discount of content longer than 400 bytes (hippo.Config.LengthFactors).`,
 			cfg := m.Config()
 			views := make([]recalledView, len(page.Results))
 			for i, r := range page.Results {
-				views[i] = recalledView{viewChunks([]*hippo.Chunk{r.Chunk}, m.Config(), r.Chunk.LastAccessedAt)[0],
+				views[i] = recalledView{viewChunks([]*hippo.Chunk{r.Chunk}, strengthAt(m.Config()))[0],
 					r.Score, r.Similarity, r.BM25, r.Relevance, r.CosineRelevance, r.BM25Relevance, r.LengthExcess, r.Strength, r.Recency}
 			}
 			out := struct {

@@ -8,7 +8,6 @@ import (
 	"time"
 
 	"github.com/hippo-mem/hippo"
-	"github.com/hippo-mem/hippo/sqlite"
 	"github.com/schollz/progressbar/v3"
 	"github.com/spf13/cobra"
 )
@@ -49,7 +48,7 @@ re-embedded, from which model to which (with --json, a document with
 				return err
 			}
 			defer db.Close()
-			opts := sqlite.ReembedOptions{BatchSize: batch, DryRun: !force}
+			opts := hippo.ReembedOptions{BatchSize: batch, DryRun: !force}
 			var (
 				bar    *progressbar.ProgressBar
 				barSet bool
@@ -89,7 +88,7 @@ re-embedded, from which model to which (with --json, a document with
 		},
 	}
 	f := cmd.Flags()
-	f.IntVar(&batch, "batch-size", sqlite.DefaultReembedBatch, "texts per embedding request")
+	f.IntVar(&batch, "batch-size", hippo.DefaultReembedBatch, "texts per embedding request")
 	f.BoolVar(&force, "force", false, "really re-embed and switch the model")
 	return cmd
 }
@@ -97,7 +96,7 @@ re-embedded, from which model to which (with --json, a document with
 // reembedOutput is the result with, after a real run, its duration and
 // throughput (chunks embedded by this run per second).
 type reembedOutput struct {
-	*sqlite.ReembedResult
+	*hippo.ReembedResult
 	Seconds   *float64 `json:"duration_seconds,omitempty"`
 	PerSecond *float64 `json:"chunks_per_second,omitempty"`
 }
@@ -130,7 +129,7 @@ func (o reembedOutput) text(a *app, w io.Writer) error {
 
 // showLock describes a model lock, which may be missing or of a dimension
 // not known yet.
-func showLock(l *sqlite.ModelLock) string {
+func showLock(l *hippo.ModelLock) string {
 	switch {
 	case l == nil:
 		return "no model"

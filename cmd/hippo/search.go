@@ -1,10 +1,10 @@
 package main
 
 import (
+	"github.com/hippo-mem/hippo"
 	"io"
 	"strings"
 
-	"github.com/hippo-mem/hippo/sqlite"
 	"github.com/spf13/cobra"
 )
 
@@ -38,7 +38,7 @@ left out unless --superseded.`,
 				return err
 			}
 			views, total, err := a.listChunks(cmd.Context(),
-				sqlite.ChunkFilter{AgentID: a.agent, Scope: scope, Kind: k, Superseded: superseded, Text: text, Limit: limit})
+				hippo.ChunkFilter{AgentID: a.agent, Scope: scope, Kind: k, Superseded: superseded, Text: text, Limit: limit})
 			if err != nil {
 				return err
 			}

@@ -12,10 +12,10 @@ import (
 	"strings"
 	"time"
 
+	"github.com/hippo-mem/hippo"
 	"github.com/hippo-mem/hippo/coalesce"
 	"github.com/hippo-mem/hippo/mcp"
 	"github.com/hippo-mem/hippo/metrics"
-	"github.com/hippo-mem/hippo/sqlite"
 	"github.com/spf13/cobra"
 )
 
@@ -88,9 +88,11 @@ offline defaults are used: no key, no network.`,
 				a.metrics.Coalesced(func() (int64, int64) { st := c.Stats(); return st.Calls, st.Requests })
 				emb = c
 			}
-			a.metrics.DatabaseSize(func() int64 { return fileSize(db.Path()) + fileSize(db.Path()+"-wal") })
+			if loc := db.Location(); !strings.Contains(loc, "://") { // a file
+				a.metrics.DatabaseSize(func() int64 { return fileSize(loc) + fileSize(loc+"-wal") })
+			}
 			if messages != "" {
-				if err := sqlite.ValidateTableName(messages); err != nil {
+				if err := hippo.ValidateTableName(messages); err != nil {
 					return usageErrorf("%v", err)
 				}
 			}
@@ -100,7 +102,7 @@ offline defaults are used: no key, no network.`,
 			}
 			log := slog.New(handler)
 			embedDesc, llmDesc := a.describeProviders(emb)
-			log.Info("hippo serve", "version", buildVersion().String(), "db", db.Path(), "embedder", embedDesc, "llm", llmDesc,
+			log.Info("hippo serve", "version", buildVersion().String(), "db", db.Location(), "embedder", embedDesc, "llm", llmDesc,
 				"transport", transport, "auth", token != "", "embed_window", embedWindow)
 			s, err := mcp.NewServer(mcp.Config{
 				DB: db, Embedder: emb, Extractor: extractor, Classifier: classifier,

@@ -35,7 +35,7 @@ func (a *app) newStoreCommand() *cobra.Command {
 			view := struct {
 				Duplicate bool      `json:"duplicate"`
 				Chunk     chunkView `json:"chunk"`
-			}{res.Duplicate, viewChunks([]*hippo.Chunk{res.Chunk}, m.Config(), res.Chunk.LastAccessedAt)[0]}
+			}{res.Duplicate, viewChunks([]*hippo.Chunk{res.Chunk}, strengthAt(m.Config()))[0]}
 			return a.emit(view, func(w io.Writer) error {
 				if res.Duplicate {
 					_, err := fmt.Fprintf(w, "Already known: strengthened %s (seen %d times, intensity %.2f)\n",

@@ -6,7 +6,6 @@ import (
 	"time"
 
 	"github.com/hippo-mem/hippo"
-	"github.com/hippo-mem/hippo/sqlite"
 	"github.com/spf13/cobra"
 )
 
@@ -138,7 +137,7 @@ func (a *app) newReinforceCommand() *cobra.Command {
 
 func (a *app) newConsolidateCommand() *cobra.Command {
 	var (
-		opts          sqlite.ConsolidateOptions
+		opts          hippo.ConsolidateOptions
 		force, dryRun bool
 	)
 	cmd := &cobra.Command{

@@ -1,0 +1,252 @@
+package hippo
+
+import (
+	"fmt"
+	"time"
+)
+
+// DefaultReembedBatch is how many texts Reembed and a re-embedding Import
+// send in one Embed call unless told otherwise.
+const DefaultReembedBatch = 256
+
+// MemoryOptions binds a Memory to one agent and its scopes.
+type MemoryOptions struct {
+	// AgentID namespaces every chunk and block; required.
+	AgentID string
+	// Scope is where writes go (chunks and blocks); "" is the global scope.
+	Scope string
+	// RecallScopes filters Recall and Forget. nil searches every scope of
+	// the agent; an empty non-nil slice searches none; otherwise exactly
+	// the listed scopes ("" among them for the global scope).
+	RecallScopes []string
+	// MessagesTable enables SearchConversation over a consumer-owned table
+	// and its <table>_fts FTS5 index.
+	MessagesTable string
+
+	Embedder   Embedder
+	Extractor  Extractor
+	Classifier Classifier
+}
+
+// Stats is an overview of a whole database.
+type Stats struct {
+	Path string `json:"path"`
+	// FileSize and WALSize are the bytes of the database file and of its
+	// write-ahead log (0 when there is none).
+	FileSize   int64 `json:"file_size"`
+	WALSize    int64 `json:"wal_size"`
+	Chunks     int   `json:"chunks"`
+	Facts      int   `json:"facts"`
+	Memories   int   `json:"memories"`
+	Superseded int   `json:"superseded"`
+	Blocks     int   `json:"blocks"`
+	// Agents counts agents owning at least one chunk or block.
+	Agents int `json:"agents"`
+	// EmbeddingModel is the model lock, nil when nothing was embedded yet.
+	EmbeddingModel *ModelLock `json:"embedding_model"`
+}
+
+// AgentSummary is one agent with what it owns.
+type AgentSummary struct {
+	AgentID    string `json:"agent_id"`
+	Chunks     int    `json:"chunks"`
+	Facts      int    `json:"facts"`
+	Memories   int    `json:"memories"`
+	Superseded int    `json:"superseded"`
+	Blocks     int    `json:"blocks"`
+}
+
+// ChunkFilter selects chunks for listing, counting and text search. The
+// zero value selects every live chunk.
+type ChunkFilter struct {
+	// AgentID restricts to one agent; "" means all.
+	AgentID string
+	// Scope restricts to one scope ("" is the global scope); nil means all.
+	Scope *string
+	// Kind restricts to facts or memories; "" means both.
+	Kind Kind
+	// Superseded includes superseded chunks, which are left out otherwise.
+	Superseded bool
+	// Text keeps chunks whose content contains it, ignoring case and
+	// accents ("cafe" finds "Café"); every character, % and _ too, matches
+	// itself. "" matches everything.
+	Text string
+	// Limit caps the result (0: no cap); Offset skips that many first.
+	// Both are ignored by CountChunks.
+	Limit, Offset int
+}
+
+// DeletePlan is what DeleteChunks would do with the same arguments.
+type DeletePlan struct {
+	// Chunks are the chunks that would be deleted (without embeddings), in
+	// the order their IDs were given.
+	Chunks []*Chunk
+	// NotFound are the IDs matching no chunk (of the agent, if one is given).
+	NotFound []string
+	// Resurrected are the chunks that would become current again because
+	// what superseded them is deleted.
+	Resurrected []string
+}
+
+// PurgeFilter selects superseded chunks to purge.
+type PurgeFilter struct {
+	// AgentID restricts to one agent; "" means all.
+	AgentID string
+	// Before, if set, keeps only chunks superseded before it (created
+	// before it when the supersession time is unknown).
+	Before time.Time
+	// DryRun finds what would be purged and changes nothing.
+	DryRun bool
+}
+
+// ConsolidateOptions configures Consolidate.
+type ConsolidateOptions struct {
+	// AgentID limits the pass to one agent; required.
+	AgentID string
+	// Grace is how long a chunk must have been under the strength floor
+	// before it is deleted; 0 means 30 days.
+	Grace time.Duration
+	// MergeThreshold is the cosine above which two memories of the same
+	// scope are merged into the stronger one; 0 means 0.97 (or the
+	// embedder's duplicate threshold when higher); 1 or more disables
+	// merging.
+	MergeThreshold float64
+	// DryRun reports what would be done and changes nothing.
+	DryRun bool
+}
+
+// ConsolidateResult reports a consolidation pass.
+type ConsolidateResult struct {
+	DryRun bool           `json:"dry_run"`
+	Faded  []FadedChunk   `json:"faded"`
+	Merged []MergedMemory `json:"merged"`
+}
+
+// FadedChunk is a chunk deleted for having stayed under the floor.
+type FadedChunk struct {
+	ID         string    `json:"id"`
+	Kind       Kind      `json:"kind"`
+	Content    string    `json:"content"`
+	Strength   float64   `json:"strength"`
+	UnderSince time.Time `json:"under_floor_since"`
+}
+
+// MergedMemory is a memory folded into a near-duplicate.
+type MergedMemory struct {
+	KeptID     string  `json:"kept_id"`
+	RemovedID  string  `json:"removed_id"`
+	Removed    string  `json:"removed_content"`
+	Similarity float64 `json:"similarity"`
+}
+
+// ExportOptions selects what Export writes.
+type ExportOptions struct {
+	// AgentID restricts the export to one agent; "" exports all.
+	AgentID string
+	// Scope restricts the export to one scope; nil exports all.
+	Scope *string
+	// Progress, if set, is called after each chunk with the count so far.
+	Progress func(chunks int)
+}
+
+// ExportSummary counts what Export wrote.
+type ExportSummary struct {
+	Blocks int `json:"blocks"`
+	Chunks int `json:"chunks"`
+}
+
+// ImportOptions tunes Import.
+type ImportOptions struct {
+	// Model is the embedding model of a file that records none (the
+	// TypeScript export). Without it such a file is accepted only into a
+	// database already locked to a model of the file's dimension.
+	Model string
+	// AgentID is the agent of records that name none.
+	AgentID string
+	// Reembed, if set, embeds the content of the file's chunks with it,
+	// instead of refusing them, when the file names another model than
+	// the database's lock (or, for a database with none, Reembed's), or
+	// none. It must then be of the database's model. The embedding is
+	// done in batches of DefaultReembedBatch, inside the import's
+	// transaction, so other writers wait for it.
+	Reembed Embedder
+}
+
+// BlockRef names a block.
+type BlockRef struct {
+	AgentID string `json:"agent_id"`
+	Scope   string `json:"scope"`
+	Key     string `json:"key"`
+}
+
+// ImportResult says what Import did. Nothing already stored is
+// overwritten: records that collide are skipped and listed.
+type ImportResult struct {
+	// Format is ExportFormat or FormatTypeScript.
+	Format string `json:"format"`
+	// Agents are the agents the file holds records of.
+	Agents []string `json:"agents"`
+	// Chunks and Blocks count what was inserted.
+	Chunks int `json:"chunks"`
+	Blocks int `json:"blocks"`
+	// Duplicates counts every skipped record: the sum of the three lists.
+	Duplicates int `json:"duplicates"`
+	// DuplicateIDs are chunks whose ID is already stored (or repeated in
+	// the file).
+	DuplicateIDs []string `json:"duplicate_ids"`
+	// DuplicateContent are memories (by their ID in the file) whose
+	// content the agent already holds in that scope under another ID.
+	DuplicateContent []string `json:"duplicate_content"`
+	// DuplicateBlocks are blocks already stored.
+	DuplicateBlocks []BlockRef `json:"duplicate_blocks"`
+	// EmbeddingModel is the database's model lock after the import.
+	EmbeddingModel *ModelLock `json:"embedding_model"`
+	// Reembedded counts the inserted chunks embedded anew by
+	// ImportOptions.Reembed.
+	Reembedded int `json:"reembedded,omitempty"`
+}
+
+// ModelLock is the embedding model and dimension a database is bound to:
+// vectors of different models are not comparable.
+type ModelLock struct {
+	Model     string `json:"model"`
+	Dimension int    `json:"dimension"`
+}
+
+// ReembedOptions tunes Reembed.
+type ReembedOptions struct {
+	// BatchSize is how many texts go into one Embed call; 0 means
+	// DefaultReembedBatch.
+	BatchSize int
+	// DryRun reports what Reembed would do and changes nothing; the
+	// embedder is not called.
+	DryRun bool
+	// Progress, if set, is called after each batch with the chunks
+	// re-embedded so far (those kept from an interrupted run included) and
+	// the number of chunks.
+	Progress func(done, total int)
+}
+
+// ReembedResult says what Reembed did, or would do in a dry run.
+type ReembedResult struct {
+	DryRun bool `json:"dry_run"`
+	// From is the model lock before, nil when the database had none.
+	From *ModelLock `json:"from"`
+	// To is the embedder's model. In a dry run its dimension is 0 when the
+	// embedder learns it from its first response.
+	To ModelLock `json:"to"`
+	// Unchanged is true when there was nothing to do: the database is
+	// already on To, or holds no chunks and no lock.
+	Unchanged bool `json:"unchanged"`
+	// Chunks counts the chunks of every agent switched to To (or to be).
+	Chunks int `json:"chunks"`
+	// Reused counts embeddings kept from an interrupted run to the same
+	// model.
+	Reused int `json:"reused"`
+	// Embedded counts the texts this call embedded (in a dry run: would).
+	Embedded int `json:"embedded"`
+}
+
+func (l ModelLock) String() string {
+	return fmt.Sprintf("%q (%d dimensions)", l.Model, l.Dimension)
+}

@@ -1,0 +1,119 @@
+package hippo
+
+import (
+	"net/url"
+	"strings"
+)
+
+// DSN names a store: a file path, a file: URI, or a URL whose scheme names
+// a backend (postgres://user:password@host/db). ParseDSN reads one; String
+// prints it with any password redacted.
+type DSN struct {
+	// Scheme is "" for a file (a path or a file: URI), else the URL's
+	// scheme in lower case.
+	Scheme string
+	// Path is the file's path; "" for a URL.
+	Path string
+	// URL is the parsed URL; nil for a file.
+	URL *url.URL
+}
+
+// ParseDSN reads s as a DSN: a string with "://" is a URL (file:// names a
+// file), one starting with "file:" a file URI, anything else a path. It
+// does not check that a backend serves the scheme; the one place that
+// opens stores does. EINVALID for an empty DSN, a URL that does not parse
+// and a file URI with no path or another host; the message never holds a
+// password. A file URI with a query or fragment is taken literally, as a
+// path, so that no parameter reaches the driver.
+func ParseDSN(s string) (DSN, error) {
+	if strings.TrimSpace(s) == "" {
+		return DSN{}, Invalidf("db", "must not be empty")
+	}
+	if strings.ContainsRune(s, 0) {
+		return DSN{}, Invalidf("db", "must not contain NUL bytes")
+	}
+	scheme, _, isURL := strings.Cut(s, "://")
+	if !isURL && !strings.HasPrefix(strings.ToLower(s), "file:") {
+		return DSN{Path: s}, nil
+	}
+	if isURL && (scheme == "" || strings.ContainsAny(scheme, "/\\")) {
+		return DSN{Path: s}, nil // a path with "://" further on, not a scheme
+	}
+	u, err := url.Parse(s)
+	if err != nil {
+		return DSN{}, Invalidf("db", "%s is not a valid URL", RedactDSN(s))
+	}
+	u.Scheme = strings.ToLower(u.Scheme)
+	if u.Scheme != "file" {
+		return DSN{Scheme: u.Scheme, URL: u}, nil
+	}
+	if u.RawQuery != "" || u.Fragment != "" {
+		// No URI parameters reach SQLite (mode=memory, _pragma=...): the
+		// whole string is a file name, taken literally.
+		return DSN{Path: s}, nil
+	}
+	if u.Host != "" && u.Host != "localhost" {
+		return DSN{}, Invalidf("db", "%s: a file URI names no host other than localhost", RedactDSN(s))
+	}
+	p := u.Path
+	if p == "" {
+		p = u.Opaque // file:relative/path.db
+	}
+	if p == "" {
+		return DSN{}, Invalidf("db", "%s names no file", RedactDSN(s))
+	}
+	return DSN{Path: p}, nil
+}
+
+// String is the DSN as given, any password redacted.
+func (d DSN) String() string {
+	if d.URL != nil {
+		return redactURL(d.URL)
+	}
+	return d.Path
+}
+
+// RedactDSN returns s with the password of a URL's user information, and
+// any password in its query, replaced by "xxxxx", for logs, errors and
+// output; anything else is returned as it is. A string with "://" that
+// does not parse as a URL has its user information's password redacted
+// by position: what lies between the first ":" after "://" and the last
+// "@".
+func RedactDSN(s string) string {
+	scheme, rest, ok := strings.Cut(s, "://")
+	if !ok {
+		return s
+	}
+	if u, err := url.Parse(s); err == nil {
+		return redactURL(u)
+	}
+	at := strings.LastIndex(rest, "@")
+	if at < 0 {
+		return s
+	}
+	user, _, hasPassword := strings.Cut(rest[:at], ":")
+	if !hasPassword {
+		return s
+	}
+	return scheme + "://" + user + ":xxxxx" + rest[at:]
+}
+
+// redactURL is u as a string, its password and any password parameter of
+// its query redacted.
+func redactURL(u *url.URL) string {
+	if u.RawQuery != "" {
+		q, changed := u.Query(), false
+		for k := range q {
+			switch strings.ToLower(k) {
+			case "password", "sslpassword", "pass", "pwd":
+				q[k], changed = []string{"xxxxx"}, true
+			}
+		}
+		if changed {
+			c := *u
+			c.RawQuery = q.Encode()
+			u = &c
+		}
+	}
+	return u.Redacted()
+}

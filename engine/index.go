@@ -1,0 +1,291 @@
+package engine
+
+import (
+	"encoding/binary"
+	"encoding/json"
+	"errors"
+	"math"
+	"sync"
+	"time"
+
+	"github.com/hippo-mem/hippo"
+	"github.com/hippo-mem/hippo/vector"
+)
+
+// Meta is what the recall scan filters and scores on, kept beside
+// each vector of the index.
+type Meta struct {
+	RowID        int64 // the chunks row: how the full-text index names it
+	Created      int64 // unix milliseconds
+	LastAccess   int64 // unix milliseconds
+	SupersededAt int64 // unix milliseconds; 0 while current
+	Intensity    float32
+	DecayRate    float32 // λ / decay resistance, per hour
+	Scope        uint32  // interned scope name
+	Category     uint32  // interned metadata category; 0 for none
+	Tags         uint32  // interned tag set (Index.tagSet); 0 for none
+	Kind         hippo.Kind
+	Size         uint32 // content bytes, for relevance's length discount
+}
+
+// Index is the in-memory vector index of one agent's chunks, loaded
+// lazily from a store and kept current through its change feed (see
+// docs/ARCHITECTURE.md). The store's sync code holds Mu to fold changes
+// in; searches hold it for reading.
+type Index struct {
+	Agent  string
+	Mu     sync.RWMutex
+	Idx    *vector.Index[Meta] // nil until the first row
+	cfg    hippo.Config
+	loader vector.Loader // the store's Vectors(ids), for exact re-ranking
+	scopes names
+	cats   names
+	tags   names
+	// tagSets are the distinct tag sets of the chunks, by the ID
+	// Meta keeps (1-based; tagSets[0] is none), so that a row holds
+	// four bytes for its tags.
+	tagSets  [][]uint32
+	tagSetID map[string]uint32
+	Seq      int64 // last change-log entry folded in
+	Loaded   bool
+	Reserve  int     // rows to make room for when the index is created
+	Active   []int64 // hours of activity, ascending (active decay clock)
+}
+
+// NewIndex is the empty index of agent's chunks: cfg gives the decay
+// rates, loader reads float32 vectors back from the store by ID.
+func NewIndex(agent string, cfg hippo.Config, loader vector.Loader) *Index {
+	return &Index{Agent: agent, cfg: cfg, loader: loader}
+}
+
+// Row is a chunk as a store hands it to the index.
+type Row struct {
+	ID    string
+	RowID int64 // the store's row key, by which its text search names it
+	Scope string
+	Kind  hippo.Kind
+	// Metadata is the chunk's metadata JSON, "" for none: its category
+	// and tags are interned for the recall filters.
+	Metadata  string
+	Intensity float64
+	Access    int
+	// LastAccess, Created and SupersededAt are unix milliseconds, 0 when
+	// unknown; Superseded says the chunk is superseded, even at an unknown
+	// time.
+	LastAccess, Created, SupersededAt int64
+	Superseded                        bool
+	Size                              int // content bytes
+}
+
+// Add upserts r with its vector v (copied). A vector whose length is not
+// the index's is skipped, or, when strict, stops the caller with
+// ErrDimension so that it rebuilds the index. Call with ai.Mu held.
+func (ai *Index) Add(r *Row, v []float32, strict bool) error {
+	if ai.Idx == nil {
+		ai.Idx = vector.NewIndex[Meta](len(v), ai.loader)
+		// Strength never exceeds intensity: the prior recall's bound
+		// skips rows with (recallBound).
+		ai.Idx.SetPrior(func(m *Meta) float32 { return m.Intensity })
+		ai.Idx.Grow(ai.Reserve)
+	}
+	if len(v) != ai.Idx.Dim() {
+		if strict {
+			return ErrDimension
+		}
+		return nil
+	}
+	m := Meta{
+		RowID:     r.RowID,
+		Intensity: float32(r.Intensity), DecayRate: float32(ai.cfg.DecayRate(r.Access)),
+		Scope: ai.scopes.id(r.Scope), Kind: r.Kind, Size: uint32(min(r.Size, math.MaxUint32)),
+		LastAccess: r.LastAccess, Created: r.Created, SupersededAt: r.SupersededAt,
+	}
+	if r.Superseded && m.SupersededAt == 0 {
+		m.SupersededAt = 1 // superseded at an unknown time: as good as always
+	}
+	if r.Metadata != "" {
+		var md struct {
+			Category any `json:"category"`
+			Tags     any `json:"tags"`
+		}
+		if json.Unmarshal([]byte(r.Metadata), &md) == nil {
+			if c, ok := md.Category.(string); ok && c != "" {
+				m.Category = ai.cats.id(c)
+			}
+			if tags, ok := md.Tags.([]any); ok {
+				var ids []uint32
+				for _, t := range tags {
+					if t, ok := t.(string); ok && t != "" {
+						ids = append(ids, ai.tags.id(t))
+					}
+				}
+				m.Tags = ai.tagSet(ids)
+			}
+		}
+	}
+	ai.Idx.Upsert(r.ID, v, m)
+	return nil
+}
+
+// TagSet is the interned tags of the tag set id (Meta.Tags).
+func (ai *Index) TagSet(id uint32) []uint32 {
+	if int(id) >= len(ai.tagSets) {
+		return nil
+	}
+	return ai.tagSets[id]
+}
+
+// tagSet interns a chunk's interned tags as a set ID: 0 for none.
+func (ai *Index) tagSet(tags []uint32) uint32 {
+	if len(tags) == 0 {
+		return 0
+	}
+	key := make([]byte, 0, 4*len(tags))
+	for _, t := range tags {
+		key = binary.LittleEndian.AppendUint32(key, t)
+	}
+	if id, ok := ai.tagSetID[string(key)]; ok {
+		return id
+	}
+	if ai.tagSets == nil {
+		ai.tagSets, ai.tagSetID = [][]uint32{nil}, map[string]uint32{}
+	}
+	id := uint32(len(ai.tagSets))
+	ai.tagSets = append(ai.tagSets, tags)
+	ai.tagSetID[string(key)] = id
+	return id
+}
+
+// names interns strings to small integers, 1-based so 0 means none.
+type names map[string]uint32
+
+func (n *names) id(s string) uint32 {
+	if *n == nil {
+		*n = names{}
+	}
+	id, ok := (*n)[s]
+	if !ok {
+		id = uint32(len(*n) + 1)
+		(*n)[s] = id
+	}
+	return id
+}
+
+// ErrDimension reports a changed row whose vector length is not the
+// index's.
+var ErrDimension = errors.New("vector dimension differs from the index")
+
+// Filter says which rows a search may see.
+type Filter struct {
+	Kind          hippo.Kind // "" for both
+	scopes        []bool     // by interned scope; nil for all
+	category      uint32     // 0 for any
+	tagSets       []bool     // by tag set: holds any of the tags; nil for all
+	since, until  int64      // creation bounds, unix ms; 0 for none
+	asOf          int64      // unix ms; 0 for now
+	none          bool       // a named scope, tag or category is unknown
+	AllSuperseded bool       // history: superseded rows too
+}
+
+// NewFilter resolves names against the index. Call with ai.Mu held.
+func (ai *Index) NewFilter(kind hippo.Kind, scopes []string) Filter {
+	f := Filter{Kind: kind}
+	if scopes != nil {
+		f.scopes = make([]bool, len(ai.scopes)+1)
+		for _, s := range scopes {
+			if id, ok := ai.scopes[s]; ok {
+				f.scopes[id] = true
+			}
+		}
+	}
+	return f
+}
+
+// RecallFilter is newFilter plus the filters of a recall.
+func (ai *Index) RecallFilter(in hippo.RecallInput, scopes []string) Filter {
+	f := ai.NewFilter(in.Kind, scopes)
+	if in.Category != "" {
+		id, ok := ai.cats[in.Category]
+		f.category, f.none = id, f.none || !ok
+	}
+	if len(in.Tags) > 0 {
+		wanted := make([]bool, len(ai.tags)+1)
+		known := false
+		for _, t := range in.Tags {
+			if id, ok := ai.tags[t]; ok {
+				wanted[id], known = true, true
+			}
+		}
+		f.none = f.none || !known
+		f.tagSets = make([]bool, max(1, len(ai.tagSets)))
+		for i, set := range ai.tagSets {
+			for _, t := range set {
+				if wanted[t] {
+					f.tagSets[i] = true
+					break
+				}
+			}
+		}
+	}
+	if in.Since != nil {
+		f.since = in.Since.UnixMilli()
+	}
+	if in.Until != nil {
+		f.until = in.Until.UnixMilli()
+	}
+	if in.AsOf != nil {
+		f.asOf = in.AsOf.UnixMilli()
+	}
+	return f
+}
+
+func (f *Filter) Allows(m *Meta) bool {
+	switch {
+	case f.none:
+		return false
+	case f.asOf != 0:
+		if m.Created > f.asOf || (m.SupersededAt != 0 && m.SupersededAt <= f.asOf) {
+			return false
+		}
+	case m.SupersededAt != 0 && !f.AllSuperseded:
+		return false
+	}
+	if f.Kind != "" && m.Kind != f.Kind {
+		return false
+	}
+	if f.scopes != nil && (int(m.Scope) >= len(f.scopes) || !f.scopes[m.Scope]) {
+		return false
+	}
+	if f.category != 0 && m.Category != f.category {
+		return false
+	}
+	if f.since != 0 && m.Created < f.since {
+		return false
+	}
+	if f.until != 0 && m.Created > f.until {
+		return false
+	}
+	if f.tagSets != nil {
+		return int(m.Tags) < len(f.tagSets) && f.tagSets[m.Tags]
+	}
+	return true
+}
+
+// Clock is the decay clock at now (unix ms): wall time, or under the
+// active clock (active) only the hours in which the agent was active.
+// Call with ai.Mu held.
+func (ai *Index) Clock(active bool, now int64) hippo.DecayClock {
+	if !active {
+		return hippo.WallHours(now)
+	}
+	return hippo.ActiveHours(ai.Active, now)
+}
+
+// Strength of a row by clock.
+func (m *Meta) Strength(clock hippo.DecayClock) float64 {
+	return hippo.Decay(float64(m.Intensity), float64(m.DecayRate), clock(m.LastAccess))
+}
+
+func (m *Meta) Recency(cfg hippo.Config, now int64) float64 {
+	return cfg.Recency(time.Duration(now-m.Created) * time.Millisecond)
+}

@@ -1,0 +1,226 @@
+package engine
+
+import (
+	"cmp"
+	"context"
+	"slices"
+	"sync/atomic"
+
+	"github.com/hippo-mem/hippo"
+	"github.com/hippo-mem/hippo/vector"
+)
+
+// MaxOffset bounds recall paging.
+const MaxOffset = 10_000
+
+// Scan is what one recall scan works with.
+type Scan struct {
+	In     hippo.RecallInput
+	K      int // results wanted: offset + limit
+	Now    int64
+	Floor  float64 // strength floor
+	MinRel float64 // relevance floor
+	Alpha  float64 // weight of BM25
+	// BM25 is the BM25 score of the rows matching the query's words, by
+	// rowid, and bm25Max the highest; nil in pure vector recall.
+	BM25    map[int64]float64
+	BM25Max float64
+	Clock   hippo.DecayClock
+	Filter  Filter
+	Stats   *Counts // nil unless counting matches
+}
+
+// Hit is a chunk chosen by recall with the parts of its score.
+type Hit struct {
+	ID                             string
+	Meta                           Meta
+	Cosine, BM25, Relevance, Score float64
+}
+
+// search ranks by the recall score WeightSimilarity·relevance +
+// WeightStrength·strength + WeightRecency·recency with
+//
+//	relevance = hippo.Fuse(CosineRelevance(cosine), BM25Relevance(bm25), α)
+//
+// (hippo.Config.Relevance), which is absolute: it depends on the chunk and
+// the query alone, not on what else is stored. A chunk whose words do not
+// match has BM25 0, even when no chunk matches (recall once fell back to
+// pure vector recall then, which made a chunk's relevance depend on the
+// others). Chunks below the relevance floor are left out, as are those the
+// filters, the strength floor and min_score drop.
+//
+// Each chunk's BM25 is known before the scan (the store's text search reads every
+// match), so its score does not decrease as its cosine grows, and one
+// vector.Index search finds the exact top k, every chunk considered:
+// nothing is dropped for speed. Call with ai.Mu held.
+func search(ctx context.Context, cfg hippo.Config, ai *Index, q []float32, sc *Scan) ([]Hit, error) {
+	found, err := ai.Idx.SearchBounded(ctx, q, sc.K, recallBound(cfg, sc), scorer(cfg, sc))
+	if err != nil {
+		return nil, err
+	}
+	hits := make([]Hit, len(found))
+	for i, h := range found {
+		b := sc.BM25[h.Meta.RowID]
+		hits[i] = Hit{ID: h.ID, Meta: h.Meta, Cosine: h.Cosine, BM25: b,
+			Relevance: cfg.SizedRelevance(h.Cosine, b, int(h.Meta.Size), sc.Alpha), Score: h.Score}
+	}
+	return hits, nil
+}
+
+// Search is search with qs[0], the query as written, or, when qs
+// holds its fact voice as well, facts searched with qs[1] and memories with
+// qs[0]: the two kinds are disjoint, so the best of the two exact top k
+// are the exact top k. Call with ai.Mu held.
+func Search(ctx context.Context, cfg hippo.Config, ai *Index, qs [][]float32, sc *Scan) ([]Hit, error) {
+	if len(qs) == 1 {
+		return search(ctx, cfg, ai, qs[0], sc)
+	}
+	facts, memories := *sc, *sc
+	facts.Filter.Kind, memories.Filter.Kind = hippo.KindFact, hippo.KindMemory
+	hits, err := search(ctx, cfg, ai, qs[1], &facts)
+	if err != nil || sc.Filter.Kind == hippo.KindFact {
+		return hits, err
+	}
+	more, err := search(ctx, cfg, ai, qs[0], &memories)
+	if err != nil {
+		return nil, err
+	}
+	hits = append(hits, more...)
+	slices.SortStableFunc(hits, func(a, b Hit) int { return cmp.Compare(b.Score, a.Score) })
+	return hits[:min(len(hits), sc.K)], nil
+}
+
+// recallBound is the ceiling of the score for the index's first pass:
+// strength is at most the intensity (the index's prior), recency at most
+// 1, the BM25 side at most its best match's, and the cosine's relevance at
+// most max(0, cosine)/CosineStrong when 0 ≤ CosineUnrelated < CosineStrong
+// < 1. Counting
+// matches (sc.stats) needs every row scored, so it bounds nothing then,
+// nor with weights or levels a ceiling cannot hold for.
+func recallBound(cfg hippo.Config, sc *Scan) vector.Bound {
+	if sc.Stats != nil || cfg.WeightSimilarity <= 0 || cfg.WeightStrength < 0 || cfg.WeightRecency < 0 ||
+		!(cfg.CosineUnrelated >= 0 && cfg.CosineStrong > cfg.CosineUnrelated && cfg.CosineStrong < 1) || sc.Alpha >= 1 {
+		return vector.Bound{}
+	}
+	// hippo.Fuse(rc, rb) ≤ rc + (1 − (1−rb)^wb), and rc ≤ cosine/CosineStrong.
+	bm := 0.0
+	if sc.Alpha > 0 {
+		_, wb := hippo.FuseWeights(sc.Alpha)
+		bm = 1 - hippo.Pow1m(cfg.BM25Relevance(sc.BM25Max), wb)
+	}
+	return vector.Bound{Sim: cfg.WeightSimilarity / cfg.CosineStrong, Prior: cfg.WeightStrength,
+		Const: cfg.WeightRecency + cfg.WeightSimilarity*bm}
+}
+
+// firstPassSlack is how much cosine the first pass adds before it drops a
+// row for the relevance floor or min_score, more than its int8 error
+// allowance for vectors of 64 dimensions or more: a row dropped there is
+// never seen again, while the exact pass applies both as they are.
+const firstPassSlack = 0.03
+
+// scorer is the recall ScoreFunc: filters, relevance floor, strength floor
+// and min_score applied, matches counted into sc.stats in the first pass
+// (with the first pass's cosine, within about 0.01 of exact).
+func scorer(cfg hippo.Config, sc *Scan) vector.ScoreFunc[Meta] {
+	f, alpha := &sc.Filter, sc.Alpha
+	// rel fuses a cosine relevance with a BM25 relevance (hippo.Fuse).
+	rel := func(rc, rb float64) float64 { return hippo.Fuse(rc, rb, alpha) }
+	bmMax := 0.0
+	if alpha > 0 {
+		bmMax = cfg.BM25Relevance(sc.BM25Max)
+	}
+	return func(c *Meta, cos, bar float64, exact bool) (float64, bool) {
+		// rc is the cosine's relevance, long content discounted; most,
+		// its value at the far end of the first pass's error, for the
+		// cuts. The discount only lowers a score, so the bounds hold.
+		fc, fb := cfg.LengthFactors(int(c.Size))
+		rc := cfg.CosineRelevance(cos) * fc
+		most := rc
+		if !exact {
+			most = cfg.CosineRelevance(cos+firstPassSlack) * fc
+		}
+		// Most rows of a large memory are unrelated to the query: drop
+		// those the floor rules out, however well their words match,
+		// before anything else.
+		if rel(most, bmMax) < sc.MinRel || !f.Allows(c) {
+			return 0, false
+		}
+		// Strength is at most the intensity, recency at most 1 and the
+		// BM25 side at most the best match's: skip the look-up and the
+		// exponentials for rows that cannot make the cut.
+		if sc.Stats == nil && cfg.Score(rel(rc, bmMax), float64(c.Intensity), 1) <= bar {
+			return 0, false
+		}
+		rb := 0.0
+		if sc.BM25 != nil && alpha > 0 {
+			rb = cfg.BM25Relevance(sc.BM25[c.RowID] * fb)
+		}
+		if rel(most, rb) < sc.MinRel {
+			return 0, false
+		}
+		st := c.Strength(sc.Clock)
+		if st < sc.Floor {
+			return 0, false
+		}
+		rec := c.Recency(cfg, sc.Now)
+		r := rel(rc, rb)
+		score := cfg.Score(r, st, rec)
+		if cfg.Score(rel(most, rb), st, rec) < sc.In.MinScore {
+			return 0, false
+		}
+		if !exact && r >= sc.MinRel && score >= sc.In.MinScore {
+			sc.Stats.add(score, 1)
+		}
+		return score, true
+	}
+}
+
+// Counts counts matches by score band, safely from the parallel scan.
+// A nil *Counts counts nothing.
+type Counts struct {
+	total   atomic.Int64
+	buckets [5]atomic.Int64
+}
+
+// add counts n matches (n < 0 takes them back) scoring score.
+func (s *Counts) add(score float64, n int64) {
+	if s == nil {
+		return
+	}
+	s.total.Add(n)
+	s.buckets[min(4, max(0, int(score*5)))].Add(n)
+}
+
+// Fill sets page's total and distribution.
+func (s *Counts) Fill(page *hippo.RecallPage) {
+	if s == nil {
+		return
+	}
+	page.Total = int(max(0, s.total.Load()))
+	for i, d := range []*int{&page.Distribution.Below02, &page.Distribution.From02To04, &page.Distribution.From04To06,
+		&page.Distribution.From06To08, &page.Distribution.From08To10} {
+		*d = int(max(0, s.buckets[i].Load()))
+	}
+}
+
+// CheckRecallInput checks the recall input beyond the query and the limit.
+func CheckRecallInput(in hippo.RecallInput) error {
+	switch {
+	case in.Kind != "" && !in.Kind.Valid():
+		return hippo.Invalidf("kind", "must be %q or %q, got %q", hippo.KindFact, hippo.KindMemory, in.Kind)
+	case in.Offset < 0 || in.Offset > MaxOffset:
+		return hippo.Invalidf("offset", "must be between 0 and %d, got %d", MaxOffset, in.Offset)
+	case !(in.MinStrength >= 0 && in.MinStrength <= 1):
+		return hippo.Invalidf("min_strength", "must be between 0 and 1, got %v", in.MinStrength)
+	case !(in.MinScore >= 0 && in.MinScore <= 1):
+		return hippo.Invalidf("min_score", "must be between 0 and 1, got %v", in.MinScore)
+	case in.Since != nil && in.Until != nil && in.Until.Before(*in.Since):
+		return hippo.Invalidf("until", "is before since")
+	}
+	for _, t := range in.Tags {
+		if err := hippo.ValidateText("tags", t, hippo.MaxIDLength); err != nil {
+			return err
+		}
+	}
+	return nil
+}
