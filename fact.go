@@ -99,6 +99,10 @@ type RememberResult struct {
 	// "no first-person or third-person statement of a fact found". Text to
 	// keep anyway belongs in StoreMemory (store_memory, `hippo store`).
 	Reason string `json:"reason,omitempty"`
+	// LLMCalls are the calls to the LLM this remember_facts made and the
+	// tokens each cost, as the provider reported them; empty with the
+	// offline extractor.
+	LLMCalls []LLMCall `json:"llm_calls,omitempty"`
 }
 
 // NoFactsSummary is the summary of a RememberFacts call that extracted no

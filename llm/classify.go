@@ -43,7 +43,7 @@ func (c *Classifier) ClassifyFacts(ctx context.Context, pairs []hippo.FactPair) 
 	if err != nil {
 		return nil, fmt.Errorf("llm: fact classification failed: %w", err)
 	}
-	reply, err := c.client.Complete(ctx, classifyPrompt, []hippo.Message{{Role: "user", Content: user}})
+	reply, err := c.client.Complete(hippo.WithLLMPurpose(ctx, "classify"), classifyPrompt, []hippo.Message{{Role: "user", Content: user}})
 	if err != nil {
 		return nil, fmt.Errorf("llm: fact classification failed: %w", err)
 	}

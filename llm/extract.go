@@ -46,7 +46,7 @@ func (e *Extractor) ExtractFacts(ctx context.Context, text string) ([]hippo.Fact
 	if strings.TrimSpace(text) == "" {
 		return []hippo.Fact{}, nil
 	}
-	reply, err := e.client.Complete(ctx, extractPrompt, []hippo.Message{{Role: "user", Content: text}})
+	reply, err := e.client.Complete(hippo.WithLLMPurpose(ctx, "extract"), extractPrompt, []hippo.Message{{Role: "user", Content: text}})
 	if err != nil {
 		return nil, fmt.Errorf("llm: fact extraction failed: %w", err)
 	}

@@ -92,6 +92,9 @@ func (l *LLM) Complete(ctx context.Context, system string, messages []hippo.Mess
 		return "", l.c.errorf(hippo.EINTERNAL, "no choices returned")
 	}
 	resp.Usage.report(l.c.onUsage, l.model)
+	if u := resp.Usage; u != nil {
+		hippo.RecordLLMCall(ctx, hippo.LLMCall{Model: l.model, PromptTokens: u.PromptTokens, CompletionTokens: u.CompletionTokens})
+	}
 	ch := resp.Choices[0]
 	if strings.TrimSpace(ch.Message.Content) == "" {
 		return "", l.c.errorf(hippo.EINTERNAL, "empty completion (finish_reason %q)", ch.FinishReason)

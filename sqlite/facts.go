@@ -62,6 +62,15 @@ type formerPlan struct {
 // embedding request for all facts, at most one classification call, and
 // every change applied in one transaction.
 func (m *Memory) RememberFacts(ctx context.Context, text string) (*hippo.RememberResult, error) {
+	ctx, spent := hippo.WithUsageSink(ctx) // the LLM calls' tokens, into the result
+	res, err := m.rememberFacts(ctx, text)
+	if res != nil {
+		res.LLMCalls = spent()
+	}
+	return res, err
+}
+
+func (m *Memory) rememberFacts(ctx context.Context, text string) (*hippo.RememberResult, error) {
 	if err := m.touch(ctx); err != nil {
 		return nil, err
 	}
