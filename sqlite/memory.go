@@ -235,7 +235,9 @@ func (m *Memory) RecallPage(ctx context.Context, in hippo.RecallInput) (*hippo.R
 const MaxOffset = 10_000
 
 func (m *Memory) recall(ctx context.Context, in hippo.RecallInput, stats bool) (*hippo.RecallPage, error) {
-	if err := m.touch(ctx); err != nil {
+	if in.DryRun {
+		// Look without touching: no activity hour, no boost (retrieve).
+	} else if err := m.touch(ctx); err != nil {
 		return nil, err
 	}
 	cfg := m.cfg
@@ -302,7 +304,11 @@ func (m *Memory) recall(ctx context.Context, in hippo.RecallInput, stats bool) (
 	if in.Offset >= len(hits) {
 		return page, nil
 	}
-	page.Results, err = m.retrieve(ctx, hits[in.Offset:], sc.now, sc.clock)
+	if in.DryRun {
+		page.Results, err = m.peek(ctx, hits[in.Offset:], sc.now, sc.clock)
+	} else {
+		page.Results, err = m.retrieve(ctx, hits[in.Offset:], sc.now, sc.clock)
+	}
 	return page, err
 }
 
@@ -581,17 +587,47 @@ func (m *Memory) retrieve(ctx context.Context, hits []recallHit, now int64, cloc
 		if !ok {
 			continue // deleted since the search
 		}
-		rc, rb := m.cfg.SizedParts(h.cosine, h.bm25, int(h.meta.size))
-		out = append(out, hippo.Recalled{Chunk: c, Similarity: h.cosine, BM25: h.bm25,
-			LengthExcess:    m.cfg.LengthExcess(int(h.meta.size)),
-			CosineRelevance: rc, BM25Relevance: rb,
-			Relevance: h.relevance, Strength: h.meta.strength(clock), Recency: h.meta.recency(m.cfg, now), Score: h.score})
+		out = append(out, m.recalled(c, h, now, clock))
 	}
 	// The transaction held the write lock, and the boost's trigger logged
 	// one change per chunk, numbered on from the last: so the log stood at
 	// after minus their number before it.
 	m.foldBoost(out, after-int64(len(byID)), after)
 	m.db.maybePrune(ctx)
+	return out, nil
+}
+
+// recalled is a hit as a result, with the parts of its score.
+func (m *Memory) recalled(c *hippo.Chunk, h recallHit, now int64, clock decayClock) hippo.Recalled {
+	rc, rb := m.cfg.SizedParts(h.cosine, h.bm25, int(h.meta.size))
+	return hippo.Recalled{Chunk: c, Similarity: h.cosine, BM25: h.bm25,
+		LengthExcess:    m.cfg.LengthExcess(int(h.meta.size)),
+		CosineRelevance: rc, BM25Relevance: rb,
+		Relevance: h.relevance, Strength: h.meta.strength(clock), Recency: h.meta.recency(m.cfg, now), Score: h.score}
+}
+
+// peek is retrieve without the boost: the hits' chunks as stored.
+func (m *Memory) peek(ctx context.Context, hits []recallHit, now int64, clock decayClock) ([]hippo.Recalled, error) {
+	args := make([]any, 0, len(hits)+1)
+	for _, h := range hits {
+		args = append(args, h.id)
+	}
+	args = append(args, m.opts.AgentID)
+	cs, err := m.db.queryChunks(ctx, m.db.read, `SELECT `+recalledColumns+` FROM chunks WHERE id IN (`+
+		placeholders(len(hits))+`) AND +agent_id = ?`, args...)
+	if err != nil {
+		return nil, err
+	}
+	byID := make(map[string]*hippo.Chunk, len(cs))
+	for _, c := range cs {
+		byID[c.ID] = c
+	}
+	out := make([]hippo.Recalled, 0, len(byID))
+	for _, h := range hits {
+		if c, ok := byID[h.id]; ok {
+			out = append(out, m.recalled(c, h, now, clock))
+		}
+	}
 	return out, nil
 }
 
