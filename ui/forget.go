@@ -100,11 +100,11 @@ func (h *Handler) deleteChunks(ctx context.Context, agent string, ids []string) 
 }
 
 type chunkData struct {
-	C           *hippo.Chunk
-	Strength    float64
-	Curve       Curve
-	Resurrects  []*hippo.Chunk
-	Done        *deleted
+	C          *hippo.Chunk
+	Strength   float64
+	Curve      Curve
+	Resurrects []*hippo.Chunk
+	Done       *deleted
 }
 
 // chunk shows one chunk and what deleting it would bring back.

@@ -6,8 +6,8 @@ import (
 	"net/http/httptest"
 	"path/filepath"
 	"sync"
-	"time"
 	"testing"
+	"time"
 
 	"github.com/hippo-mem/hippo"
 	"github.com/hippo-mem/hippo/local"

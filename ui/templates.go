@@ -72,7 +72,7 @@ var funcs = template.FuncMap{
 	"add":  func(a, b int) int { return a + b },
 	"sum":  func(a, b float64) float64 { return a + b },
 	"sum3": func(a, b, c float64) float64 { return a + b + c },
-	"eq1": func(a, b string) bool { return a == b },
+	"eq1":  func(a, b string) bool { return a == b },
 }
 
 // shortID is the end of an ID: ULIDs begin with their time, so chunks
