@@ -11,8 +11,8 @@ import (
 // agentRow is one line of the agents page.
 type agentRow struct {
 	sqlite.AgentSummary
-	// LastWrite is the newest chunk's creation or block's update.
-	LastWrite time.Time
+	// LastActive is the latest chunk creation or recall, or block update.
+	LastActive time.Time
 }
 
 type agentsData struct {
@@ -37,13 +37,14 @@ func (h *Handler) agents(w http.ResponseWriter, r *http.Request) {
 	d := agentsData{Stats: st}
 	for _, a := range list {
 		row := agentRow{AgentSummary: a}
-		newest, err := h.cfg.Store.ListChunks(ctx, sqlite.ChunkFilter{AgentID: a.AgentID, Superseded: true, Limit: 1})
+		latest, _, err := h.cfg.Store.BrowseChunks(ctx, sqlite.BrowseQuery{Order: sqlite.OrderAccessed,
+			ChunkFilter: sqlite.ChunkFilter{AgentID: a.AgentID, Superseded: true, Limit: 1}})
 		if err != nil {
 			h.fail(w, r, err)
 			return
 		}
-		if len(newest) > 0 {
-			row.LastWrite = newest[0].CreatedAt
+		if len(latest) > 0 {
+			row.LastActive = latest[0].Chunk.LastAccessedAt
 		}
 		blocks, err := h.cfg.Store.ListBlocks(ctx, a.AgentID, nil)
 		if err != nil {
@@ -51,8 +52,8 @@ func (h *Handler) agents(w http.ResponseWriter, r *http.Request) {
 			return
 		}
 		for _, b := range blocks {
-			if b.UpdatedAt.After(row.LastWrite) {
-				row.LastWrite = b.UpdatedAt
+			if b.UpdatedAt.After(row.LastActive) {
+				row.LastActive = b.UpdatedAt
 			}
 		}
 		d.Agents = append(d.Agents, row)

@@ -26,16 +26,16 @@ const (
 	curveSteps  = 30
 )
 
-// projectCurve projects c's strength from now on under the wall clock: the
-// strength it keeps if nothing recalls it. Under the active clock only
-// hours the agent is active count, so the wall-clock curve is the fastest
-// it can fade.
-func projectCurve(cfg hippo.Config, c *hippo.Chunk, now time.Time) Curve {
+// projectCurve projects a chunk's strength from now, strength, on: what
+// it keeps if nothing recalls it (hippo.Config.EffectiveStrength). Under
+// the active clock only hours the agent is active count: the curve is
+// then how it fades if the agent is active every hour, the fastest.
+func projectCurve(cfg hippo.Config, c *hippo.Chunk, strength float64) Curve {
 	var b strings.Builder
 	fades := -1
 	for i := 0; i <= curveSteps; i++ {
 		d := time.Duration(float64(CurveDays*24*time.Hour) * float64(i) / curveSteps)
-		s := c.Strength(cfg, now.Add(d))
+		s := strength * cfg.EffectiveStrength(1, c.AccessCount, d)
 		if fades < 0 && s < cfg.StrengthFloor {
 			fades = int(d.Hours() / 24)
 		}

@@ -125,9 +125,14 @@ func (h *Handler) chunk(w http.ResponseWriter, r *http.Request) {
 		h.fail(w, r, hippo.Errorf(hippo.ENOTFOUND, "agent %s has no chunk %s", agent, id))
 		return
 	}
-	cfg, now := h.cfg.Store.Config(), h.cfg.Now()
+	cfg := h.cfg.Store.Config()
 	c := plan.Chunks[0]
-	d := chunkData{C: c, Strength: c.Strength(cfg, now), Curve: projectCurve(cfg, c, now)}
+	st, err := h.cfg.Store.ChunkStrengths(ctx, agent, []string{c.ID})
+	if err != nil {
+		h.fail(w, r, err)
+		return
+	}
+	d := chunkData{C: c, Strength: st[c.ID], Curve: projectCurve(cfg, c, st[c.ID])}
 	for _, rid := range plan.Resurrected {
 		rc, err := h.cfg.Store.Chunk(ctx, agent, rid)
 		if err != nil {

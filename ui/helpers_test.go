@@ -117,3 +117,7 @@ func (e *env) seed(t testing.TB) {
 		t.Fatal(err)
 	}
 }
+
+func sqliteFilter(agent string, limit int) sqlite.ChunkFilter {
+	return sqlite.ChunkFilter{AgentID: agent, Limit: limit}
+}

@@ -2,7 +2,6 @@ package ui
 
 import (
 	"cmp"
-	"context"
 	"encoding/json"
 	"fmt"
 	"net/http"
@@ -60,20 +59,22 @@ func parseChunkQuery(r *http.Request, agent string) (chunkQuery, error) {
 	return cq, nil
 }
 
-// filter is the part of the query the store applies.
-func (cq chunkQuery) filter() sqlite.ChunkFilter {
-	f := sqlite.ChunkFilter{AgentID: cq.Agent, Kind: hippo.Kind(cq.Kind), Superseded: cq.State != "live", Text: cq.Text}
+// browse is the query the store runs.
+func (cq chunkQuery) browse() sqlite.BrowseQuery {
+	q := sqlite.BrowseQuery{ChunkFilter: sqlite.ChunkFilter{AgentID: cq.Agent, Kind: hippo.Kind(cq.Kind),
+		Superseded: cq.State != "live", Text: cq.Text, Limit: PageSize, Offset: (cq.Page - 1) * PageSize},
+		OnlySuperseded: cq.State == "superseded", Tag: cq.Tag, Category: cq.Category, Order: sqlite.OrderCreated}
 	if cq.Scope != "*" {
 		s := cq.Scope
-		f.Scope = &s
+		q.Scope = &s
 	}
-	return f
-}
-
-// paged reports whether the store can page the result itself: ordered by
-// creation, with no filter it does not know.
-func (cq chunkQuery) paged() bool {
-	return cq.Sort == "created" && cq.Tag == "" && cq.Category == "" && cq.State != "superseded"
+	switch cq.Sort {
+	case "strength":
+		q.Order = sqlite.OrderStrength
+	case "recency":
+		q.Order = sqlite.OrderAccessed
+	}
+	return q
 }
 
 // chunkRow is one row of the memory table.
@@ -107,73 +108,19 @@ func (h *Handler) memory(w http.ResponseWriter, r *http.Request) {
 		h.fail(w, r, err)
 		return
 	}
-	d, err := h.chunkPage(r.Context(), cq)
+	cfg := h.cfg.Store.Config()
+	d := &memoryData{Q: cq, Floor: cfg.StrengthFloor, DecayClock: h.cfg.Store.DecayClock(), Lambda: cfg.Lambda}
+	rows, total, err := h.cfg.Store.BrowseChunks(r.Context(), cq.browse())
 	if err != nil {
 		h.fail(w, r, err)
 		return
 	}
+	d.Total, d.Pages = total, max(1, (total+PageSize-1)/PageSize)
+	for _, b := range rows {
+		tags, cat := metaTags(b.Chunk.Metadata)
+		d.Rows = append(d.Rows, chunkRow{C: b.Chunk, Strength: b.Strength, Curve: projectCurve(cfg, b.Chunk, b.Strength), Tags: tags, Category: cat})
+	}
 	h.render(w, r, "memory", http.StatusOK, page{Title: "Memory of " + agent, Agent: agent, Tab: "memory", Data: d})
-}
-
-// chunkPage selects, sorts and pages the chunks. Ordered by creation the
-// store pages; otherwise every matching chunk is read (without vectors)
-// and sorted here.
-func (h *Handler) chunkPage(ctx context.Context, cq chunkQuery) (*memoryData, error) {
-	cfg := h.cfg.Store.Config()
-	now := h.cfg.Now()
-	d := &memoryData{Q: cq, Floor: cfg.StrengthFloor, DecayClock: h.cfg.Store.DecayClock(), Lambda: cfg.Lambda}
-	f := cq.filter()
-	var chunks []*hippo.Chunk
-	var err error
-	if cq.paged() {
-		if d.Total, err = h.cfg.Store.CountChunks(ctx, f); err != nil {
-			return nil, err
-		}
-		f.Limit, f.Offset = PageSize, (cq.Page-1)*PageSize
-		if chunks, err = h.cfg.Store.ListChunks(ctx, f); err != nil {
-			return nil, err
-		}
-	} else {
-		all, err := h.cfg.Store.ListChunks(ctx, f)
-		if err != nil {
-			return nil, err
-		}
-		all = slices.DeleteFunc(all, func(c *hippo.Chunk) bool { return !cq.keeps(c) })
-		switch cq.Sort {
-		case "strength":
-			strength := make(map[string]float64, len(all))
-			for _, c := range all {
-				strength[c.ID] = c.Strength(cfg, now)
-			}
-			slices.SortStableFunc(all, func(a, b *hippo.Chunk) int { return cmp.Compare(strength[b.ID], strength[a.ID]) })
-		case "recency":
-			slices.SortStableFunc(all, func(a, b *hippo.Chunk) int { return b.LastAccessedAt.Compare(a.LastAccessedAt) })
-		}
-		d.Total = len(all)
-		lo := min(len(all), (cq.Page-1)*PageSize)
-		chunks = all[lo:min(len(all), lo+PageSize)]
-	}
-	d.Pages = max(1, (d.Total+PageSize-1)/PageSize)
-	for _, c := range chunks {
-		tags, cat := metaTags(c.Metadata)
-		d.Rows = append(d.Rows, chunkRow{C: c, Strength: c.Strength(cfg, now), Curve: projectCurve(cfg, c, now), Tags: tags, Category: cat})
-	}
-	return d, nil
-}
-
-// keeps applies the filters the store does not know.
-func (cq chunkQuery) keeps(c *hippo.Chunk) bool {
-	if cq.State == "superseded" && c.SupersededBy == "" {
-		return false
-	}
-	if cq.Tag == "" && cq.Category == "" {
-		return true
-	}
-	tags, cat := metaTags(c.Metadata)
-	if cq.Category != "" && !strings.EqualFold(cat, cq.Category) {
-		return false
-	}
-	return cq.Tag == "" || slices.ContainsFunc(tags, func(t string) bool { return strings.EqualFold(t, cq.Tag) })
 }
 
 // metaTags reads the "tags" and "category" of a chunk's metadata.
@@ -182,8 +129,8 @@ func metaTags(raw json.RawMessage) (tags []string, category string) {
 		return nil, ""
 	}
 	var m struct {
-		Tags     any    `json:"tags"`
-		Category string `json:"category"`
+		Tags     any `json:"tags"`
+		Category any `json:"category"`
 	}
 	if json.Unmarshal(raw, &m) != nil {
 		return nil, ""
@@ -198,7 +145,8 @@ func metaTags(raw json.RawMessage) (tags []string, category string) {
 			}
 		}
 	}
-	return tags, m.Category
+	category, _ = m.Category.(string)
+	return tags, category
 }
 
 // overviewData is the overview page: the strength distribution of live
@@ -211,7 +159,7 @@ type overviewData struct {
 	Superseded int
 	ByKind     []countRow
 	ByScope    []countRow
-	Stats      *sqlite.Stats
+	Lock       *sqlite.ModelLock
 	DecayClock string
 	Config     hippo.Config
 	HalfLife   string
@@ -237,34 +185,23 @@ func (h *Handler) overview(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	ctx := r.Context()
-	all, err := h.cfg.Store.ListChunks(ctx, sqlite.ChunkFilter{AgentID: agent, Superseded: true})
+	cc, err := h.cfg.Store.CountAgentChunks(ctx, agent, histBins)
 	if err != nil {
 		h.fail(w, r, err)
 		return
 	}
-	st, err := h.cfg.Store.Stats(ctx)
+	lock, err := h.cfg.Store.EmbeddingModel(ctx)
 	if err != nil {
 		h.fail(w, r, err)
 		return
 	}
-	cfg, now := h.cfg.Store.Config(), h.cfg.Now()
-	d := overviewData{Floor: cfg.StrengthFloor, Stats: st, DecayClock: h.cfg.Store.DecayClock(), Config: cfg, HalfLife: fmt.Sprintf("%.1f days", cfg.HalfLife(0).Hours()/24)}
-	var bins [histBins]int
-	kinds, scopes := map[string]int{}, map[string]int{}
-	for _, c := range all {
-		kinds[string(c.Kind)]++
-		scopes[c.Scope]++
-		if c.SupersededBy != "" {
-			d.Superseded++
-			continue
-		}
-		d.Live++
-		bins[min(histBins-1, int(c.Strength(cfg, now)*histBins))]++
-	}
-	for _, n := range bins {
+	cfg := h.cfg.Store.Config()
+	d := overviewData{Floor: cfg.StrengthFloor, Lock: lock, DecayClock: h.cfg.Store.DecayClock(), Config: cfg,
+		HalfLife: fmt.Sprintf("%.1f days", cfg.HalfLife(0).Hours()/24), Live: cc.Live, Superseded: cc.Superseded}
+	for _, n := range cc.Strength {
 		d.MaxCount = max(d.MaxCount, n)
 	}
-	for i, n := range bins {
+	for i, n := range cc.Strength {
 		b := histBar{From: float64(i) / histBins, To: float64(i+1) / histBins, Count: n, X: float64(i) * 30}
 		if d.MaxCount > 0 {
 			b.H = 100 * float64(n) / float64(d.MaxCount)
@@ -272,6 +209,7 @@ func (h *Handler) overview(w http.ResponseWriter, r *http.Request) {
 		b.Y = 110 - b.H
 		d.Histogram = append(d.Histogram, b)
 	}
+	kinds, scopes := cc.ByKind, cc.ByScope
 	d.ByKind, d.ByScope = counts(kinds), counts(scopes)
 	h.render(w, r, "overview", http.StatusOK, page{Title: "Overview of " + agent, Agent: agent, Tab: "overview", Data: d})
 }

@@ -44,12 +44,15 @@ type Store interface {
 	Agents(ctx context.Context) ([]sqlite.AgentSummary, error)
 	Stats(ctx context.Context) (*sqlite.Stats, error)
 	ListChunks(ctx context.Context, f sqlite.ChunkFilter) ([]*hippo.Chunk, error)
-	CountChunks(ctx context.Context, f sqlite.ChunkFilter) (int, error)
+	BrowseChunks(ctx context.Context, q sqlite.BrowseQuery) ([]sqlite.Browsed, int, error)
+	ChunkStrengths(ctx context.Context, agentID string, ids []string) (map[string]float64, error)
+	CountAgentChunks(ctx context.Context, agentID string, bins int) (*sqlite.ChunkCounts, error)
 	ListBlocks(ctx context.Context, agentID string, scope *string) ([]hippo.BlockInfo, error)
 	Chunk(ctx context.Context, agentID, id string) (*hippo.Chunk, error)
 	PlanDelete(ctx context.Context, agentID string, ids []string) (*sqlite.DeletePlan, error)
 	DeleteChunks(ctx context.Context, agentID string, ids []string) (deleted, resurrected []string, err error)
 	Export(ctx context.Context, w io.Writer, opts sqlite.ExportOptions) (*sqlite.ExportSummary, error)
+	EmbeddingModel(ctx context.Context) (*sqlite.ModelLock, error)
 	Config() hippo.Config
 	DecayClock() string
 }
