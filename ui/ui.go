@@ -156,7 +156,7 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	hd.Set("Content-Security-Policy", "default-src 'none'; style-src 'self'; img-src 'self'; form-action 'self'; frame-ancestors 'none'; base-uri 'none'")
 	hd.Set("X-Content-Type-Options", "nosniff")
 	hd.Set("X-Frame-Options", "DENY")
-	hd.Set("Referrer-Policy", "no-referrer")
+	hd.Set("Referrer-Policy", "same-origin") // no-referrer would make form posts send "Origin: null"
 	hd.Set("Cache-Control", "no-store")
 	open := r.URL.Path == "/ui/login" || (r.Method == http.MethodGet && len(r.URL.Path) > len("/ui/static/") && r.URL.Path[:len("/ui/static/")] == "/ui/static/")
 	if !open && !h.signedIn(r) {
