@@ -183,11 +183,12 @@ func TestBrowserScenario(t *testing.T) {
 
 	// Search and read the explanation; the preview boosts nothing.
 	before, err := m.Recall(ctx, hippo.RecallInput{Query: "where is the deploy key", Limit: 1, DryRun: true})
-	if err != nil || len(before) != 1 {
+	if err != nil || len(before) != 1 || !strings.Contains(before[0].Chunk.Content, "deploy key") {
 		t.Fatalf("recall = %v, %v", before, err)
 	}
 	b.click("recall tab", `nav a[href="/ui/recall?agent=ada"]`)
-	b.do("query", chromedp.SetValue(chromedp.CSS(`input[name="q"]`), "where is the deploy key"))
+	b.do("query", chromedp.SetValue(chromedp.CSS(`input[name="q"]`), "where is the deploy key"),
+		chromedp.SetValue(chromedp.CSS(`input[name="min_relevance"]`), "0"), chromedp.SetValue(chromedp.CSS(`input[name="limit"]`), "4"))
 	b.click("preview", "#preview")
 	first := b.text("ol.results > li")
 	for _, want := range []string{"deploy key", "cosine relevance", "BM25 relevance", "strength", "recency"} {
