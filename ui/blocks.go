@@ -56,6 +56,21 @@ func parseBlockEdit(r *http.Request) (blockEdit, error) {
 	return e, nil
 }
 
+// blockRequest reads an edit's agent and fields and opens the memory of
+// its scope.
+func (h *Handler) blockRequest(r *http.Request) (string, *blockEdit, hippo.MemoryService, error) {
+	agent, err := agentParam(r)
+	if err != nil {
+		return "", nil, nil, err
+	}
+	e, err := parseBlockEdit(r)
+	if err != nil {
+		return "", nil, nil, err
+	}
+	m, err := h.cfg.Memory(agent, e.Scope)
+	return agent, &e, m, err
+}
+
 type blockData struct {
 	Scope, Key string
 	Block      *hippo.Block
@@ -90,17 +105,7 @@ func (h *Handler) block(w http.ResponseWriter, r *http.Request) {
 // blockPreview shows what an edit would make of the block, and asks for
 // confirmation. It changes nothing.
 func (h *Handler) blockPreview(w http.ResponseWriter, r *http.Request) {
-	agent, err := agentParam(r)
-	if err != nil {
-		h.fail(w, r, err)
-		return
-	}
-	e, err := parseBlockEdit(r)
-	if err != nil {
-		h.fail(w, r, err)
-		return
-	}
-	m, err := h.cfg.Memory(agent, e.Scope)
+	agent, e, m, err := h.blockRequest(r)
 	if err != nil {
 		h.fail(w, r, err)
 		return
@@ -109,7 +114,7 @@ func (h *Handler) blockPreview(w http.ResponseWriter, r *http.Request) {
 		h.fail(w, r, err)
 		return
 	}
-	p := page{Title: "Preview · block " + e.Key, Agent: agent, Tab: "blocks", Data: &e}
+	p := page{Title: "Preview · block " + e.Key, Agent: agent, Tab: "blocks", Data: e}
 	old := ""
 	if e.Before != nil {
 		old = e.Before.Value
@@ -146,17 +151,7 @@ func (h *Handler) blockPreview(w http.ResponseWriter, r *http.Request) {
 
 // blockApply makes a confirmed edit and returns to the block.
 func (h *Handler) blockApply(w http.ResponseWriter, r *http.Request) {
-	agent, err := agentParam(r)
-	if err != nil {
-		h.fail(w, r, err)
-		return
-	}
-	e, err := parseBlockEdit(r)
-	if err != nil {
-		h.fail(w, r, err)
-		return
-	}
-	m, err := h.cfg.Memory(agent, e.Scope)
+	agent, e, m, err := h.blockRequest(r)
 	if err != nil {
 		h.fail(w, r, err)
 		return

@@ -5,7 +5,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"path/filepath"
-	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -28,7 +28,7 @@ type env struct {
 func newEnv(t testing.TB, token string) *env {
 	t.Helper()
 	ctx := context.Background()
-	clk := &clock{t: time.Date(2026, 3, 1, 9, 0, 0, 0, time.UTC)}
+	clk := newClock(time.Date(2026, 3, 1, 9, 0, 0, 0, time.UTC))
 	db, err := sqlite.Open(ctx, filepath.Join(t.TempDir(), "hippo.db"), sqlite.Options{Now: clk.Now})
 	if err != nil {
 		t.Fatal(err)
@@ -62,23 +62,19 @@ func (e *env) mem(t testing.TB, agent string) *sqlite.Memory {
 	return m
 }
 
-// clock is a settable time source shared by the database and the UI.
-type clock struct {
-	mu sync.Mutex
-	t  time.Time
+// clock is a settable time source shared by the database and the UI,
+// which read it from the server's goroutines.
+type clock struct{ unixNano atomic.Int64 }
+
+func newClock(t time.Time) *clock {
+	c := &clock{}
+	c.unixNano.Store(t.UnixNano())
+	return c
 }
 
-func (c *clock) Now() time.Time {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	return c.t
-}
+func (c *clock) Now() time.Time { return time.Unix(0, c.unixNano.Load()).UTC() }
 
-func (c *clock) Advance(d time.Duration) {
-	c.mu.Lock()
-	c.t = c.t.Add(d)
-	c.mu.Unlock()
-}
+func (c *clock) Advance(d time.Duration) { c.unixNano.Add(int64(d)) }
 
 // seed stores a small, varied memory for agent "ada".
 func (e *env) seed(t testing.TB) {

@@ -3,7 +3,6 @@ package ui_test
 import (
 	"context"
 	"encoding/json"
-	"io"
 	"net/http"
 	"net/url"
 	"strings"
@@ -19,15 +18,7 @@ func post(t *testing.T, e *env, from, path string, form url.Values) (int, string
 	_, page := get(t, e.srv.Client(), e.srv.URL+from)
 	form.Set("csrf", csrfFrom(t, page))
 	res, err := e.srv.Client().PostForm(e.srv.URL+path, form)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer res.Body.Close()
-	b, err := io.ReadAll(res.Body)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return res.StatusCode, string(b)
+	return readAll(t, res, err)
 }
 
 func TestRecallPreviewDoesNotBoost(t *testing.T) {

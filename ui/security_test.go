@@ -25,6 +25,12 @@ var xssPayloads = []string{
 func get(t *testing.T, c *http.Client, u string) (int, string) {
 	t.Helper()
 	res, err := c.Get(u)
+	return readAll(t, res, err)
+}
+
+// readAll returns a response's status and body.
+func readAll(t *testing.T, res *http.Response, err error) (int, string) {
+	t.Helper()
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -72,7 +72,10 @@ var funcs = template.FuncMap{
 	"add":  func(a, b int) int { return a + b },
 	"sum":  func(a, b float64) float64 { return a + b },
 	"sum3": func(a, b, c float64) float64 { return a + b + c },
-	"eq1":  func(a, b string) bool { return a == b },
+	// edit carries a block edit form's hidden fields.
+	"edit": func(csrf, agent, scope, key, action string) map[string]string {
+		return map[string]string{"CSRF": csrf, "Agent": agent, "Scope": scope, "Key": key, "Action": action}
+	},
 }
 
 // shortID is the end of an ID: ULIDs begin with their time, so chunks
