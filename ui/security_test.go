@@ -226,9 +226,16 @@ func TestTokenSignIn(t *testing.T) {
 	if status, _ := get(t, c, e.srv.URL+"/ui/login?code=guess"); status != http.StatusUnauthorized {
 		t.Errorf("unknown sign-in code: status %d, want 401", status)
 	}
-	res, _ := c.PostForm(e.srv.URL+"/ui/login", url.Values{"token": {"wrong"}})
+	_, form := get(t, c, e.srv.URL+"/ui/login")
+	loginCSRF := csrfFrom(t, form)
+	res, _ := c.PostForm(e.srv.URL+"/ui/login", url.Values{"token": {"wrong"}, "csrf": {loginCSRF}})
 	if res.StatusCode != http.StatusUnauthorized {
 		t.Errorf("wrong token: status %d, want 401", res.StatusCode)
+	}
+	// Signing in needs the form's token too (no login CSRF).
+	res, _ = c.PostForm(e.srv.URL+"/ui/login", url.Values{"token": {"s3cret"}})
+	if res.StatusCode != http.StatusForbidden {
+		t.Errorf("sign-in without the CSRF token: status %d, want 403", res.StatusCode)
 	}
 	// The printed link signs in once.
 	link := e.srv.URL + e.ui.SignInPath()
@@ -248,7 +255,7 @@ func TestTokenSignIn(t *testing.T) {
 	}
 	// The cookie is HttpOnly and SameSite=Strict.
 	res, err := (&http.Client{Jar: jar2, CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}).
-		PostForm(e.srv.URL+"/ui/login", url.Values{"token": {"s3cret"}})
+		PostForm(e.srv.URL+"/ui/login", url.Values{"token": {"s3cret"}, "csrf": {loginCSRF}})
 	if err != nil {
 		t.Fatal(err)
 	}

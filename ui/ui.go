@@ -163,7 +163,9 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		http.Redirect(w, r, "/ui/login", http.StatusSeeOther)
 		return
 	}
-	if r.Method != http.MethodGet && r.Method != http.MethodHead && r.URL.Path != "/ui/login" {
+	// Signing in is a state change too (login CSRF): its form carries a
+	// token bound to the absent session.
+	if r.Method != http.MethodGet && r.Method != http.MethodHead {
 		if site := r.Header.Get("Sec-Fetch-Site"); site != "" && site != "same-origin" && site != "none" {
 			http.Error(w, "forbidden: cross-site request", http.StatusForbidden)
 			return
