@@ -3,6 +3,7 @@ package sqlite
 import (
 	"context"
 	"fmt"
+	"strings"
 
 	"github.com/hippo-mem/hippo"
 )
@@ -51,12 +52,12 @@ func (db *DB) BrowseChunks(ctx context.Context, q BrowseQuery) ([]Browsed, int, 
 		where += ` AND superseded_by IS NOT NULL`
 	}
 	if q.Tag != "" {
-		where += ` AND EXISTS (SELECT 1 FROM json_each(CASE WHEN json_valid(metadata) THEN metadata END, '$.tags') WHERE value = ?)`
-		args = append(args, q.Tag)
+		where += prefilter(q.Tag) + ` AND EXISTS (SELECT 1 FROM json_each(CASE WHEN json_valid(metadata) THEN metadata END, '$.tags') WHERE value = ?)`
+		args = append(args, prefilterArgs(q.Tag, q.Tag)...)
 	}
 	if q.Category != "" {
-		where += ` AND CASE WHEN json_valid(metadata) THEN json_extract(metadata, '$.category') END = ?`
-		args = append(args, q.Category)
+		where += prefilter(q.Category) + ` AND CASE WHEN json_valid(metadata) THEN json_extract(metadata, '$.category') END = ?`
+		args = append(args, prefilterArgs(q.Category, q.Category)...)
 	}
 	strength, sargs := db.strengthSQL()
 	var order string
@@ -119,6 +120,36 @@ func (db *DB) BrowseChunks(ctx context.Context, q BrowseQuery) ([]Browsed, int, 
 		}
 	}
 	return out, total, nil
+}
+
+// prefilter is a cheap first cut before a metadata value is looked up in
+// the parsed JSON: most rows do not hold its text at all. It applies only
+// to values of plain characters (letters, digits, " _-.:#@+"), which no
+// JSON encoder escapes, so that a stored value always holds them as they
+// are; for others it is empty and every row's JSON is parsed.
+func prefilter(v string) string {
+	if !plain(v) {
+		return ""
+	}
+	return ` AND instr(metadata, ?) > 0`
+}
+
+// prefilterArgs are the arguments of prefilter(v) followed by rest.
+func prefilterArgs(v string, rest ...any) []any {
+	if !plain(v) {
+		return rest
+	}
+	return append([]any{`"` + v + `"`}, rest...)
+}
+
+func plain(v string) bool {
+	for i := 0; i < len(v); i++ {
+		c := v[i]
+		if !('a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || '0' <= c && c <= '9' || strings.IndexByte(" _-.:#@+", c) >= 0) {
+			return false
+		}
+	}
+	return true
 }
 
 // strengthSQL is the SQL expression of a chunks row's effective strength

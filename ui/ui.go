@@ -27,6 +27,7 @@ import (
 	"log/slog"
 	"net/http"
 	"net/url"
+	"strings"
 	"sync"
 	"time"
 
@@ -158,7 +159,7 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	hd.Set("X-Frame-Options", "DENY")
 	hd.Set("Referrer-Policy", "same-origin") // no-referrer would make form posts send "Origin: null"
 	hd.Set("Cache-Control", "no-store")
-	open := r.URL.Path == "/ui/login" || (r.Method == http.MethodGet && len(r.URL.Path) > len("/ui/static/") && r.URL.Path[:len("/ui/static/")] == "/ui/static/")
+	open := r.URL.Path == "/ui/login" || (r.Method == http.MethodGet && strings.HasPrefix(r.URL.Path, "/ui/static/"))
 	if !open && !h.signedIn(r) {
 		http.Redirect(w, r, "/ui/login", http.StatusSeeOther)
 		return
