@@ -208,32 +208,30 @@ func (db *DB) CountAgentChunks(ctx context.Context, agentID string, bins int) (*
 	if bins < 1 || bins > 1000 {
 		return nil, hippo.Invalidf("bins", "must be 1 to 1000, got %d", bins)
 	}
+	// Tallied here: a GROUP BY would sort every row in SQL first.
 	expr, args := db.strengthSQL()
-	query := `SELECT kind, scope, superseded_by IS NOT NULL,
-		CASE WHEN superseded_by IS NULL THEN MIN(?, CAST(` + expr + ` * ? AS INTEGER)) ELSE -1 END AS bin, COUNT(*)
-		FROM chunks WHERE agent_id = ? GROUP BY 1, 2, 3, 4`
-	args = append(append([]any{bins - 1}, args...), bins, agentID)
-	rows, err := db.read.QueryContext(ctx, query, args...)
+	rows, err := db.read.QueryContext(ctx, `SELECT kind, scope, superseded_by IS NOT NULL, `+expr+`
+		FROM chunks WHERE agent_id = ?`, append(args, agentID)...)
 	if err != nil {
 		return nil, fmt.Errorf("count chunks: %w", err)
 	}
 	defer rows.Close()
 	c := &ChunkCounts{ByKind: map[string]int{}, ByScope: map[string]int{}, Strength: make([]int, bins)}
+	var kind, scope []byte
 	for rows.Next() {
-		var kind, scope string
 		var superseded bool
-		var bin, n int
-		if err := rows.Scan(&kind, &scope, &superseded, &bin, &n); err != nil {
+		var s float64
+		if err := rows.Scan(&kind, &scope, &superseded, &s); err != nil {
 			return nil, fmt.Errorf("count chunks: %w", err)
 		}
-		c.ByKind[kind] += n
-		c.ByScope[scope] += n
+		c.ByKind[string(kind)]++
+		c.ByScope[string(scope)]++
 		if superseded {
-			c.Superseded += n
+			c.Superseded++
 			continue
 		}
-		c.Live += n
-		c.Strength[max(0, min(bins-1, bin))] += n
+		c.Live++
+		c.Strength[max(0, min(bins-1, int(s*float64(bins))))]++
 	}
 	return c, rows.Err()
 }
