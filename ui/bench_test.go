@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/hippo-mem/hippo"
+	"github.com/hippo-mem/hippo/sqlite"
 )
 
 // benchWords make up the synthetic memories: enough variety for BM25 and
@@ -70,7 +71,7 @@ func BenchmarkPages(b *testing.B) {
 	if _, err := m.SetBlock(context.Background(), "persona", "bench"); err != nil {
 		b.Fatal(err)
 	}
-	some, err := e.db.ListChunks(context.Background(), sqliteFilter("bulk", 1))
+	some, err := e.db.ListChunks(context.Background(), sqlite.ChunkFilter{AgentID: "bulk", Limit: 1})
 	if err != nil || len(some) == 0 {
 		b.Fatal(err)
 	}

@@ -113,7 +113,3 @@ func (e *env) seed(t testing.TB) {
 		t.Fatal(err)
 	}
 }
-
-func sqliteFilter(agent string, limit int) sqlite.ChunkFilter {
-	return sqlite.ChunkFilter{AgentID: agent, Limit: limit}
-}

@@ -44,7 +44,6 @@ const Prefix = "/ui/"
 type Store interface {
 	Agents(ctx context.Context) ([]sqlite.AgentSummary, error)
 	Stats(ctx context.Context) (*sqlite.Stats, error)
-	ListChunks(ctx context.Context, f sqlite.ChunkFilter) ([]*hippo.Chunk, error)
 	BrowseChunks(ctx context.Context, q sqlite.BrowseQuery) ([]sqlite.Browsed, int, error)
 	ChunkStrengths(ctx context.Context, agentID string, ids []string) (map[string]float64, error)
 	CountAgentChunks(ctx context.Context, agentID string, bins int) (*sqlite.ChunkCounts, error)
