@@ -203,35 +203,53 @@ type ChunkCounts struct {
 }
 
 // CountAgentChunks counts an agent's chunks by kind, scope and state, and
-// its live chunks by strength in bins bands, in one pass in SQL.
+// its live chunks by strength in bins bands (1 to 100), in SQL.
 func (db *DB) CountAgentChunks(ctx context.Context, agentID string, bins int) (*ChunkCounts, error) {
-	if bins < 1 || bins > 1000 {
-		return nil, hippo.Invalidf("bins", "must be 1 to 1000, got %d", bins)
+	if bins < 1 || bins > 100 {
+		return nil, hippo.Invalidf("bins", "must be 1 to 100, got %d", bins)
 	}
-	// Tallied here: a GROUP BY would sort every row in SQL first.
+	c := &ChunkCounts{ByKind: map[string]int{}, ByScope: map[string]int{}, Strength: make([]int, bins)}
 	expr, args := db.strengthSQL()
-	rows, err := db.read.QueryContext(ctx, `SELECT kind, scope, superseded_by IS NOT NULL, `+expr+`
-		FROM chunks WHERE agent_id = ?`, append(args, agentID)...)
+	// Grouped by a band number, -1 for superseded chunks: the strength is
+	// computed once a row (a column of a subquery would be recomputed in
+	// every SUM it stands in).
+	rows, err := db.read.QueryContext(ctx, `SELECT kind, CASE WHEN superseded_by IS NULL
+		THEN MAX(0, MIN(?, CAST(`+expr+` * ? AS INTEGER))) ELSE -1 END, COUNT(*)
+		FROM chunks WHERE agent_id = ? GROUP BY 1, 2`, append(append([]any{bins - 1}, args...), bins, agentID)...)
 	if err != nil {
 		return nil, fmt.Errorf("count chunks: %w", err)
 	}
 	defer rows.Close()
-	c := &ChunkCounts{ByKind: map[string]int{}, ByScope: map[string]int{}, Strength: make([]int, bins)}
-	var kind, scope []byte
 	for rows.Next() {
-		var superseded bool
-		var s float64
-		if err := rows.Scan(&kind, &scope, &superseded, &s); err != nil {
+		var kind string
+		var bin, n int
+		if err := rows.Scan(&kind, &bin, &n); err != nil {
 			return nil, fmt.Errorf("count chunks: %w", err)
 		}
-		c.ByKind[string(kind)]++
-		c.ByScope[string(scope)]++
-		if superseded {
-			c.Superseded++
+		c.ByKind[kind] += n
+		if bin < 0 {
+			c.Superseded += n
 			continue
 		}
-		c.Live++
-		c.Strength[max(0, min(bins-1, int(s*float64(bins))))]++
+		c.Live += n
+		c.Strength[min(bin, bins-1)] += n
+	}
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	rows.Close()
+	rows, err = db.read.QueryContext(ctx, `SELECT scope, COUNT(*) FROM chunks WHERE agent_id = ? GROUP BY scope`, agentID)
+	if err != nil {
+		return nil, fmt.Errorf("count chunks by scope: %w", err)
+	}
+	defer rows.Close()
+	for rows.Next() {
+		var scope string
+		var n int
+		if err := rows.Scan(&scope, &n); err != nil {
+			return nil, fmt.Errorf("count chunks by scope: %w", err)
+		}
+		c.ByScope[scope] = n
 	}
 	return c, rows.Err()
 }
