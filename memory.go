@@ -117,6 +117,11 @@ type RecallInput struct {
 	// floor, every chunk being eligible however unrelated, as before
 	// relevance had one.
 	MinRelevance *float64
+	// DryRun ranks as usual and changes nothing: no retrieval boost, no
+	// access counted, no activity recorded. The results' Chunk and
+	// Strength are as stored before the call. For looking without
+	// touching (the web UI's recall preview).
+	DryRun bool
 }
 
 // RecallPage is a page of recall results with the size of the whole

@@ -29,6 +29,7 @@ import (
 //	                               arrives on the stream (POST /sse with
 //	                               the same query works too)
 //	GET /health                    {"status":"ok","version":...,"db":"ok"}
+//	/ui/                           Config.UI, when set
 //
 // Every MCP endpoint checks the Origin and Host headers and, when
 // Config.AuthToken is set, the bearer token, and bounds the request body.
@@ -48,6 +49,14 @@ func (s *Server) newHandler() http.Handler {
 	if s.cfg.Metrics != nil {
 		mux.Handle("GET /metrics", s.guard(s.cfg.Metrics.Handler()))
 	}
+	if s.cfg.UI != nil {
+		// The UI signs browsers in and checks CSRF tokens itself.
+		mux.Handle("/ui/", http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			if s.checkOriginHost(w, r) {
+				s.cfg.UI.ServeHTTP(w, r)
+			}
+		}))
+	}
 	return mux
 }
 
@@ -58,14 +67,7 @@ func (s *Server) newHandler() http.Handler {
 // server's ReadTimeout does not cut SSE streams or long tool calls.)
 func (s *Server) guard(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if origin := r.Header.Get("Origin"); origin != "" && !s.originAllowed(origin) {
-			http.Error(w, "forbidden: origin not allowed", http.StatusForbidden)
-			return
-		}
-		// A page that rebinds its own domain name to 127.0.0.1 reaches a
-		// loopback listener with its domain in Host.
-		if local, ok := r.Context().Value(http.LocalAddrContextKey).(net.Addr); ok && isLoopbackAddr(local) && !isLoopbackHost(hostOnly(r.Host)) {
-			http.Error(w, "forbidden: invalid Host header", http.StatusForbidden)
+		if !s.checkOriginHost(w, r) {
 			return
 		}
 		if s.cfg.AuthToken != "" && !s.authorized(r) {
@@ -101,6 +103,22 @@ func (s *Server) guard(next http.Handler) http.Handler {
 		}
 		next.ServeHTTP(w, r)
 	})
+}
+
+// checkOriginHost refuses, with 403, a request from a browser origin not
+// allowed or, on a loopback listener, naming another host.
+func (s *Server) checkOriginHost(w http.ResponseWriter, r *http.Request) bool {
+	if origin := r.Header.Get("Origin"); origin != "" && !s.originAllowed(origin) {
+		http.Error(w, "forbidden: origin not allowed", http.StatusForbidden)
+		return false
+	}
+	// A page that rebinds its own domain name to 127.0.0.1 reaches a
+	// loopback listener with its domain in Host.
+	if local, ok := r.Context().Value(http.LocalAddrContextKey).(net.Addr); ok && isLoopbackAddr(local) && !isLoopbackHost(hostOnly(r.Host)) {
+		http.Error(w, "forbidden: invalid Host header", http.StatusForbidden)
+		return false
+	}
+	return true
 }
 
 // isListen reports whether body is a subscriptions/listen request: a

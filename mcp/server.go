@@ -109,6 +109,10 @@ type Config struct {
 	// DefaultShutdownTimeout.
 	ShutdownTimeout time.Duration
 
+	// UI, if set, is served under /ui/ behind the Origin and Host checks;
+	// it does its own authentication (see package ui).
+	UI http.Handler
+
 	// Logger receives server events and the details of internal errors;
 	// nil discards them. Tool arguments, tokens and keys are never logged.
 	Logger *slog.Logger

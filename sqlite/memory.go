@@ -155,7 +155,9 @@ func (m *Memory) RecallPage(ctx context.Context, in hippo.RecallInput) (*hippo.R
 }
 
 func (m *Memory) recall(ctx context.Context, in hippo.RecallInput, stats bool) (*hippo.RecallPage, error) {
-	if err := m.touch(ctx); err != nil {
+	if in.DryRun {
+		// Look without touching: no activity hour, no boost (retrieve).
+	} else if err := m.touch(ctx); err != nil {
 		return nil, err
 	}
 	cfg := m.cfg
@@ -222,7 +224,11 @@ func (m *Memory) recall(ctx context.Context, in hippo.RecallInput, stats bool) (
 	if in.Offset >= len(hits) {
 		return page, nil
 	}
-	page.Results, err = m.retrieve(ctx, hits[in.Offset:], sc.Now, sc.Clock)
+	if in.DryRun {
+		page.Results, err = m.peek(ctx, hits[in.Offset:], sc.Now, sc.Clock)
+	} else {
+		page.Results, err = m.retrieve(ctx, hits[in.Offset:], sc.Now, sc.Clock)
+	}
 	return page, err
 }
 
@@ -289,17 +295,47 @@ func (m *Memory) retrieve(ctx context.Context, hits []engine.Hit, now int64, clo
 		if !ok {
 			continue // deleted since the search
 		}
-		rc, rb := m.cfg.SizedParts(h.Cosine, h.BM25, int(h.Meta.Size))
-		out = append(out, hippo.Recalled{Chunk: c, Similarity: h.Cosine, BM25: h.BM25,
-			LengthExcess:    m.cfg.LengthExcess(int(h.Meta.Size)),
-			CosineRelevance: rc, BM25Relevance: rb,
-			Relevance: h.Relevance, Strength: h.Meta.Strength(clock), Recency: h.Meta.Recency(m.cfg, now), Score: h.Score})
+		out = append(out, m.recalled(c, h, now, clock))
 	}
 	// The transaction held the write lock, and the boost's trigger logged
 	// one change per chunk, numbered on from the last: so the log stood at
 	// after minus their number before it.
 	m.foldBoost(out, after-int64(len(byID)), after)
 	m.db.maybePrune(ctx)
+	return out, nil
+}
+
+// recalled is a hit as a result, with the parts of its score.
+func (m *Memory) recalled(c *hippo.Chunk, h engine.Hit, now int64, clock hippo.DecayClock) hippo.Recalled {
+	rc, rb := m.cfg.SizedParts(h.Cosine, h.BM25, int(h.Meta.Size))
+	return hippo.Recalled{Chunk: c, Similarity: h.Cosine, BM25: h.BM25,
+		LengthExcess:    m.cfg.LengthExcess(int(h.Meta.Size)),
+		CosineRelevance: rc, BM25Relevance: rb,
+		Relevance: h.Relevance, Strength: h.Meta.Strength(clock), Recency: h.Meta.Recency(m.cfg, now), Score: h.Score}
+}
+
+// peek is retrieve without the boost: the hits' chunks as stored.
+func (m *Memory) peek(ctx context.Context, hits []engine.Hit, now int64, clock hippo.DecayClock) ([]hippo.Recalled, error) {
+	args := make([]any, 0, len(hits)+1)
+	for _, h := range hits {
+		args = append(args, h.ID)
+	}
+	args = append(args, m.opts.AgentID)
+	cs, err := m.db.queryChunks(ctx, m.db.read, `SELECT `+recalledColumns+` FROM chunks WHERE id IN (`+
+		placeholders(len(hits))+`) AND +agent_id = ?`, args...)
+	if err != nil {
+		return nil, err
+	}
+	byID := make(map[string]*hippo.Chunk, len(cs))
+	for _, c := range cs {
+		byID[c.ID] = c
+	}
+	out := make([]hippo.Recalled, 0, len(byID))
+	for _, h := range hits {
+		if c, ok := byID[h.ID]; ok {
+			out = append(out, m.recalled(c, h, now, clock))
+		}
+	}
 	return out, nil
 }
 

@@ -16,6 +16,7 @@ import (
 	"github.com/hippo-mem/hippo/coalesce"
 	"github.com/hippo-mem/hippo/mcp"
 	"github.com/hippo-mem/hippo/metrics"
+	"github.com/hippo-mem/hippo/ui"
 	"github.com/spf13/cobra"
 )
 
@@ -34,7 +35,8 @@ func (a *app) newServeCommand() *cobra.Command {
 names its agent_id (and optionally a scope), so one server serves many agents.
 
 --transport http (default) serves Streamable HTTP at /mcp, the legacy SSE
-transport at GET /sse + POST /messages?sessionId=, and GET /health, on
+transport at GET /sse + POST /messages?sessionId=, GET /health and a web
+UI at /ui/ (with --auth-token, open the one-time sign-in link it prints), on
 127.0.0.1:3100 unless --addr says otherwise. --transport stdio speaks MCP on
 standard input and output. With no HIPPO_EMBED_* / HIPPO_LLM_* settings the
 offline defaults are used: no key, no network.`,
@@ -104,10 +106,23 @@ offline defaults are used: no key, no network.`,
 			embedDesc, llmDesc := a.describeProviders(emb)
 			log.Info("hippo serve", "version", buildVersion().String(), "db", db.Location(), "embedder", embedDesc, "llm", llmDesc,
 				"transport", transport, "auth", token != "", "embed_window", embedWindow)
+			// The web UI needs the store's browsing queries: SQLite's.
+			var web http.Handler
+			if st, ok := db.(ui.Store); ok {
+				h, err := ui.New(ui.Config{Store: st, Token: token, Logger: log,
+					Memory: func(agent, scope string) (hippo.MemoryService, error) {
+						return db.Service(hippo.MemoryOptions{AgentID: agent, Scope: scope, MessagesTable: messages,
+							Embedder: emb, Extractor: extractor, Classifier: classifier})
+					}})
+				if err != nil {
+					return err
+				}
+				web = h
+			}
 			s, err := mcp.NewServer(mcp.Config{
 				DB: db, Embedder: emb, Extractor: extractor, Classifier: classifier,
 				MessagesTable: messages, AuthToken: token, AllowedOrigins: origins, Insecure: insecure,
-				Logger: log, Version: buildVersion().Version, Metrics: a.metrics,
+				Logger: log, Version: buildVersion().Version, Metrics: a.metrics, UI: web,
 			})
 			if err != nil {
 				return err
@@ -122,6 +137,9 @@ offline defaults are used: no key, no network.`,
 			url := "http://" + ln.Addr().String()
 			fmt.Fprintf(a.stderr, "Hippo MCP server on %s/mcp (SSE: %s/sse, health: %s/health)\n", url, url, url)
 			fmt.Fprintf(a.stderr, "Client configuration:\n  {\"mcpServers\": {\"hippo\": {\"url\": \"%s/mcp\"%s}}}\n", url, authHint(token))
+			if h, ok := web.(*ui.Handler); ok {
+				fmt.Fprintf(a.stderr, "Web UI: %s%s\n", url, h.SignInPath())
+			}
 			return s.Serve(ctx, ln)
 		},
 	}

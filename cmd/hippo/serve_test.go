@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"io"
 	"net/http"
+	"net/http/cookiejar"
 	"os"
 	"os/exec"
 	"regexp"
@@ -109,12 +110,15 @@ func TestServeHTTP(t *testing.T) {
 	}()
 	urlRe := regexp.MustCompile(`http://127\.0\.0\.1:\d+`)
 	sc := bufio.NewScanner(stderr)
-	var base string
+	var base, signIn string
 	var logs strings.Builder
 	for sc.Scan() {
 		logs.WriteString(sc.Text() + "\n")
-		if m := urlRe.FindString(sc.Text()); m != "" {
+		if m := urlRe.FindString(sc.Text()); m != "" && base == "" {
 			base = m
+		}
+		if link, ok := strings.CutPrefix(sc.Text(), "Web UI: "); ok {
+			signIn = link
 			break
 		}
 	}
@@ -160,6 +164,31 @@ func TestServeHTTP(t *testing.T) {
 		if resp.StatusCode != http.StatusUnauthorized {
 			t.Errorf("/metrics without token = %d, want 401", resp.StatusCode)
 		}
+	}
+
+	// The web UI: signed out it asks for the token; the printed link signs
+	// in once.
+	if !strings.HasPrefix(signIn, base+"/ui/login?code=") {
+		t.Fatalf("sign-in link %q, want %s/ui/login?code=…", signIn, base)
+	}
+	jar, _ := cookiejar.New(nil)
+	browser := &http.Client{Jar: jar}
+	for _, u := range []string{base + "/ui/", signIn} {
+		resp, err := browser.Get(u)
+		if err != nil {
+			t.Fatal(err)
+		}
+		body, _ := io.ReadAll(resp.Body)
+		resp.Body.Close()
+		signedIn := u == signIn
+		if resp.StatusCode != http.StatusOK || strings.Contains(string(body), `name="token"`) == signedIn {
+			t.Errorf("GET %s: status %d, signed in %v:\n%.300s", u, resp.StatusCode, signedIn, body)
+		}
+	}
+	req, _ = http.NewRequest("GET", base+"/ui/", nil)
+	req.Host = "rebound.example"
+	if resp, err := browser.Do(req); err != nil || resp.StatusCode != http.StatusForbidden {
+		t.Errorf("UI with a foreign Host = %v, %v: want 403", resp, err)
 	}
 }
 
