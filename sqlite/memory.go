@@ -507,6 +507,9 @@ func (m *Memory) UpdateChunk(ctx context.Context, id, content string) (*hippo.Ch
 // touch records that the agent is using its memory now (active decay
 // clock only).
 func (m *Memory) touch(ctx context.Context) error {
+	if hippo.Looking(ctx) { // a look records no activity
+		return nil
+	}
 	return m.db.recordActivity(ctx, m.opts.AgentID)
 }
 

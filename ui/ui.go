@@ -176,6 +176,10 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 			return
 		}
 	}
+	if r.Method == http.MethodGet || r.Method == http.MethodHead || r.URL.Path == "/ui/block/preview" {
+		// Pages and previews look: no activity hour, no boost.
+		r = r.WithContext(hippo.WithLooking(r.Context()))
+	}
 	h.mux.ServeHTTP(w, r)
 }
 
