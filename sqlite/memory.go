@@ -416,21 +416,40 @@ func (m *Memory) Forget(ctx context.Context, in hippo.ForgetInput) (*hippo.Forge
 		return res, nil
 	}
 	sort.Slice(matches, func(i, j int) bool { return matches[i].similarity > matches[j].similarity })
-	tx, err := m.db.write.BeginTx(ctx, nil)
-	if err != nil {
-		return nil, err
-	}
-	defer tx.Rollback()
-	ids := make([]string, 0, len(matches))
-	for _, c := range matches {
-		ch, err := getChunk(ctx, tx, m.opts.AgentID, c.id)
-		if hippo.ErrorCode(err) == hippo.ENOTFOUND {
-			continue
-		} else if err != nil {
+	// A dry run reads; a forget reads and deletes in one write
+	// transaction. Matches are read back in batches, without their
+	// vectors.
+	var rq querier = m.db.read
+	var tx *sql.Tx
+	if !in.DryRun {
+		if tx, err = m.db.write.BeginTx(ctx, nil); err != nil {
 			return nil, err
 		}
-		if ch.SupersededBy != "" {
-			continue // superseded since the search
+		defer tx.Rollback()
+		rq = tx
+	}
+	byID := make(map[string]*hippo.Chunk, len(matches))
+	const batch = 500
+	for start := 0; start < len(matches); start += batch {
+		part := matches[start:min(start+batch, len(matches))]
+		args := make([]any, 0, len(part)+1)
+		for _, c := range part {
+			args = append(args, c.id)
+		}
+		args = append(args, m.opts.AgentID)
+		cs, err := m.db.queryChunks(ctx, rq, `SELECT `+recalledColumns+` FROM chunks WHERE id IN (`+placeholders(len(part))+`) AND +agent_id = ?`, args...)
+		if err != nil {
+			return nil, err
+		}
+		for _, c := range cs {
+			byID[c.ID] = c
+		}
+	}
+	ids := make([]string, 0, len(matches))
+	for _, c := range matches {
+		ch, ok := byID[c.id]
+		if !ok || ch.SupersededBy != "" {
+			continue // deleted or superseded since the search
 		}
 		res.Deleted = append(res.Deleted, hippo.Forgotten{ID: ch.ID, Kind: ch.Kind, Content: ch.Content, Similarity: c.similarity})
 		ids = append(ids, ch.ID)
