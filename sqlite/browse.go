@@ -203,40 +203,43 @@ type ChunkCounts struct {
 }
 
 // CountAgentChunks counts an agent's chunks by kind, scope and state, and
-// its live chunks by strength in bins bands (1 to 100), in SQL.
+// its live chunks by strength in bins bands (1 to 100).
 func (db *DB) CountAgentChunks(ctx context.Context, agentID string, bins int) (*ChunkCounts, error) {
 	if bins < 1 || bins > 100 {
 		return nil, hippo.Invalidf("bins", "must be 1 to 100, got %d", bins)
 	}
-	c := &ChunkCounts{ByKind: map[string]int{}, ByScope: map[string]int{}, Strength: make([]int, bins)}
-	expr, args := db.strengthSQL()
-	// Grouped by a band number, -1 for superseded chunks: the strength is
-	// computed once a row (a column of a subquery would be recomputed in
-	// every SUM it stands in).
-	rows, err := db.read.QueryContext(ctx, `SELECT kind, CASE WHEN superseded_by IS NULL
-		THEN MAX(0, MIN(?, CAST(`+expr+` * ? AS INTEGER))) ELSE -1 END, COUNT(*)
-		FROM chunks WHERE agent_id = ? GROUP BY 1, 2`, append(append([]any{bins - 1}, args...), bins, agentID)...)
+	c := &ChunkCounts{ByKind: map[string]int{}, ByScope: map[string]int{}}
+	// Kinds and states by SQL; strengths from the agent's index, which
+	// holds every chunk's decay state (computing them in SQL cost 100 ms
+	// among 50k chunks, the index's metadata 2 ms).
+	rows, err := db.read.QueryContext(ctx, `SELECT kind, superseded_by IS NOT NULL, COUNT(*)
+		FROM chunks WHERE agent_id = ? GROUP BY 1, 2`, agentID)
 	if err != nil {
 		return nil, fmt.Errorf("count chunks: %w", err)
 	}
 	defer rows.Close()
 	for rows.Next() {
 		var kind string
-		var bin, n int
-		if err := rows.Scan(&kind, &bin, &n); err != nil {
+		var superseded bool
+		var n int
+		if err := rows.Scan(&kind, &superseded, &n); err != nil {
 			return nil, fmt.Errorf("count chunks: %w", err)
 		}
 		c.ByKind[kind] += n
-		if bin < 0 {
+		if superseded {
 			c.Superseded += n
-			continue
+		} else {
+			c.Live += n
 		}
-		c.Live += n
-		c.Strength[min(bin, bins-1)] += n
 	}
 	if err := rows.Err(); err != nil {
 		return nil, err
 	}
+	ai, err := db.syncIndexFor(ctx, agentID, nil)
+	if err != nil {
+		return nil, err
+	}
+	c.Strength = ai.StrengthHistogram(db.activeClock, db.now().UnixMilli(), bins)
 	rows.Close()
 	rows, err = db.read.QueryContext(ctx, `SELECT scope, COUNT(*) FROM chunks WHERE agent_id = ? GROUP BY scope`, agentID)
 	if err != nil {
