@@ -57,9 +57,10 @@ type Stats struct {
 // thresholds, hybrid weight and relevance levels through, so a database
 // sees the same embedder with or without it. Safe for concurrent use.
 type Embedder struct {
-	inner    hippo.Embedder
-	window   time.Duration
-	maxBatch int
+	hippo.Wrapped // model, dimension and calibration of the wrapped embedder
+	inner         hippo.Embedder
+	window        time.Duration
+	maxBatch      int
 
 	mu    sync.Mutex
 	open  *batch // collecting calls, nil when none is
@@ -98,42 +99,11 @@ func New(e hippo.Embedder, opts Options) (*Embedder, error) {
 	if opts.MaxBatch < 1 {
 		return nil, fmt.Errorf("coalesce: max batch must be at least 1, got %d", opts.MaxBatch)
 	}
-	return &Embedder{inner: e, window: opts.Window, maxBatch: opts.MaxBatch}, nil
+	return &Embedder{Wrapped: hippo.Wrapped{Embedder: e}, inner: e, window: opts.Window, maxBatch: opts.MaxBatch}, nil
 }
 
 // Unwrap returns the wrapped embedder.
 func (b *Embedder) Unwrap() hippo.Embedder { return b.inner }
-
-// Model names the wrapped embedder's model.
-func (b *Embedder) Model() string { return b.inner.Model() }
-
-// Dimension is the wrapped embedder's.
-func (b *Embedder) Dimension() int { return b.inner.Dimension() }
-
-// Thresholds are the wrapped embedder's, or the defaults when it has none.
-func (b *Embedder) Thresholds() (duplicate, new, forget float64) {
-	cfg := hippo.DefaultConfig().ForEmbedder(b.inner)
-	return cfg.DuplicateThreshold, cfg.NewThreshold, cfg.ForgetThreshold
-}
-
-// HybridAlpha is the wrapped embedder's, or the default when it has none.
-func (b *Embedder) HybridAlpha() float64 {
-	return hippo.DefaultConfig().ForEmbedder(b.inner).HybridAlpha
-}
-
-// RelevanceLevels are the wrapped embedder's, or the defaults.
-func (b *Embedder) RelevanceLevels() (unrelated, strong float64) {
-	cfg := hippo.DefaultConfig().ForEmbedder(b.inner)
-	return cfg.CosineUnrelated, cfg.CosineStrong
-}
-
-// The wrapper must stay transparent to every embedder interface the
-// configuration consults.
-var (
-	_ hippo.Calibrated          = (*Embedder)(nil)
-	_ hippo.Hybrid              = (*Embedder)(nil)
-	_ hippo.RelevanceCalibrated = (*Embedder)(nil)
-)
 
 // Stats returns the counts so far.
 func (b *Embedder) Stats() Stats {

@@ -142,7 +142,7 @@ func (m *Metrics) Coalesced(stats func() (calls, requests int64)) {
 // embedder, with its latency and texts. The wrapper passes e's model,
 // dimension, thresholds, α and relevance levels through.
 func (m *Metrics) WrapEmbedder(e hippo.Embedder) hippo.Embedder {
-	return &embedder{Embedder: e, m: m}
+	return &embedder{Wrapped: hippo.Wrapped{Embedder: e}, m: m}
 }
 
 // WrapLLM returns l counted.
@@ -159,7 +159,7 @@ func (m *Metrics) observe(provider string, start time.Time, err error) {
 }
 
 type embedder struct {
-	hippo.Embedder
+	hippo.Wrapped
 	m *Metrics
 }
 
@@ -170,26 +170,6 @@ func (e *embedder) Embed(ctx context.Context, texts []string) ([][]float32, erro
 	e.m.embeddedTexts.Add(float64(len(texts)))
 	return v, err
 }
-
-func (e *embedder) Thresholds() (duplicate, new, forget float64) {
-	cfg := hippo.DefaultConfig().ForEmbedder(e.Embedder)
-	return cfg.DuplicateThreshold, cfg.NewThreshold, cfg.ForgetThreshold
-}
-
-func (e *embedder) HybridAlpha() float64 {
-	return hippo.DefaultConfig().ForEmbedder(e.Embedder).HybridAlpha
-}
-
-func (e *embedder) RelevanceLevels() (unrelated, strong float64) {
-	cfg := hippo.DefaultConfig().ForEmbedder(e.Embedder)
-	return cfg.CosineUnrelated, cfg.CosineStrong
-}
-
-var (
-	_ hippo.Calibrated          = (*embedder)(nil)
-	_ hippo.Hybrid              = (*embedder)(nil)
-	_ hippo.RelevanceCalibrated = (*embedder)(nil)
-)
 
 type llm struct {
 	hippo.LLM
