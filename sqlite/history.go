@@ -86,23 +86,11 @@ func (m *Memory) bestFact(ctx context.Context, query string) (string, error) {
 	if ai.Idx == nil {
 		return "", nil
 	}
-	cfg, alpha := m.cfg, m.cfg.HybridAlpha
 	var bm map[int64]float64
-	if alpha > 0 {
+	if m.cfg.HybridAlpha > 0 {
 		if bm, _, err = m.bm25Scores(ctx, ai, hippo.RecallInput{Query: query}); err != nil {
 			return "", err
 		}
 	}
-	f := ai.NewFilter(hippo.KindFact, m.opts.RecallScopes)
-	f.AllSuperseded = true
-	hits, err := ai.Idx.Search(ctx, q, 1, func(c *engine.Meta, cos, _ float64, _ bool) (float64, bool) {
-		return cfg.SizedRelevance(cos, bm[c.RowID], int(c.Size), alpha), f.Allows(c)
-	})
-	if err != nil || len(hits) == 0 {
-		return "", err
-	}
-	if r := hits[0].Score; !(r > 0) || r < cfg.MinRelevance {
-		return "", nil
-	}
-	return hits[0].ID, nil
+	return engine.BestFact(ctx, m.cfg, ai, q, bm, m.opts.RecallScopes)
 }

@@ -6,7 +6,6 @@ import (
 	"database/sql/driver"
 	"encoding/json"
 	"fmt"
-	"sort"
 	"time"
 
 	"github.com/hippo-mem/hippo"
@@ -356,21 +355,8 @@ func (m *Memory) Forget(ctx context.Context, in hippo.ForgetInput) (*hippo.Forge
 	if err != nil {
 		return nil, err
 	}
-	q := qs[0]
-	type match struct {
-		id         string
-		similarity float64
-	}
-	var matches []match
 	ai.Mu.RLock()
-	if ai.Idx != nil {
-		f := ai.NewFilter("", m.opts.RecallScopes)
-		err = ai.Idx.Range(ctx, q, threshold, func(id string, c *engine.Meta, cos float64) {
-			if cos >= threshold && f.Allows(c) {
-				matches = append(matches, match{id, cos})
-			}
-		})
-	}
+	matches, err := engine.FindForget(ctx, ai, qs[0], threshold, m.opts.RecallScopes)
 	ai.Mu.RUnlock()
 	if err != nil {
 		return nil, err
@@ -379,7 +365,6 @@ func (m *Memory) Forget(ctx context.Context, in hippo.ForgetInput) (*hippo.Forge
 	if len(matches) == 0 {
 		return res, nil
 	}
-	sort.Slice(matches, func(i, j int) bool { return matches[i].similarity > matches[j].similarity })
 	tx, err := m.db.write.BeginTx(ctx, nil)
 	if err != nil {
 		return nil, err
@@ -387,7 +372,7 @@ func (m *Memory) Forget(ctx context.Context, in hippo.ForgetInput) (*hippo.Forge
 	defer tx.Rollback()
 	ids := make([]string, 0, len(matches))
 	for _, c := range matches {
-		ch, err := getChunk(ctx, tx, m.opts.AgentID, c.id)
+		ch, err := getChunk(ctx, tx, m.opts.AgentID, c.ID)
 		if hippo.ErrorCode(err) == hippo.ENOTFOUND {
 			continue
 		} else if err != nil {
@@ -396,7 +381,7 @@ func (m *Memory) Forget(ctx context.Context, in hippo.ForgetInput) (*hippo.Forge
 		if ch.SupersededBy != "" {
 			continue // superseded since the search
 		}
-		res.Deleted = append(res.Deleted, hippo.Forgotten{ID: ch.ID, Kind: ch.Kind, Content: ch.Content, Similarity: c.similarity})
+		res.Deleted = append(res.Deleted, hippo.Forgotten{ID: ch.ID, Kind: ch.Kind, Content: ch.Content, Similarity: c.Similarity})
 		ids = append(ids, ch.ID)
 	}
 	if in.DryRun {
