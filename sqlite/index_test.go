@@ -178,12 +178,12 @@ func TestRecallFoldsOwnBoost(t *testing.T) {
 	}
 	ai.Mu.RLock()
 	id := ai.Idx.IDs()[0]
-	meta, _ := ai.Idx.Meta(id)
-	clock := ai.Clock(db.activeClock, db.now().UnixMilli())
 	ai.Mu.RUnlock()
-	if _, err := m.retrieve(ctx, []engine.Hit{{ID: id, Meta: meta}}, db.now().UnixMilli(), clock); err != nil {
+	boosted, before, after, err := m.boost(ctx, []string{id}, db.now().UnixMilli())
+	if err != nil {
 		t.Fatal(err)
 	}
+	ai.FoldBoost([]hippo.Recalled{{Chunk: boosted[id]}}, before, after)
 	compare("after another handle's boost")
 }
 
