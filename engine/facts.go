@@ -2,8 +2,10 @@ package engine
 
 import (
 	"context"
+	"fmt"
 	"sort"
 	"strings"
+	"time"
 
 	"github.com/hippo-mem/hippo"
 	"github.com/hippo-mem/hippo/vector"
@@ -233,4 +235,155 @@ func ApplyVerdicts(plans []*FactPlan, verdicts []hippo.Verdict) {
 			break
 		}
 	}
+}
+
+// FactWriter is what applying facts needs of a store's write transaction
+// on one agent's chunks.
+type FactWriter interface {
+	ChunkWriter
+	// FactsSince are the agent's live facts in scope written after the
+	// change-feed position since ("load since"), with unit vectors.
+	FactsSince(ctx context.Context, scope string, since int64) ([]*FactEntry, error)
+	// IsLive reports whether the agent's chunk id exists and is current.
+	IsLive(ctx context.Context, id string) (bool, error)
+	// Insert inserts c, giving it a new ID when it has none.
+	Insert(ctx context.Context, c *hippo.Chunk) error
+	// Supersede marks the agent's chunk id as superseded by by at at,
+	// unless it is gone or superseded already (ok false), and returns its
+	// content.
+	Supersede(ctx context.Context, id, by string, at time.Time) (content string, ok bool, err error)
+}
+
+// ApplyFacts writes the plans through w, a store's write transaction
+// holding the agent's write lock, at now, into scope. Facts stored by
+// others since the plans were made (after position snapshot) are checked
+// again here, so two concurrent calls stating the same fact store it
+// once.
+func ApplyFacts(ctx context.Context, cfg hippo.Config, w FactWriter, agent, scope string, plans []*FactPlan, snapshot int64, now time.Time) (*hippo.RememberResult, error) {
+	fresh, err := w.FactsSince(ctx, scope, snapshot)
+	if err != nil {
+		return nil, err
+	}
+
+	resolved := make([]string, len(plans)) // chunk each fact ended up as
+	outcomes := make([]hippo.FactOutcome, 0, len(plans))
+	for i, p := range plans {
+		out := hippo.FactOutcome{Action: p.Action, Content: p.Fact.Content, Intensity: p.Fact.Intensity}
+		targetID := ""
+		if p.Target != nil {
+			if r := p.Target.Entry.Ref; r.ChunkID != "" {
+				targetID = r.ChunkID
+			} else {
+				targetID = resolved[r.Batch]
+			}
+			out.Similarity = p.Target.Similarity
+			// The target may have been forgotten or superseded meanwhile.
+			if p.Target.Entry.Ref.ChunkID != "" {
+				live, err := w.IsLive(ctx, targetID)
+				if err != nil {
+					return nil, err
+				}
+				if !live {
+					p.Action, targetID = hippo.ActionNew, ""
+				}
+			}
+		}
+		if p.Action == hippo.ActionNew || p.Action == hippo.ActionDistinct {
+			if best := Nearest(fresh, p.Vec, 1); len(best) > 0 && best[0].Similarity > cfg.DuplicateThreshold {
+				p.Action, targetID = hippo.ActionDuplicate, best[0].Entry.Ref.ChunkID
+				out.Similarity = best[0].Similarity
+			}
+		}
+		out.Action = p.Action
+
+		switch p.Action {
+		case hippo.ActionDuplicate:
+			c, err := w.Chunk(ctx, targetID)
+			if err != nil {
+				return nil, err
+			}
+			out.ChunkID, out.ExistingContent, out.OldIntensity = c.ID, c.Content, c.RunningIntensity
+			c.Strengthen(p.Fact.Intensity, now, true)
+			out.NewIntensity = c.RunningIntensity
+			if err := w.SaveStrength(ctx, c); err != nil {
+				return nil, fmt.Errorf("strengthen fact: %w", err)
+			}
+			resolved[i] = c.ID
+		default:
+			c := &hippo.Chunk{
+				AgentID: agent, Scope: scope, Kind: hippo.KindFact,
+				Content: p.Fact.Content, ContentHash: hippo.ContentHash(p.Fact.Content), Embedding: p.Vec,
+				RunningIntensity: p.Fact.Intensity, EncounterCount: 1, LastAccessedAt: now, CreatedAt: now,
+			}
+			if err := w.Insert(ctx, c); err != nil {
+				return nil, err
+			}
+			out.ChunkID, resolved[i] = c.ID, c.ID
+			if p.Action == hippo.ActionSupersedes {
+				old, ok, err := w.Supersede(ctx, targetID, c.ID, now)
+				switch {
+				case err != nil:
+					return nil, fmt.Errorf("supersede fact %s: %w", targetID, err)
+				case !ok:
+					out.Action = hippo.ActionDistinct // already gone or superseded
+				default:
+					out.SupersededID, out.SupersededContent = targetID, old
+				}
+			}
+		}
+		if p.Former != nil {
+			if err := applyFormer(ctx, cfg, w, agent, scope, p.Former, resolved, i, now, &out); err != nil {
+				return nil, err
+			}
+		}
+		outcomes = append(outcomes, out)
+	}
+	return &hippo.RememberResult{Summary: hippo.Summarize(outcomes), Facts: outcomes}, nil
+}
+
+// applyFormer ends the former fact of plan i, now resolved as chunk
+// resolved[i]: the known fact that says the same is superseded by it
+// (unless the plan superseded it already, or it is no longer current);
+// with none, the former fact is stored as already superseded, so the
+// history keeps what the text said was true before.
+func applyFormer(ctx context.Context, cfg hippo.Config, w FactWriter, agent, scope string, fp *FormerPlan, resolved []string, i int, now time.Time, out *hippo.FactOutcome) error {
+	newID := resolved[i]
+	if fp.Target != nil {
+		oldID := fp.Target.Entry.Ref.ChunkID
+		if oldID == "" {
+			oldID = resolved[fp.Target.Entry.Ref.Batch]
+		}
+		switch oldID {
+		case newID:
+			return nil // the fact is its own former self
+		case out.SupersededID:
+			out.FormerID, out.FormerContent = oldID, out.SupersededContent
+			return nil
+		}
+		content, ok, err := w.Supersede(ctx, oldID, newID, now)
+		switch {
+		case err != nil:
+			return fmt.Errorf("supersede former fact %s: %w", oldID, err)
+		case !ok:
+			return nil // forgotten or superseded meanwhile: no longer current anyway
+		}
+		out.FormerID, out.FormerContent = oldID, content
+	} else {
+		at := now
+		c := &hippo.Chunk{
+			AgentID: agent, Scope: scope, Kind: hippo.KindFact,
+			Content: fp.Content, ContentHash: hippo.ContentHash(fp.Content), Embedding: fp.Vec,
+			RunningIntensity: cfg.DefaultIntensity, EncounterCount: 1, LastAccessedAt: now, CreatedAt: now,
+			SupersededBy: newID, SupersededAt: &at,
+		}
+		if err := w.Insert(ctx, c); err != nil {
+			return err
+		}
+		out.FormerID, out.FormerContent, out.FormerRecorded = c.ID, fp.Content, true
+	}
+	if out.Action == hippo.ActionNew || out.Action == hippo.ActionDistinct {
+		out.Action = hippo.ActionSupersedes
+		out.SupersededID, out.SupersededContent = out.FormerID, out.FormerContent
+	}
+	return nil
 }

@@ -116,13 +116,13 @@ func (m *Memory) fillContents(ctx context.Context, plans []*engine.FactPlan) err
 	return rows.Err()
 }
 
-// freshFacts loads the live facts of the agent in the write scope that
-// were written after the change-log position seq.
-func (m *Memory) freshFacts(ctx context.Context, tx *sql.Tx, seq int64) ([]*engine.FactEntry, error) {
-	rows, err := tx.QueryContext(ctx, `SELECT id, content, embedding, running_intensity FROM chunks
+// FactsSince implements engine.FactWriter: the change log joined to the
+// live facts.
+func (t agentTx) FactsSince(ctx context.Context, scope string, seq int64) ([]*engine.FactEntry, error) {
+	rows, err := t.tx.QueryContext(ctx, `SELECT id, content, embedding, running_intensity FROM chunks
 		WHERE agent_id = ? AND scope = ? AND kind = 'fact' AND superseded_by IS NULL
 		AND id IN (SELECT chunk_id FROM hippo_changes WHERE agent_id = ? AND seq > ?)`,
-		m.opts.AgentID, m.opts.Scope, m.opts.AgentID, seq)
+		t.agent, scope, t.agent, seq)
 	if err != nil {
 		return nil, fmt.Errorf("load new facts: %w", err)
 	}
@@ -145,21 +145,19 @@ func (m *Memory) freshFacts(ctx context.Context, tx *sql.Tx, seq int64) ([]*engi
 	return entries, rows.Err()
 }
 
-// isLive reports whether a chunk of the agent exists and is not superseded.
-func (m *Memory) isLive(ctx context.Context, tx *sql.Tx, id string) (bool, error) {
+// IsLive implements engine.FactWriter.
+func (t agentTx) IsLive(ctx context.Context, id string) (bool, error) {
 	var live bool
-	err := tx.QueryRowContext(ctx, `SELECT superseded_by IS NULL FROM chunks WHERE id = ? AND agent_id = ?`, id, m.opts.AgentID).Scan(&live)
+	err := t.tx.QueryRowContext(ctx, `SELECT superseded_by IS NULL FROM chunks WHERE id = ? AND agent_id = ?`, id, t.agent).Scan(&live)
 	if err == sql.ErrNoRows {
 		return false, nil
 	}
 	return live, err
 }
 
-// applyFacts writes every plan in one write transaction. Facts stored by
-// others since the plans were made are checked again here, under the write
-// lock, so two concurrent calls stating the same fact store it once.
+// applyFacts writes every plan (engine.ApplyFacts) in one write
+// transaction, under the write lock and the model lock.
 func (m *Memory) applyFacts(ctx context.Context, plans []*engine.FactPlan, snapshot int64) (*hippo.RememberResult, error) {
-	cfg := m.cfg
 	tx, err := m.db.write.BeginTx(ctx, nil)
 	if err != nil {
 		return nil, err
@@ -168,140 +166,29 @@ func (m *Memory) applyFacts(ctx context.Context, plans []*engine.FactPlan, snaps
 	if err := m.db.lockModelTx(ctx, tx, m.opts.Embedder.Model(), len(plans[0].Vec)); err != nil {
 		return nil, err
 	}
-	fresh, err := m.freshFacts(ctx, tx, snapshot)
+	res, err := engine.ApplyFacts(ctx, m.cfg, agentTx{tx, m.opts.AgentID}, m.opts.AgentID, m.opts.Scope, plans, snapshot, m.db.now())
 	if err != nil {
 		return nil, err
 	}
-
-	now := m.db.now()
-	resolved := make([]string, len(plans)) // chunk each fact ended up as
-	outcomes := make([]hippo.FactOutcome, 0, len(plans))
-	for i, p := range plans {
-		out := hippo.FactOutcome{Action: p.Action, Content: p.Fact.Content, Intensity: p.Fact.Intensity}
-		targetID := ""
-		if p.Target != nil {
-			if r := p.Target.Entry.Ref; r.ChunkID != "" {
-				targetID = r.ChunkID
-			} else {
-				targetID = resolved[r.Batch]
-			}
-			out.Similarity = p.Target.Similarity
-			// The target may have been forgotten or superseded meanwhile.
-			if p.Target.Entry.Ref.ChunkID != "" {
-				live, err := m.isLive(ctx, tx, targetID)
-				if err != nil {
-					return nil, err
-				}
-				if !live {
-					p.Action, targetID = hippo.ActionNew, ""
-				}
-			}
-		}
-		if p.Action == hippo.ActionNew || p.Action == hippo.ActionDistinct {
-			if best := engine.Nearest(fresh, p.Vec, 1); len(best) > 0 && best[0].Similarity > cfg.DuplicateThreshold {
-				p.Action, targetID = hippo.ActionDuplicate, best[0].Entry.Ref.ChunkID
-				out.Similarity = best[0].Similarity
-			}
-		}
-		out.Action = p.Action
-
-		switch p.Action {
-		case hippo.ActionDuplicate:
-			c, err := getChunk(ctx, tx, m.opts.AgentID, targetID)
-			if err != nil {
-				return nil, err
-			}
-			out.ChunkID, out.ExistingContent, out.OldIntensity = c.ID, c.Content, c.RunningIntensity
-			c.Strengthen(p.Fact.Intensity, now, true)
-			out.NewIntensity = c.RunningIntensity
-			if err := saveStrength(ctx, tx, c); err != nil {
-				return nil, fmt.Errorf("strengthen fact: %w", err)
-			}
-			resolved[i] = c.ID
-		default:
-			c := &hippo.Chunk{
-				ID: newChunkID(now), AgentID: m.opts.AgentID, Scope: m.opts.Scope, Kind: hippo.KindFact,
-				Content: p.Fact.Content, ContentHash: ContentHash(p.Fact.Content), Embedding: p.Vec,
-				RunningIntensity: p.Fact.Intensity, EncounterCount: 1, LastAccessedAt: now, CreatedAt: now,
-			}
-			if err := insertChunk(ctx, tx, c); err != nil {
-				return nil, err
-			}
-			out.ChunkID, resolved[i] = c.ID, c.ID
-			if p.Action == hippo.ActionSupersedes {
-				var old string
-				err := tx.QueryRowContext(ctx, `UPDATE chunks SET superseded_by = ?, superseded_at = ?
-					WHERE id = ? AND superseded_by IS NULL RETURNING content`,
-					c.ID, formatTime(now), targetID).Scan(&old)
-				switch {
-				case err == sql.ErrNoRows:
-					out.Action = hippo.ActionDistinct // already gone or superseded
-				case err != nil:
-					return nil, fmt.Errorf("supersede fact %s: %w", targetID, err)
-				default:
-					out.SupersededID, out.SupersededContent = targetID, old
-				}
-			}
-		}
-		if p.Former != nil {
-			if err := m.applyFormer(ctx, tx, p.Former, resolved, i, now, &out); err != nil {
-				return nil, err
-			}
-		}
-		outcomes = append(outcomes, out)
-	}
-	if err := tx.Commit(); err != nil {
-		return nil, err
-	}
-	return &hippo.RememberResult{Summary: hippo.Summarize(outcomes), Facts: outcomes}, nil
+	return res, tx.Commit()
 }
 
-// applyFormer ends the former fact of plan i, now resolved as chunk
-// resolved[i]: the known fact that says the same is superseded by it
-// (unless the plan superseded it already, or it is no longer current);
-// with none, the former fact is stored as already superseded, so the
-// history keeps what the text said was true before.
-func (m *Memory) applyFormer(ctx context.Context, tx *sql.Tx, fp *engine.FormerPlan, resolved []string, i int, now time.Time, out *hippo.FactOutcome) error {
-	newID := resolved[i]
-	if fp.Target != nil {
-		oldID := fp.Target.Entry.Ref.ChunkID
-		if oldID == "" {
-			oldID = resolved[fp.Target.Entry.Ref.Batch]
-		}
-		switch oldID {
-		case newID:
-			return nil // the fact is its own former self
-		case out.SupersededID:
-			out.FormerID, out.FormerContent = oldID, out.SupersededContent
-			return nil
-		}
-		var content string
-		err := tx.QueryRowContext(ctx, `UPDATE chunks SET superseded_by = ?, superseded_at = ?
-			WHERE id = ? AND agent_id = ? AND superseded_by IS NULL RETURNING content`,
-			newID, formatTime(now), oldID, m.opts.AgentID).Scan(&content)
-		switch {
-		case err == sql.ErrNoRows:
-			return nil // forgotten or superseded meanwhile: no longer current anyway
-		case err != nil:
-			return fmt.Errorf("supersede former fact %s: %w", oldID, err)
-		}
-		out.FormerID, out.FormerContent = oldID, content
-	} else {
-		at := now
-		c := &hippo.Chunk{
-			ID: newChunkID(now), AgentID: m.opts.AgentID, Scope: m.opts.Scope, Kind: hippo.KindFact,
-			Content: fp.Content, ContentHash: ContentHash(fp.Content), Embedding: fp.Vec,
-			RunningIntensity: m.cfg.DefaultIntensity, EncounterCount: 1, LastAccessedAt: now, CreatedAt: now,
-			SupersededBy: newID, SupersededAt: &at,
-		}
-		if err := insertChunk(ctx, tx, c); err != nil {
-			return err
-		}
-		out.FormerID, out.FormerContent, out.FormerRecorded = c.ID, fp.Content, true
+// Insert implements engine.FactWriter.
+func (t agentTx) Insert(ctx context.Context, c *hippo.Chunk) error {
+	if c.ID == "" {
+		c.ID = newChunkID(c.CreatedAt)
 	}
-	if out.Action == hippo.ActionNew || out.Action == hippo.ActionDistinct {
-		out.Action = hippo.ActionSupersedes
-		out.SupersededID, out.SupersededContent = out.FormerID, out.FormerContent
+	return insertChunk(ctx, t.tx, c)
+}
+
+// Supersede implements engine.FactWriter.
+func (t agentTx) Supersede(ctx context.Context, id, by string, at time.Time) (string, bool, error) {
+	var content string
+	err := t.tx.QueryRowContext(ctx, `UPDATE chunks SET superseded_by = ?, superseded_at = ?
+		WHERE id = ? AND agent_id = ? AND superseded_by IS NULL RETURNING content`,
+		by, formatTime(at), id, t.agent).Scan(&content)
+	if err == sql.ErrNoRows {
+		return "", false, nil
 	}
-	return nil
+	return content, err == nil, err
 }
