@@ -42,7 +42,7 @@ func (m *Memory) RememberFacts(ctx context.Context, text string) (*hippo.Remembe
 	if err != nil {
 		return nil, err
 	}
-	ai, err := m.db.syncIndexFor(ctx, m.opts.AgentID, &queryLock{model: m.opts.Embedder.Model(), dim: len(vecs[0])})
+	ai, err := m.db.syncIndexFor(ctx, m.opts.AgentID, &ModelLock{Model: m.opts.Embedder.Model(), Dimension: len(vecs[0])})
 	if err != nil {
 		return nil, err
 	}

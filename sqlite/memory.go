@@ -190,7 +190,7 @@ func (m *Memory) embedQuery(ctx context.Context, texts ...string) ([][]float32, 
 	if err != nil {
 		return nil, nil, err
 	}
-	ai, err := m.db.syncIndexFor(ctx, m.opts.AgentID, &queryLock{model: m.opts.Embedder.Model(), dim: len(vecs[0])})
+	ai, err := m.db.syncIndexFor(ctx, m.opts.AgentID, &ModelLock{Model: m.opts.Embedder.Model(), Dimension: len(vecs[0])})
 	if err != nil {
 		return nil, nil, err
 	}
