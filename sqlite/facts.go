@@ -116,13 +116,18 @@ func (m *Memory) fillContents(ctx context.Context, plans []*engine.FactPlan) err
 	return rows.Err()
 }
 
+// factsSinceQuery reads the live facts of an agent in a scope changed
+// after a change-log position. The "+" keep the planner on the primary key
+// for the few changed IDs: the agent's (agent_id, kind) index would visit
+// every fact of the agent.
+const factsSinceQuery = `SELECT id, content, embedding, running_intensity FROM chunks
+	WHERE id IN (SELECT chunk_id FROM hippo_changes WHERE agent_id = ? AND seq > ?)
+	AND +agent_id = ? AND scope = ? AND +kind = 'fact' AND +superseded_by IS NULL`
+
 // FactsSince implements engine.FactWriter: the change log joined to the
 // live facts.
 func (t agentTx) FactsSince(ctx context.Context, scope string, seq int64) ([]*engine.FactEntry, error) {
-	rows, err := t.tx.QueryContext(ctx, `SELECT id, content, embedding, running_intensity FROM chunks
-		WHERE agent_id = ? AND scope = ? AND kind = 'fact' AND superseded_by IS NULL
-		AND id IN (SELECT chunk_id FROM hippo_changes WHERE agent_id = ? AND seq > ?)`,
-		t.agent, scope, t.agent, seq)
+	rows, err := t.tx.QueryContext(ctx, factsSinceQuery, t.agent, seq, t.agent, scope)
 	if err != nil {
 		return nil, fmt.Errorf("load new facts: %w", err)
 	}

@@ -205,6 +205,7 @@ func TestQueryPlansUseIndexes(t *testing.T) {
 		{`SELECT seq, chunk_id FROM hippo_changes WHERE seq > ? AND agent_id = ? ORDER BY seq`,
 			"INTEGER PRIMARY KEY (rowid>?)", []any{1, "a"}},
 		{`SELECT id FROM chunks WHERE id IN (?, ?) AND +agent_id = ?`, "sqlite_autoindex_chunks_1", []any{"x", "y", "a"}},
+		{factsSinceQuery, "SEARCH chunks USING INDEX sqlite_autoindex_chunks_1 (id=?)", []any{"a", 1, "a", ""}},
 		{`SELECT id, embedding FROM chunks WHERE id IN (SELECT value FROM json_each(?)) AND +agent_id = ?`,
 			"sqlite_autoindex_chunks_1", []any{`["x"]`, "a"}},
 	} {
