@@ -132,7 +132,13 @@ func (s *snapshot) Floor(ctx context.Context, lock *ModelLock) (int64, error) {
 
 // ActiveHours implements engine.Snapshot.
 func (s *snapshot) ActiveHours(ctx context.Context, after int64) ([]int64, error) {
-	rows, err := s.tx.QueryContext(ctx, `SELECT hour FROM hippo_activity WHERE agent_id = ? AND hour > ? ORDER BY hour`, s.agent, after)
+	return activeHours(ctx, s.tx, s.agent, after)
+}
+
+// activeHours reads the agent's activity hours after the hour after,
+// ascending.
+func activeHours(ctx context.Context, q querier, agent string, after int64) ([]int64, error) {
+	rows, err := q.QueryContext(ctx, `SELECT hour FROM hippo_activity WHERE agent_id = ? AND hour > ? ORDER BY hour`, agent, after)
 	if err != nil {
 		return nil, fmt.Errorf("read activity: %w", err)
 	}
@@ -141,7 +147,7 @@ func (s *snapshot) ActiveHours(ctx context.Context, after int64) ([]int64, error
 	for rows.Next() {
 		var h int64
 		if err := rows.Scan(&h); err != nil {
-			return nil, err
+			return nil, fmt.Errorf("read activity: %w", err)
 		}
 		hours = append(hours, h)
 	}
