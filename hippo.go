@@ -25,6 +25,8 @@ package hippo
 
 import (
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"encoding/json"
 	"time"
 )
@@ -59,6 +61,12 @@ type Chunk struct {
 	SupersededBy     string          `json:"superseded_by,omitempty"`
 	SupersededAt     *time.Time      `json:"superseded_at,omitempty"`
 	CreatedAt        time.Time       `json:"created_at"`
+}
+
+// ContentHash is the hex SHA-256 of content: the memory dedup key.
+func ContentHash(content string) string {
+	sum := sha256.Sum256([]byte(content))
+	return hex.EncodeToString(sum[:])
 }
 
 // Strength is the chunk's effective strength at now under cfg.

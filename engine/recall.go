@@ -224,3 +224,167 @@ func CheckRecallInput(in hippo.RecallInput) error {
 	}
 	return nil
 }
+
+// RecallQuery is a checked recall input with what follows from it.
+type RecallQuery struct {
+	In     hippo.RecallInput
+	Limit  int
+	Alpha  float64 // weight of BM25
+	MinRel float64 // relevance floor
+	// Scopes are the recall scopes: nil for all, empty for none.
+	Scopes []string
+	// Texts are what to embed: the query as written, then its fact
+	// voice (hippo.FactVoice) when facts are searched and it differs.
+	Texts []string
+}
+
+// PrepareRecall checks a recall's input against cfg; scopes are the
+// memory's recall scopes.
+func PrepareRecall(cfg hippo.Config, in hippo.RecallInput, scopes []string) (*RecallQuery, error) {
+	if err := hippo.ValidateText("query", in.Query, cfg.MaxContent); err != nil {
+		return nil, err
+	}
+	limit, err := cfg.CheckLimit(in.Limit)
+	if err != nil {
+		return nil, err
+	}
+	if err := CheckRecallInput(in); err != nil {
+		return nil, err
+	}
+	alpha := cfg.HybridAlpha
+	if in.Alpha != nil {
+		alpha = *in.Alpha
+	}
+	if !(alpha >= 0 && alpha <= 1) { // NaN too
+		return nil, hippo.Invalidf("alpha", "must be between 0 and 1, got %v", alpha)
+	}
+	minRel, err := cfg.RelevanceFloor(in)
+	if err != nil {
+		return nil, err
+	}
+	// Facts are compared with the query in their own voice ("User …"),
+	// raw memories with the query as written.
+	texts := []string{in.Query}
+	if in.Kind != hippo.KindMemory {
+		if fv := hippo.FactVoice(in.Query); fv != in.Query {
+			texts = append(texts, fv)
+		}
+	}
+	return &RecallQuery{In: in, Limit: limit, Alpha: alpha, MinRel: minRel, Scopes: scopes, Texts: texts}, nil
+}
+
+// RecallStore is what a recall needs of a store besides the index.
+type RecallStore interface {
+	// TextScores is the BM25 score of every chunk matching the query's
+	// words, by row key, and the highest; nil when none matches. Called
+	// with ai.Mu held for reading.
+	TextScores(ctx context.Context, ai *Index, in hippo.RecallInput) (map[int64]float64, float64, error)
+	// Boost applies the retrieval boost (hippo.Boosted, one access, last
+	// access at now, unix ms) to the chunks ids and returns them by ID,
+	// those deleted meanwhile missing, with the change-feed positions
+	// just before and after it.
+	Boost(ctx context.Context, ids []string, now int64) (chunks map[string]*hippo.Chunk, before, after int64, err error)
+	// Peek returns the chunks ids as stored, by ID, those deleted
+	// meanwhile missing, changing nothing: a dry run's results.
+	Peek(ctx context.Context, ids []string) (map[string]*hippo.Chunk, error)
+}
+
+// RecallPage runs a recall prepared by PrepareRecall over the agent's
+// index, synced and checked by the store, with qs the embeddings of
+// rq.Texts: the scan (Search), then the boost of the page's chunks, folded
+// into the index in place when nobody wrote in between. stats counts the
+// matches for paging. active says the store decays by the active clock.
+func RecallPage(ctx context.Context, cfg hippo.Config, ai *Index, active bool, rq *RecallQuery, qs [][]float32, now int64, stats bool, st RecallStore) (*hippo.RecallPage, error) {
+	in := rq.In
+	sc := Scan{In: in, K: in.Offset + rq.Limit, Now: now, Floor: cfg.StrengthFloor, MinRel: rq.MinRel}
+	if in.AsOf != nil {
+		sc.Floor = 0 // history does not fade away
+	}
+	sc.Floor = max(sc.Floor, in.MinStrength)
+	if stats {
+		sc.Stats = &Counts{}
+	}
+	page := &hippo.RecallPage{Results: []hippo.Recalled{}, MinRelevance: rq.MinRel}
+	var (
+		hits []Hit
+		err  error
+	)
+	ai.Mu.RLock()
+	sc.Clock = ai.Clock(active, sc.Now)
+	if ai.Idx != nil {
+		sc.Filter = ai.RecallFilter(in, rq.Scopes)
+		if sc.Alpha = rq.Alpha; rq.Alpha > 0 {
+			sc.BM25, sc.BM25Max, err = st.TextScores(ctx, ai, in)
+		}
+		if err == nil {
+			hits, err = Search(ctx, cfg, ai, qs, &sc)
+		}
+	}
+	ai.Mu.RUnlock()
+	if err != nil {
+		return nil, err
+	}
+	page.Alpha = rq.Alpha
+	sc.Stats.Fill(page)
+	if in.Offset >= len(hits) {
+		return page, nil
+	}
+	hits = hits[in.Offset:]
+	ids := make([]string, len(hits))
+	for i, h := range hits {
+		ids[i] = h.ID
+	}
+	var (
+		chunks        map[string]*hippo.Chunk
+		before, after int64
+	)
+	if in.DryRun { // a look: nothing boosted
+		chunks, err = st.Peek(ctx, ids)
+	} else {
+		chunks, before, after, err = st.Boost(ctx, ids, now)
+	}
+	if err != nil {
+		return nil, err
+	}
+	page.Results = make([]hippo.Recalled, 0, len(chunks))
+	for _, h := range hits {
+		c, ok := chunks[h.ID]
+		if !ok {
+			continue // deleted since the search
+		}
+		rc, rb := cfg.SizedParts(h.Cosine, h.BM25, int(h.Meta.Size))
+		page.Results = append(page.Results, hippo.Recalled{Chunk: c, Similarity: h.Cosine, BM25: h.BM25,
+			LengthExcess:    cfg.LengthExcess(int(h.Meta.Size)),
+			CosineRelevance: rc, BM25Relevance: rb,
+			Relevance: h.Relevance, Strength: h.Meta.Strength(sc.Clock), Recency: h.Meta.Recency(cfg, now), Score: h.Score})
+	}
+	if !in.DryRun {
+		ai.FoldBoost(page.Results, before, after)
+	}
+	return page, nil
+}
+
+// FoldBoost applies a committed boost to the index in place, when the
+// index had folded in every change before it (position before): the
+// change feed up to after is then this boost's, and the next recall need
+// not read the boosted rows back. Otherwise the next sync reads them as
+// usual.
+func (ai *Index) FoldBoost(boosted []hippo.Recalled, before, after int64) {
+	ai.Mu.Lock()
+	defer ai.Mu.Unlock()
+	if ai.Seq != before || ai.Idx == nil {
+		return
+	}
+	for _, r := range boosted {
+		c := r.Chunk
+		meta, ok := ai.Idx.Meta(c.ID)
+		if !ok {
+			return // not in the index: leave it to the next sync
+		}
+		meta.Intensity = float32(c.RunningIntensity)
+		meta.DecayRate = float32(ai.cfg.DecayRate(c.AccessCount))
+		meta.LastAccess = c.LastAccessedAt.UnixMilli()
+		ai.Idx.SetMeta(c.ID, meta)
+	}
+	ai.Seq = after
+}

@@ -2,9 +2,7 @@ package sqlite
 
 import (
 	"context"
-	"crypto/sha256"
 	"database/sql"
-	"encoding/hex"
 	"encoding/json"
 	"fmt"
 	"strings"
@@ -92,11 +90,8 @@ func nullIfEmpty(s string) any {
 	return s
 }
 
-// ContentHash is the hex SHA-256 of content: the memory dedup key.
-func ContentHash(content string) string {
-	sum := sha256.Sum256([]byte(content))
-	return hex.EncodeToString(sum[:])
-}
+// ContentHash is hippo.ContentHash.
+func ContentHash(content string) string { return hippo.ContentHash(content) }
 
 // newChunkID returns a new ULID.
 func newChunkID(now time.Time) string {

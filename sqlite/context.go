@@ -3,12 +3,10 @@ package sqlite
 import (
 	"context"
 	"database/sql"
-	"fmt"
-	"sort"
 	"strings"
-	"unicode/utf8"
 
 	"github.com/hippo-mem/hippo"
+	"github.com/hippo-mem/hippo/engine"
 )
 
 // maxContextChars bounds get_context's budget.
@@ -16,8 +14,7 @@ const maxContextChars = 400_000
 
 // Context assembles the agent's blocks (global scope and the write scope)
 // and, for a query, its best memories into text for a system prompt,
-// within a budget: blocks first, then memories by score. What does not fit
-// is listed as left out.
+// within a budget (engine.AssembleContext).
 func (m *Memory) Context(ctx context.Context, in hippo.ContextInput) (*hippo.Context, error) {
 	if err := m.touch(ctx); err != nil {
 		return nil, err
@@ -36,21 +33,9 @@ func (m *Memory) Context(ctx context.Context, in hippo.ContextInput) (*hippo.Con
 	if budget > maxContextChars {
 		return nil, hippo.Invalidf("max_chars", "must be at most %d characters (%d tokens)", maxContextChars, maxContextChars/4)
 	}
-	out := &hippo.Context{Budget: budget, Blocks: []string{}, Memories: []string{}, OmittedBlocks: []string{}}
 	scopes := []string{""}
 	if m.opts.Scope != "" {
 		scopes = append(scopes, m.opts.Scope)
-	}
-	var b strings.Builder
-	used := 0
-	add := func(s string) bool {
-		n := utf8.RuneCountInString(s)
-		if used+n > budget {
-			return false
-		}
-		b.WriteString(s)
-		used += n
-		return true
 	}
 	var blocks []*hippo.Block
 	for _, scope := range scopes {
@@ -68,45 +53,12 @@ func (m *Memory) Context(ctx context.Context, in hippo.ContextInput) (*hippo.Con
 			blocks = append(blocks, blk)
 		}
 	}
-	if len(blocks) > 0 && add("# Memory blocks\n") {
-		for _, blk := range blocks {
-			title := blk.Key
-			if blk.Description != "" {
-				title += " (" + blk.Description + ")"
-			}
-			if add(fmt.Sprintf("\n## %s\n%s\n", title, blk.Value)) {
-				out.Blocks = append(out.Blocks, blk.Key)
-			} else {
-				out.OmittedBlocks = append(out.OmittedBlocks, blk.Key)
-			}
-		}
-	} else {
-		for _, blk := range blocks {
-			out.OmittedBlocks = append(out.OmittedBlocks, blk.Key)
-		}
-	}
+	var recalled []hippo.Recalled
 	if strings.TrimSpace(in.Query) != "" {
-		res, err := m.Recall(ctx, hippo.RecallInput{Query: in.Query, Limit: in.Limit})
-		if err != nil {
+		var err error
+		if recalled, err = m.Recall(ctx, hippo.RecallInput{Query: in.Query, Limit: in.Limit}); err != nil {
 			return nil, err
 		}
-		sort.SliceStable(res, func(i, j int) bool { return res[i].Score > res[j].Score })
-		header := "\n# Relevant memories\n"
-		if len(blocks) == 0 {
-			header = "# Relevant memories\n"
-		}
-		if len(res) > 0 && !add(header) {
-			out.OmittedRecalls = len(res)
-			res = nil
-		}
-		for i, r := range res {
-			if !add(fmt.Sprintf("- %s\n", r.Chunk.Content)) {
-				out.OmittedRecalls = len(res) - i
-				break
-			}
-			out.Memories = append(out.Memories, r.Chunk.ID)
-		}
 	}
-	out.Text, out.Chars = b.String(), used
-	return out, nil
+	return engine.AssembleContext(budget, blocks, recalled), nil
 }

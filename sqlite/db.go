@@ -197,21 +197,9 @@ func (db *DB) DecayClockAt(ctx context.Context, agentID string, now time.Time) (
 	if !db.activeClock {
 		return hippo.WallHours(now.UnixMilli()), nil
 	}
-	rows, err := db.read.QueryContext(ctx, `SELECT hour FROM hippo_activity WHERE agent_id = ? ORDER BY hour`, agentID)
+	active, err := activeHours(ctx, db.read, agentID, -1)
 	if err != nil {
-		return nil, fmt.Errorf("read activity: %w", err)
-	}
-	defer rows.Close()
-	var active []int64
-	for rows.Next() {
-		var h int64
-		if err := rows.Scan(&h); err != nil {
-			return nil, fmt.Errorf("read activity: %w", err)
-		}
-		active = append(active, h)
-	}
-	if err := rows.Err(); err != nil {
-		return nil, fmt.Errorf("read activity: %w", err)
+		return nil, err
 	}
 	return hippo.ActiveHours(active, now.UnixMilli()), nil
 }

@@ -1,9 +1,11 @@
 package sqlite
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 
@@ -135,5 +137,41 @@ func TestUniqueViolationIsConflict(t *testing.T) {
 	}
 	if isUniqueViolation(errors.New("UNIQUE constraint failed")) {
 		t.Error("a plain error mentioning UNIQUE is taken for a constraint violation")
+	}
+}
+
+// TestExportTimesNeutral checks that an export writes every timestamp in
+// engine.ExportTimeLayout, whatever form the row keeps it in, and that the
+// file imports back.
+func TestExportTimesNeutral(t *testing.T) {
+	ctx := context.Background()
+	db, err := Open(ctx, filepath.Join(t.TempDir(), "e.db"), Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	now := time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)
+	c := &hippo.Chunk{ID: newChunkID(now), AgentID: "a", Kind: hippo.KindFact, Content: "x",
+		Embedding: []float32{1, 0}, RunningIntensity: 0.5, EncounterCount: 1, LastAccessedAt: now, CreatedAt: now}
+	if err := db.InsertChunks(ctx, "a", "", "m", []*hippo.Chunk{c}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := db.write.ExecContext(ctx, `UPDATE chunks SET created_at = '2026-01-02 03:04:05' WHERE id = ?`, c.ID); err != nil {
+		t.Fatal(err)
+	}
+	var buf bytes.Buffer
+	if _, err := db.Export(ctx, &buf, ExportOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	if got := buf.String(); !strings.Contains(got, `"created_at":"2026-01-02T03:04:05.000000Z"`) || strings.Contains(got, "2026-01-02 03") {
+		t.Errorf("export times not in the neutral form:\n%s", got)
+	}
+	other, err := Open(ctx, filepath.Join(t.TempDir(), "f.db"), Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer other.Close()
+	if res, err := other.Import(ctx, &buf, ImportOptions{}); err != nil || res.Chunks != 1 {
+		t.Errorf("import of the export: %+v, %v", res, err)
 	}
 }

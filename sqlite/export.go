@@ -9,8 +9,10 @@ import (
 	"fmt"
 	"io"
 	"strings"
+	"time"
 
 	"github.com/hippo-mem/hippo"
+	"github.com/hippo-mem/hippo/engine"
 )
 
 // Hippo's export format is one JSON object:
@@ -23,9 +25,10 @@ import (
 //	            "encounter_count","access_count","last_accessed_at",
 //	            "superseded_by","superseded_at","created_at"}, ...]}
 //
-// Every column is carried verbatim: NULL as null, the embedding as the
-// base64 of its little-endian float32 BLOB, metadata as the stored JSON
-// text. Records are one per line, chunks ordered by ID, so exports of equal
+// Values are the stored ones, in a form no backend owns: NULL as null, the
+// embedding as the base64 of its little-endian float32 vector, metadata as
+// its JSON text, every timestamp in engine.ExportTimeLayout (RFC 3339, UTC,
+// microseconds). Records are one per line, chunks ordered by ID, so exports of equal
 // databases are byte-identical. embedding_model is null when the database
 // has no model lock.
 const (
@@ -123,6 +126,10 @@ func (db *DB) Export(ctx context.Context, w io.Writer, opts ExportOptions) (*Exp
 			rows.Close()
 			return nil, fmt.Errorf("export blocks: %w", err)
 		}
+		if b.UpdatedAt, err = exportTime(b.UpdatedAt); err != nil {
+			rows.Close()
+			return nil, fmt.Errorf("export block %q: %w", b.Key, err)
+		}
 		out.record(sum.Blocks, b)
 		sum.Blocks++
 	}
@@ -145,6 +152,10 @@ func (db *DB) Export(ctx context.Context, w io.Writer, opts ExportOptions) (*Exp
 			rows.Close()
 			return nil, fmt.Errorf("export chunks: %w", err)
 		}
+		if err := c.neutralTimes(); err != nil {
+			rows.Close()
+			return nil, fmt.Errorf("export chunk %s: %w", c.ID, err)
+		}
 		out.record(sum.Chunks, c)
 		if out.err != nil {
 			rows.Close()
@@ -166,6 +177,27 @@ func (db *DB) Export(ctx context.Context, w io.Writer, opts ExportOptions) (*Exp
 		return nil, fmt.Errorf("write export: %w", out.err)
 	}
 	return sum, nil
+}
+
+// neutralTimes rewrites the chunk's stored timestamps in the export's form.
+func (c *exportChunk) neutralTimes() error {
+	var err error
+	for _, t := range []*string{&c.LastAccessedAt, &c.CreatedAt, c.SupersededAt} {
+		if t != nil && err == nil {
+			*t, err = exportTime(*t)
+		}
+	}
+	return err
+}
+
+// exportTime is a stored timestamp, in any form Import reads, in
+// engine.ExportTimeLayout.
+func exportTime(stored string) (string, error) {
+	t, err := importTime(stored, time.Time{})
+	if err != nil {
+		return "", err
+	}
+	return engine.ExportTime(t), nil
 }
 
 func closeRows(rows *sql.Rows) error {

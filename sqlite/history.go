@@ -30,44 +30,7 @@ func (m *Memory) FactHistory(ctx context.Context, query, id string) ([]hippo.His
 		return nil, err
 	}
 	defer tx.Rollback()
-	start, err := getChunk(ctx, tx, m.opts.AgentID, id)
-	if err != nil {
-		return nil, err
-	}
-	chain := []*hippo.Chunk{start}
-	seen := map[string]bool{start.ID: true}
-	for cur := start; ; { // back: what this fact superseded
-		var prev string
-		err := tx.QueryRowContext(ctx, `SELECT id FROM chunks WHERE superseded_by = ? AND agent_id = ?
-			ORDER BY created_at DESC LIMIT 1`, cur.ID, m.opts.AgentID).Scan(&prev)
-		if err == sql.ErrNoRows || seen[prev] {
-			break
-		} else if err != nil {
-			return nil, err
-		}
-		if cur, err = getChunk(ctx, tx, m.opts.AgentID, prev); err != nil {
-			return nil, err
-		}
-		seen[cur.ID] = true
-		chain = append([]*hippo.Chunk{cur}, chain...)
-	}
-	for cur := start; cur.SupersededBy != "" && !seen[cur.SupersededBy]; { // forward
-		if cur, err = getChunk(ctx, tx, m.opts.AgentID, cur.SupersededBy); err != nil {
-			break // the successor is gone: the chain ends here
-		}
-		seen[cur.ID] = true
-		chain = append(chain, cur)
-	}
-	out := make([]hippo.HistoryEntry, len(chain))
-	for i, c := range chain {
-		out[i] = hippo.HistoryEntry{ID: c.ID, Content: c.Content, ValidFrom: c.CreatedAt,
-			ValidUntil: c.SupersededAt, Current: c.SupersededBy == ""}
-		if c.SupersededBy != "" && c.SupersededAt == nil && i+1 < len(chain) {
-			t := chain[i+1].CreatedAt
-			out[i].ValidUntil = &t
-		}
-	}
-	return out, nil
+	return engine.History(ctx, agentTx{tx, m.opts.AgentID}, id)
 }
 
 // bestFact is the ID of the fact, current or superseded, most relevant to
@@ -86,23 +49,11 @@ func (m *Memory) bestFact(ctx context.Context, query string) (string, error) {
 	if ai.Idx == nil {
 		return "", nil
 	}
-	cfg, alpha := m.cfg, m.cfg.HybridAlpha
 	var bm map[int64]float64
-	if alpha > 0 {
+	if m.cfg.HybridAlpha > 0 {
 		if bm, _, err = m.bm25Scores(ctx, ai, hippo.RecallInput{Query: query}); err != nil {
 			return "", err
 		}
 	}
-	f := ai.NewFilter(hippo.KindFact, m.opts.RecallScopes)
-	f.AllSuperseded = true
-	hits, err := ai.Idx.Search(ctx, q, 1, func(c *engine.Meta, cos, _ float64, _ bool) (float64, bool) {
-		return cfg.SizedRelevance(cos, bm[c.RowID], int(c.Size), alpha), f.Allows(c)
-	})
-	if err != nil || len(hits) == 0 {
-		return "", err
-	}
-	if r := hits[0].Score; !(r > 0) || r < cfg.MinRelevance {
-		return "", nil
-	}
-	return hits[0].ID, nil
+	return engine.BestFact(ctx, m.cfg, ai, q, bm, m.opts.RecallScopes)
 }

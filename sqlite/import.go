@@ -399,8 +399,25 @@ func (im *importer) chunk(ctx context.Context, in importChunk) error {
 		// own value (another algorithm, another case) is not kept.
 		hash = ContentHash(*in.Content)
 	}
+	if err := im.checkEmbedding(ctx, in.Embedding, bad); err != nil {
+		return err
+	}
+	values, err := im.values(in, bad)
+	if err != nil {
+		return err
+	}
+	args := append([]any{in.ID, agent, scope, string(kind), *in.Content, nullIfEmpty(hash), in.Embedding}, values...)
+	if !im.reembed {
+		_, err := im.insert(ctx, in.ID, args)
+		return err
+	}
+	return im.queue(ctx, in.ID, *in.Content, kind, agent, scope, hash, args)
+}
 
-	vec, err := vector.Decode(nil, in.Embedding)
+// checkEmbedding checks a record's embedding: valid, of the first
+// record's dimension, and, with the first record, of the model lock's.
+func (im *importer) checkEmbedding(ctx context.Context, embedding []byte, bad func(string, ...any) error) error {
+	vec, err := vector.Decode(nil, embedding)
 	if err == nil {
 		err = hippo.CheckVector(vec)
 	}
@@ -414,24 +431,29 @@ func (im *importer) chunk(ctx context.Context, in importChunk) error {
 		// re-embedding import decides now: a model named later cannot
 		// spare the embedding any more.
 		if im.modelSeen || im.format == "" || im.opts.Reembed != nil {
-			if err := im.checkModel(ctx); err != nil {
-				return err
-			}
+			return im.checkModel(ctx)
 		}
 	} else if len(vec) != im.dim {
 		return bad("embedding has %d dimensions, the first chunk %d", len(vec), im.dim)
 	}
+	return nil
+}
 
+// values checks a record's metadata, strength and times and returns them
+// as the chunks columns after embedding: metadata, running_intensity,
+// encounter_count, access_count, last_accessed_at, superseded_by,
+// superseded_at, created_at.
+func (im *importer) values(in importChunk, bad func(string, ...any) error) ([]any, error) {
 	meta, err := importMetadata(in.Metadata)
 	if err != nil {
-		return bad("%v", err)
+		return nil, bad("%v", err)
 	}
 	intensity := im.db.cfg.DefaultIntensity
 	if in.RunningIntensity != nil {
 		intensity = *in.RunningIntensity
 	}
 	if !(intensity >= 0 && intensity <= 1) {
-		return bad("running_intensity %v is outside [0, 1]", intensity)
+		return nil, bad("running_intensity %v is outside [0, 1]", intensity)
 	}
 	encounters, access := int64(1), int64(0)
 	if in.EncounterCount != nil {
@@ -441,46 +463,45 @@ func (im *importer) chunk(ctx context.Context, in importChunk) error {
 		access = *in.AccessCount
 	}
 	if encounters < 0 || access < 0 {
-		return bad("negative encounter_count or access_count")
+		return nil, bad("negative encounter_count or access_count")
 	}
 	created, err := importTime(deref(in.CreatedAt), im.now)
 	if err != nil {
-		return bad("created_at: %v", err)
+		return nil, bad("created_at: %v", err)
 	}
 	last, err := importTime(deref(in.LastAccessedAt), created)
 	if err != nil {
-		return bad("last_accessed_at: %v", err)
+		return nil, bad("last_accessed_at: %v", err)
 	}
 	var supAt any
 	if s := deref(in.SupersededAt); s != "" {
 		t, err := importTime(s, time.Time{})
 		if err != nil {
-			return bad("superseded_at: %v", err)
+			return nil, bad("superseded_at: %v", err)
 		}
 		supAt = formatTime(t)
 	}
+	return []any{meta, intensity, encounters, access, formatTime(last),
+		nullIfEmpty(deref(in.SupersededBy)), supAt, formatTime(created)}, nil
+}
 
-	args := []any{in.ID, agent, scope, string(kind), *in.Content,
-		nullIfEmpty(hash), in.Embedding, meta, intensity, encounters, access, formatTime(last),
-		nullIfEmpty(deref(in.SupersededBy)), supAt, formatTime(created)}
-	if !im.reembed {
-		_, err := im.insert(ctx, in.ID, args)
-		return err
-	}
-	// Pay for no embedding of a record that would be skipped.
+// queue keeps a record for re-embedding, unless its ID or, for a memory,
+// its content is taken already: no embedding is paid for a record that
+// would be skipped.
+func (im *importer) queue(ctx context.Context, id, content string, kind hippo.Kind, agent, scope, hash string, args []any) error {
 	var dupID, dupContent bool
 	if err := im.tx.QueryRowContext(ctx, `SELECT EXISTS (SELECT 1 FROM chunks WHERE id = ?),
 		EXISTS (SELECT 1 FROM chunks WHERE `+sameMemory+`)`,
-		in.ID, agent, scope, hash, hash).Scan(&dupID, &dupContent); err != nil {
+		id, agent, scope, hash, hash).Scan(&dupID, &dupContent); err != nil {
 		return err
 	}
 	switch {
 	case dupID:
-		im.res.DuplicateIDs = append(im.res.DuplicateIDs, in.ID)
+		im.res.DuplicateIDs = append(im.res.DuplicateIDs, id)
 	case dupContent && kind == hippo.KindMemory:
-		im.res.DuplicateContent = append(im.res.DuplicateContent, in.ID)
+		im.res.DuplicateContent = append(im.res.DuplicateContent, id)
 	default:
-		im.pending = append(im.pending, pendingChunk{id: in.ID, content: *in.Content, args: args})
+		im.pending = append(im.pending, pendingChunk{id: id, content: content, args: args})
 		if len(im.pending) >= DefaultReembedBatch {
 			return im.flush(ctx)
 		}

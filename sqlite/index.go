@@ -4,7 +4,6 @@ import (
 	"context"
 	"database/sql"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"runtime"
 	"strconv"
@@ -21,17 +20,10 @@ func (db *DB) syncIndex(ctx context.Context, agentID string) (*engine.Index, err
 	return db.syncIndexFor(ctx, agentID, nil)
 }
 
-// queryLock is the model and dimension of a query vector, to check
-// against the model lock.
-type queryLock struct {
-	model string
-	dim   int
-}
-
-// syncIndexFor is syncIndex that also checks a query vector against the
-// model lock, when q is set, in the snapshot the index is brought up to
-// date from: one read transaction serves both.
-func (db *DB) syncIndexFor(ctx context.Context, agentID string, q *queryLock) (*engine.Index, error) {
+// syncIndexFor is syncIndex that also checks a query vector's model and
+// dimension (lock; nil: nothing) against the model lock, in the snapshot
+// the index is brought up to date from: one read serves both.
+func (db *DB) syncIndexFor(ctx context.Context, agentID string, lock *ModelLock) (*engine.Index, error) {
 	db.indexMu.Lock()
 	ai := db.indexes[agentID]
 	if ai == nil {
@@ -41,157 +33,125 @@ func (db *DB) syncIndexFor(ctx context.Context, agentID string, q *queryLock) (*
 	db.indexMu.Unlock()
 	ai.Mu.Lock()
 	defer ai.Mu.Unlock()
-	if err := syncAgentIndex(ctx, ai, db, agentID, q); err != nil {
+	if err := ai.Sync(ctx, feed{db}, db.activeClock, lock); err != nil {
 		return nil, err
 	}
 	return ai, nil
 }
 
-// sync folds in the changes logged since the last sync, or loads the index
-// whole the first time or when the log was pruned past it. One read
-// transaction gives a consistent snapshot of the log and the rows.
-func syncAgentIndex(ctx context.Context, ai *engine.Index, db *DB, agentID string, q *queryLock) error {
-	if ai.Loaded {
-		if current, err := indexCurrent(ctx, ai, db, agentID, q); err != nil || current {
-			return err
-		}
-	}
-	// Prepared before the transaction: every recall runs these.
-	metaStmt, err := db.readStmt(ctx, `SELECT
-		COALESCE((SELECT value FROM hippo_meta WHERE key = 'changes_floor'), '0'),
-		(SELECT value FROM hippo_meta WHERE key = 'embedding_model'),
-		(SELECT value FROM hippo_meta WHERE key = 'embedding_dimension')`)
-	if err != nil {
-		return fmt.Errorf("read change log: %w", err)
-	}
-	// A range of the log's primary key: entries since the last sync are
-	// few, whichever agent wrote them.
-	logStmt, err := db.readStmt(ctx, `SELECT seq, chunk_id FROM hippo_changes WHERE seq > ? AND agent_id = ? ORDER BY seq`)
-	if err != nil {
-		return fmt.Errorf("read change log: %w", err)
-	}
-	tx, err := db.read.BeginTx(ctx, nil)
-	if err != nil {
-		return err
-	}
-	defer tx.Rollback()
-	var floor, model, dim string
-	if err := tx.StmtContext(ctx, metaStmt).QueryRowContext(ctx).Scan(&floor, nullable(&model), nullable(&dim)); err != nil {
-		return fmt.Errorf("read change log: %w", err)
-	}
-	if err := q.check(model, dim); err != nil {
-		return err
-	}
-	if db.activeClock {
-		if err := readActivity(ctx, ai, tx, agentID); err != nil {
-			return err
-		}
-	}
-	if f, _ := strconv.ParseInt(floor, 10, 64); !ai.Loaded || ai.Seq < f {
-		return loadIndex(ctx, ai, db, tx, agentID)
-	}
-	rows, err := tx.StmtContext(ctx, logStmt).QueryContext(ctx, ai.Seq, agentID)
-	if err != nil {
-		return fmt.Errorf("read change log: %w", err)
-	}
-	changed := map[string]bool{}
-	var ids []string
-	seq := ai.Seq
-	for rows.Next() {
-		var id string
-		if err := rows.Scan(&seq, &id); err != nil {
-			rows.Close()
-			return err
-		}
-		if !changed[id] {
-			changed[id] = true
-			ids = append(ids, id)
-		}
-	}
-	rows.Close()
-	if err := rows.Err(); err != nil {
-		return err
-	}
-	for start := 0; start < len(ids); start += 500 {
-		batch := ids[start:min(start+500, len(ids))]
-		args := make([]any, 0, len(batch)+1)
-		for _, id := range batch {
-			args = append(args, id)
-		}
-		args = append(args, agentID)
-		// "+agent_id" keeps the planner on the primary key: the agent index
-		// would scan every row of the agent.
-		found := map[string]bool{}
-		err := readIndexRows(ctx, ai, db, tx, `WHERE id IN (`+placeholders(len(batch))+`) AND +agent_id = ?`, args, func(id string) { found[id] = true })
-		if errors.Is(err, engine.ErrDimension) {
-			// The embedding model was switched (Reembed): every row
-			// changed, so load them all afresh from this snapshot.
-			return loadIndex(ctx, ai, db, tx, agentID)
-		}
-		if err != nil {
-			return err
-		}
-		for _, id := range batch {
-			if !found[id] && ai.Idx != nil {
-				ai.Idx.Remove(id)
-			}
-		}
-	}
-	ai.Seq = seq
-	return nil
-}
+// feed is the change log (hippo_changes, migration 0002) as engine.Feed:
+// its triggers log every insert, update and delete of a chunk, seq is
+// AUTOINCREMENT, and hippo_meta's changes_floor is the floor.
+type feed struct{ db *DB }
 
-// currentQuery reads, in one statement and so one snapshot, what sync
-// needs to tell that the index is current: the change-log floor, the model
-// lock, and whether the log has entries for the agent since the last sync.
-const currentQuery = `SELECT
+// headQuery reads, in one statement and so one snapshot, what Head
+// needs: the change-log floor, the model lock, and whether the log has
+// entries for the agent since a position.
+const headQuery = `SELECT
 	CAST(COALESCE((SELECT value FROM hippo_meta WHERE key = 'changes_floor'), '0') AS INTEGER),
 	(SELECT value FROM hippo_meta WHERE key = 'embedding_model'),
 	(SELECT value FROM hippo_meta WHERE key = 'embedding_dimension'),
 	EXISTS (SELECT 1 FROM hippo_changes WHERE seq > ? AND agent_id = ?)`
 
-// currentActiveQuery is currentQuery that also asks, for the active decay
+// headActiveQuery is headQuery that also asks, for the active decay
 // clock, whether the agent has activity hours after the last one read.
-const currentActiveQuery = currentQuery + `,
+const headActiveQuery = headQuery + `,
 	EXISTS (SELECT 1 FROM hippo_activity WHERE agent_id = ? AND hour > ?)`
 
-// current reports whether the loaded index has folded in every change
-// committed so far, checking q against the model lock. Most recalls find
-// nothing new, and one statement outside a transaction costs a fraction of
-// the read transaction that folds changes in.
-func indexCurrent(ctx context.Context, ai *engine.Index, db *DB, agentID string, q *queryLock) (bool, error) {
+// Head implements engine.Feed. Most recalls find nothing new, and one
+// statement outside a transaction costs a fraction of the read
+// transaction that folds changes in.
+func (f feed) Head(ctx context.Context, agent string, since int64, active bool, lastHour int64, lock *ModelLock) (bool, error) {
 	var floor int64
 	var model, dim string
-	var changed, active bool
-	query, args, dest := currentQuery, []any{ai.Seq, agentID}, []any{&floor, nullable(&model), nullable(&dim), &changed}
-	if db.activeClock {
-		hour := int64(-1)
-		if n := len(ai.Active); n > 0 {
-			hour = ai.Active[n-1]
-		}
-		query, args, dest = currentActiveQuery, append(args, agentID, hour), append(dest, &active)
+	var changed, newHours bool
+	query, args, dest := headQuery, []any{since, agent}, []any{&floor, nullable(&model), nullable(&dim), &changed}
+	if active {
+		query, args, dest = headActiveQuery, append(args, agent, lastHour), append(dest, &newHours)
 	}
-	st, err := db.readStmt(ctx, query)
+	st, err := f.db.readStmt(ctx, query)
 	if err != nil {
 		return false, fmt.Errorf("read change log: %w", err)
 	}
 	if err := st.QueryRowContext(ctx, args...).Scan(dest...); err != nil {
 		return false, fmt.Errorf("read change log: %w", err)
 	}
-	if err := q.check(model, dim); err != nil {
+	if err := checkQuery(lock, model, dim); err != nil {
 		return false, err
 	}
-	return ai.Seq >= floor && !changed && !active, nil
+	return since >= floor && !changed && !newHours, nil
 }
 
-// check checks the query vector against the model lock read as text from
-// hippo_meta; nil q or no lock passes.
-func (q *queryLock) check(model, dim string) error {
-	if q == nil || model == "" {
+// Snapshot implements engine.Feed with one read transaction.
+func (f feed) Snapshot(ctx context.Context, agent string, fn func(engine.Snapshot) error) error {
+	tx, err := f.db.read.BeginTx(ctx, nil)
+	if err != nil {
+		return err
+	}
+	defer tx.Rollback()
+	return fn(&snapshot{db: f.db, tx: tx, agent: agent})
+}
+
+// checkQuery checks a query's model and dimension against the model lock
+// read as text from hippo_meta; nil lock or no model lock passes.
+func checkQuery(lock *ModelLock, model, dim string) error {
+	if lock == nil || model == "" {
 		return nil
 	}
 	n, _ := strconv.Atoi(dim)
-	return checkLock(ModelLock{Model: model, Dimension: n}, q.model, q.dim)
+	return checkLock(ModelLock{Model: model, Dimension: n}, lock.Model, lock.Dimension)
+}
+
+// snapshot is one read transaction as engine.Snapshot.
+type snapshot struct {
+	db    *DB
+	tx    *sql.Tx
+	agent string
+}
+
+// Floor implements engine.Snapshot.
+func (s *snapshot) Floor(ctx context.Context, lock *ModelLock) (int64, error) {
+	// Prepared once: every sync that finds changes runs it.
+	st, err := s.db.readStmt(ctx, `SELECT
+		COALESCE((SELECT value FROM hippo_meta WHERE key = 'changes_floor'), '0'),
+		(SELECT value FROM hippo_meta WHERE key = 'embedding_model'),
+		(SELECT value FROM hippo_meta WHERE key = 'embedding_dimension')`)
+	if err != nil {
+		return 0, fmt.Errorf("read change log: %w", err)
+	}
+	var floor, model, dim string
+	if err := s.tx.StmtContext(ctx, st).QueryRowContext(ctx).Scan(&floor, nullable(&model), nullable(&dim)); err != nil {
+		return 0, fmt.Errorf("read change log: %w", err)
+	}
+	if err := checkQuery(lock, model, dim); err != nil {
+		return 0, err
+	}
+	f, _ := strconv.ParseInt(floor, 10, 64)
+	return f, nil
+}
+
+// ActiveHours implements engine.Snapshot.
+func (s *snapshot) ActiveHours(ctx context.Context, after int64) ([]int64, error) {
+	return activeHours(ctx, s.tx, s.agent, after)
+}
+
+// activeHours reads the agent's activity hours after the hour after,
+// ascending.
+func activeHours(ctx context.Context, q querier, agent string, after int64) ([]int64, error) {
+	rows, err := q.QueryContext(ctx, `SELECT hour FROM hippo_activity WHERE agent_id = ? AND hour > ? ORDER BY hour`, agent, after)
+	if err != nil {
+		return nil, fmt.Errorf("read activity: %w", err)
+	}
+	defer rows.Close()
+	var hours []int64
+	for rows.Next() {
+		var h int64
+		if err := rows.Scan(&h); err != nil {
+			return nil, fmt.Errorf("read activity: %w", err)
+		}
+		hours = append(hours, h)
+	}
+	return hours, rows.Err()
 }
 
 // lastChangeQuery reads the sequence number of the last change-log entry
@@ -200,22 +160,68 @@ func (q *queryLock) check(model, dim string) error {
 // that would stay below the floor and reload on every search.
 const lastChangeQuery = `SELECT COALESCE((SELECT seq FROM sqlite_sequence WHERE name = 'hippo_changes'), 0)`
 
-func loadIndex(ctx context.Context, ai *engine.Index, db *DB, tx *sql.Tx, agentID string) error {
+// Last implements engine.Snapshot.
+func (s *snapshot) Last(ctx context.Context) (int64, error) {
 	var seq int64
-	if err := tx.QueryRowContext(ctx, lastChangeQuery).Scan(&seq); err != nil {
-		return fmt.Errorf("read change log: %w", err)
+	if err := s.tx.QueryRowContext(ctx, lastChangeQuery).Scan(&seq); err != nil {
+		return 0, fmt.Errorf("read change log: %w", err)
 	}
-	ai.Idx = nil
+	return seq, nil
+}
+
+// Count implements engine.Snapshot.
+func (s *snapshot) Count(ctx context.Context) (int, error) {
 	var n int
-	if err := tx.QueryRowContext(ctx, `SELECT COUNT(*) FROM chunks WHERE agent_id = ?`, agentID).Scan(&n); err != nil {
-		return fmt.Errorf("load index: %w", err)
+	if err := s.tx.QueryRowContext(ctx, `SELECT COUNT(*) FROM chunks WHERE agent_id = ?`, s.agent).Scan(&n); err != nil {
+		return 0, fmt.Errorf("load index: %w", err)
 	}
-	ai.Reserve = n
-	if err := readIndexRows(ctx, ai, db, tx, `WHERE agent_id = ?`, []any{agentID}, nil); err != nil {
-		return err
+	return n, nil
+}
+
+// LoadAll implements engine.Snapshot (readIndexRows, in parallel).
+func (s *snapshot) LoadAll(ctx context.Context, add func(*engine.Row, []float32) error) error {
+	return readIndexRows(ctx, s.tx, `WHERE agent_id = ?`, []any{s.agent}, false, add)
+}
+
+// Changes implements engine.Snapshot.
+func (s *snapshot) Changes(ctx context.Context, since int64) ([]string, int64, error) {
+	// A range of the log's primary key: entries since the last sync are
+	// few, whichever agent wrote them.
+	st, err := s.db.readStmt(ctx, `SELECT seq, chunk_id FROM hippo_changes WHERE seq > ? AND agent_id = ? ORDER BY seq`)
+	if err != nil {
+		return nil, 0, fmt.Errorf("read change log: %w", err)
 	}
-	ai.Seq, ai.Loaded = seq, true
-	return nil
+	rows, err := s.tx.StmtContext(ctx, st).QueryContext(ctx, since, s.agent)
+	if err != nil {
+		return nil, 0, fmt.Errorf("read change log: %w", err)
+	}
+	defer rows.Close()
+	changed := map[string]bool{}
+	var ids []string
+	seq := since
+	for rows.Next() {
+		var id string
+		if err := rows.Scan(&seq, &id); err != nil {
+			return nil, 0, err
+		}
+		if !changed[id] {
+			changed[id] = true
+			ids = append(ids, id)
+		}
+	}
+	return ids, seq, rows.Err()
+}
+
+// Rows implements engine.Snapshot.
+func (s *snapshot) Rows(ctx context.Context, ids []string, add func(*engine.Row, []float32) error) error {
+	args := make([]any, 0, len(ids)+1)
+	for _, id := range ids {
+		args = append(args, id)
+	}
+	args = append(args, s.agent)
+	// "+agent_id" keeps the planner on the primary key: the agent index
+	// would scan every row of the agent.
+	return readIndexRows(ctx, s.tx, `WHERE id IN (`+placeholders(len(ids))+`) AND +agent_id = ?`, args, true, add)
 }
 
 // vectorLoader reads an agent's stored vectors for its index: the index
@@ -287,16 +293,16 @@ type loadBatch struct {
 	ends  []int
 }
 
-// readRows upserts the chunks matched by where into the index. When
-// folding in changes (seen is set) a row of another dimension stops it
-// with engine.ErrDimension, so that the caller rebuilds the index; a whole load
-// skips such rows, which the model lock normally prevents.
+// readIndexRows hands the chunks matched by where to add (Index.Add). When
+// folding in changes (strict), add stops it with engine.ErrDimension at a
+// row of another dimension, so that the caller rebuilds the index; a whole
+// load skips such rows, which the model lock normally prevents.
 //
 // A whole load reads rows on this goroutine while another decodes them
 // into the index: on two cores that halves its time, SQLite's row reads
 // and the decoding (normalising, quantising, parsing) costing about the
 // same.
-func readIndexRows(ctx context.Context, ai *engine.Index, db *DB, tx *sql.Tx, where string, args []any, seen func(id string)) error {
+func readIndexRows(ctx context.Context, tx *sql.Tx, where string, args []any, strict bool, add func(*engine.Row, []float32) error) error {
 	rows, err := tx.QueryContext(ctx, `SELECT rowid, id, scope, kind, embedding, metadata, running_intensity,
 		access_count, last_accessed_at, created_at, superseded_by, superseded_at, octet_length(content) FROM chunks `+where, args...)
 	if err != nil {
@@ -312,15 +318,14 @@ func readIndexRows(ctx context.Context, ai *engine.Index, db *DB, tx *sql.Tx, wh
 		return nil
 	}
 	var buf []float32
-	if seen != nil {
+	if strict {
 		for rows.Next() {
 			var r chunkRow
 			if err := scan(&r); err != nil {
 				return err
 			}
-			seen(r.id)
 			r.blob = blob
-			if err := addRow(ai, &r, &buf, true); err != nil {
+			if err := decodeRow(&r, &buf, add); err != nil {
 				return err
 			}
 		}
@@ -337,7 +342,7 @@ func readIndexRows(ctx context.Context, ai *engine.Index, db *DB, tx *sql.Tx, wh
 		for b := range full {
 			for i := range b.rows {
 				if err == nil {
-					err = addRow(ai, &b.rows[i], &buf, false)
+					err = decodeRow(&b.rows[i], &buf, add)
 				}
 			}
 			free <- b
@@ -391,9 +396,10 @@ func readIndexRows(ctx context.Context, ai *engine.Index, db *DB, tx *sql.Tx, wh
 	return rows.Err()
 }
 
-// addRow decodes one row read by readRows and upserts it into the index;
-// buf is scratch space for its vector. strict: see readRows.
-func addRow(ai *engine.Index, r *chunkRow, buf *[]float32, strict bool) error {
+// decodeRow decodes one row read by readIndexRows and hands it to add;
+// buf is scratch space for its vector. A row whose vector does not decode
+// is skipped.
+func decodeRow(r *chunkRow, buf *[]float32, add func(*engine.Row, []float32) error) error {
 	var err error
 	if *buf, err = vector.Decode(*buf, r.blob); err != nil || len(*buf) == 0 {
 		return nil
@@ -413,7 +419,7 @@ func addRow(ai *engine.Index, r *chunkRow, buf *[]float32, strict bool) error {
 		}
 		*t.dst = at.UnixMilli()
 	}
-	return ai.Add(&row, *buf, strict)
+	return add(&row, *buf)
 }
 
 // syncActivity appends the agent's activity hours recorded since the last

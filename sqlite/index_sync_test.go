@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/hippo-mem/hippo"
+	"github.com/hippo-mem/hippo/engine"
 )
 
 // TestIndexCurrentCheck checks the one-statement check that lets a sync
@@ -26,7 +27,7 @@ func TestIndexCurrentCheck(t *testing.T) {
 	if _, err := m.StoreMemory(ctx, hippo.StoreInput{Content: "the first memory"}); err != nil {
 		t.Fatal(err)
 	}
-	lock := &queryLock{model: "mock", dim: 32}
+	lock := &ModelLock{Model: "mock", Dimension: 32}
 	recall := func(q string) []hippo.Recalled {
 		t.Helper()
 		res, err := m.Recall(ctx, hippo.RecallInput{Query: q, Limit: 10})
@@ -108,9 +109,19 @@ func TestIndexCurrentCheck(t *testing.T) {
 
 	// The check reads the model lock too.
 	ai.Mu.Lock()
-	_, err = indexCurrent(ctx, ai, db, "agent", &queryLock{model: "another model", dim: 32})
+	_, err = indexCurrent(ctx, ai, db, "agent", &ModelLock{Model: "another model", Dimension: 32})
 	ai.Mu.Unlock()
 	wantConflict(t, err)
+}
+
+// indexCurrent asks the change feed whether ai is current, as
+// engine.Index.Sync does first.
+func indexCurrent(ctx context.Context, ai *engine.Index, db *DB, agent string, lock *ModelLock) (bool, error) {
+	last := int64(-1)
+	if n := len(ai.Active); n > 0 {
+		last = ai.Active[n-1]
+	}
+	return feed{db}.Head(ctx, agent, ai.Seq, db.activeClock, last, lock)
 }
 
 func wantConflict(t *testing.T, err error) {
@@ -129,7 +140,7 @@ func TestCurrentQueryPlan(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer db.Close()
-	got := queryPlan(t, db, currentActiveQuery, 1, "a", "a", 1)
+	got := queryPlan(t, db, headActiveQuery, 1, "a", "a", 1)
 	for _, want := range []string{"SEARCH hippo_changes USING INTEGER PRIMARY KEY (rowid>?)", "SEARCH hippo_activity USING PRIMARY KEY (agent_id=? AND hour>?)"} {
 		if !strings.Contains(got, want) {
 			t.Errorf("plan %s\nwant it to %s", got, want)

@@ -129,7 +129,7 @@ func TestRecallFoldsOwnBoost(t *testing.T) {
 	compare := func(step string) {
 		t.Helper()
 		fresh := engine.NewIndex("agent", db.cfg, db.vectorLoader("agent"))
-		if err := syncAgentIndex(ctx, fresh, db, "agent", nil); err != nil {
+		if err := fresh.Sync(ctx, feed{db}, db.activeClock, nil); err != nil {
 			t.Fatal(err)
 		}
 		ai, err := db.syncIndex(ctx, "agent")
@@ -178,12 +178,12 @@ func TestRecallFoldsOwnBoost(t *testing.T) {
 	}
 	ai.Mu.RLock()
 	id := ai.Idx.IDs()[0]
-	meta, _ := ai.Idx.Meta(id)
-	clock := ai.Clock(db.activeClock, db.now().UnixMilli())
 	ai.Mu.RUnlock()
-	if _, err := m.retrieve(ctx, []engine.Hit{{ID: id, Meta: meta}}, db.now().UnixMilli(), clock); err != nil {
+	boosted, before, after, err := m.boost(ctx, []string{id}, db.now().UnixMilli())
+	if err != nil {
 		t.Fatal(err)
 	}
+	ai.FoldBoost([]hippo.Recalled{{Chunk: boosted[id]}}, before, after)
 	compare("after another handle's boost")
 }
 
@@ -205,6 +205,7 @@ func TestQueryPlansUseIndexes(t *testing.T) {
 		{`SELECT seq, chunk_id FROM hippo_changes WHERE seq > ? AND agent_id = ? ORDER BY seq`,
 			"INTEGER PRIMARY KEY (rowid>?)", []any{1, "a"}},
 		{`SELECT id FROM chunks WHERE id IN (?, ?) AND +agent_id = ?`, "sqlite_autoindex_chunks_1", []any{"x", "y", "a"}},
+		{factsSinceQuery, "SEARCH chunks USING INDEX sqlite_autoindex_chunks_1 (id=?)", []any{"a", 1, "a", ""}},
 		{`SELECT id, embedding FROM chunks WHERE id IN (SELECT value FROM json_each(?)) AND +agent_id = ?`,
 			"sqlite_autoindex_chunks_1", []any{`["x"]`, "a"}},
 	} {
@@ -394,7 +395,7 @@ func TestWholeLoadPipeline(t *testing.T) {
 		t.Fatal(err)
 	}
 	fresh := engine.NewIndex("agent", db.cfg, db.vectorLoader("agent"))
-	if err := syncAgentIndex(ctx, fresh, db, "agent", nil); err == nil || !strings.Contains(err.Error(), bad) {
+	if err := fresh.Sync(ctx, feed{db}, db.activeClock, nil); err == nil || !strings.Contains(err.Error(), bad) {
 		t.Errorf("load with a broken row: %v, want an error naming %s", err, bad)
 	}
 }

@@ -6,7 +6,6 @@ import (
 	"database/sql/driver"
 	"encoding/json"
 	"fmt"
-	"sort"
 	"time"
 
 	"github.com/hippo-mem/hippo"
@@ -160,76 +159,49 @@ func (m *Memory) recall(ctx context.Context, in hippo.RecallInput, stats bool) (
 	} else if err := m.touch(ctx); err != nil {
 		return nil, err
 	}
-	cfg := m.cfg
-	if err := hippo.ValidateText("query", in.Query, cfg.MaxContent); err != nil {
-		return nil, err
-	}
-	limit, err := cfg.CheckLimit(in.Limit)
+	rq, err := engine.PrepareRecall(m.cfg, in, m.opts.RecallScopes)
 	if err != nil {
 		return nil, err
 	}
-	if err := engine.CheckRecallInput(in); err != nil {
-		return nil, err
-	}
-	alpha := cfg.HybridAlpha
-	if in.Alpha != nil {
-		alpha = *in.Alpha
-	}
-	if !(alpha >= 0 && alpha <= 1) { // NaN too
-		return nil, hippo.Invalidf("alpha", "must be between 0 and 1, got %v", alpha)
-	}
-	minRel, err := cfg.RelevanceFloor(in)
+	qs, ai, err := m.embedQuery(ctx, rq.Texts...)
 	if err != nil {
 		return nil, err
 	}
-	// Facts are compared with the query in their own voice ("User …"),
-	// raw memories with the query as written (hippo.FactVoice).
-	texts := []string{in.Query}
-	if in.Kind != hippo.KindMemory {
-		if fv := hippo.FactVoice(in.Query); fv != in.Query {
-			texts = append(texts, fv)
-		}
+	return engine.RecallPage(ctx, m.cfg, ai, m.db.activeClock, rq, qs, m.db.now().UnixMilli(), stats, recallStore{m})
+}
+
+// recallStore is the store side of a recall (engine.RecallStore).
+type recallStore struct{ m *Memory }
+
+// TextScores implements engine.RecallStore with FTS5 (bm25Scores).
+func (s recallStore) TextScores(ctx context.Context, ai *engine.Index, in hippo.RecallInput) (map[int64]float64, float64, error) {
+	return s.m.bm25Scores(ctx, ai, in)
+}
+
+// Boost implements engine.RecallStore: one UPDATE … RETURNING on the
+// write connection, without waiting for the disk.
+func (s recallStore) Boost(ctx context.Context, ids []string, now int64) (map[string]*hippo.Chunk, int64, int64, error) {
+	return s.m.boost(ctx, ids, now)
+}
+
+// Peek implements engine.RecallStore: the chunks as stored, read without
+// the write lock (a dry run).
+func (s recallStore) Peek(ctx context.Context, ids []string) (map[string]*hippo.Chunk, error) {
+	args := make([]any, 0, len(ids)+1)
+	for _, id := range ids {
+		args = append(args, id)
 	}
-	qs, ai, err := m.embedQuery(ctx, texts...)
+	args = append(args, s.m.opts.AgentID)
+	cs, err := s.m.db.queryChunks(ctx, s.m.db.read, `SELECT `+recalledColumns+` FROM chunks WHERE id IN (`+
+		placeholders(len(ids))+`) AND +agent_id = ?`, args...)
 	if err != nil {
 		return nil, err
 	}
-	sc := engine.Scan{In: in, K: in.Offset + limit, Now: m.db.now().UnixMilli(), Floor: cfg.StrengthFloor, MinRel: minRel}
-	if in.AsOf != nil {
-		sc.Floor = 0 // history does not fade away
+	byID := make(map[string]*hippo.Chunk, len(cs))
+	for _, c := range cs {
+		byID[c.ID] = c
 	}
-	sc.Floor = max(sc.Floor, in.MinStrength)
-	if stats {
-		sc.Stats = &engine.Counts{}
-	}
-	page := &hippo.RecallPage{Results: []hippo.Recalled{}, MinRelevance: minRel}
-	var hits []engine.Hit
-	ai.Mu.RLock()
-	sc.Clock = ai.Clock(m.db.activeClock, sc.Now)
-	if ai.Idx != nil {
-		sc.Filter = ai.RecallFilter(in, m.opts.RecallScopes)
-		if sc.Alpha = alpha; alpha > 0 {
-			sc.BM25, sc.BM25Max, err = m.bm25Scores(ctx, ai, in)
-		}
-		if err == nil {
-			hits, err = engine.Search(ctx, m.cfg, ai, qs, &sc)
-		}
-	}
-	ai.Mu.RUnlock()
-	if err != nil {
-		return nil, err
-	}
-	page.Alpha = alpha
-	sc.Stats.Fill(page)
-	if in.Offset >= len(hits) {
-		return page, nil
-	}
-	if in.DryRun {
-		page.Results, err = m.peek(ctx, hits[in.Offset:], sc.Now, sc.Clock)
-	} else {
-		page.Results, err = m.retrieve(ctx, hits[in.Offset:], sc.Now, sc.Clock)
-	}
-	return page, err
+	return byID, nil
 }
 
 // embedQuery embeds texts and returns its vector with the agent's index,
@@ -240,34 +212,34 @@ func (m *Memory) embedQuery(ctx context.Context, texts ...string) ([][]float32, 
 	if err != nil {
 		return nil, nil, err
 	}
-	ai, err := m.db.syncIndexFor(ctx, m.opts.AgentID, &queryLock{model: m.opts.Embedder.Model(), dim: len(vecs[0])})
+	ai, err := m.db.syncIndexFor(ctx, m.opts.AgentID, &ModelLock{Model: m.opts.Embedder.Model(), Dimension: len(vecs[0])})
 	if err != nil {
 		return nil, nil, err
 	}
 	return vecs, ai, nil
 }
 
-// retrieve applies the retrieval boost to the chosen chunks and reads them
-// back, in one write transaction. Chunks deleted since the search are
-// dropped.
-func (m *Memory) retrieve(ctx context.Context, hits []engine.Hit, now int64, clock hippo.DecayClock) ([]hippo.Recalled, error) {
-	if len(hits) == 0 {
-		return []hippo.Recalled{}, nil
+// boost applies the retrieval boost to the chosen chunks and reads them
+// back, in one write transaction, with the change-log positions before and
+// after it. Chunks deleted since the search are missing.
+func (m *Memory) boost(ctx context.Context, ids []string, now int64) (map[string]*hippo.Chunk, int64, int64, error) {
+	if len(ids) == 0 {
+		return nil, 0, 0, nil
 	}
 	// "+agent_id" keeps the planner on the primary key rather than the
 	// agent's index.
 	upd := `UPDATE chunks SET access_count = access_count + 1,
 		last_accessed_at = ?, running_intensity = ` + boostFunc + `(running_intensity, ?)
-		WHERE id IN (` + placeholders(len(hits)) + `) AND +agent_id = ? RETURNING ` + recalledColumns
-	args := make([]driver.NamedValue, 0, len(hits)+3)
+		WHERE id IN (` + placeholders(len(ids)) + `) AND +agent_id = ? RETURNING ` + recalledColumns
+	args := make([]driver.NamedValue, 0, len(ids)+3)
 	for _, v := range []any{formatTime(time.UnixMilli(now)), m.cfg.RetrievalBoost} {
 		args = append(args, driver.NamedValue{Ordinal: len(args) + 1, Value: v})
 	}
-	for _, h := range hits {
-		args = append(args, driver.NamedValue{Ordinal: len(args) + 1, Value: h.ID})
+	for _, id := range ids {
+		args = append(args, driver.NamedValue{Ordinal: len(args) + 1, Value: id})
 	}
 	args = append(args, driver.NamedValue{Ordinal: len(args) + 1, Value: m.opts.AgentID})
-	byID := make(map[string]*hippo.Chunk, len(hits))
+	byID := make(map[string]*hippo.Chunk, len(ids))
 	var after int64
 	err := m.db.lightTx(ctx, func(lc *lightConn) error {
 		err := lc.query(upd, args, func(r driverRow) error {
@@ -287,86 +259,13 @@ func (m *Memory) retrieve(ctx context.Context, hits []engine.Hit, now int64, clo
 		})
 	})
 	if err != nil {
-		return nil, fmt.Errorf("boost chunks: %w", err)
+		return nil, 0, 0, fmt.Errorf("boost chunks: %w", err)
 	}
-	out := make([]hippo.Recalled, 0, len(byID))
-	for _, h := range hits {
-		c, ok := byID[h.ID]
-		if !ok {
-			continue // deleted since the search
-		}
-		out = append(out, m.recalled(c, h, now, clock))
-	}
+	m.db.maybePrune(ctx)
 	// The transaction held the write lock, and the boost's trigger logged
 	// one change per chunk, numbered on from the last: so the log stood at
 	// after minus their number before it.
-	m.foldBoost(out, after-int64(len(byID)), after)
-	m.db.maybePrune(ctx)
-	return out, nil
-}
-
-// recalled is a hit as a result, with the parts of its score.
-func (m *Memory) recalled(c *hippo.Chunk, h engine.Hit, now int64, clock hippo.DecayClock) hippo.Recalled {
-	rc, rb := m.cfg.SizedParts(h.Cosine, h.BM25, int(h.Meta.Size))
-	return hippo.Recalled{Chunk: c, Similarity: h.Cosine, BM25: h.BM25,
-		LengthExcess:    m.cfg.LengthExcess(int(h.Meta.Size)),
-		CosineRelevance: rc, BM25Relevance: rb,
-		Relevance: h.Relevance, Strength: h.Meta.Strength(clock), Recency: h.Meta.Recency(m.cfg, now), Score: h.Score}
-}
-
-// peek is retrieve without the boost: the hits' chunks as stored.
-func (m *Memory) peek(ctx context.Context, hits []engine.Hit, now int64, clock hippo.DecayClock) ([]hippo.Recalled, error) {
-	args := make([]any, 0, len(hits)+1)
-	for _, h := range hits {
-		args = append(args, h.ID)
-	}
-	args = append(args, m.opts.AgentID)
-	cs, err := m.db.queryChunks(ctx, m.db.read, `SELECT `+recalledColumns+` FROM chunks WHERE id IN (`+
-		placeholders(len(hits))+`) AND +agent_id = ?`, args...)
-	if err != nil {
-		return nil, err
-	}
-	byID := make(map[string]*hippo.Chunk, len(cs))
-	for _, c := range cs {
-		byID[c.ID] = c
-	}
-	out := make([]hippo.Recalled, 0, len(byID))
-	for _, h := range hits {
-		if c, ok := byID[h.ID]; ok {
-			out = append(out, m.recalled(c, h, now, clock))
-		}
-	}
-	return out, nil
-}
-
-// foldBoost applies a committed boost to the agent's index in place, when
-// the index had folded in every change before it (seq before): the change
-// log up to after is then this boost's, and the next recall need not read
-// the boosted rows back. Otherwise the next sync reads them as usual.
-func (m *Memory) foldBoost(out []hippo.Recalled, before, after int64) {
-	m.db.indexMu.Lock()
-	ai := m.db.indexes[m.opts.AgentID]
-	m.db.indexMu.Unlock()
-	if ai == nil {
-		return
-	}
-	ai.Mu.Lock()
-	defer ai.Mu.Unlock()
-	if ai.Seq != before || ai.Idx == nil {
-		return
-	}
-	for _, r := range out {
-		c := r.Chunk
-		meta, ok := ai.Idx.Meta(c.ID)
-		if !ok {
-			return // not in the index: leave it to the next sync
-		}
-		meta.Intensity = float32(c.RunningIntensity)
-		meta.DecayRate = float32(m.db.cfg.DecayRate(c.AccessCount))
-		meta.LastAccess = c.LastAccessedAt.UnixMilli()
-		ai.Idx.SetMeta(c.ID, meta)
-	}
-	ai.Seq = after
+	return byID, after - int64(len(byID)), after, nil
 }
 
 // Forget implements hippo.MemoryService: every live chunk in the recall
@@ -392,21 +291,8 @@ func (m *Memory) Forget(ctx context.Context, in hippo.ForgetInput) (*hippo.Forge
 	if err != nil {
 		return nil, err
 	}
-	q := qs[0]
-	type match struct {
-		id         string
-		similarity float64
-	}
-	var matches []match
 	ai.Mu.RLock()
-	if ai.Idx != nil {
-		f := ai.NewFilter("", m.opts.RecallScopes)
-		err = ai.Idx.Range(ctx, q, threshold, func(id string, c *engine.Meta, cos float64) {
-			if cos >= threshold && f.Allows(c) {
-				matches = append(matches, match{id, cos})
-			}
-		})
-	}
+	matches, err := engine.FindForget(ctx, ai, qs[0], threshold, m.opts.RecallScopes)
 	ai.Mu.RUnlock()
 	if err != nil {
 		return nil, err
@@ -415,7 +301,6 @@ func (m *Memory) Forget(ctx context.Context, in hippo.ForgetInput) (*hippo.Forge
 	if len(matches) == 0 {
 		return res, nil
 	}
-	sort.Slice(matches, func(i, j int) bool { return matches[i].similarity > matches[j].similarity })
 	// A dry run reads; a forget reads and deletes in one write
 	// transaction. Matches are read back in batches, without their
 	// vectors.
@@ -434,7 +319,7 @@ func (m *Memory) Forget(ctx context.Context, in hippo.ForgetInput) (*hippo.Forge
 		part := matches[start:min(start+batch, len(matches))]
 		args := make([]any, 0, len(part)+1)
 		for _, c := range part {
-			args = append(args, c.id)
+			args = append(args, c.ID)
 		}
 		args = append(args, m.opts.AgentID)
 		cs, err := m.db.queryChunks(ctx, rq, `SELECT `+recalledColumns+` FROM chunks WHERE id IN (`+placeholders(len(part))+`) AND +agent_id = ?`, args...)
@@ -447,11 +332,11 @@ func (m *Memory) Forget(ctx context.Context, in hippo.ForgetInput) (*hippo.Forge
 	}
 	ids := make([]string, 0, len(matches))
 	for _, c := range matches {
-		ch, ok := byID[c.id]
+		ch, ok := byID[c.ID]
 		if !ok || ch.SupersededBy != "" {
 			continue // deleted or superseded since the search
 		}
-		res.Deleted = append(res.Deleted, hippo.Forgotten{ID: ch.ID, Kind: ch.Kind, Content: ch.Content, Similarity: c.similarity})
+		res.Deleted = append(res.Deleted, hippo.Forgotten{ID: ch.ID, Kind: ch.Kind, Content: ch.Content, Similarity: c.Similarity})
 		ids = append(ids, ch.ID)
 	}
 	if in.DryRun {

@@ -2,52 +2,53 @@ package sqlite
 
 import (
 	"context"
-	"fmt"
+	"database/sql"
 
 	"github.com/hippo-mem/hippo"
+	"github.com/hippo-mem/hippo/engine"
 )
 
-// Reinforce applies explicit feedback: an upvote folds a reading of 1.0
-// into the running intensity and counts as an access; a downvote folds in
-// 0.0, so that sustained downvotes fade a memory while one does not erase
-// it. IDs that are not the agent's are reported as not found.
+// Reinforce implements hippo.MemoryService: the votes (engine.Reinforce)
+// applied in one write transaction.
 func (m *Memory) Reinforce(ctx context.Context, up, down []string) (*hippo.ReinforceResult, error) {
 	if err := m.touch(ctx); err != nil {
 		return nil, err
 	}
-	if len(up)+len(down) == 0 {
-		return nil, hippo.Invalidf("upvotes", "or downvotes must list at least one chunk ID")
+	if err := engine.CheckVotes(up, down); err != nil {
+		return nil, err
 	}
-	if len(up)+len(down) > 1000 {
-		return nil, hippo.Invalidf("upvotes", "and downvotes may list at most 1000 IDs together")
-	}
-	res := &hippo.ReinforceResult{Upvoted: []string{}, Downvoted: []string{}, NotFound: []string{}}
 	tx, err := m.db.write.BeginTx(ctx, nil)
 	if err != nil {
 		return nil, err
 	}
 	defer tx.Rollback()
-	now := m.db.now()
-	for _, vote := range []struct {
-		ids     []string
-		reading float64
-		up      bool
-		done    *[]string
-	}{{up, 1, true, &res.Upvoted}, {down, 0, false, &res.Downvoted}} {
-		for _, id := range vote.ids {
-			c, err := getChunk(ctx, tx, m.opts.AgentID, id)
-			if hippo.ErrorCode(err) == hippo.ENOTFOUND {
-				res.NotFound = append(res.NotFound, id)
-				continue
-			} else if err != nil {
-				return nil, err
-			}
-			c.Strengthen(vote.reading, now, vote.up)
-			if err := saveStrength(ctx, tx, c); err != nil {
-				return nil, fmt.Errorf("reinforce %s: %w", c.ID, err)
-			}
-			*vote.done = append(*vote.done, c.ID)
-		}
+	res, err := engine.Reinforce(ctx, agentTx{tx, m.opts.AgentID}, m.db.now(), up, down)
+	if err != nil {
+		return nil, err
 	}
 	return res, tx.Commit()
+}
+
+// agentTx is one agent's chunks in a transaction (engine.ChunkWriter).
+type agentTx struct {
+	tx    *sql.Tx
+	agent string
+}
+
+func (t agentTx) Chunk(ctx context.Context, id string) (*hippo.Chunk, error) {
+	return getChunk(ctx, t.tx, t.agent, id)
+}
+
+func (t agentTx) Predecessor(ctx context.Context, id string) (string, error) {
+	var prev string
+	err := t.tx.QueryRowContext(ctx, `SELECT id FROM chunks WHERE superseded_by = ? AND agent_id = ?
+		ORDER BY created_at DESC LIMIT 1`, id, t.agent).Scan(&prev)
+	if err == sql.ErrNoRows {
+		return "", nil
+	}
+	return prev, err
+}
+
+func (t agentTx) SaveStrength(ctx context.Context, c *hippo.Chunk) error {
+	return saveStrength(ctx, t.tx, c)
 }

@@ -261,16 +261,23 @@ func keys(m map[string]*hippo.Chunk) []string {
 	return out
 }
 
-func testFactHistory(t *testing.T, b Backend) {
-	ctx := context.Background()
+// editorChange is a new store where alice preferred VS Code, then said
+// she uses Neovim now: one fact superseding another.
+func editorChange(t *testing.T, b Backend) (Store, hippo.AgentMemory) {
+	t.Helper()
 	s := open(t, b)
 	m := memory(t, s, "alice", "", nil)
-	if _, err := m.RememberFacts(ctx, "I prefer VS Code."); err != nil {
-		t.Fatal(err)
+	for _, text := range []string{"I prefer VS Code.", "I used to prefer VS Code, but now I use Neovim."} {
+		if _, err := m.RememberFacts(context.Background(), text); err != nil {
+			t.Fatal(err)
+		}
 	}
-	if _, err := m.RememberFacts(ctx, "I used to prefer VS Code, but now I use Neovim."); err != nil {
-		t.Fatal(err)
-	}
+	return s, m
+}
+
+func testFactHistory(t *testing.T, b Backend) {
+	ctx := context.Background()
+	_, m := editorChange(t, b)
 	h, err := m.FactHistory(ctx, "do I use Neovim", "")
 	if err != nil {
 		t.Fatal(err)
@@ -291,14 +298,7 @@ func testFactHistory(t *testing.T, b Backend) {
 
 func testForget(t *testing.T, b Backend) {
 	ctx := context.Background()
-	s := open(t, b)
-	m := memory(t, s, "alice", "", nil)
-	if _, err := m.RememberFacts(ctx, "I prefer VS Code."); err != nil {
-		t.Fatal(err)
-	}
-	if _, err := m.RememberFacts(ctx, "I used to prefer VS Code, but now I use Neovim."); err != nil {
-		t.Fatal(err)
-	}
+	s, m := editorChange(t, b)
 	if _, err := m.StoreMemory(ctx, hippo.StoreInput{Content: "The deploy runs on Fridays"}); err != nil {
 		t.Fatal(err)
 	}

@@ -1,0 +1,112 @@
+package engine
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	"github.com/hippo-mem/hippo"
+)
+
+// ChunkReader reads one agent's chunks inside a store transaction.
+type ChunkReader interface {
+	// Chunk is the agent's chunk id; ENOTFOUND when there is none.
+	Chunk(ctx context.Context, id string) (*hippo.Chunk, error)
+	// Predecessor is the ID of the newest of the agent's chunks that id
+	// superseded, "" when there is none.
+	Predecessor(ctx context.Context, id string) (string, error)
+}
+
+// ChunkWriter is a ChunkReader that can also write a chunk's strength.
+type ChunkWriter interface {
+	ChunkReader
+	// SaveStrength writes the chunk's running intensity, encounters,
+	// accesses and last access.
+	SaveStrength(ctx context.Context, c *hippo.Chunk) error
+}
+
+// CheckVotes checks reinforce_memory's input.
+func CheckVotes(up, down []string) error {
+	if len(up)+len(down) == 0 {
+		return hippo.Invalidf("upvotes", "or downvotes must list at least one chunk ID")
+	}
+	if len(up)+len(down) > 1000 {
+		return hippo.Invalidf("upvotes", "and downvotes may list at most 1000 IDs together")
+	}
+	return nil
+}
+
+// Reinforce applies explicit feedback through w: an upvote folds a
+// reading of 1.0 into the running intensity and counts as an access at
+// now; a downvote folds in 0.0, so that sustained downvotes fade a memory
+// while one does not erase it (hippo.Chunk.Strengthen). IDs that are not
+// the agent's are reported as not found.
+func Reinforce(ctx context.Context, w ChunkWriter, now time.Time, up, down []string) (*hippo.ReinforceResult, error) {
+	res := &hippo.ReinforceResult{Upvoted: []string{}, Downvoted: []string{}, NotFound: []string{}}
+	for _, vote := range []struct {
+		ids     []string
+		reading float64
+		up      bool
+		done    *[]string
+	}{{up, 1, true, &res.Upvoted}, {down, 0, false, &res.Downvoted}} {
+		for _, id := range vote.ids {
+			c, err := w.Chunk(ctx, id)
+			if hippo.ErrorCode(err) == hippo.ENOTFOUND {
+				res.NotFound = append(res.NotFound, id)
+				continue
+			} else if err != nil {
+				return nil, err
+			}
+			c.Strengthen(vote.reading, now, vote.up)
+			if err := w.SaveStrength(ctx, c); err != nil {
+				return nil, fmt.Errorf("reinforce %s: %w", c.ID, err)
+			}
+			*vote.done = append(*vote.done, c.ID)
+		}
+	}
+	return res, nil
+}
+
+// History is the supersession chain through the fact id, oldest first,
+// each entry saying from when until when it was current: back through
+// what each fact superseded, forward through what superseded it, ending
+// where a successor is gone.
+func History(ctx context.Context, r ChunkReader, id string) ([]hippo.HistoryEntry, error) {
+	start, err := r.Chunk(ctx, id)
+	if err != nil {
+		return nil, err
+	}
+	chain := []*hippo.Chunk{start}
+	seen := map[string]bool{start.ID: true}
+	for cur := start; ; { // back: what this fact superseded
+		prev, err := r.Predecessor(ctx, cur.ID)
+		if err != nil {
+			return nil, err
+		}
+		if prev == "" || seen[prev] {
+			break
+		}
+		if cur, err = r.Chunk(ctx, prev); err != nil {
+			return nil, err
+		}
+		seen[cur.ID] = true
+		chain = append([]*hippo.Chunk{cur}, chain...)
+	}
+	for cur := start; cur.SupersededBy != "" && !seen[cur.SupersededBy]; { // forward
+		if cur, err = r.Chunk(ctx, cur.SupersededBy); err != nil {
+			break // the successor is gone: the chain ends here
+		}
+		seen[cur.ID] = true
+		chain = append(chain, cur)
+	}
+	out := make([]hippo.HistoryEntry, len(chain))
+	for i, c := range chain {
+		out[i] = hippo.HistoryEntry{ID: c.ID, Content: c.Content, ValidFrom: c.CreatedAt,
+			ValidUntil: c.SupersededAt, Current: c.SupersededBy == ""}
+		if c.SupersededBy != "" && c.SupersededAt == nil && i+1 < len(chain) {
+			t := chain[i+1].CreatedAt
+			out[i].ValidUntil = &t
+		}
+	}
+	return out, nil
+}

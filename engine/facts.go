@@ -1,0 +1,389 @@
+package engine
+
+import (
+	"context"
+	"fmt"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/hippo-mem/hippo"
+	"github.com/hippo-mem/hippo/vector"
+)
+
+// FactRef names a candidate: a stored fact, or a fact decided earlier in
+// the same call (intra-batch visibility).
+type FactRef struct {
+	ChunkID string // set for stored facts
+	Batch   int    // index into the call's facts otherwise
+}
+
+// FactEntry is a candidate fact: its content, unit vector and intensity.
+type FactEntry struct {
+	Ref       FactRef
+	Content   string
+	Vec       []float32 // unit length
+	Intensity float64
+}
+
+// FactMatch is a candidate with its similarity to a new fact.
+type FactMatch struct {
+	Entry      *FactEntry
+	Similarity float64
+}
+
+// FactPlan is the decision for one extracted fact before it is applied.
+type FactPlan struct {
+	Fact    hippo.Fact
+	Vec     []float32
+	Action  hippo.Action
+	Target  *FactMatch  // duplicate or superseded candidate
+	Top     []FactMatch // nearest candidates, best first
+	inBand  []FactMatch // ambiguous candidates, best first
+	pairIdx []int       // their indexes in the classification request
+	Former  *FormerPlan // the fact this one replaces (Fact.Replaces)
+}
+
+// FormerPlan is the fact an extracted fact says it replaces: "User prefers
+// VS Code" for "User uses Neovim" said as "I used to prefer VS Code, but
+// now I use Neovim". A known fact that says the same (target) is
+// superseded; with none, the former fact is stored as already superseded,
+// so the history keeps it and only the new fact is current.
+type FormerPlan struct {
+	Content string
+	Vec     []float32
+	Target  *FactMatch  // the known fact saying the same, if any
+	Top     []FactMatch // nearest candidates, best first
+	inBand  []FactMatch
+	pairIdx []int
+}
+
+// CleanFacts trims, clamps and bounds what the extractor returned.
+func CleanFacts(cfg hippo.Config, in []hippo.Fact) []hippo.Fact {
+	out := make([]hippo.Fact, 0, len(in))
+	for _, f := range in {
+		f.Content = strings.TrimSpace(f.Content)
+		if hippo.ValidateText("fact", f.Content, cfg.MaxContent) != nil {
+			continue
+		}
+		f.Intensity = cfg.ClampIntensity(f.Intensity)
+		if f.Replaces = strings.TrimSpace(f.Replaces); hippo.ValidateText("fact", f.Replaces, cfg.MaxContent) != nil ||
+			strings.EqualFold(f.Replaces, f.Content) {
+			f.Replaces = "" // nothing usable, or the fact itself
+		}
+		out = append(out, f)
+	}
+	return out
+}
+
+// Nearest returns the k entries most similar to the unit vector v.
+func Nearest(pool []*FactEntry, v []float32, k int) []FactMatch {
+	top := vector.NewTopK[*FactEntry](k)
+	for _, e := range pool {
+		if len(e.Vec) == len(v) {
+			top.Push(e, float64(vector.Dot(v, e.Vec)))
+		}
+	}
+	sorted := top.Sorted()
+	out := make([]FactMatch, len(sorted))
+	for i, s := range sorted {
+		out[i] = FactMatch{Entry: s.Item, Similarity: s.Score}
+	}
+	return out
+}
+
+// FactTexts are the texts of one embedding request for facts: the facts,
+// then the facts they replace; formerAt[i] is the index of fact i's former
+// fact among them, or -1.
+func FactTexts(facts []hippo.Fact) (texts []string, formerAt []int) {
+	texts = make([]string, len(facts), 2*len(facts))
+	formerAt = make([]int, len(facts))
+	for i, f := range facts {
+		texts[i] = f.Content
+	}
+	for i, f := range facts {
+		formerAt[i] = -1
+		if f.Replaces != "" {
+			formerAt[i] = len(texts)
+			texts = append(texts, f.Replaces)
+		}
+	}
+	return texts, formerAt
+}
+
+// PlanFacts finds each fact's nearest live facts in scope, through the
+// index and among the facts before it in the same call (vecs as
+// FactTexts ordered them), and returns the plans, all new for now, with
+// the change-feed position they saw: facts written after it are checked
+// again when the plans are applied. The candidates from the index have no
+// content yet.
+func PlanFacts(ctx context.Context, cfg hippo.Config, ai *Index, scope string, facts []hippo.Fact, vecs [][]float32, formerAt []int) ([]*FactPlan, int64, error) {
+	// Decide each fact against stored facts (through the index) and the
+	// facts before it in this call.
+	plans := make([]*FactPlan, len(facts))
+	var batch []*FactEntry
+	ai.Mu.RLock()
+	snapshot := ai.Seq
+	f := ai.NewFilter(hippo.KindFact, []string{scope})
+	candidates := func(v []float32) ([]FactMatch, error) {
+		top := Nearest(batch, v, cfg.Candidates)
+		if ai.Idx != nil {
+			hits, err := ai.Idx.Search(ctx, v, cfg.Candidates, func(c *Meta, cos, _ float64, _ bool) (float64, bool) {
+				return cos, f.Allows(c)
+			})
+			if err != nil {
+				return nil, err
+			}
+			for _, h := range hits {
+				top = append(top, FactMatch{Entry: &FactEntry{Ref: FactRef{ChunkID: h.ID}, Intensity: float64(h.Meta.Intensity)}, Similarity: h.Cosine})
+			}
+		}
+		sort.SliceStable(top, func(a, b int) bool { return top[a].Similarity > top[b].Similarity })
+		return top[:min(len(top), cfg.Candidates)], nil
+	}
+	for i, fact := range facts {
+		v := vector.Normalize(append([]float32(nil), vecs[i]...))
+		top, err := candidates(v)
+		if err != nil {
+			ai.Mu.RUnlock()
+			return nil, 0, err
+		}
+		plans[i] = &FactPlan{Fact: fact, Vec: v, Action: hippo.ActionNew, Top: top}
+		if k := formerAt[i]; k >= 0 {
+			fv := vector.Normalize(append([]float32(nil), vecs[k]...))
+			ftop, err := candidates(fv)
+			if err != nil {
+				ai.Mu.RUnlock()
+				return nil, 0, err
+			}
+			plans[i].Former = &FormerPlan{Content: fact.Replaces, Vec: fv, Top: ftop}
+		}
+		batch = append(batch, &FactEntry{Ref: FactRef{Batch: i}, Content: fact.Content, Vec: v, Intensity: fact.Intensity})
+	}
+	ai.Mu.RUnlock()
+	return plans, snapshot, nil
+}
+
+// FactPairs decides what the similarities alone decide (above the
+// duplicate threshold a duplicate, below the new threshold new, a former
+// fact matching a known one) and returns the ambiguous pairs, in between,
+// for one classification call.
+func FactPairs(cfg hippo.Config, plans []*FactPlan) []hippo.FactPair {
+	var pairs []hippo.FactPair
+	for _, p := range plans {
+		// The former fact matches a known fact that says the same: above
+		// the duplicate threshold, or a DUPLICATE verdict in the band.
+		if fp := p.Former; fp != nil && len(fp.Top) > 0 && fp.Top[0].Similarity >= cfg.NewThreshold {
+			if fp.Top[0].Similarity > cfg.DuplicateThreshold {
+				fp.Target = &fp.Top[0]
+			} else {
+				for _, c := range fp.Top {
+					if c.Similarity >= cfg.NewThreshold && c.Similarity <= cfg.DuplicateThreshold {
+						fp.inBand = append(fp.inBand, c)
+						fp.pairIdx = append(fp.pairIdx, len(pairs))
+						pairs = append(pairs, hippo.FactPair{New: fp.Content, Existing: c.Entry.Content})
+					}
+				}
+			}
+		}
+		top := p.Top
+		switch {
+		case len(top) == 0 || top[0].Similarity < cfg.NewThreshold:
+			// New: nothing close.
+		case top[0].Similarity > cfg.DuplicateThreshold:
+			p.Action, p.Target = hippo.ActionDuplicate, &top[0]
+		default:
+			for _, c := range top {
+				if c.Similarity >= cfg.NewThreshold && c.Similarity <= cfg.DuplicateThreshold {
+					p.inBand = append(p.inBand, c)
+					p.pairIdx = append(p.pairIdx, len(pairs))
+					pairs = append(pairs, hippo.FactPair{New: p.Fact.Content, Existing: c.Entry.Content})
+				}
+			}
+			p.Action = hippo.ActionDistinct
+		}
+	}
+
+	return pairs
+}
+
+// ApplyVerdicts applies the classifier's verdicts on FactPairs' pairs: for
+// each plan, the first candidate in similarity order that is not DISTINCT
+// decides.
+func ApplyVerdicts(plans []*FactPlan, verdicts []hippo.Verdict) {
+	for _, p := range plans {
+		if fp := p.Former; fp != nil {
+			for k, idx := range fp.pairIdx {
+				if idx < len(verdicts) && verdicts[idx] == hippo.Duplicate {
+					fp.Target = &fp.inBand[k]
+					break
+				}
+			}
+		}
+		for k, idx := range p.pairIdx {
+			if idx >= len(verdicts) {
+				break
+			}
+			switch verdicts[idx] {
+			case hippo.Duplicate:
+				p.Action, p.Target = hippo.ActionDuplicate, &p.inBand[k]
+			case hippo.Supersedes:
+				p.Action, p.Target = hippo.ActionSupersedes, &p.inBand[k]
+			default:
+				continue
+			}
+			break
+		}
+	}
+}
+
+// FactWriter is what applying facts needs of a store's write transaction
+// on one agent's chunks.
+type FactWriter interface {
+	ChunkWriter
+	// FactsSince are the agent's live facts in scope written after the
+	// change-feed position since ("load since"), with unit vectors.
+	FactsSince(ctx context.Context, scope string, since int64) ([]*FactEntry, error)
+	// IsLive reports whether the agent's chunk id exists and is current.
+	IsLive(ctx context.Context, id string) (bool, error)
+	// Insert inserts c, giving it a new ID when it has none.
+	Insert(ctx context.Context, c *hippo.Chunk) error
+	// Supersede marks the agent's chunk id as superseded by by at at,
+	// unless it is gone or superseded already (ok false), and returns its
+	// content.
+	Supersede(ctx context.Context, id, by string, at time.Time) (content string, ok bool, err error)
+}
+
+// ApplyFacts writes the plans through w, a store's write transaction
+// holding the agent's write lock, at now, into scope. Facts stored by
+// others since the plans were made (after position snapshot) are checked
+// again here, so two concurrent calls stating the same fact store it
+// once.
+func ApplyFacts(ctx context.Context, cfg hippo.Config, w FactWriter, agent, scope string, plans []*FactPlan, snapshot int64, now time.Time) (*hippo.RememberResult, error) {
+	fresh, err := w.FactsSince(ctx, scope, snapshot)
+	if err != nil {
+		return nil, err
+	}
+
+	resolved := make([]string, len(plans)) // chunk each fact ended up as
+	outcomes := make([]hippo.FactOutcome, 0, len(plans))
+	for i, p := range plans {
+		out := hippo.FactOutcome{Action: p.Action, Content: p.Fact.Content, Intensity: p.Fact.Intensity}
+		targetID := ""
+		if p.Target != nil {
+			if r := p.Target.Entry.Ref; r.ChunkID != "" {
+				targetID = r.ChunkID
+			} else {
+				targetID = resolved[r.Batch]
+			}
+			out.Similarity = p.Target.Similarity
+			// The target may have been forgotten or superseded meanwhile.
+			if p.Target.Entry.Ref.ChunkID != "" {
+				live, err := w.IsLive(ctx, targetID)
+				if err != nil {
+					return nil, err
+				}
+				if !live {
+					p.Action, targetID = hippo.ActionNew, ""
+				}
+			}
+		}
+		if p.Action == hippo.ActionNew || p.Action == hippo.ActionDistinct {
+			if best := Nearest(fresh, p.Vec, 1); len(best) > 0 && best[0].Similarity > cfg.DuplicateThreshold {
+				p.Action, targetID = hippo.ActionDuplicate, best[0].Entry.Ref.ChunkID
+				out.Similarity = best[0].Similarity
+			}
+		}
+		out.Action = p.Action
+
+		switch p.Action {
+		case hippo.ActionDuplicate:
+			c, err := w.Chunk(ctx, targetID)
+			if err != nil {
+				return nil, err
+			}
+			out.ChunkID, out.ExistingContent, out.OldIntensity = c.ID, c.Content, c.RunningIntensity
+			c.Strengthen(p.Fact.Intensity, now, true)
+			out.NewIntensity = c.RunningIntensity
+			if err := w.SaveStrength(ctx, c); err != nil {
+				return nil, fmt.Errorf("strengthen fact: %w", err)
+			}
+			resolved[i] = c.ID
+		default:
+			c := &hippo.Chunk{
+				AgentID: agent, Scope: scope, Kind: hippo.KindFact,
+				Content: p.Fact.Content, ContentHash: hippo.ContentHash(p.Fact.Content), Embedding: p.Vec,
+				RunningIntensity: p.Fact.Intensity, EncounterCount: 1, LastAccessedAt: now, CreatedAt: now,
+			}
+			if err := w.Insert(ctx, c); err != nil {
+				return nil, err
+			}
+			out.ChunkID, resolved[i] = c.ID, c.ID
+			if p.Action == hippo.ActionSupersedes {
+				old, ok, err := w.Supersede(ctx, targetID, c.ID, now)
+				switch {
+				case err != nil:
+					return nil, fmt.Errorf("supersede fact %s: %w", targetID, err)
+				case !ok:
+					out.Action = hippo.ActionDistinct // already gone or superseded
+				default:
+					out.SupersededID, out.SupersededContent = targetID, old
+				}
+			}
+		}
+		if p.Former != nil {
+			if err := applyFormer(ctx, cfg, w, agent, scope, p.Former, resolved, i, now, &out); err != nil {
+				return nil, err
+			}
+		}
+		outcomes = append(outcomes, out)
+	}
+	return &hippo.RememberResult{Summary: hippo.Summarize(outcomes), Facts: outcomes}, nil
+}
+
+// applyFormer ends the former fact of plan i, now resolved as chunk
+// resolved[i]: the known fact that says the same is superseded by it
+// (unless the plan superseded it already, or it is no longer current);
+// with none, the former fact is stored as already superseded, so the
+// history keeps what the text said was true before.
+func applyFormer(ctx context.Context, cfg hippo.Config, w FactWriter, agent, scope string, fp *FormerPlan, resolved []string, i int, now time.Time, out *hippo.FactOutcome) error {
+	newID := resolved[i]
+	if fp.Target != nil {
+		oldID := fp.Target.Entry.Ref.ChunkID
+		if oldID == "" {
+			oldID = resolved[fp.Target.Entry.Ref.Batch]
+		}
+		switch oldID {
+		case newID:
+			return nil // the fact is its own former self
+		case out.SupersededID:
+			out.FormerID, out.FormerContent = oldID, out.SupersededContent
+			return nil
+		}
+		content, ok, err := w.Supersede(ctx, oldID, newID, now)
+		switch {
+		case err != nil:
+			return fmt.Errorf("supersede former fact %s: %w", oldID, err)
+		case !ok:
+			return nil // forgotten or superseded meanwhile: no longer current anyway
+		}
+		out.FormerID, out.FormerContent = oldID, content
+	} else {
+		at := now
+		c := &hippo.Chunk{
+			AgentID: agent, Scope: scope, Kind: hippo.KindFact,
+			Content: fp.Content, ContentHash: hippo.ContentHash(fp.Content), Embedding: fp.Vec,
+			RunningIntensity: cfg.DefaultIntensity, EncounterCount: 1, LastAccessedAt: now, CreatedAt: now,
+			SupersededBy: newID, SupersededAt: &at,
+		}
+		if err := w.Insert(ctx, c); err != nil {
+			return err
+		}
+		out.FormerID, out.FormerContent, out.FormerRecorded = c.ID, fp.Content, true
+	}
+	if out.Action == hippo.ActionNew || out.Action == hippo.ActionDistinct {
+		out.Action = hippo.ActionSupersedes
+		out.SupersededID, out.SupersededContent = out.FormerID, out.FormerContent
+	}
+	return nil
+}

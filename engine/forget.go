@@ -1,0 +1,60 @@
+package engine
+
+import (
+	"context"
+	"sort"
+
+	"github.com/hippo-mem/hippo"
+)
+
+// Similar is a chunk with its cosine to a query vector.
+type Similar struct {
+	ID         string
+	Similarity float64
+}
+
+// FindForget lists the live chunks in scopes (nil: all) whose cosine to
+// q reaches threshold, most similar first: what Forget deletes. Call
+// with ai.Mu held.
+func FindForget(ctx context.Context, ai *Index, q []float32, threshold float64, scopes []string) ([]Similar, error) {
+	if ai.Idx == nil {
+		return nil, nil
+	}
+	var out []Similar
+	f := ai.NewFilter("", scopes)
+	err := ai.Idx.Range(ctx, q, threshold, func(id string, c *Meta, cos float64) {
+		if cos >= threshold && f.Allows(c) {
+			out = append(out, Similar{id, cos})
+		}
+	})
+	if err != nil {
+		return nil, err
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].Similarity > out[j].Similarity })
+	return out, nil
+}
+
+// BestFact is the ID of the fact, current or superseded, in scopes (nil:
+// all) most relevant to a query, by recall's relevance at
+// cfg.HybridAlpha (hippo.Config.SizedRelevance of q's cosine and the
+// query's BM25 scores by row, bm), or "" when there is none or its
+// relevance is 0 or under cfg.MinRelevance: a fact no closer to the query
+// than unrelated text is no answer. Call with ai.Mu held.
+func BestFact(ctx context.Context, cfg hippo.Config, ai *Index, q []float32, bm map[int64]float64, scopes []string) (string, error) {
+	if ai.Idx == nil {
+		return "", nil
+	}
+	alpha := cfg.HybridAlpha
+	f := ai.NewFilter(hippo.KindFact, scopes)
+	f.AllSuperseded = true
+	hits, err := ai.Idx.Search(ctx, q, 1, func(c *Meta, cos, _ float64, _ bool) (float64, bool) {
+		return cfg.SizedRelevance(cos, bm[c.RowID], int(c.Size), alpha), f.Allows(c)
+	})
+	if err != nil || len(hits) == 0 {
+		return "", err
+	}
+	if r := hits[0].Score; !(r > 0) || r < cfg.MinRelevance {
+		return "", nil
+	}
+	return hits[0].ID, nil
+}
