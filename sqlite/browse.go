@@ -8,33 +8,18 @@ import (
 	"github.com/hippo-mem/hippo"
 )
 
-// Orders of BrowseChunks.
+// Orders of BrowseChunks (hippo's).
 const (
-	OrderCreated  = "created"  // newest first
-	OrderStrength = "strength" // strongest first, by the decay clock
-	OrderAccessed = "accessed" // most recently recalled first
+	OrderCreated  = hippo.OrderCreated
+	OrderStrength = hippo.OrderStrength
+	OrderAccessed = hippo.OrderAccessed
 )
 
-// BrowseQuery selects a page of one agent's chunks for browsing (the web
-// UI): ChunkFilter's selection, a few metadata filters, an order and a
-// page (ChunkFilter.Limit and Offset).
-type BrowseQuery struct {
-	ChunkFilter
-	// OnlySuperseded keeps superseded chunks only (it implies Superseded).
-	OnlySuperseded bool
-	// Tag keeps chunks whose metadata "tags" holds it; Category those whose
-	// metadata "category" equals it. "" does not filter.
-	Tag, Category string
-	// Order is OrderCreated (""), OrderStrength or OrderAccessed.
-	Order string
-}
+// BrowseQuery is hippo.BrowseQuery.
+type BrowseQuery = hippo.BrowseQuery
 
-// Browsed is a chunk with its effective strength now, by the database's
-// decay clock.
-type Browsed struct {
-	Chunk    *hippo.Chunk
-	Strength float64
-}
+// Browsed is hippo.Browsed.
+type Browsed = hippo.Browsed
 
 // BrowseChunks returns one page of the chunks q selects, in q's order and
 // without embeddings, and how many it selects in all. The order and the
@@ -193,14 +178,8 @@ func (db *DB) strengths(ctx context.Context, where string, args []any) (map[stri
 	return out, rows.Err()
 }
 
-// ChunkCounts is an overview of one agent's chunks.
-type ChunkCounts struct {
-	Live, Superseded int
-	ByKind, ByScope  map[string]int
-	// Strength counts live chunks by effective strength in equal bands
-	// from 0 to 1: Strength[i] holds those in [i/n, (i+1)/n).
-	Strength []int
-}
+// ChunkCounts is hippo.ChunkCounts.
+type ChunkCounts = hippo.ChunkCounts
 
 // CountAgentChunks counts an agent's chunks by kind, scope and state, and
 // its live chunks by strength in bins bands (1 to 100).

@@ -5,19 +5,18 @@ import (
 	"time"
 
 	"github.com/hippo-mem/hippo"
-	"github.com/hippo-mem/hippo/sqlite"
 )
 
 // agentRow is one line of the agents page.
 type agentRow struct {
-	sqlite.AgentSummary
+	hippo.AgentSummary
 	// LastActive is the latest chunk creation or recall, or block update.
 	LastActive time.Time
 }
 
 type agentsData struct {
 	Agents []agentRow
-	Stats  *sqlite.Stats
+	Stats  *hippo.Stats
 }
 
 // agents lists every agent with its counts and last write, and the
@@ -37,8 +36,8 @@ func (h *Handler) agents(w http.ResponseWriter, r *http.Request) {
 	d := agentsData{Stats: st}
 	for _, a := range list {
 		row := agentRow{AgentSummary: a}
-		latest, _, err := h.cfg.Store.BrowseChunks(ctx, sqlite.BrowseQuery{Order: sqlite.OrderAccessed,
-			ChunkFilter: sqlite.ChunkFilter{AgentID: a.AgentID, Superseded: true, Limit: 1}})
+		latest, _, err := h.cfg.Store.BrowseChunks(ctx, hippo.BrowseQuery{Order: hippo.OrderAccessed,
+			ChunkFilter: hippo.ChunkFilter{AgentID: a.AgentID, Superseded: true, Limit: 1}})
 		if err != nil {
 			h.fail(w, r, err)
 			return

@@ -9,7 +9,6 @@ import (
 	"strings"
 
 	"github.com/hippo-mem/hippo"
-	"github.com/hippo-mem/hippo/sqlite"
 )
 
 type forgetData struct {
@@ -176,7 +175,7 @@ func (h *Handler) export(w http.ResponseWriter, r *http.Request) {
 	name := "hippo-export-" + strings.Trim(unsafeFileChars.ReplaceAllString(agent, "_"), "_") + ".json"
 	w.Header().Set("Content-Type", "application/json")
 	w.Header().Set("Content-Disposition", fmt.Sprintf("attachment; filename=%q", name))
-	if _, err := h.cfg.Store.Export(r.Context(), w, sqlite.ExportOptions{AgentID: agent}); err != nil {
+	if _, err := h.cfg.Store.Export(r.Context(), w, hippo.ExportOptions{AgentID: agent}); err != nil {
 		// Headers are gone: the download ends short, and the log says why.
 		h.cfg.Logger.Error("ui export", "agent", agent, "err", err)
 	}

@@ -113,3 +113,5 @@ func (e *env) seed(t testing.TB) {
 		t.Fatal(err)
 	}
 }
+
+var _ ui.Store = (*sqlite.DB)(nil)

@@ -10,7 +10,6 @@ import (
 	"strings"
 
 	"github.com/hippo-mem/hippo"
-	"github.com/hippo-mem/hippo/sqlite"
 )
 
 // PageSize is the number of chunks on a page of the memory table.
@@ -60,19 +59,19 @@ func parseChunkQuery(r *http.Request, agent string) (chunkQuery, error) {
 }
 
 // browse is the query the store runs.
-func (cq chunkQuery) browse() sqlite.BrowseQuery {
-	q := sqlite.BrowseQuery{ChunkFilter: sqlite.ChunkFilter{AgentID: cq.Agent, Kind: hippo.Kind(cq.Kind),
+func (cq chunkQuery) browse() hippo.BrowseQuery {
+	q := hippo.BrowseQuery{ChunkFilter: hippo.ChunkFilter{AgentID: cq.Agent, Kind: hippo.Kind(cq.Kind),
 		Superseded: cq.State != "live", Text: cq.Text, Limit: PageSize, Offset: (cq.Page - 1) * PageSize},
-		OnlySuperseded: cq.State == "superseded", Tag: cq.Tag, Category: cq.Category, Order: sqlite.OrderCreated}
+		OnlySuperseded: cq.State == "superseded", Tag: cq.Tag, Category: cq.Category, Order: hippo.OrderCreated}
 	if cq.Scope != "*" {
 		s := cq.Scope
 		q.Scope = &s
 	}
 	switch cq.Sort {
 	case "strength":
-		q.Order = sqlite.OrderStrength
+		q.Order = hippo.OrderStrength
 	case "recency":
-		q.Order = sqlite.OrderAccessed
+		q.Order = hippo.OrderAccessed
 	}
 	return q
 }
@@ -159,7 +158,7 @@ type overviewData struct {
 	Superseded int
 	ByKind     []countRow
 	ByScope    []countRow
-	Lock       *sqlite.ModelLock
+	Lock       *hippo.ModelLock
 	DecayClock string
 	Config     hippo.Config
 	HalfLife   string

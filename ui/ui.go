@@ -32,7 +32,6 @@ import (
 	"time"
 
 	"github.com/hippo-mem/hippo"
-	"github.com/hippo-mem/hippo/sqlite"
 )
 
 // Prefix is the path the UI is served under.
@@ -40,24 +39,22 @@ const Prefix = "/ui/"
 
 // Store is what the UI reads and deletes beyond one agent's
 // hippo.MemoryService: listings, counts and whole-database facts.
-// *sqlite.DB implements it.
+// *sqlite.DB implements it (checked in the tests).
 type Store interface {
-	Agents(ctx context.Context) ([]sqlite.AgentSummary, error)
-	Stats(ctx context.Context) (*sqlite.Stats, error)
-	BrowseChunks(ctx context.Context, q sqlite.BrowseQuery) ([]sqlite.Browsed, int, error)
+	Agents(ctx context.Context) ([]hippo.AgentSummary, error)
+	Stats(ctx context.Context) (*hippo.Stats, error)
+	BrowseChunks(ctx context.Context, q hippo.BrowseQuery) ([]hippo.Browsed, int, error)
 	ChunkStrengths(ctx context.Context, agentID string, ids []string) (map[string]float64, error)
-	CountAgentChunks(ctx context.Context, agentID string, bins int) (*sqlite.ChunkCounts, error)
+	CountAgentChunks(ctx context.Context, agentID string, bins int) (*hippo.ChunkCounts, error)
 	ListBlocks(ctx context.Context, agentID string, scope *string) ([]hippo.BlockInfo, error)
 	Chunk(ctx context.Context, agentID, id string) (*hippo.Chunk, error)
-	PlanDelete(ctx context.Context, agentID string, ids []string) (*sqlite.DeletePlan, error)
+	PlanDelete(ctx context.Context, agentID string, ids []string) (*hippo.DeletePlan, error)
 	DeleteChunks(ctx context.Context, agentID string, ids []string) (deleted, resurrected []string, err error)
-	Export(ctx context.Context, w io.Writer, opts sqlite.ExportOptions) (*sqlite.ExportSummary, error)
-	EmbeddingModel(ctx context.Context) (*sqlite.ModelLock, error)
+	Export(ctx context.Context, w io.Writer, opts hippo.ExportOptions) (*hippo.ExportSummary, error)
+	EmbeddingModel(ctx context.Context) (*hippo.ModelLock, error)
 	Config() hippo.Config
 	DecayClock() string
 }
-
-var _ Store = (*sqlite.DB)(nil)
 
 // Config configures a Handler.
 type Config struct {
