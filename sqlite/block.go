@@ -11,7 +11,7 @@ import (
 )
 
 // Block implements hippo.MemoryService: nil, nil when the block is missing.
-func (m *Memory) Block(ctx context.Context, key string) (*hippo.Block, error) {
+func (m *agentStore) Block(ctx context.Context, key string) (*hippo.Block, error) {
 	if err := m.touch(ctx); err != nil {
 		return nil, err
 	}
@@ -27,7 +27,7 @@ func (m *Memory) Block(ctx context.Context, key string) (*hippo.Block, error) {
 
 // AppendBlock implements hippo.MemoryService. A missing block is created
 // with text as its value; otherwise text is appended on a new line.
-func (m *Memory) AppendBlock(ctx context.Context, key, text string) (*hippo.Block, error) {
+func (m *agentStore) AppendBlock(ctx context.Context, key, text string) (*hippo.Block, error) {
 	if err := m.touch(ctx); err != nil {
 		return nil, err
 	}
@@ -47,7 +47,7 @@ func (m *Memory) AppendBlock(ctx context.Context, key, text string) (*hippo.Bloc
 
 // ReplaceBlock implements hippo.MemoryService: every occurrence of old is
 // replaced. ENOTFOUND when the block does not exist or old does not occur.
-func (m *Memory) ReplaceBlock(ctx context.Context, key, old, new string) (*hippo.Block, int, error) {
+func (m *agentStore) ReplaceBlock(ctx context.Context, key, old, new string) (*hippo.Block, int, error) {
 	if err := m.touch(ctx); err != nil {
 		return nil, 0, err
 	}
@@ -82,7 +82,7 @@ func (m *Memory) ReplaceBlock(ctx context.Context, key, old, new string) (*hippo
 }
 
 // updateBlock reads, changes and writes a block in one write transaction.
-func (m *Memory) updateBlock(ctx context.Context, key string, create bool, change func(string, bool) (string, error)) (*hippo.Block, error) {
+func (m *agentStore) updateBlock(ctx context.Context, key string, create bool, change func(string, bool) (string, error)) (*hippo.Block, error) {
 	tx, err := m.db.write.BeginTx(ctx, nil)
 	if err != nil {
 		return nil, err
@@ -137,7 +137,7 @@ func getBlock(ctx context.Context, q queryRower, agentID, scope, key string) (*h
 
 // SetBlock replaces a block's whole value, creating the block when missing.
 // An empty value is allowed: the block exists and is empty.
-func (m *Memory) SetBlock(ctx context.Context, key, value string) (*hippo.Block, error) {
+func (m *agentStore) SetBlock(ctx context.Context, key, value string) (*hippo.Block, error) {
 	if err := m.touch(ctx); err != nil {
 		return nil, err
 	}
@@ -157,7 +157,7 @@ func (m *Memory) SetBlock(ctx context.Context, key, value string) (*hippo.Block,
 
 // DescribeBlock sets what a block is for ("" clears it), creating the block
 // empty when it does not exist.
-func (m *Memory) DescribeBlock(ctx context.Context, key, description string) (*hippo.Block, error) {
+func (m *agentStore) DescribeBlock(ctx context.Context, key, description string) (*hippo.Block, error) {
 	if err := m.touch(ctx); err != nil {
 		return nil, err
 	}
@@ -178,13 +178,13 @@ func (m *Memory) DescribeBlock(ctx context.Context, key, description string) (*h
 }
 
 // Blocks lists the agent's blocks in the write scope.
-func (m *Memory) Blocks(ctx context.Context) ([]BlockInfo, error) {
+func (m *agentStore) Blocks(ctx context.Context) ([]BlockInfo, error) {
 	scope := m.opts.Scope
 	return m.db.ListBlocks(ctx, m.opts.AgentID, &scope)
 }
 
 // DeleteBlock deletes a block of the write scope. ENOTFOUND when missing.
-func (m *Memory) DeleteBlock(ctx context.Context, key string) error {
+func (m *agentStore) DeleteBlock(ctx context.Context, key string) error {
 	if err := m.touch(ctx); err != nil {
 		return err
 	}

@@ -28,7 +28,7 @@ type MergedMemory = hippo.MergedMemory
 // memories into the stronger of each pair (encounters and accesses added,
 // intensity averaged by encounters). Merging compares every memory with
 // every other: O(n²) over the in-memory index.
-func (m *Memory) Consolidate(ctx context.Context, opts ConsolidateOptions) (*ConsolidateResult, error) {
+func (m *agentStore) Consolidate(ctx context.Context, opts ConsolidateOptions) (*ConsolidateResult, error) {
 	cfg := m.cfg
 	grace := opts.Grace
 	if grace == 0 {
@@ -66,7 +66,7 @@ func (m *Memory) Consolidate(ctx context.Context, opts ConsolidateOptions) (*Con
 // applyConsolidation deletes the faded chunks and applies the merges, in
 // one write transaction; in a dry run it only fills in res. A faded chunk
 // deleted meanwhile is left out.
-func (m *Memory) applyConsolidation(ctx context.Context, res *ConsolidateResult, merges []engine.Merge) (*ConsolidateResult, error) {
+func (m *agentStore) applyConsolidation(ctx context.Context, res *ConsolidateResult, merges []engine.Merge) (*ConsolidateResult, error) {
 	tx, err := m.db.write.BeginTx(ctx, nil)
 	if err != nil {
 		return nil, err

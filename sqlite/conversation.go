@@ -13,7 +13,7 @@ import (
 // messages table and its <table>_fts FTS5 index. The query is reduced to
 // its words, each quoted, so no input can be read as FTS syntax. When the
 // table has an agent_id column, only this agent's messages are searched.
-func (m *Memory) SearchConversation(ctx context.Context, query string, limit int) ([]hippo.ConversationHit, error) {
+func (m *agentStore) SearchConversation(ctx context.Context, query string, limit int) ([]hippo.ConversationHit, error) {
 	if err := m.touch(ctx); err != nil {
 		return nil, err
 	}

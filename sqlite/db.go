@@ -333,13 +333,14 @@ var (
 	_ hippo.Reembedder = (*DB)(nil)
 )
 
-// Service implements hippo.Store: Memory as a hippo.AgentMemory.
+// Service implements hippo.Store: the engine's memory (engine.Memory)
+// over the database.
 func (db *DB) Service(opts MemoryOptions) (hippo.AgentMemory, error) {
 	m, err := db.Memory(opts)
 	if err != nil {
 		return nil, err
 	}
-	return m, nil
+	return m.Memory, nil
 }
 
 // Location implements hippo.Store: the database file's absolute path.

@@ -47,7 +47,7 @@ const maxFTSWords = 32
 // looks rows up by the rowids of the agent's own index only. The words
 // kept match at most ftsBudget rows in all (rareWords), so every match is
 // read and each chunk's score is exact. Call with ai.mu held.
-func (m *Memory) bm25Scores(ctx context.Context, ai *engine.Index, in hippo.RecallInput) (map[int64]float64, float64, error) {
+func (m *agentStore) bm25Scores(ctx context.Context, ai *engine.Index, in hippo.RecallInput) (map[int64]float64, float64, error) {
 	words := ftsWords(in.Query)
 	if len(words) == 0 || ai.Idx.Len() == 0 || (m.opts.RecallScopes != nil && len(m.opts.RecallScopes) == 0) {
 		return nil, 0, nil

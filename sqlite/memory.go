@@ -4,7 +4,6 @@ import (
 	"context"
 	"database/sql"
 	"database/sql/driver"
-	"encoding/json"
 	"fmt"
 	"time"
 
@@ -16,184 +15,126 @@ import (
 // MemoryOptions is hippo.MemoryOptions.
 type MemoryOptions = hippo.MemoryOptions
 
-// Memory is one agent's view of the database; it implements
-// hippo.MemoryService.
+// Memory is one agent's memory: engine.Memory over the database (the
+// store side is agentStore). It implements hippo.AgentMemory.
 type Memory struct {
+	*engine.Memory
 	db   *DB
-	cfg  hippo.Config // the database's, with the embedder's thresholds
+	st   *agentStore
 	opts MemoryOptions
 }
 
-var _ hippo.MemoryService = (*Memory)(nil)
-
-// Config is the configuration this memory works with: the database's,
-// with the embedder's own thresholds when it carries them.
-func (m *Memory) Config() hippo.Config { return m.cfg }
+var _ hippo.AgentMemory = (*Memory)(nil)
 
 // Memory returns the memory service of one agent.
 func (db *DB) Memory(opts MemoryOptions) (*Memory, error) {
-	if err := hippo.ValidateAgentID(opts.AgentID); err != nil {
+	opts, err := engine.ValidateOptions(opts)
+	if err != nil {
 		return nil, err
 	}
-	if err := hippo.ValidateScope(opts.Scope); err != nil {
-		return nil, err
-	}
-	for _, s := range opts.RecallScopes {
-		if err := hippo.ValidateScope(s); err != nil {
-			return nil, err
-		}
-	}
-	if opts.MessagesTable != "" {
-		if err := hippo.ValidateTableName(opts.MessagesTable); err != nil {
-			return nil, err
-		}
-	}
-	if opts.RecallScopes != nil {
-		opts.RecallScopes = append([]string{}, opts.RecallScopes...)
-	}
-	return &Memory{db: db, cfg: db.cfg.ForEmbedder(opts.Embedder), opts: opts}, nil
+	cfg := db.cfg.ForEmbedder(opts.Embedder)
+	st := &agentStore{db: db, cfg: cfg, opts: opts}
+	return &Memory{Memory: engine.NewMemory(st, cfg, opts), db: db, st: st, opts: opts}, nil
 }
 
-// AgentID is the agent this memory belongs to.
-func (m *Memory) AgentID() string { return m.opts.AgentID }
-
-// StoreMemory implements hippo.MemoryService.
-func (m *Memory) StoreMemory(ctx context.Context, in hippo.StoreInput) (*hippo.StoreResult, error) {
-	if err := m.touch(ctx); err != nil {
-		return nil, err
-	}
-	cfg := m.cfg
-	if err := hippo.ValidateText("content", in.Content, cfg.MaxContent); err != nil {
-		return nil, err
-	}
-	meta, err := hippo.ValidateMetadata(in.Metadata)
-	if err != nil {
-		return nil, err
-	}
-	reading := cfg.DefaultIntensity
-	if in.Intensity != nil {
-		reading = cfg.ClampIntensity(*in.Intensity)
-	}
-	hash := ContentHash(in.Content)
-
-	// A verbatim repeat needs no embedding: look before paying for one.
-	if res, err := m.strengthenMemory(ctx, hash, reading, nil); err != nil || res != nil {
-		return res, err
-	}
-	vecs, err := hippo.Embed(ctx, m.opts.Embedder, []string{in.Content}, 0)
-	if err != nil {
-		return nil, err
-	}
-	now := m.db.now()
-	c := &hippo.Chunk{
-		ID: newChunkID(now), AgentID: m.opts.AgentID, Scope: m.opts.Scope, Kind: hippo.KindMemory,
-		Content: in.Content, ContentHash: hash, Embedding: vecs[0], Metadata: rawJSON(meta),
-		RunningIntensity: reading, EncounterCount: 1, LastAccessedAt: now, CreatedAt: now,
-	}
-	return m.strengthenMemory(ctx, hash, reading, c)
-}
-
-// strengthenMemory, in one write transaction, strengthens the memory with
-// this hash if it exists; otherwise it inserts c (when given). Doing both
-// under the write lock makes concurrent identical stores insert once.
-func (m *Memory) strengthenMemory(ctx context.Context, hash string, reading float64, c *hippo.Chunk) (*hippo.StoreResult, error) {
-	tx, err := m.db.write.BeginTx(ctx, nil)
-	if err != nil {
-		return nil, err
-	}
-	defer tx.Rollback()
-	existing, err := scanChunk(tx.QueryRowContext(ctx, `SELECT `+chunkColumns+` FROM chunks
-		WHERE `+sameMemory,
-		m.opts.AgentID, m.opts.Scope, hash, hash))
-	switch {
-	case err == nil:
-		existing.Strengthen(reading, m.db.now(), true)
-		if err := saveStrength(ctx, tx, existing); err != nil {
-			return nil, fmt.Errorf("strengthen memory: %w", err)
-		}
-		if err := tx.Commit(); err != nil {
-			return nil, err
-		}
-		return &hippo.StoreResult{Chunk: existing, Duplicate: true}, nil
-	case err != sql.ErrNoRows:
-		return nil, fmt.Errorf("look up memory: %w", err)
-	case c == nil:
-		return nil, nil
-	}
-	if err := m.db.lockModelTx(ctx, tx, m.opts.Embedder.Model(), len(c.Embedding)); err != nil {
-		return nil, err
-	}
-	if err := insertChunk(ctx, tx, c); err != nil {
-		return nil, err
-	}
-	if err := tx.Commit(); err != nil {
-		return nil, err
-	}
-	return &hippo.StoreResult{Chunk: c}, nil
+// boost is agentStore.boost.
+func (m *Memory) boost(ctx context.Context, ids []string, now int64) (map[string]*hippo.Chunk, int64, int64, error) {
+	return m.st.boost(ctx, ids, now)
 }
 
 // MaxOffset bounds recall paging.
 const MaxOffset = engine.MaxOffset
 
-// Recall implements hippo.MemoryService. Every live chunk of the agent in
-// the recall scopes is considered; none is dropped for speed.
-func (m *Memory) Recall(ctx context.Context, in hippo.RecallInput) ([]hippo.Recalled, error) {
-	page, err := m.recall(ctx, in, false)
+// agentStore is the database as one agent's engine.Store.
+type agentStore struct {
+	db   *DB
+	cfg  hippo.Config // the database's, with the embedder's thresholds
+	opts MemoryOptions
+}
+
+var _ engine.Store = (*agentStore)(nil)
+
+// Now implements engine.Store.
+func (m *agentStore) Now() time.Time { return m.db.now() }
+
+// ActiveClock implements engine.Store.
+func (m *agentStore) ActiveClock() bool { return m.db.activeClock }
+
+// RecordActivity implements engine.Store.
+func (m *agentStore) RecordActivity(ctx context.Context) error {
+	return m.db.recordActivity(ctx, m.opts.AgentID)
+}
+
+// Index implements engine.Store: the cached index, synced over the
+// change log (syncIndexFor).
+func (m *agentStore) Index(ctx context.Context, lock *hippo.ModelLock) (*engine.Index, error) {
+	return m.db.syncIndexFor(ctx, m.opts.AgentID, lock)
+}
+
+// AfterBulkWrite implements engine.Store: a WAL checkpoint.
+func (m *agentStore) AfterBulkWrite(ctx context.Context) { m.db.checkpoint(ctx) }
+
+// Update implements engine.Store: a transaction on the write connection
+// (BEGIN IMMEDIATE).
+func (m *agentStore) Update(ctx context.Context, fn func(engine.Tx) error) error {
+	tx, err := m.db.write.BeginTx(ctx, nil)
+	if err != nil {
+		return err
+	}
+	defer tx.Rollback()
+	if err := fn(storeTx{agentTx{tx, m.opts.AgentID}, m}); err != nil {
+		return err
+	}
+	return tx.Commit()
+}
+
+// View implements engine.Store: a read-only transaction on the read pool.
+func (m *agentStore) View(ctx context.Context, fn func(engine.Tx) error) error {
+	tx, err := m.db.read.BeginTx(ctx, &sql.TxOptions{ReadOnly: true})
+	if err != nil {
+		return err
+	}
+	defer tx.Rollback()
+	return fn(storeTx{agentTx{tx, m.opts.AgentID}, m})
+}
+
+// Contents implements engine.Store.
+func (m *agentStore) Contents(ctx context.Context, ids []string) (map[string]string, error) {
+	args := make([]any, len(ids))
+	for i, id := range ids {
+		args[i] = id
+	}
+	rows, err := m.db.read.QueryContext(ctx, `SELECT id, content FROM chunks WHERE id IN (`+placeholders(len(ids))+`)`, args...)
 	if err != nil {
 		return nil, err
 	}
-	return page.Results, nil
-}
-
-// RecallPage is Recall with the number of matches and their score
-// distribution, for paging through results. Total and distribution use
-// the index's first-pass similarity, which is within about 0.01 of exact
-// (see search).
-func (m *Memory) RecallPage(ctx context.Context, in hippo.RecallInput) (*hippo.RecallPage, error) {
-	return m.recall(ctx, in, true)
-}
-
-func (m *Memory) recall(ctx context.Context, in hippo.RecallInput, stats bool) (*hippo.RecallPage, error) {
-	if in.DryRun {
-		// Look without touching: no activity hour, no boost (retrieve).
-	} else if err := m.touch(ctx); err != nil {
-		return nil, err
+	defer rows.Close()
+	out := make(map[string]string, len(ids))
+	for rows.Next() {
+		var id, content string
+		if err := rows.Scan(&id, &content); err != nil {
+			return nil, err
+		}
+		out[id] = content
 	}
-	rq, err := engine.PrepareRecall(m.cfg, in, m.opts.RecallScopes)
-	if err != nil {
-		return nil, err
-	}
-	qs, ai, err := m.embedQuery(ctx, rq.Texts...)
-	if err != nil {
-		return nil, err
-	}
-	return engine.RecallPage(ctx, m.cfg, ai, m.db.activeClock, rq, qs, m.db.now().UnixMilli(), stats, recallStore{m})
+	return out, rows.Err()
 }
-
-// recallStore is the store side of a recall (engine.RecallStore).
-type recallStore struct{ m *Memory }
 
 // TextScores implements engine.RecallStore with FTS5 (bm25Scores).
-func (s recallStore) TextScores(ctx context.Context, ai *engine.Index, in hippo.RecallInput) (map[int64]float64, float64, error) {
-	return s.m.bm25Scores(ctx, ai, in)
+func (m *agentStore) TextScores(ctx context.Context, ai *engine.Index, in hippo.RecallInput) (map[int64]float64, float64, error) {
+	return m.bm25Scores(ctx, ai, in)
 }
 
 // Boost implements engine.RecallStore: one UPDATE … RETURNING on the
 // write connection, without waiting for the disk.
-func (s recallStore) Boost(ctx context.Context, ids []string, now int64) (map[string]*hippo.Chunk, int64, int64, error) {
-	return s.m.boost(ctx, ids, now)
+func (m *agentStore) Boost(ctx context.Context, ids []string, now int64) (map[string]*hippo.Chunk, int64, int64, error) {
+	return m.boost(ctx, ids, now)
 }
 
 // Peek implements engine.RecallStore: the chunks as stored, read without
 // the write lock (a dry run).
-func (s recallStore) Peek(ctx context.Context, ids []string) (map[string]*hippo.Chunk, error) {
-	args := make([]any, 0, len(ids)+1)
-	for _, id := range ids {
-		args = append(args, id)
-	}
-	args = append(args, s.m.opts.AgentID)
-	cs, err := s.m.db.queryChunks(ctx, s.m.db.read, `SELECT `+recalledColumns+` FROM chunks WHERE id IN (`+
-		placeholders(len(ids))+`) AND +agent_id = ?`, args...)
+func (m *agentStore) Peek(ctx context.Context, ids []string) (map[string]*hippo.Chunk, error) {
+	cs, err := recalledChunks(ctx, m.db, m.db.read, m.opts.AgentID, ids)
 	if err != nil {
 		return nil, err
 	}
@@ -204,25 +145,85 @@ func (s recallStore) Peek(ctx context.Context, ids []string) (map[string]*hippo.
 	return byID, nil
 }
 
-// embedQuery embeds texts and returns its vector with the agent's index,
-// brought up to date in the same snapshot that checks the vector against
-// the model lock.
-func (m *Memory) embedQuery(ctx context.Context, texts ...string) ([][]float32, *engine.Index, error) {
-	vecs, err := hippo.Embed(ctx, m.opts.Embedder, texts, 0)
-	if err != nil {
-		return nil, nil, err
+// recalledChunks reads the agent's chunks ids without their vectors.
+// "+agent_id" keeps the planner on the primary key.
+func recalledChunks(ctx context.Context, db *DB, q querier, agent string, ids []string) ([]*hippo.Chunk, error) {
+	args := make([]any, 0, len(ids)+1)
+	for _, id := range ids {
+		args = append(args, id)
 	}
-	ai, err := m.db.syncIndexFor(ctx, m.opts.AgentID, &ModelLock{Model: m.opts.Embedder.Model(), Dimension: len(vecs[0])})
+	args = append(args, agent)
+	return db.queryChunks(ctx, q, `SELECT `+recalledColumns+` FROM chunks WHERE id IN (`+
+		placeholders(len(ids))+`) AND +agent_id = ?`, args...)
+}
+
+// ScopeBlocks implements engine.BlockStore.
+func (m *agentStore) ScopeBlocks(ctx context.Context, scope string) ([]*hippo.Block, error) {
+	infos, err := m.db.ListBlocks(ctx, m.opts.AgentID, &scope)
 	if err != nil {
-		return nil, nil, err
+		return nil, err
 	}
-	return vecs, ai, nil
+	var blocks []*hippo.Block
+	for _, info := range infos {
+		blk, err := getBlock(ctx, m.db.read, m.opts.AgentID, scope, info.Key)
+		if err == sql.ErrNoRows {
+			continue
+		} else if err != nil {
+			return nil, err
+		}
+		blocks = append(blocks, blk)
+	}
+	return blocks, nil
+}
+
+// storeTx is a transaction of agentStore (engine.Tx).
+type storeTx struct {
+	agentTx
+	m *agentStore
+}
+
+// SameMemory implements engine.Tx with the dedup index.
+func (t storeTx) SameMemory(ctx context.Context, scope, hash string) (*hippo.Chunk, error) {
+	c, err := scanChunk(t.tx.QueryRowContext(ctx, `SELECT `+chunkColumns+` FROM chunks
+		WHERE `+sameMemory, t.agent, scope, hash, hash))
+	if err == sql.ErrNoRows {
+		return nil, nil
+	}
+	return c, err
+}
+
+// LockModel implements engine.Tx.
+func (t storeTx) LockModel(ctx context.Context, model string, dim int) error {
+	return t.m.db.lockModelTx(ctx, t.tx, model, dim)
+}
+
+// Recalled implements engine.Tx.
+func (t storeTx) Recalled(ctx context.Context, ids []string) ([]*hippo.Chunk, error) {
+	return recalledChunks(ctx, t.m.db, t.tx, t.agent, ids)
+}
+
+// Delete implements engine.Tx.
+func (t storeTx) Delete(ctx context.Context, ids []string) (deleted, resurrected []string, err error) {
+	return deleteChunksTx(ctx, t.tx, t.agent, ids)
+}
+
+// SetContent implements engine.Tx: a dedup collision is ECONFLICT.
+func (t storeTx) SetContent(ctx context.Context, id, content, hash string, vec []float32) error {
+	_, err := t.tx.ExecContext(ctx, `UPDATE chunks SET content = ?, content_hash = ?, embedding = ?
+		WHERE id = ? AND agent_id = ?`, content, hash, vector.Encode(vec), id, t.agent)
+	if err != nil {
+		if isUniqueViolation(err) {
+			return hippo.Errorf(hippo.ECONFLICT, "a memory with this content already exists in scope %q", t.m.opts.Scope)
+		}
+		return fmt.Errorf("update chunk: %w", err)
+	}
+	return nil
 }
 
 // boost applies the retrieval boost to the chosen chunks and reads them
 // back, in one write transaction, with the change-log positions before and
 // after it. Chunks deleted since the search are missing.
-func (m *Memory) boost(ctx context.Context, ids []string, now int64) (map[string]*hippo.Chunk, int64, int64, error) {
+func (m *agentStore) boost(ctx context.Context, ids []string, now int64) (map[string]*hippo.Chunk, int64, int64, error) {
 	if len(ids) == 0 {
 		return nil, 0, 0, nil
 	}
@@ -268,159 +269,11 @@ func (m *Memory) boost(ctx context.Context, ids []string, now int64) (map[string
 	return byID, after - int64(len(byID)), after, nil
 }
 
-// Forget implements hippo.MemoryService: every live chunk in the recall
-// scopes whose similarity to the description reaches the threshold is
-// deleted outright, faded ones included. Superseded chunks are not matched:
-// they come back when what superseded them is forgotten.
-func (m *Memory) Forget(ctx context.Context, in hippo.ForgetInput) (*hippo.ForgetResult, error) {
-	if err := m.touch(ctx); err != nil {
-		return nil, err
-	}
-	cfg := m.cfg
-	if err := hippo.ValidateText("description", in.Description, cfg.MaxContent); err != nil {
-		return nil, err
-	}
-	threshold := in.Threshold
-	if threshold == 0 {
-		threshold = cfg.ForgetThreshold
-	}
-	if !(threshold > 0 && threshold <= 1) {
-		return nil, hippo.Invalidf("threshold", "must be in (0, 1], got %v", in.Threshold)
-	}
-	qs, ai, err := m.embedQuery(ctx, in.Description)
-	if err != nil {
-		return nil, err
-	}
-	ai.Mu.RLock()
-	matches, err := engine.FindForget(ctx, ai, qs[0], threshold, m.opts.RecallScopes)
-	ai.Mu.RUnlock()
-	if err != nil {
-		return nil, err
-	}
-	res := &hippo.ForgetResult{Deleted: []hippo.Forgotten{}}
-	if len(matches) == 0 {
-		return res, nil
-	}
-	// A dry run reads; a forget reads and deletes in one write
-	// transaction. Matches are read back in batches, without their
-	// vectors.
-	var rq querier = m.db.read
-	var tx *sql.Tx
-	if !in.DryRun {
-		if tx, err = m.db.write.BeginTx(ctx, nil); err != nil {
-			return nil, err
-		}
-		defer tx.Rollback()
-		rq = tx
-	}
-	byID := make(map[string]*hippo.Chunk, len(matches))
-	const batch = 500
-	for start := 0; start < len(matches); start += batch {
-		part := matches[start:min(start+batch, len(matches))]
-		args := make([]any, 0, len(part)+1)
-		for _, c := range part {
-			args = append(args, c.ID)
-		}
-		args = append(args, m.opts.AgentID)
-		cs, err := m.db.queryChunks(ctx, rq, `SELECT `+recalledColumns+` FROM chunks WHERE id IN (`+placeholders(len(part))+`) AND +agent_id = ?`, args...)
-		if err != nil {
-			return nil, err
-		}
-		for _, c := range cs {
-			byID[c.ID] = c
-		}
-	}
-	ids := make([]string, 0, len(matches))
-	for _, c := range matches {
-		ch, ok := byID[c.ID]
-		if !ok || ch.SupersededBy != "" {
-			continue // deleted or superseded since the search
-		}
-		res.Deleted = append(res.Deleted, hippo.Forgotten{ID: ch.ID, Kind: ch.Kind, Content: ch.Content, Similarity: c.Similarity})
-		ids = append(ids, ch.ID)
-	}
-	if in.DryRun {
-		return res, nil
-	}
-	_, res.Resurrected, err = deleteChunksTx(ctx, tx, m.opts.AgentID, ids)
-	if err != nil {
-		return nil, err
-	}
-	if err := tx.Commit(); err != nil {
-		return nil, err
-	}
-	m.db.checkpoint(ctx)
-	return res, nil
-}
-
-// DeleteChunk hard-deletes one of the agent's chunks and resurrects what it
-// had superseded. ENOTFOUND for unknown IDs and other agents' chunks.
-func (m *Memory) DeleteChunk(ctx context.Context, id string) (resurrected []string, err error) {
-	deleted, resurrected, err := m.db.DeleteChunks(ctx, m.opts.AgentID, []string{id})
-	if err != nil {
-		return nil, err
-	}
-	if len(deleted) == 0 {
-		return nil, hippo.Errorf(hippo.ENOTFOUND, "chunk %s not found", id)
-	}
-	return resurrected, nil
-}
-
-// UpdateChunk replaces a chunk's content, re-embedding it and recomputing
-// its hash, in one transaction. ECONFLICT when a memory with the same
-// content already exists in the chunk's scope.
-func (m *Memory) UpdateChunk(ctx context.Context, id, content string) (*hippo.Chunk, error) {
-	if err := hippo.ValidateText("content", content, m.cfg.MaxContent); err != nil {
-		return nil, err
-	}
-	if _, err := getChunk(ctx, m.db.read, m.opts.AgentID, id); err != nil {
-		return nil, err
-	}
-	vecs, err := hippo.Embed(ctx, m.opts.Embedder, []string{content}, 0)
-	if err != nil {
-		return nil, err
-	}
-	tx, err := m.db.write.BeginTx(ctx, nil)
-	if err != nil {
-		return nil, err
-	}
-	defer tx.Rollback()
-	if err := m.db.lockModelTx(ctx, tx, m.opts.Embedder.Model(), len(vecs[0])); err != nil {
-		return nil, err
-	}
-	hash := ContentHash(content)
-	_, err = tx.ExecContext(ctx, `UPDATE chunks SET content = ?, content_hash = ?, embedding = ?
-		WHERE id = ? AND agent_id = ?`, content, hash, vector.Encode(vecs[0]), id, m.opts.AgentID)
-	if err != nil {
-		if isUniqueViolation(err) {
-			return nil, hippo.Errorf(hippo.ECONFLICT, "a memory with this content already exists in scope %q", m.opts.Scope)
-		}
-		return nil, fmt.Errorf("update chunk: %w", err)
-	}
-	c, err := getChunk(ctx, tx, m.opts.AgentID, id)
-	if err != nil {
-		return nil, err
-	}
-	if err := tx.Commit(); err != nil {
-		return nil, err
-	}
-	m.db.checkpoint(ctx)
-	return c, nil
-}
-
 // touch records that the agent is using its memory now (active decay
 // clock only).
-func (m *Memory) touch(ctx context.Context) error {
+func (m *agentStore) touch(ctx context.Context) error {
 	if hippo.Looking(ctx) { // a look records no activity
 		return nil
 	}
 	return m.db.recordActivity(ctx, m.opts.AgentID)
-}
-
-// rawJSON is s as JSON, nil when empty.
-func rawJSON(s string) json.RawMessage {
-	if s == "" {
-		return nil
-	}
-	return json.RawMessage(s)
 }

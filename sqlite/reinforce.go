@@ -5,29 +5,7 @@ import (
 	"database/sql"
 
 	"github.com/hippo-mem/hippo"
-	"github.com/hippo-mem/hippo/engine"
 )
-
-// Reinforce implements hippo.MemoryService: the votes (engine.Reinforce)
-// applied in one write transaction.
-func (m *Memory) Reinforce(ctx context.Context, up, down []string) (*hippo.ReinforceResult, error) {
-	if err := m.touch(ctx); err != nil {
-		return nil, err
-	}
-	if err := engine.CheckVotes(up, down); err != nil {
-		return nil, err
-	}
-	tx, err := m.db.write.BeginTx(ctx, nil)
-	if err != nil {
-		return nil, err
-	}
-	defer tx.Rollback()
-	res, err := engine.Reinforce(ctx, agentTx{tx, m.opts.AgentID}, m.db.now(), up, down)
-	if err != nil {
-		return nil, err
-	}
-	return res, tx.Commit()
-}
 
 // agentTx is one agent's chunks in a transaction (engine.ChunkWriter).
 type agentTx struct {

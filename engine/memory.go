@@ -1,0 +1,684 @@
+package engine
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/hippo-mem/hippo"
+)
+
+// Store is the store side of one agent's memory: what Memory needs of a
+// backend, bound to the agent (and its scopes) by the backend.
+type Store interface {
+	RecallStore
+	// Now is the store's clock.
+	Now() time.Time
+	// ActiveClock reports whether chunks decay by the active-day clock.
+	ActiveClock() bool
+	// RecordActivity records that the agent uses its memory now (the
+	// active clock; nothing under the wall clock).
+	RecordActivity(ctx context.Context) error
+	// Index is the agent's index brought up to date from the change feed,
+	// with lock (nil: nothing) checked against the model lock in the same
+	// snapshot.
+	Index(ctx context.Context, lock *hippo.ModelLock) (*Index, error)
+	// Contents reads the content of chunks by ID; missing ones are absent.
+	Contents(ctx context.Context, ids []string) (map[string]string, error)
+	// Update runs fn in one write transaction, serialised with every other
+	// writer of the agent (across processes), and commits it when fn
+	// returns nil.
+	Update(ctx context.Context, fn func(Tx) error) error
+	// View runs fn in one read-only snapshot.
+	View(ctx context.Context, fn func(Tx) error) error
+	// AfterBulkWrite is called after a write that deleted or rewrote
+	// chunks' text (sqlite: a WAL checkpoint, so that forgotten text does
+	// not linger). It cannot fail.
+	AfterBulkWrite(ctx context.Context)
+
+	// Blocks, the conversation search and consolidation's writes are the
+	// store's still (see docs/ARCHITECTURE.md).
+	BlockStore
+	SearchConversation(ctx context.Context, query string, limit int) ([]hippo.ConversationHit, error)
+	Consolidate(ctx context.Context, opts hippo.ConsolidateOptions) (*hippo.ConsolidateResult, error)
+}
+
+// BlockStore is the agent's blocks as the store keeps them: the
+// hippo.MemoryService block methods, and ScopeBlocks for Context.
+type BlockStore interface {
+	Block(ctx context.Context, key string) (*hippo.Block, error)
+	AppendBlock(ctx context.Context, key, text string) (*hippo.Block, error)
+	ReplaceBlock(ctx context.Context, key, old, new string) (*hippo.Block, int, error)
+	SetBlock(ctx context.Context, key, value string) (*hippo.Block, error)
+	DescribeBlock(ctx context.Context, key, description string) (*hippo.Block, error)
+	Blocks(ctx context.Context) ([]hippo.BlockInfo, error)
+	DeleteBlock(ctx context.Context, key string) error
+	// ScopeBlocks are the agent's blocks of one scope with their values,
+	// in key order.
+	ScopeBlocks(ctx context.Context, scope string) ([]*hippo.Block, error)
+}
+
+// Tx is one transaction of a Store over the agent's chunks.
+type Tx interface {
+	FactWriter
+	// SameMemory is the memory (kind memory) in scope with this content
+	// hash, nil when there is none.
+	SameMemory(ctx context.Context, scope, hash string) (*hippo.Chunk, error)
+	// LockModel takes the model lock for model and dim, or checks it:
+	// ECONFLICT when it holds another.
+	LockModel(ctx context.Context, model string, dim int) error
+	// Recalled reads chunks by ID without their vectors; missing ones are
+	// absent.
+	Recalled(ctx context.Context, ids []string) ([]*hippo.Chunk, error)
+	// Delete hard-deletes chunks and clears the supersession links to
+	// them, returning the IDs deleted and those current again.
+	Delete(ctx context.Context, ids []string) (deleted, resurrected []string, err error)
+	// SetContent replaces a chunk's content, hash and vector: ECONFLICT
+	// when a memory with that content exists in its scope.
+	SetContent(ctx context.Context, id, content, hash string, vec []float32) error
+}
+
+// Memory is one agent's memory over a Store: it implements
+// hippo.AgentMemory.
+type Memory struct {
+	s    Store
+	cfg  hippo.Config
+	opts hippo.MemoryOptions
+}
+
+var _ hippo.AgentMemory = (*Memory)(nil)
+
+// NewMemory returns the memory of opts.AgentID over s. cfg is the
+// store's configuration with the embedder's thresholds; opts must be
+// valid (ValidateOptions).
+func NewMemory(s Store, cfg hippo.Config, opts hippo.MemoryOptions) *Memory {
+	return &Memory{s: s, cfg: cfg, opts: opts}
+}
+
+// ValidateOptions checks opts and returns them with RecallScopes copied.
+func ValidateOptions(opts hippo.MemoryOptions) (hippo.MemoryOptions, error) {
+	if err := hippo.ValidateAgentID(opts.AgentID); err != nil {
+		return opts, err
+	}
+	if err := hippo.ValidateScope(opts.Scope); err != nil {
+		return opts, err
+	}
+	for _, s := range opts.RecallScopes {
+		if err := hippo.ValidateScope(s); err != nil {
+			return opts, err
+		}
+	}
+	if opts.MessagesTable != "" {
+		if err := hippo.ValidateTableName(opts.MessagesTable); err != nil {
+			return opts, err
+		}
+	}
+	if opts.RecallScopes != nil {
+		opts.RecallScopes = append([]string{}, opts.RecallScopes...)
+	}
+	return opts, nil
+}
+
+// Config is the configuration this memory works with: the store's, with
+// the embedder's own thresholds when it carries them.
+func (m *Memory) Config() hippo.Config { return m.cfg }
+
+// AgentID is the agent this memory belongs to.
+func (m *Memory) AgentID() string { return m.opts.AgentID }
+
+// Options are the options the memory was bound with.
+func (m *Memory) Options() hippo.MemoryOptions { return m.opts }
+
+// touch records that the agent is using its memory now (active decay
+// clock only); a look (hippo.WithLooking) records nothing.
+func (m *Memory) touch(ctx context.Context) error {
+	if hippo.Looking(ctx) {
+		return nil
+	}
+	return m.s.RecordActivity(ctx)
+}
+
+// StoreMemory implements hippo.MemoryService.
+func (m *Memory) StoreMemory(ctx context.Context, in hippo.StoreInput) (*hippo.StoreResult, error) {
+	if err := m.touch(ctx); err != nil {
+		return nil, err
+	}
+	cfg := m.cfg
+	if err := hippo.ValidateText("content", in.Content, cfg.MaxContent); err != nil {
+		return nil, err
+	}
+	meta, err := hippo.ValidateMetadata(in.Metadata)
+	if err != nil {
+		return nil, err
+	}
+	reading := cfg.DefaultIntensity
+	if in.Intensity != nil {
+		reading = cfg.ClampIntensity(*in.Intensity)
+	}
+	hash := hippo.ContentHash(in.Content)
+
+	// A verbatim repeat needs no embedding: look before paying for one.
+	if res, err := m.strengthenMemory(ctx, hash, reading, nil); err != nil || res != nil {
+		return res, err
+	}
+	vecs, err := hippo.Embed(ctx, m.opts.Embedder, []string{in.Content}, 0)
+	if err != nil {
+		return nil, err
+	}
+	now := m.s.Now()
+	var raw json.RawMessage
+	if meta != "" {
+		raw = json.RawMessage(meta)
+	}
+	c := &hippo.Chunk{
+		AgentID: m.opts.AgentID, Scope: m.opts.Scope, Kind: hippo.KindMemory,
+		Content: in.Content, ContentHash: hash, Embedding: vecs[0], Metadata: raw,
+		RunningIntensity: reading, EncounterCount: 1, LastAccessedAt: now, CreatedAt: now,
+	}
+	return m.strengthenMemory(ctx, hash, reading, c)
+}
+
+// strengthenMemory, in one write transaction, strengthens the memory with
+// this hash if it exists; otherwise it inserts c (when given). Doing both
+// under the write lock makes concurrent identical stores insert once.
+func (m *Memory) strengthenMemory(ctx context.Context, hash string, reading float64, c *hippo.Chunk) (*hippo.StoreResult, error) {
+	var res *hippo.StoreResult
+	err := m.s.Update(ctx, func(tx Tx) error {
+		existing, err := tx.SameMemory(ctx, m.opts.Scope, hash)
+		switch {
+		case err != nil:
+			return fmt.Errorf("look up memory: %w", err)
+		case existing != nil:
+			existing.Strengthen(reading, m.s.Now(), true)
+			if err := tx.SaveStrength(ctx, existing); err != nil {
+				return fmt.Errorf("strengthen memory: %w", err)
+			}
+			res = &hippo.StoreResult{Chunk: existing, Duplicate: true}
+			return nil
+		case c == nil:
+			return nil
+		}
+		if err := tx.LockModel(ctx, m.opts.Embedder.Model(), len(c.Embedding)); err != nil {
+			return err
+		}
+		if err := tx.Insert(ctx, c); err != nil {
+			return err
+		}
+		res = &hippo.StoreResult{Chunk: c}
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	return res, nil
+}
+
+// Recall implements hippo.MemoryService. Every live chunk of the agent in
+// the recall scopes is considered; none is dropped for speed.
+func (m *Memory) Recall(ctx context.Context, in hippo.RecallInput) ([]hippo.Recalled, error) {
+	page, err := m.recall(ctx, in, false)
+	if err != nil {
+		return nil, err
+	}
+	return page.Results, nil
+}
+
+// RecallPage is Recall with the number of matches and their score
+// distribution, for paging through results. Total and distribution use
+// the index's first-pass similarity, which is within about 0.01 of exact
+// (see Search).
+func (m *Memory) RecallPage(ctx context.Context, in hippo.RecallInput) (*hippo.RecallPage, error) {
+	return m.recall(ctx, in, true)
+}
+
+func (m *Memory) recall(ctx context.Context, in hippo.RecallInput, stats bool) (*hippo.RecallPage, error) {
+	if in.DryRun {
+		// Look without touching: no activity hour, no boost (Peek).
+	} else if err := m.touch(ctx); err != nil {
+		return nil, err
+	}
+	rq, err := PrepareRecall(m.cfg, in, m.opts.RecallScopes)
+	if err != nil {
+		return nil, err
+	}
+	qs, ai, err := m.embedQuery(ctx, rq.Texts...)
+	if err != nil {
+		return nil, err
+	}
+	return RecallPage(ctx, m.cfg, ai, m.s.ActiveClock(), rq, qs, m.s.Now().UnixMilli(), stats, m.s)
+}
+
+// embedQuery embeds texts and returns their vectors with the agent's
+// index, brought up to date in the same snapshot that checks the vectors
+// against the model lock.
+func (m *Memory) embedQuery(ctx context.Context, texts ...string) ([][]float32, *Index, error) {
+	vecs, err := hippo.Embed(ctx, m.opts.Embedder, texts, 0)
+	if err != nil {
+		return nil, nil, err
+	}
+	ai, err := m.s.Index(ctx, &hippo.ModelLock{Model: m.opts.Embedder.Model(), Dimension: len(vecs[0])})
+	if err != nil {
+		return nil, nil, err
+	}
+	return vecs, ai, nil
+}
+
+// Forget implements hippo.MemoryService: every live chunk in the recall
+// scopes whose similarity to the description reaches the threshold is
+// deleted outright, faded ones included. Superseded chunks are not matched:
+// they come back when what superseded them is forgotten.
+func (m *Memory) Forget(ctx context.Context, in hippo.ForgetInput) (*hippo.ForgetResult, error) {
+	if err := m.touch(ctx); err != nil {
+		return nil, err
+	}
+	cfg := m.cfg
+	if err := hippo.ValidateText("description", in.Description, cfg.MaxContent); err != nil {
+		return nil, err
+	}
+	threshold := in.Threshold
+	if threshold == 0 {
+		threshold = cfg.ForgetThreshold
+	}
+	if !(threshold > 0 && threshold <= 1) {
+		return nil, hippo.Invalidf("threshold", "must be in (0, 1], got %v", in.Threshold)
+	}
+	qs, ai, err := m.embedQuery(ctx, in.Description)
+	if err != nil {
+		return nil, err
+	}
+	ai.Mu.RLock()
+	matches, err := FindForget(ctx, ai, qs[0], threshold, m.opts.RecallScopes)
+	ai.Mu.RUnlock()
+	if err != nil {
+		return nil, err
+	}
+	res := &hippo.ForgetResult{Deleted: []hippo.Forgotten{}}
+	if len(matches) == 0 {
+		return res, nil
+	}
+	// A dry run reads; a forget reads and deletes in one write
+	// transaction. Matches are read back in batches, without their
+	// vectors.
+	forget := func(tx Tx) error {
+		byID := make(map[string]*hippo.Chunk, len(matches))
+		const batch = 500
+		for start := 0; start < len(matches); start += batch {
+			part := matches[start:min(start+batch, len(matches))]
+			ids := make([]string, len(part))
+			for i, c := range part {
+				ids[i] = c.ID
+			}
+			cs, err := tx.Recalled(ctx, ids)
+			if err != nil {
+				return err
+			}
+			for _, c := range cs {
+				byID[c.ID] = c
+			}
+		}
+		ids := make([]string, 0, len(matches))
+		for _, c := range matches {
+			ch, ok := byID[c.ID]
+			if !ok || ch.SupersededBy != "" {
+				continue // deleted or superseded since the search
+			}
+			res.Deleted = append(res.Deleted, hippo.Forgotten{ID: ch.ID, Kind: ch.Kind, Content: ch.Content, Similarity: c.Similarity})
+			ids = append(ids, ch.ID)
+		}
+		if in.DryRun {
+			return nil
+		}
+		var err error
+		_, res.Resurrected, err = tx.Delete(ctx, ids)
+		return err
+	}
+	if in.DryRun {
+		if err := m.s.View(ctx, forget); err != nil {
+			return nil, err
+		}
+		return res, nil
+	}
+	if err := m.s.Update(ctx, forget); err != nil {
+		return nil, err
+	}
+	m.s.AfterBulkWrite(ctx)
+	return res, nil
+}
+
+// DeleteChunk hard-deletes one of the agent's chunks and resurrects what it
+// had superseded. ENOTFOUND for unknown IDs and other agents' chunks.
+func (m *Memory) DeleteChunk(ctx context.Context, id string) (resurrected []string, err error) {
+	var deleted []string
+	err = m.s.Update(ctx, func(tx Tx) error {
+		deleted, resurrected, err = tx.Delete(ctx, []string{id})
+		return err
+	})
+	if err != nil {
+		return nil, err
+	}
+	m.s.AfterBulkWrite(ctx)
+	if len(deleted) == 0 {
+		return nil, hippo.Errorf(hippo.ENOTFOUND, "chunk %s not found", id)
+	}
+	return resurrected, nil
+}
+
+// UpdateChunk replaces a chunk's content, re-embedding it and recomputing
+// its hash, in one transaction. ECONFLICT when a memory with the same
+// content already exists in the chunk's scope.
+func (m *Memory) UpdateChunk(ctx context.Context, id, content string) (*hippo.Chunk, error) {
+	if err := hippo.ValidateText("content", content, m.cfg.MaxContent); err != nil {
+		return nil, err
+	}
+	err := m.s.View(ctx, func(tx Tx) error {
+		_, err := tx.Chunk(ctx, id)
+		return err
+	})
+	if err != nil {
+		return nil, err
+	}
+	vecs, err := hippo.Embed(ctx, m.opts.Embedder, []string{content}, 0)
+	if err != nil {
+		return nil, err
+	}
+	var c *hippo.Chunk
+	err = m.s.Update(ctx, func(tx Tx) error {
+		if err := tx.LockModel(ctx, m.opts.Embedder.Model(), len(vecs[0])); err != nil {
+			return err
+		}
+		if err := tx.SetContent(ctx, id, content, hippo.ContentHash(content), vecs[0]); err != nil {
+			return err
+		}
+		c, err = tx.Chunk(ctx, id)
+		return err
+	})
+	if err != nil {
+		return nil, err
+	}
+	m.s.AfterBulkWrite(ctx)
+	return c, nil
+}
+
+// RememberFacts implements hippo.MemoryService: one extraction call, one
+// embedding request for all facts, at most one classification call, and
+// every change applied in one transaction. The result's LLMCalls are the
+// LLM calls' tokens (hippo.WithUsageSink).
+func (m *Memory) RememberFacts(ctx context.Context, text string) (*hippo.RememberResult, error) {
+	ctx, spent := hippo.WithUsageSink(ctx)
+	res, err := m.rememberFacts(ctx, text)
+	if res != nil {
+		res.LLMCalls = spent()
+	}
+	return res, err
+}
+
+func (m *Memory) rememberFacts(ctx context.Context, text string) (*hippo.RememberResult, error) {
+	if err := m.touch(ctx); err != nil {
+		return nil, err
+	}
+	cfg := m.cfg
+	if err := hippo.ValidateText("text", text, cfg.MaxFactText); err != nil {
+		return nil, err
+	}
+	if m.opts.Extractor == nil {
+		return nil, hippo.Errorf(hippo.EINVALID, "no fact extractor configured")
+	}
+	if m.opts.Embedder == nil {
+		return nil, hippo.Errorf(hippo.EINVALID, "no embedder configured")
+	}
+	extracted, err := m.opts.Extractor.ExtractFacts(ctx, text)
+	if err != nil {
+		return nil, fmt.Errorf("extract facts: %w", err)
+	}
+	facts := CleanFacts(cfg, extracted)
+	if len(facts) == 0 {
+		reason := m.noFactsReason(text, len(extracted))
+		return &hippo.RememberResult{Summary: hippo.NoFactsSummary(reason), Facts: []hippo.FactOutcome{}, Reason: reason}, nil
+	}
+	contents, formerAt := FactTexts(facts)
+	qs, ai, err := m.embedQuery(ctx, contents...)
+	if err != nil {
+		return nil, err
+	}
+	plans, snapshot, err := PlanFacts(ctx, cfg, ai, m.opts.Scope, facts, qs, formerAt)
+	if err != nil {
+		return nil, err
+	}
+	if err := m.fillContents(ctx, plans); err != nil {
+		return nil, err
+	}
+	if pairs := FactPairs(cfg, plans); len(pairs) > 0 && m.opts.Classifier != nil {
+		// One classification call for every ambiguous pair.
+		verdicts, err := m.opts.Classifier.ClassifyFacts(ctx, pairs)
+		if err != nil {
+			return nil, fmt.Errorf("classify facts: %w", err)
+		}
+		ApplyVerdicts(plans, verdicts)
+	}
+	// Every plan written in one write transaction, under the write lock
+	// and the model lock.
+	var res *hippo.RememberResult
+	err = m.s.Update(ctx, func(tx Tx) error {
+		if err := tx.LockModel(ctx, m.opts.Embedder.Model(), len(plans[0].Vec)); err != nil {
+			return err
+		}
+		var err error
+		res, err = ApplyFacts(ctx, m.cfg, tx, m.opts.AgentID, m.opts.Scope, plans, snapshot, m.s.Now())
+		return err
+	})
+	if err != nil {
+		return nil, err
+	}
+	return res, nil
+}
+
+// noFactsReason says why a call stored no fact: the extractor's own reason
+// when it gives one, else what is known.
+func (m *Memory) noFactsReason(text string, extracted int) string {
+	if extracted > 0 {
+		return fmt.Sprintf("every extracted fact was empty or longer than %d characters", m.cfg.MaxContent)
+	}
+	if x, ok := m.opts.Extractor.(hippo.NoFactsExplainer); ok {
+		if r := x.NoFactsReason(text); r != "" {
+			return r
+		}
+	}
+	return "the extractor found no statement of a fact in the text"
+}
+
+// fillContents reads the content of the stored candidates of each plan.
+func (m *Memory) fillContents(ctx context.Context, plans []*FactPlan) error {
+	byID := map[string][]*FactEntry{}
+	var ids []string
+	for _, p := range plans {
+		top := p.Top
+		if p.Former != nil {
+			top = append(append([]FactMatch{}, top...), p.Former.Top...)
+		}
+		for _, c := range top {
+			if id := c.Entry.Ref.ChunkID; id != "" {
+				if byID[id] == nil {
+					ids = append(ids, id)
+				}
+				byID[id] = append(byID[id], c.Entry)
+			}
+		}
+	}
+	if len(ids) == 0 {
+		return nil
+	}
+	contents, err := m.s.Contents(ctx, ids)
+	if err != nil {
+		return fmt.Errorf("load candidate facts: %w", err)
+	}
+	for id, content := range contents {
+		for _, e := range byID[id] {
+			e.Content = content
+		}
+	}
+	return nil
+}
+
+// FactHistory implements hippo.MemoryService: the supersession chain of a
+// fact, oldest first: the fact with ID id, or else the fact (current or
+// superseded) most similar to query, none when no fact is relevant to it
+// (see bestFact). Each entry says from when until when it was current.
+func (m *Memory) FactHistory(ctx context.Context, query, id string) ([]hippo.HistoryEntry, error) {
+	if err := m.touch(ctx); err != nil {
+		return nil, err
+	}
+	if id == "" {
+		if err := hippo.ValidateText("query", query, m.cfg.MaxFactText); err != nil {
+			return nil, hippo.Invalidf("query", "or id is required")
+		}
+		var err error
+		if id, err = m.bestFact(ctx, query); err != nil || id == "" {
+			return []hippo.HistoryEntry{}, err
+		}
+	}
+	var h []hippo.HistoryEntry
+	err := m.s.View(ctx, func(tx Tx) error {
+		var err error
+		h, err = History(ctx, tx, id)
+		return err
+	})
+	return h, err
+}
+
+// bestFact is the ID of the fact, current or superseded, most relevant to
+// query in the recall scopes, by recall's relevance (cosine and BM25 at
+// Config.HybridAlpha, see hippo.Config.Relevance), or "" when there is none
+// or its relevance is 0 or below Config.MinRelevance: a fact no closer to
+// the query than unrelated text is no answer.
+func (m *Memory) bestFact(ctx context.Context, query string) (string, error) {
+	qs, ai, err := m.embedQuery(ctx, hippo.FactVoice(query)) // facts are in their voice
+	if err != nil {
+		return "", err
+	}
+	ai.Mu.RLock()
+	defer ai.Mu.RUnlock()
+	if ai.Idx == nil {
+		return "", nil
+	}
+	var bm map[int64]float64
+	if m.cfg.HybridAlpha > 0 {
+		if bm, _, err = m.s.TextScores(ctx, ai, hippo.RecallInput{Query: query}); err != nil {
+			return "", err
+		}
+	}
+	return BestFact(ctx, m.cfg, ai, qs[0], bm, m.opts.RecallScopes)
+}
+
+// Reinforce implements hippo.MemoryService: the votes applied in one write
+// transaction.
+func (m *Memory) Reinforce(ctx context.Context, up, down []string) (*hippo.ReinforceResult, error) {
+	if err := m.touch(ctx); err != nil {
+		return nil, err
+	}
+	if err := CheckVotes(up, down); err != nil {
+		return nil, err
+	}
+	var res *hippo.ReinforceResult
+	err := m.s.Update(ctx, func(tx Tx) error {
+		var err error
+		res, err = Reinforce(ctx, tx, m.s.Now(), up, down)
+		return err
+	})
+	if err != nil {
+		return nil, err
+	}
+	return res, nil
+}
+
+// maxContextChars bounds get_context's budget.
+const maxContextChars = 400_000
+
+// Context implements hippo.MemoryService: the agent's blocks (global scope
+// and the write scope) and, for a query, its best memories, as text for a
+// system prompt within a budget (AssembleContext).
+func (m *Memory) Context(ctx context.Context, in hippo.ContextInput) (*hippo.Context, error) {
+	if err := m.touch(ctx); err != nil {
+		return nil, err
+	}
+	budget := in.MaxChars
+	switch {
+	case in.MaxChars < 0 || in.MaxTokens < 0:
+		return nil, hippo.Invalidf("max_chars", "and max_tokens must not be negative")
+	case in.MaxChars > 0 && in.MaxTokens > 0:
+		return nil, hippo.Invalidf("max_tokens", "give max_chars or max_tokens, not both")
+	case in.MaxTokens > 0:
+		budget = in.MaxTokens * 4
+	case budget == 0:
+		budget = hippo.DefaultContextChars
+	}
+	if budget > maxContextChars {
+		return nil, hippo.Invalidf("max_chars", "must be at most %d characters (%d tokens)", maxContextChars, maxContextChars/4)
+	}
+	scopes := []string{""}
+	if m.opts.Scope != "" {
+		scopes = append(scopes, m.opts.Scope)
+	}
+	var blocks []*hippo.Block
+	for _, scope := range scopes {
+		bs, err := m.s.ScopeBlocks(ctx, scope)
+		if err != nil {
+			return nil, err
+		}
+		blocks = append(blocks, bs...)
+	}
+	var recalled []hippo.Recalled
+	if strings.TrimSpace(in.Query) != "" {
+		var err error
+		if recalled, err = m.Recall(ctx, hippo.RecallInput{Query: in.Query, Limit: in.Limit}); err != nil {
+			return nil, err
+		}
+	}
+	return AssembleContext(budget, blocks, recalled), nil
+}
+
+// SearchConversation implements hippo.MemoryService (the store's).
+func (m *Memory) SearchConversation(ctx context.Context, query string, limit int) ([]hippo.ConversationHit, error) {
+	return m.s.SearchConversation(ctx, query, limit)
+}
+
+// Consolidate implements hippo.AgentMemory (the store's).
+func (m *Memory) Consolidate(ctx context.Context, opts hippo.ConsolidateOptions) (*hippo.ConsolidateResult, error) {
+	return m.s.Consolidate(ctx, opts)
+}
+
+// Block implements hippo.MemoryService (the store's).
+func (m *Memory) Block(ctx context.Context, key string) (*hippo.Block, error) {
+	return m.s.Block(ctx, key)
+}
+
+// AppendBlock implements hippo.MemoryService (the store's).
+func (m *Memory) AppendBlock(ctx context.Context, key, text string) (*hippo.Block, error) {
+	return m.s.AppendBlock(ctx, key, text)
+}
+
+// ReplaceBlock implements hippo.MemoryService (the store's).
+func (m *Memory) ReplaceBlock(ctx context.Context, key, old, new string) (*hippo.Block, int, error) {
+	return m.s.ReplaceBlock(ctx, key, old, new)
+}
+
+// SetBlock implements hippo.MemoryService (the store's).
+func (m *Memory) SetBlock(ctx context.Context, key, value string) (*hippo.Block, error) {
+	return m.s.SetBlock(ctx, key, value)
+}
+
+// DescribeBlock implements hippo.MemoryService (the store's).
+func (m *Memory) DescribeBlock(ctx context.Context, key, description string) (*hippo.Block, error) {
+	return m.s.DescribeBlock(ctx, key, description)
+}
+
+// Blocks implements hippo.MemoryService (the store's).
+func (m *Memory) Blocks(ctx context.Context) ([]hippo.BlockInfo, error) {
+	return m.s.Blocks(ctx)
+}
+
+// DeleteBlock implements hippo.MemoryService (the store's).
+func (m *Memory) DeleteBlock(ctx context.Context, key string) error {
+	return m.s.DeleteBlock(ctx, key)
+}
