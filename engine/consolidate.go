@@ -2,6 +2,8 @@ package engine
 
 import (
 	"context"
+	"fmt"
+	"math"
 	"sort"
 	"time"
 
@@ -109,4 +111,107 @@ func pairWith(id string, c *Meta, hits []vector.Hit[Meta], clock hippo.DecayCloc
 		return Merge{Keep: keep, Drop: drop, Similarity: h.Cosine}, true
 	}
 	return Merge{}, false
+}
+
+// Consolidate implements hippo.AgentMemory, an explicit maintenance pass,
+// never a background job: it deletes the agent's live chunks whose
+// effective strength has been under the floor for longer than the grace
+// period, and merges near-duplicate memories into the stronger of each
+// pair (encounters and accesses added, intensity averaged by encounters).
+// Merging compares every memory with every other: O(n²) over the
+// in-memory index.
+func (m *Memory) Consolidate(ctx context.Context, opts hippo.ConsolidateOptions) (*hippo.ConsolidateResult, error) {
+	cfg := m.cfg
+	grace := opts.Grace
+	if grace == 0 {
+		grace = 30 * 24 * time.Hour
+	}
+	if grace < 0 {
+		return nil, hippo.Invalidf("grace", "must not be negative")
+	}
+	thr := opts.MergeThreshold
+	if thr == 0 {
+		thr = math.Max(0.97, cfg.DuplicateThreshold)
+	}
+	if thr < 0.5 {
+		return nil, hippo.Invalidf("merge_threshold", "must be at least 0.5, got %v", thr)
+	}
+	ai, err := m.s.Index(ctx, nil)
+	if err != nil {
+		return nil, err
+	}
+	now := m.s.Now()
+	active := m.s.ActiveClock()
+	ai.Mu.RLock()
+	faded := FindFaded(cfg, ai, active, now, grace)
+	gone := map[string]bool{}
+	for _, f := range faded {
+		gone[f.ID] = true
+	}
+	merges, err := FindMerges(ctx, ai, ai.Clock(active, now.UnixMilli()), thr, gone)
+	ai.Mu.RUnlock()
+	if err != nil {
+		return nil, err
+	}
+	res := &hippo.ConsolidateResult{DryRun: opts.DryRun, Faded: faded, Merged: []hippo.MergedMemory{}}
+	if err := m.s.Update(ctx, func(tx Tx) error { return applyConsolidation(ctx, tx, res, merges) }); err != nil {
+		return nil, err
+	}
+	if !res.DryRun {
+		m.s.AfterBulkWrite(ctx)
+	}
+	return res, nil
+}
+
+// applyConsolidation deletes the faded chunks and applies the merges, in
+// one write transaction; in a dry run it only fills in res. A faded chunk
+// deleted meanwhile is left out.
+func applyConsolidation(ctx context.Context, tx Tx, res *hippo.ConsolidateResult, merges []Merge) error {
+	// A faded fact that superseded others is kept: deleting it would bring
+	// back the older value it replaced.
+	kept := res.Faded[:0]
+	var fadedIDs []string
+	for _, f := range res.Faded {
+		c, err := tx.Chunk(ctx, f.ID)
+		if hippo.ErrorCode(err) == hippo.ENOTFOUND {
+			continue
+		} else if err != nil {
+			return err
+		}
+		superseding, err := tx.Supersedes(ctx, f.ID)
+		if err != nil {
+			return err
+		}
+		if superseding {
+			continue
+		}
+		f.Content = c.Content
+		kept = append(kept, f)
+		fadedIDs = append(fadedIDs, f.ID)
+	}
+	res.Faded = kept
+	for _, p := range merges {
+		keep, err := tx.Chunk(ctx, p.Keep)
+		if err != nil {
+			return err
+		}
+		drop, err := tx.Chunk(ctx, p.Drop)
+		if err != nil {
+			return err
+		}
+		res.Merged = append(res.Merged, hippo.MergedMemory{KeptID: keep.ID, RemovedID: drop.ID, Removed: drop.Content, Similarity: p.Similarity})
+		if res.DryRun {
+			continue
+		}
+		keep.Merge(drop)
+		if err := tx.SaveStrength(ctx, keep); err != nil {
+			return fmt.Errorf("merge into %s: %w", keep.ID, err)
+		}
+		fadedIDs = append(fadedIDs, drop.ID)
+	}
+	if res.DryRun {
+		return nil
+	}
+	_, _, err := tx.Delete(ctx, fadedIDs)
+	return err
 }

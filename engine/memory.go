@@ -38,26 +38,10 @@ type Store interface {
 	// not linger). It cannot fail.
 	AfterBulkWrite(ctx context.Context)
 
-	// Blocks, the conversation search and consolidation's writes are the
-	// store's still (see docs/ARCHITECTURE.md).
-	BlockStore
+	// ListBlocks lists the agent's blocks of one scope, by key.
+	ListBlocks(ctx context.Context, scope string) ([]hippo.BlockInfo, error)
+	// SearchConversation is the store's still (see docs/ARCHITECTURE.md).
 	SearchConversation(ctx context.Context, query string, limit int) ([]hippo.ConversationHit, error)
-	Consolidate(ctx context.Context, opts hippo.ConsolidateOptions) (*hippo.ConsolidateResult, error)
-}
-
-// BlockStore is the agent's blocks as the store keeps them: the
-// hippo.MemoryService block methods, and ScopeBlocks for Context.
-type BlockStore interface {
-	Block(ctx context.Context, key string) (*hippo.Block, error)
-	AppendBlock(ctx context.Context, key, text string) (*hippo.Block, error)
-	ReplaceBlock(ctx context.Context, key, old, new string) (*hippo.Block, int, error)
-	SetBlock(ctx context.Context, key, value string) (*hippo.Block, error)
-	DescribeBlock(ctx context.Context, key, description string) (*hippo.Block, error)
-	Blocks(ctx context.Context) ([]hippo.BlockInfo, error)
-	DeleteBlock(ctx context.Context, key string) error
-	// ScopeBlocks are the agent's blocks of one scope with their values,
-	// in key order.
-	ScopeBlocks(ctx context.Context, scope string) ([]*hippo.Block, error)
 }
 
 // Tx is one transaction of a Store over the agent's chunks.
@@ -72,6 +56,17 @@ type Tx interface {
 	// Recalled reads chunks by ID without their vectors; missing ones are
 	// absent.
 	Recalled(ctx context.Context, ids []string) ([]*hippo.Chunk, error)
+	// GetBlock is the agent's block key of scope, nil when missing.
+	GetBlock(ctx context.Context, scope, key string) (*hippo.Block, error)
+	// PutBlock writes a block's value, creating the block when missing.
+	PutBlock(ctx context.Context, scope, key, value string, at time.Time) error
+	// DescribeBlock writes a block's description, creating the block
+	// empty when missing.
+	DescribeBlock(ctx context.Context, scope, key, description string, at time.Time) error
+	// DeleteBlock deletes a block; false when there was none.
+	DeleteBlock(ctx context.Context, scope, key string) (bool, error)
+	// Supersedes reports whether any chunk is superseded by id.
+	Supersedes(ctx context.Context, id string) (bool, error)
 	// Delete hard-deletes chunks and clears the supersession links to
 	// them, returning the IDs deleted and those current again.
 	Delete(ctx context.Context, ids []string) (deleted, resurrected []string, err error)
@@ -622,7 +617,7 @@ func (m *Memory) Context(ctx context.Context, in hippo.ContextInput) (*hippo.Con
 	}
 	var blocks []*hippo.Block
 	for _, scope := range scopes {
-		bs, err := m.s.ScopeBlocks(ctx, scope)
+		bs, err := m.scopeBlocks(ctx, scope)
 		if err != nil {
 			return nil, err
 		}
@@ -641,44 +636,4 @@ func (m *Memory) Context(ctx context.Context, in hippo.ContextInput) (*hippo.Con
 // SearchConversation implements hippo.MemoryService (the store's).
 func (m *Memory) SearchConversation(ctx context.Context, query string, limit int) ([]hippo.ConversationHit, error) {
 	return m.s.SearchConversation(ctx, query, limit)
-}
-
-// Consolidate implements hippo.AgentMemory (the store's).
-func (m *Memory) Consolidate(ctx context.Context, opts hippo.ConsolidateOptions) (*hippo.ConsolidateResult, error) {
-	return m.s.Consolidate(ctx, opts)
-}
-
-// Block implements hippo.MemoryService (the store's).
-func (m *Memory) Block(ctx context.Context, key string) (*hippo.Block, error) {
-	return m.s.Block(ctx, key)
-}
-
-// AppendBlock implements hippo.MemoryService (the store's).
-func (m *Memory) AppendBlock(ctx context.Context, key, text string) (*hippo.Block, error) {
-	return m.s.AppendBlock(ctx, key, text)
-}
-
-// ReplaceBlock implements hippo.MemoryService (the store's).
-func (m *Memory) ReplaceBlock(ctx context.Context, key, old, new string) (*hippo.Block, int, error) {
-	return m.s.ReplaceBlock(ctx, key, old, new)
-}
-
-// SetBlock implements hippo.MemoryService (the store's).
-func (m *Memory) SetBlock(ctx context.Context, key, value string) (*hippo.Block, error) {
-	return m.s.SetBlock(ctx, key, value)
-}
-
-// DescribeBlock implements hippo.MemoryService (the store's).
-func (m *Memory) DescribeBlock(ctx context.Context, key, description string) (*hippo.Block, error) {
-	return m.s.DescribeBlock(ctx, key, description)
-}
-
-// Blocks implements hippo.MemoryService (the store's).
-func (m *Memory) Blocks(ctx context.Context) ([]hippo.BlockInfo, error) {
-	return m.s.Blocks(ctx)
-}
-
-// DeleteBlock implements hippo.MemoryService (the store's).
-func (m *Memory) DeleteBlock(ctx context.Context, key string) error {
-	return m.s.DeleteBlock(ctx, key)
 }

@@ -157,25 +157,6 @@ func recalledChunks(ctx context.Context, db *DB, q querier, agent string, ids []
 		placeholders(len(ids))+`) AND +agent_id = ?`, args...)
 }
 
-// ScopeBlocks implements engine.BlockStore.
-func (m *agentStore) ScopeBlocks(ctx context.Context, scope string) ([]*hippo.Block, error) {
-	infos, err := m.db.ListBlocks(ctx, m.opts.AgentID, &scope)
-	if err != nil {
-		return nil, err
-	}
-	var blocks []*hippo.Block
-	for _, info := range infos {
-		blk, err := getBlock(ctx, m.db.read, m.opts.AgentID, scope, info.Key)
-		if err == sql.ErrNoRows {
-			continue
-		} else if err != nil {
-			return nil, err
-		}
-		blocks = append(blocks, blk)
-	}
-	return blocks, nil
-}
-
 // storeTx is a transaction of agentStore (engine.Tx).
 type storeTx struct {
 	agentTx
@@ -200,6 +181,15 @@ func (t storeTx) LockModel(ctx context.Context, model string, dim int) error {
 // Recalled implements engine.Tx.
 func (t storeTx) Recalled(ctx context.Context, ids []string) ([]*hippo.Chunk, error) {
 	return recalledChunks(ctx, t.m.db, t.tx, t.agent, ids)
+}
+
+// Supersedes implements engine.Tx.
+func (t storeTx) Supersedes(ctx context.Context, id string) (bool, error) {
+	var n int
+	if err := t.tx.QueryRowContext(ctx, `SELECT COUNT(*) FROM chunks WHERE superseded_by = ?`, id).Scan(&n); err != nil {
+		return false, err
+	}
+	return n > 0, nil
 }
 
 // Delete implements engine.Tx.
