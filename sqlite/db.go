@@ -79,9 +79,8 @@ type DB struct {
 	activityMu   sync.Mutex
 	activityHour map[string]int64 // last hour recorded per agent
 
-	indexMu sync.Mutex
-	indexes map[string]*engine.Index // by agent ID, loaded on first search
-	writes  atomic.Int64             // recalls and writes, to pace change-log pruning
+	indexes *engine.Indexes // by agent ID, loaded on first search
+	writes  atomic.Int64    // recalls and writes, to pace change-log pruning
 
 	stmtMu sync.Mutex
 	stmts  map[string]*sql.Stmt // prepared on the write pool, by query
@@ -121,7 +120,8 @@ func Open(ctx context.Context, path string, opts Options) (*DB, error) {
 		return nil, hippo.Errorf(hippo.EINVALID, "cannot open %s: %v", abs, err)
 	}
 
-	db := &DB{path: abs, created: created, cfg: hippo.DefaultConfig(), now: time.Now, indexes: map[string]*engine.Index{}}
+	db := &DB{path: abs, created: created, cfg: hippo.DefaultConfig(), now: time.Now}
+	db.indexes = engine.NewIndexes(db.vectorLoader)
 	if opts.Config != nil {
 		db.cfg = *opts.Config
 	}

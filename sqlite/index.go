@@ -24,19 +24,7 @@ func (db *DB) syncIndex(ctx context.Context, agentID string) (*engine.Index, err
 // dimension (lock; nil: nothing) against the model lock, in the snapshot
 // the index is brought up to date from: one read serves both.
 func (db *DB) syncIndexFor(ctx context.Context, agentID string, lock *ModelLock) (*engine.Index, error) {
-	db.indexMu.Lock()
-	ai := db.indexes[agentID]
-	if ai == nil {
-		ai = engine.NewIndex(agentID, db.cfg, db.vectorLoader(agentID))
-		db.indexes[agentID] = ai
-	}
-	db.indexMu.Unlock()
-	ai.Mu.Lock()
-	defer ai.Mu.Unlock()
-	if err := ai.Sync(ctx, feed{db}, db.activeClock, lock); err != nil {
-		return nil, err
-	}
-	return ai, nil
+	return db.indexes.Sync(ctx, agentID, db.cfg, feed{db}, db.activeClock, lock)
 }
 
 // feed is the change log (hippo_changes, migration 0002) as engine.Feed:

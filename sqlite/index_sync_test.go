@@ -38,9 +38,7 @@ func TestIndexCurrentCheck(t *testing.T) {
 	}
 	current := func(step string, want bool) {
 		t.Helper()
-		db.indexMu.Lock()
-		ai := db.indexes["agent"]
-		db.indexMu.Unlock()
+		ai := db.indexes.Cached("agent")
 		ai.Mu.Lock()
 		defer ai.Mu.Unlock()
 		got, err := indexCurrent(ctx, ai, db, "agent", lock)

@@ -152,9 +152,7 @@ func TestRecallFoldsOwnBoost(t *testing.T) {
 	if _, err := m.Recall(ctx, hippo.RecallInput{Query: "alpha", Limit: 2}); err != nil {
 		t.Fatal(err)
 	}
-	db.indexMu.Lock()
-	ai := db.indexes["agent"] // as the recall left it: agentIndex would sync
-	db.indexMu.Unlock()
+	ai := db.indexes.Cached("agent") // as the recall left it: agentIndex would sync
 	var maxSeq int64
 	if err := db.read.QueryRowContext(ctx, `SELECT MAX(seq) FROM hippo_changes`).Scan(&maxSeq); err != nil {
 		t.Fatal(err)
