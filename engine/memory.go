@@ -40,8 +40,10 @@ type Store interface {
 
 	// ListBlocks lists the agent's blocks of one scope, by key.
 	ListBlocks(ctx context.Context, scope string) ([]hippo.BlockInfo, error)
-	// SearchConversation is the store's still (see docs/ARCHITECTURE.md).
-	SearchConversation(ctx context.Context, query string, limit int) ([]hippo.ConversationHit, error)
+	// SearchConversation is the best limit messages of the consumer's
+	// table (a validated name) matching query's words, best first:
+	// EINVALID when the table or its text index is missing.
+	SearchConversation(ctx context.Context, table, query string, limit int) ([]hippo.ConversationHit, error)
 }
 
 // Tx is one transaction of a Store over the agent's chunks.
@@ -633,7 +635,22 @@ func (m *Memory) Context(ctx context.Context, in hippo.ContextInput) (*hippo.Con
 	return AssembleContext(budget, blocks, recalled), nil
 }
 
-// SearchConversation implements hippo.MemoryService (the store's).
+// SearchConversation implements hippo.MemoryService: the store's text
+// search (Store.SearchConversation) over the configured messages table.
 func (m *Memory) SearchConversation(ctx context.Context, query string, limit int) ([]hippo.ConversationHit, error) {
-	return m.s.SearchConversation(ctx, query, limit)
+	if err := m.touch(ctx); err != nil {
+		return nil, err
+	}
+	table := m.opts.MessagesTable
+	if table == "" {
+		return nil, hippo.Errorf(hippo.EINVALID, "recall_conversation is not available: no messages table is configured")
+	}
+	if err := hippo.ValidateText("query", query, m.cfg.MaxFactText); err != nil {
+		return nil, err
+	}
+	limit, err := m.cfg.CheckLimit(limit)
+	if err != nil {
+		return nil, err
+	}
+	return m.s.SearchConversation(ctx, table, query, limit)
 }

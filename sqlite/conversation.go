@@ -9,25 +9,11 @@ import (
 	"github.com/hippo-mem/hippo"
 )
 
-// SearchConversation implements hippo.MemoryService over the consumer-owned
+// SearchConversation implements engine.Store over the consumer-owned
 // messages table and its <table>_fts FTS5 index. The query is reduced to
 // its words, each quoted, so no input can be read as FTS syntax. When the
 // table has an agent_id column, only this agent's messages are searched.
-func (m *agentStore) SearchConversation(ctx context.Context, query string, limit int) ([]hippo.ConversationHit, error) {
-	if err := m.touch(ctx); err != nil {
-		return nil, err
-	}
-	table := m.opts.MessagesTable
-	if table == "" {
-		return nil, hippo.Errorf(hippo.EINVALID, "recall_conversation is not available: no messages table is configured")
-	}
-	if err := hippo.ValidateText("query", query, m.cfg.MaxFactText); err != nil {
-		return nil, err
-	}
-	limit, err := m.cfg.CheckLimit(limit)
-	if err != nil {
-		return nil, err
-	}
+func (m *agentStore) SearchConversation(ctx context.Context, table, query string, limit int) ([]hippo.ConversationHit, error) {
 	match := ftsQuery(query)
 	if match == "" {
 		return nil, hippo.Invalidf("query", "has no searchable words")

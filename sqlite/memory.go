@@ -258,12 +258,3 @@ func (m *agentStore) boost(ctx context.Context, ids []string, now int64) (map[st
 	// after minus their number before it.
 	return byID, after - int64(len(byID)), after, nil
 }
-
-// touch records that the agent is using its memory now (active decay
-// clock only).
-func (m *agentStore) touch(ctx context.Context) error {
-	if hippo.Looking(ctx) { // a look records no activity
-		return nil
-	}
-	return m.db.recordActivity(ctx, m.opts.AgentID)
-}
