@@ -1,6 +1,16 @@
 package engine
 
-import "time"
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"time"
+
+	"github.com/hippo-mem/hippo"
+)
 
 // ExportTimeLayout is the form of every timestamp in an export file: RFC
 // 3339 in UTC with microseconds, fixed width, whatever form a store keeps
@@ -10,3 +20,169 @@ const ExportTimeLayout = "2006-01-02T15:04:05.000000Z"
 
 // ExportTime is t in ExportTimeLayout.
 func ExportTime(t time.Time) string { return t.UTC().Format(ExportTimeLayout) }
+
+// Hippo's export format is one JSON object:
+//
+//	{"format":"hippo-export","version":1,
+//	 "embedding_model":{"model":"...","dimension":384},
+//	 "blocks":[{"agent_id","scope","key","value","description","updated_at"}, ...],
+//	 "chunks":[{"id","agent_id","scope","kind","content","content_hash",
+//	            "embedding_base64","metadata","running_intensity",
+//	            "encounter_count","access_count","last_accessed_at",
+//	            "superseded_by","superseded_at","created_at"}, ...]}
+//
+// Values are the stored ones, in a form no backend owns: NULL as null, the
+// embedding as the base64 of its little-endian float32 vector, metadata as
+// its JSON text, every timestamp in ExportTimeLayout (RFC 3339, UTC,
+// microseconds). Records are one per line, chunks ordered by ID, so
+// exports of equal stores are byte-identical. embedding_model is null when
+// the store has no model lock.
+const (
+	ExportFormat  = "hippo-export"
+	ExportVersion = 1
+)
+
+// ExportBlock is a block as an export records it.
+type ExportBlock struct {
+	AgentID     string `json:"agent_id"`
+	Scope       string `json:"scope"`
+	Key         string `json:"key"`
+	Value       string `json:"value"`
+	Description string `json:"description"`
+	UpdatedAt   string `json:"updated_at"` // in ExportTimeLayout
+}
+
+// ExportChunk is a chunk as an export records it; nil pointers are NULLs.
+// Timestamps are in ExportTimeLayout; Embedding is the stored little-endian
+// float32 vector.
+type ExportChunk struct {
+	ID               string  `json:"id"`
+	AgentID          string  `json:"agent_id"`
+	Scope            string  `json:"scope"`
+	Kind             string  `json:"kind"`
+	Content          string  `json:"content"`
+	ContentHash      *string `json:"content_hash"`
+	Embedding        []byte  `json:"embedding_base64"`
+	Metadata         *string `json:"metadata"`
+	RunningIntensity float64 `json:"running_intensity"`
+	EncounterCount   int64   `json:"encounter_count"`
+	AccessCount      int64   `json:"access_count"`
+	LastAccessedAt   string  `json:"last_accessed_at"`
+	SupersededBy     *string `json:"superseded_by"`
+	SupersededAt     *string `json:"superseded_at"`
+	CreatedAt        string  `json:"created_at"`
+}
+
+// ExportRows is one read snapshot of a store, as Export reads it. Errors
+// returned by fn are returned as they are.
+type ExportRows interface {
+	// ModelLock is the model lock, nil when there is none.
+	ModelLock(ctx context.Context) (*hippo.ModelLock, error)
+	// Blocks hands fn the blocks opts selects (AgentID, Scope), ordered by
+	// agent, scope and key.
+	Blocks(ctx context.Context, opts hippo.ExportOptions, fn func(*ExportBlock) error) error
+	// Chunks hands fn the chunks opts selects, ordered by ID.
+	Chunks(ctx context.Context, opts hippo.ExportOptions, fn func(*ExportChunk) error) error
+}
+
+// ExportStore runs fn in one read snapshot.
+type ExportStore interface {
+	ExportView(ctx context.Context, fn func(ExportRows) error) error
+}
+
+// Export writes blocks and chunks to w in Hippo's export format, from one
+// read snapshot of s. Records are encoded as the store streams them, so
+// memory use does not grow with the store.
+func Export(ctx context.Context, s ExportStore, w io.Writer, opts hippo.ExportOptions) (*hippo.ExportSummary, error) {
+	var sum *hippo.ExportSummary
+	err := s.ExportView(ctx, func(rows ExportRows) error {
+		var err error
+		sum, err = export(ctx, rows, w, opts)
+		return err
+	})
+	if err != nil {
+		return nil, err
+	}
+	return sum, nil
+}
+
+func export(ctx context.Context, rows ExportRows, w io.Writer, opts hippo.ExportOptions) (*hippo.ExportSummary, error) {
+	lock, err := rows.ModelLock(ctx)
+	if err != nil {
+		return nil, err
+	}
+	out := &exportWriter{w: bufio.NewWriterSize(w, 64<<10)}
+	out.enc = json.NewEncoder(&out.buf)
+	out.enc.SetEscapeHTML(false)
+	model, err := json.Marshal(lock)
+	if err != nil {
+		return nil, err
+	}
+	out.raw(`{"format":"` + ExportFormat + `","version":1,"embedding_model":` + string(model) + ",\n\"blocks\":[")
+
+	sum := &hippo.ExportSummary{}
+	err = rows.Blocks(ctx, opts, func(b *ExportBlock) error {
+		out.record(sum.Blocks, b)
+		sum.Blocks++
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	out.raw("\n],\n\"chunks\":[")
+	err = rows.Chunks(ctx, opts, func(c *ExportChunk) error {
+		out.record(sum.Chunks, c)
+		if out.err != nil {
+			return out.err
+		}
+		sum.Chunks++
+		if opts.Progress != nil {
+			opts.Progress(sum.Chunks)
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	out.raw("\n]}\n")
+	if out.err == nil {
+		out.err = out.w.Flush()
+	}
+	if out.err != nil {
+		return nil, fmt.Errorf("write export: %w", out.err)
+	}
+	return sum, nil
+}
+
+// exportWriter writes records one per line, remembering the first error.
+type exportWriter struct {
+	w   *bufio.Writer
+	buf bytes.Buffer
+	enc *json.Encoder
+	err error
+}
+
+func (e *exportWriter) raw(s string) {
+	if e.err == nil {
+		_, e.err = e.w.WriteString(s)
+	}
+}
+
+// record writes the i-th element of an array.
+func (e *exportWriter) record(i int, v any) {
+	if e.err != nil {
+		return
+	}
+	e.buf.Reset()
+	if e.err = e.enc.Encode(v); e.err != nil {
+		return
+	}
+	if i == 0 {
+		e.raw("\n")
+	} else {
+		e.raw(",\n")
+	}
+	if e.err == nil {
+		_, e.err = e.w.Write(bytes.TrimSuffix(e.buf.Bytes(), []byte("\n")))
+	}
+}
