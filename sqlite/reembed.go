@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/hippo-mem/hippo"
+	"github.com/hippo-mem/hippo/engine"
 	"github.com/hippo-mem/hippo/vector"
 )
 
@@ -21,65 +22,109 @@ type ReembedOptions = hippo.ReembedOptions
 // ReembedResult is hippo.ReembedResult.
 type ReembedResult = hippo.ReembedResult
 
-// Reembed re-embeds the content of every chunk of every agent with e and
-// switches the database's model lock to e's model.
-//
-// Recall never sees a mix of models: the new vectors wait in a shadow table
-// (hippo_reembed, with the target in hippo_meta 'reembed_target') while the
-// chunks keep the old ones, and one final write transaction embeds the
-// chunks written meanwhile, copies every new vector into the chunks, moves
-// the lock and drops the shadow state. Until then the database stays on
-// the old model for every reader and writer.
-//
-// Batches are committed to the shadow table one by one, so when ctx is
-// cancelled (checked between batches), or the embedder fails, a later call
-// with an embedder of the same model and dimension continues where this
-// one stopped; a call with another target starts over. Chunks whose
-// content changes or that are deleted meanwhile lose their shadow vector
-// (triggers see to it) and are embedded again.
-//
-// When the database is already on e's model Reembed does nothing and
-// reports Unchanged.
+// Reembed implements hippo.Reembedder: engine.Reembed over the shadow
+// table hippo_reembed, with the target in hippo_meta 'reembed_target'.
+// Triggers drop the shadow vector of a chunk whose content changes or that
+// is deleted meanwhile.
 func (db *DB) Reembed(ctx context.Context, e hippo.Embedder, opts ReembedOptions) (*ReembedResult, error) {
-	if e == nil {
-		return nil, hippo.Errorf(hippo.EINVALID, "no embedder configured")
+	return engine.Reembed(ctx, reembedStore{db}, e, opts)
+}
+
+// reembedStore is the database as engine.ReembedStore.
+type reembedStore struct{ db *DB }
+
+func (s reembedStore) ReembedPlan(ctx context.Context, target ModelLock) (*ReembedResult, error) {
+	return s.db.reembedPlan(ctx, target)
+}
+
+func (s reembedStore) StartReembed(ctx context.Context, target ModelLock) (*ReembedResult, error) {
+	return s.db.startReembed(ctx, target)
+}
+
+func (s reembedStore) ReembedMissing(ctx context.Context, cursor string, n int) (ids, texts []string, err error) {
+	return missingShadow(ctx, s.db.read, cursor, n)
+}
+
+func (s reembedStore) ReembedUpdate(ctx context.Context, fn func(engine.ReembedTx) error) error {
+	tx, err := s.db.write.BeginTx(ctx, nil)
+	if err != nil {
+		return err
 	}
-	if strings.TrimSpace(e.Model()) == "" {
-		return nil, hippo.Errorf(hippo.EINVALID, "embedding model name must not be empty")
+	defer tx.Rollback()
+	if err := fn(reembedTx{s.db, tx}); err != nil {
+		return err
 	}
-	batch := opts.BatchSize
-	if batch == 0 {
-		batch = DefaultReembedBatch
+	return tx.Commit()
+}
+
+// AfterSwitch implements engine.ReembedStore: the switch logged a change
+// per chunk and rewrote every row: trim the log, and fold the WAL back
+// into the file.
+func (s reembedStore) AfterSwitch(ctx context.Context) {
+	_ = s.db.pruneChanges(ctx, changeLogKeep)
+	s.db.checkpoint(ctx)
+}
+
+// reembedTx is a write transaction as engine.ReembedTx.
+type reembedTx struct {
+	db *DB
+	tx *sql.Tx
+}
+
+func (t reembedTx) ModelLock(ctx context.Context) (*ModelLock, error) {
+	return t.db.readLock(ctx, t.tx)
+}
+
+// CheckTarget makes sure no other run has taken over the shadow state.
+func (t reembedTx) CheckTarget(ctx context.Context, target ModelLock) error {
+	var key string
+	if err := t.tx.QueryRowContext(ctx, `SELECT COALESCE((SELECT value FROM hippo_meta WHERE key = 'reembed_target'), '')`).Scan(&key); err != nil {
+		return err
 	}
-	if batch < 0 {
-		return nil, hippo.Invalidf("batch_size", "must be positive, got %d", batch)
+	if key != lockKey(target) {
+		return hippo.Errorf(hippo.ECONFLICT, "another re-embedding of this database finished or started over meanwhile; run it again")
 	}
-	target := ModelLock{Model: e.Model(), Dimension: e.Dimension()}
-	if opts.DryRun {
-		return db.reembedPlan(ctx, target)
+	return nil
+}
+
+func (t reembedTx) Missing(ctx context.Context, cursor string, n int) (ids, texts []string, err error) {
+	return missingShadow(ctx, t.tx, cursor, n)
+}
+
+func (t reembedTx) Shadow(ctx context.Context, ids, texts []string, vecs [][]float32) (int, error) {
+	return insertShadow(ctx, t.tx, ids, texts, vecs)
+}
+
+// Switch implements engine.ReembedTx.
+func (t reembedTx) Switch(ctx context.Context, target ModelLock) (int, error) {
+	tx := t.tx
+	res, err := tx.ExecContext(ctx, `UPDATE chunks SET embedding = r.embedding FROM hippo_reembed AS r WHERE r.id = chunks.id`)
+	if err != nil {
+		return 0, fmt.Errorf("switch embeddings: %w", err)
 	}
-	if target.Dimension <= 0 {
-		// The embedder learns its dimension from a response: the target
-		// must be known before anything is recorded.
-		vecs, err := hippo.Embed(ctx, e, []string{"dimension probe"}, 0)
-		if err != nil {
-			return nil, err
-		}
-		target.Dimension = len(vecs[0])
+	n, _ := res.RowsAffected()
+	var stale int
+	if err := tx.QueryRowContext(ctx, `SELECT COUNT(*) FROM chunks WHERE length(embedding) != ?`, 4*target.Dimension).Scan(&stale); err != nil {
+		return 0, err
 	}
-	res, err := db.startReembed(ctx, target)
-	if err != nil || res.Unchanged {
-		return res, err
+	if stale > 0 {
+		return 0, hippo.Errorf(hippo.EINTERNAL, "%d chunks were left without a %d-dimension embedding; nothing was switched", stale, target.Dimension)
 	}
-	r := &reembedder{db: db, e: e, target: target, key: lockKey(target), batch: batch,
-		progress: opts.Progress, res: res, done: res.Reused}
-	if err := r.fill(ctx); err != nil {
-		return nil, r.interrupted(ctx, err)
+	if err := setMeta(ctx, tx, "embedding_model", target.Model); err != nil {
+		return 0, err
 	}
-	if err := r.finish(ctx); err != nil {
-		return nil, r.interrupted(ctx, err)
+	if err := setMeta(ctx, tx, "embedding_dimension", strconv.Itoa(target.Dimension)); err != nil {
+		return 0, err
 	}
-	return res, nil
+	if err := dropReembedState(ctx, tx); err != nil {
+		return 0, err
+	}
+	// Every row changed: have every process reload its indexes rather
+	// than fold in the whole table change by change.
+	if err := raiseChangesFloor(ctx, tx); err != nil {
+		return 0, err
+	}
+	return int(n), nil
 }
 
 // lockKey is the lock as recorded in hippo_meta 'reembed_target'.
@@ -182,56 +227,9 @@ func (db *DB) startReembed(ctx context.Context, target ModelLock) (*ReembedResul
 	return res, tx.Commit()
 }
 
-// reembedder is one run of Reembed past its start.
-type reembedder struct {
-	db       *DB
-	e        hippo.Embedder
-	target   ModelLock
-	key      string
-	batch    int
-	progress func(done, total int)
-	res      *ReembedResult
-	done     int // shadow vectors so far
-}
-
-// fill embeds, batch by batch, every chunk that has no shadow vector,
-// committing each batch. Passes restart from the first ID to catch chunks
-// written behind the cursor; what is still missing after a few passes is
-// left to finish.
-func (r *reembedder) fill(ctx context.Context) error {
-	r.report()
-	cursor := ""
-	for pass := 0; pass < 3; {
-		if err := ctx.Err(); err != nil {
-			return err
-		}
-		ids, texts, err := r.missing(ctx, r.db.read, cursor, r.batch)
-		if err != nil {
-			return err
-		}
-		if len(ids) == 0 {
-			if cursor == "" {
-				break
-			}
-			cursor, pass = "", pass+1
-			continue
-		}
-		cursor = ids[len(ids)-1]
-		vecs, err := hippo.Embed(ctx, r.e, texts, r.target.Dimension)
-		if err != nil {
-			return err
-		}
-		if err := r.store(ctx, ids, texts, vecs); err != nil {
-			return err
-		}
-		r.report()
-	}
-	return nil
-}
-
-// missing returns up to n chunks after cursor, in ID order, that have no
+// missingShadow returns up to n chunks after cursor, in ID order, that have no
 // shadow vector.
-func (r *reembedder) missing(ctx context.Context, q querier, cursor string, n int) (ids, texts []string, err error) {
+func missingShadow(ctx context.Context, q querier, cursor string, n int) (ids, texts []string, err error) {
 	rows, err := q.QueryContext(ctx, `SELECT id, content FROM chunks AS c WHERE id > ?
 		AND NOT EXISTS (SELECT 1 FROM hippo_reembed AS r WHERE r.id = c.id) ORDER BY id LIMIT ?`, cursor, n)
 	if err != nil {
@@ -246,137 +244,6 @@ func (r *reembedder) missing(ctx context.Context, q querier, cursor string, n in
 		ids, texts = append(ids, id), append(texts, text)
 	}
 	return ids, texts, closeRows(rows)
-}
-
-// store writes a batch of shadow vectors in one transaction. A chunk whose
-// content changed since it was read gets none: a later pass embeds it.
-func (r *reembedder) store(ctx context.Context, ids, texts []string, vecs [][]float32) error {
-	tx, err := r.db.write.BeginTx(ctx, nil)
-	if err != nil {
-		return err
-	}
-	defer tx.Rollback()
-	if err := r.checkTarget(ctx, tx); err != nil {
-		return err
-	}
-	n, err := insertShadow(ctx, tx, ids, texts, vecs)
-	if err != nil {
-		return err
-	}
-	if err := tx.Commit(); err != nil {
-		return err
-	}
-	r.done += n
-	r.res.Embedded += len(ids)
-	return nil
-}
-
-// finish switches the database to the target in one write transaction.
-func (r *reembedder) finish(ctx context.Context) error {
-	tx, err := r.db.write.BeginTx(ctx, nil)
-	if err != nil {
-		return err
-	}
-	defer tx.Rollback()
-	lock, err := r.db.readLock(ctx, tx)
-	if err != nil {
-		return err
-	}
-	if !sameLock(lock, r.res.From) {
-		return hippo.Errorf(hippo.ECONFLICT, "the embedding model lock changed while re-embedding; run it again")
-	}
-	if err := r.checkTarget(ctx, tx); err != nil {
-		return err
-	}
-	// Chunks written since fill's last pass, embedded under the write lock
-	// so that none can slip in before the switch.
-	for cursor := ""; ; {
-		ids, texts, err := r.missing(ctx, tx, cursor, r.batch)
-		if err != nil {
-			return err
-		}
-		if len(ids) == 0 {
-			break
-		}
-		cursor = ids[len(ids)-1]
-		vecs, err := hippo.Embed(ctx, r.e, texts, r.target.Dimension)
-		if err != nil {
-			return err
-		}
-		if _, err := insertShadow(ctx, tx, ids, texts, vecs); err != nil {
-			return err
-		}
-		r.res.Embedded += len(ids)
-	}
-	res, err := tx.ExecContext(ctx, `UPDATE chunks SET embedding = r.embedding FROM hippo_reembed AS r WHERE r.id = chunks.id`)
-	if err != nil {
-		return fmt.Errorf("switch embeddings: %w", err)
-	}
-	n, _ := res.RowsAffected()
-	var stale int
-	if err := tx.QueryRowContext(ctx, `SELECT COUNT(*) FROM chunks WHERE length(embedding) != ?`, 4*r.target.Dimension).Scan(&stale); err != nil {
-		return err
-	}
-	if stale > 0 {
-		return hippo.Errorf(hippo.EINTERNAL, "%d chunks were left without a %d-dimension embedding; nothing was switched", stale, r.target.Dimension)
-	}
-	if err := setMeta(ctx, tx, "embedding_model", r.target.Model); err != nil {
-		return err
-	}
-	if err := setMeta(ctx, tx, "embedding_dimension", strconv.Itoa(r.target.Dimension)); err != nil {
-		return err
-	}
-	if err := dropReembedState(ctx, tx); err != nil {
-		return err
-	}
-	// Every row changed: have every process reload its indexes rather
-	// than fold in the whole table change by change.
-	if err := raiseChangesFloor(ctx, tx); err != nil {
-		return err
-	}
-	if err := tx.Commit(); err != nil {
-		return err
-	}
-	r.res.Chunks = int(n)
-	r.done = int(n)
-	r.report()
-	// The switch logged a change per chunk and rewrote every row: trim
-	// the log, and fold the WAL back into the file.
-	_ = r.db.pruneChanges(ctx, changeLogKeep)
-	r.db.checkpoint(ctx)
-	return nil
-}
-
-// checkTarget makes sure no other run has taken over the shadow state.
-func (r *reembedder) checkTarget(ctx context.Context, tx *sql.Tx) error {
-	var key string
-	if err := tx.QueryRowContext(ctx, `SELECT COALESCE((SELECT value FROM hippo_meta WHERE key = 'reembed_target'), '')`).Scan(&key); err != nil {
-		return err
-	}
-	if key != r.key {
-		return hippo.Errorf(hippo.ECONFLICT, "another re-embedding of this database finished or started over meanwhile; run it again")
-	}
-	return nil
-}
-
-func (r *reembedder) report() {
-	if r.progress != nil {
-		r.res.Chunks = max(r.res.Chunks, r.done)
-		r.progress(r.done, r.res.Chunks)
-	}
-}
-
-// interrupted says how far a run that stopped on err got.
-func (r *reembedder) interrupted(ctx context.Context, err error) error {
-	if ctx.Err() == nil {
-		return err
-	}
-	return fmt.Errorf("re-embedding interrupted after %d of %d chunks; nothing was switched, and running it again with the same embedder resumes: %w",
-		r.done, r.res.Chunks, ctx.Err())
-}
-
-func sameLock(a, b *ModelLock) bool {
-	return a == nil && b == nil || a != nil && b != nil && *a == *b
 }
 
 // insertShadow records vectors of chunks whose content is still texts, and
