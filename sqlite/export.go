@@ -23,7 +23,7 @@ const (
 // "scope","updatedAt","value"}],"chunks":[{"id","kind","content",
 // "content_hash","embedding_base64","metadata",...}]}. It records no
 // embedding model.
-const FormatTypeScript = "typescript-v1"
+const FormatTypeScript = engine.FormatTypeScript
 
 // ExportOptions is hippo.ExportOptions.
 type ExportOptions = hippo.ExportOptions
@@ -148,7 +148,7 @@ func neutralTimes(c *engine.ExportChunk) error {
 // exportTime is a stored timestamp, in any form Import reads, in
 // engine.ExportTimeLayout.
 func exportTime(stored string) (string, error) {
-	t, err := importTime(stored, time.Time{})
+	t, err := engine.ImportTime(stored, time.Time{})
 	if err != nil {
 		return "", err
 	}
@@ -162,5 +162,3 @@ func closeRows(rows *sql.Rows) error {
 	}
 	return err
 }
-
-const embeddingArg = 6
