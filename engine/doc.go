@@ -4,7 +4,7 @@
 // on, filled from a store's rows and kept current from its change feed)
 // and its cache (Indexes); the recall scan that fuses vector and
 // full-text relevance with strength and recency into the exact top k; the
-// fact pipeline; Export and Reembed.
+// fact pipeline; Export, Import and Reembed.
 //
 // It imports no SQL driver: a store hands it rows (Index.Add), vectors by
 // ID (the index's loader), per-query BM25 scores (RecallStore.TextScores)

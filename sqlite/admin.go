@@ -335,7 +335,7 @@ func (db *DB) PurgeSuperseded(ctx context.Context, f PurgeFilter) ([]*hippo.Chun
 	}
 	if len(purged) > 0 {
 		_ = db.pruneChanges(ctx, changeLogKeep)
-		db.checkpoint(ctx)
+		db.afterBulkWrite(ctx)
 	}
 	return purged, nil
 }

@@ -159,7 +159,7 @@ func (db *DB) DeleteChunks(ctx context.Context, agentID string, ids []string) (d
 	if err := tx.Commit(); err != nil {
 		return nil, nil, err
 	}
-	db.checkpoint(ctx)
+	db.afterBulkWrite(ctx)
 	return deleted, resurrected, nil
 }
 
@@ -220,10 +220,12 @@ func without(xs, drop []string) []string {
 	return out
 }
 
-// checkpoint folds the WAL back into the database after deletes, so
-// forgotten text does not linger in the log. Failure is harmless: the next
-// checkpoint does it.
-func (db *DB) checkpoint(ctx context.Context) {
+// afterBulkWrite is the store's hook after a write that deleted or
+// rewrote rows (engine.Store.AfterBulkWrite, ReembedStore.AfterSwitch,
+// DeleteChunks, PurgeSuperseded): a WAL checkpoint, so that forgotten text
+// does not linger in the log. Failure is harmless: the next checkpoint
+// does it.
+func (db *DB) afterBulkWrite(ctx context.Context) {
 	_, _ = db.write.ExecContext(ctx, `PRAGMA wal_checkpoint(TRUNCATE)`)
 }
 

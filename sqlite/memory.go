@@ -71,8 +71,9 @@ func (m *agentStore) Index(ctx context.Context, lock *hippo.ModelLock) (*engine.
 	return m.db.syncIndexFor(ctx, m.opts.AgentID, lock)
 }
 
-// AfterBulkWrite implements engine.Store: a WAL checkpoint.
-func (m *agentStore) AfterBulkWrite(ctx context.Context) { m.db.checkpoint(ctx) }
+// AfterBulkWrite implements engine.Store: the store hook, a WAL
+// checkpoint (DB.afterBulkWrite).
+func (m *agentStore) AfterBulkWrite(ctx context.Context) { m.db.afterBulkWrite(ctx) }
 
 // Update implements engine.Store: a transaction on the write connection
 // (BEGIN IMMEDIATE).

@@ -62,7 +62,7 @@ func (s reembedStore) ReembedUpdate(ctx context.Context, fn func(engine.ReembedT
 // into the file.
 func (s reembedStore) AfterSwitch(ctx context.Context) {
 	_ = s.db.pruneChanges(ctx, changeLogKeep)
-	s.db.checkpoint(ctx)
+	s.db.afterBulkWrite(ctx)
 }
 
 // reembedTx is a write transaction as engine.ReembedTx.
