@@ -79,3 +79,16 @@ type Importer interface {
 type Reembedder interface {
 	Reembed(ctx context.Context, e Embedder, opts ReembedOptions) (*ReembedResult, error)
 }
+
+// IndexUsage is what a store's in-memory indexes hold: the agents
+// resident, their rows and their bytes.
+type IndexUsage struct {
+	Agents, Rows int
+	Bytes        int64
+}
+
+// IndexReporter is implemented by stores that keep agents' indexes in
+// memory (the metrics report it).
+type IndexReporter interface {
+	IndexUsage() IndexUsage
+}

@@ -16,6 +16,7 @@
 //	hippo_embed_coalesced_calls_total              calls answered by shared requests (see package coalesce)
 //	hippo_embed_coalesced_requests_total           the requests they shared
 //	hippo_database_bytes                           the database file, with its WAL
+//	hippo_index_agents, _rows, _bytes              the in-memory indexes resident
 package metrics
 
 import (
@@ -123,6 +124,22 @@ func (m *Metrics) DatabaseSize(size func() int64) {
 	m.reg.MustRegister(prometheus.NewGaugeFunc(prometheus.GaugeOpts{
 		Name: "hippo_database_bytes", Help: "Size of the database file with its write-ahead log.",
 	}, func() float64 { return float64(size()) }))
+}
+
+// Indexes registers hippo_index_agents, hippo_index_rows and
+// hippo_index_bytes, read from usage at each scrape.
+func (m *Metrics) Indexes(usage func() hippo.IndexUsage) {
+	m.reg.MustRegister(
+		prometheus.NewGaugeFunc(prometheus.GaugeOpts{
+			Name: "hippo_index_agents", Help: "Agents whose vector index is resident in memory.",
+		}, func() float64 { return float64(usage().Agents) }),
+		prometheus.NewGaugeFunc(prometheus.GaugeOpts{
+			Name: "hippo_index_rows", Help: "Rows of the resident indexes.",
+		}, func() float64 { return float64(usage().Rows) }),
+		prometheus.NewGaugeFunc(prometheus.GaugeOpts{
+			Name: "hippo_index_bytes", Help: "Bytes of the resident indexes (int8 codes, scales, metadata).",
+		}, func() float64 { return float64(usage().Bytes) }),
+	)
 }
 
 // Coalesced registers the counts of a coalescing embedder (package

@@ -54,3 +54,16 @@ func TestWrappers(t *testing.T) {
 		t.Error("zero completion tokens made a series")
 	}
 }
+
+func TestIndexGauges(t *testing.T) {
+	m := metrics.New()
+	m.Indexes(func() hippo.IndexUsage { return hippo.IndexUsage{Agents: 3, Rows: 1200, Bytes: 98765} })
+	rec := httptest.NewRecorder()
+	m.Handler().ServeHTTP(rec, httptest.NewRequest("GET", "/metrics", nil))
+	body := rec.Body.String()
+	for _, want := range []string{"hippo_index_agents 3\n", "hippo_index_rows 1200\n", "hippo_index_bytes 98765\n"} {
+		if !strings.Contains(body, want) {
+			t.Errorf("/metrics lacks %q", want)
+		}
+	}
+}

@@ -686,3 +686,9 @@ func (r driverRow) Scan(dest ...any) error {
 	}
 	return nil
 }
+
+// IndexUsage implements hippo.IndexReporter: the agents whose indexes
+// this process holds, their rows and bytes.
+func (db *DB) IndexUsage() hippo.IndexUsage { return db.indexes.Usage() }
+
+var _ hippo.IndexReporter = (*DB)(nil)

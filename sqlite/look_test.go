@@ -56,3 +56,25 @@ func TestLookingRecordsNoActivity(t *testing.T) {
 		t.Errorf("active hours %v after a read that is not a look, want more than %v", after, before)
 	}
 }
+
+// TestIndexUsage: the resident indexes are reported by agent, row and
+// byte once recall has loaded them.
+func TestIndexUsage(t *testing.T) {
+	ctx := context.Background()
+	e := newEnv(t)
+	if u := e.db.IndexUsage(); u != (hippo.IndexUsage{}) {
+		t.Fatalf("before any recall: %+v, want nothing resident", u)
+	}
+	for _, agent := range []string{"agent-a", "agent-b"} {
+		m := e.memory(agent)
+		store(t, m, "first note of "+agent)
+		store(t, m, "second note of "+agent)
+		if _, err := m.Recall(ctx, hippo.RecallInput{Query: "note"}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	u := e.db.IndexUsage()
+	if u.Agents != 2 || u.Rows != 4 || u.Bytes < 4*testDim {
+		t.Errorf("usage %+v, want 2 agents, 4 rows and at least a byte per dimension each", u)
+	}
+}

@@ -90,6 +90,9 @@ offline defaults are used: no key, no network.`,
 				a.metrics.Coalesced(func() (int64, int64) { st := c.Stats(); return st.Calls, st.Requests })
 				emb = c
 			}
+			if r, ok := db.(hippo.IndexReporter); ok {
+				a.metrics.Indexes(r.IndexUsage)
+			}
 			if loc := db.Location(); !strings.Contains(loc, "://") { // a file
 				a.metrics.DatabaseSize(func() int64 { return fileSize(loc) + fileSize(loc+"-wal") })
 			}

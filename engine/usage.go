@@ -1,0 +1,25 @@
+package engine
+
+import "github.com/hippo-mem/hippo"
+
+// Usage is what the cached indexes hold now: the agents resident, their
+// rows, and the bytes of their codes, scales and metadata.
+func (x *Indexes) Usage() hippo.IndexUsage {
+	x.mu.Lock()
+	list := make([]*Index, 0, len(x.byAgent))
+	for _, ai := range x.byAgent {
+		list = append(list, ai)
+	}
+	x.mu.Unlock()
+	var u hippo.IndexUsage
+	for _, ai := range list {
+		ai.Mu.RLock()
+		if ai.Idx != nil {
+			u.Agents++
+			u.Rows += ai.Idx.Len()
+			u.Bytes += int64(ai.Idx.Bytes() + ai.Idx.MetaBytes())
+		}
+		ai.Mu.RUnlock()
+	}
+	return u
+}
