@@ -81,10 +81,12 @@ type Reembedder interface {
 }
 
 // IndexUsage is what a store's in-memory indexes hold: the agents
-// resident, their rows and their bytes.
+// resident, their rows and their bytes, the bound on those bytes (0: none),
+// and the cache's loads, hits and evictions so far.
 type IndexUsage struct {
-	Agents, Rows int
-	Bytes        int64
+	Agents, Rows           int
+	Bytes, Limit           int64
+	Loads, Hits, Evictions int64
 }
 
 // IndexReporter is implemented by stores that keep agents' indexes in

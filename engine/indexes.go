@@ -2,6 +2,7 @@ package engine
 
 import (
 	"context"
+	"sort"
 	"sync"
 
 	"github.com/hippo-mem/hippo"
@@ -16,6 +17,24 @@ type Indexes struct {
 
 	mu      sync.Mutex
 	byAgent map[string]*Index
+	// limit bounds the bytes of the resident indexes (0: no bound): past
+	// it, the least recently used agents' indexes are dropped, to be
+	// loaded again on their next use.
+	limit int64
+	tick  uint64            // uses so far
+	used  map[string]uint64 // the tick of each agent's last use
+	// loads, hits and evictions count Syncs that had to load an index,
+	// Syncs that found one, and indexes dropped for the limit.
+	loads, hits, evictions int64
+}
+
+// SetLimit bounds the bytes of the resident indexes; 0 removes the bound.
+// The agent being used is never dropped, so one index larger than the
+// limit stays while it is in use.
+func (x *Indexes) SetLimit(bytes int64) {
+	x.mu.Lock()
+	x.limit = max(0, bytes)
+	x.mu.Unlock()
 }
 
 // NewIndexes returns an empty cache whose indexes read exact vectors with
@@ -42,11 +61,81 @@ func (x *Indexes) Sync(ctx context.Context, agent string, cfg hippo.Config, f Fe
 		ai = NewIndex(agent, cfg, x.loader(agent))
 		x.byAgent[agent] = ai
 	}
+	if x.used == nil {
+		x.used = map[string]uint64{}
+	}
+	x.tick++
+	x.used[agent] = x.tick
+	limit := x.limit
 	x.mu.Unlock()
 	ai.Mu.Lock()
-	defer ai.Mu.Unlock()
-	if err := ai.Sync(ctx, f, active, lock); err != nil {
+	loaded := ai.Loaded
+	err := ai.Sync(ctx, f, active, lock)
+	ai.Mu.Unlock()
+	x.mu.Lock()
+	if loaded {
+		x.hits++
+	} else if err == nil {
+		x.loads++
+	}
+	x.mu.Unlock()
+	if err != nil {
 		return nil, err
 	}
+	if limit > 0 {
+		x.evict(agent, limit)
+	}
 	return ai, nil
+}
+
+// evict drops the least recently used indexes other than keep's while the
+// resident bytes exceed limit. Sizes are read without x.mu held, so that
+// no index lock is taken under it; an index dropped while a search holds
+// it serves that search and is then collected.
+func (x *Indexes) evict(keep string, limit int64) {
+	type resident struct {
+		agent string
+		ai    *Index
+		used  uint64
+		bytes int64
+	}
+	x.mu.Lock()
+	list := make([]resident, 0, len(x.byAgent))
+	for agent, ai := range x.byAgent {
+		list = append(list, resident{agent: agent, ai: ai, used: x.used[agent]})
+	}
+	x.mu.Unlock()
+	var total int64
+	for i := range list {
+		list[i].bytes = indexBytes(list[i].ai)
+		total += list[i].bytes
+	}
+	if total <= limit {
+		return
+	}
+	sort.Slice(list, func(i, j int) bool { return list[i].used < list[j].used })
+	x.mu.Lock()
+	defer x.mu.Unlock()
+	for _, r := range list {
+		if total <= limit {
+			return
+		}
+		if r.agent == keep || x.byAgent[r.agent] != r.ai {
+			continue
+		}
+		delete(x.byAgent, r.agent)
+		delete(x.used, r.agent)
+		x.evictions++
+		total -= r.bytes
+	}
+}
+
+// indexBytes is what ai holds in memory: codes, scales and metadata.
+func indexBytes(ai *Index) int64 {
+	ai.Mu.RLock()
+	defer ai.Mu.RUnlock()
+	if ai.Idx == nil {
+		return 0
+	}
+	return int64(ai.Idx.Bytes() + ai.Idx.MetaBytes())
 }

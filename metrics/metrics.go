@@ -16,7 +16,8 @@
 //	hippo_embed_coalesced_calls_total              calls answered by shared requests (see package coalesce)
 //	hippo_embed_coalesced_requests_total           the requests they shared
 //	hippo_database_bytes                           the database file, with its WAL
-//	hippo_index_agents, _rows, _bytes              the in-memory indexes resident
+//	hippo_index_agents, _rows, _bytes, _limit_bytes the in-memory indexes resident and their bound
+//	hippo_index_loads_total, _hits_total, _evictions_total  how the cache of indexes fares
 package metrics
 
 import (
@@ -126,8 +127,8 @@ func (m *Metrics) DatabaseSize(size func() int64) {
 	}, func() float64 { return float64(size()) }))
 }
 
-// Indexes registers hippo_index_agents, hippo_index_rows and
-// hippo_index_bytes, read from usage at each scrape.
+// Indexes registers the hippo_index_* families, read from usage at each
+// scrape.
 func (m *Metrics) Indexes(usage func() hippo.IndexUsage) {
 	m.reg.MustRegister(
 		prometheus.NewGaugeFunc(prometheus.GaugeOpts{
@@ -139,6 +140,18 @@ func (m *Metrics) Indexes(usage func() hippo.IndexUsage) {
 		prometheus.NewGaugeFunc(prometheus.GaugeOpts{
 			Name: "hippo_index_bytes", Help: "Bytes of the resident indexes (int8 codes, scales, metadata).",
 		}, func() float64 { return float64(usage().Bytes) }),
+		prometheus.NewGaugeFunc(prometheus.GaugeOpts{
+			Name: "hippo_index_limit_bytes", Help: "The bound on the resident indexes' bytes (--index-memory); 0 for none.",
+		}, func() float64 { return float64(usage().Limit) }),
+		prometheus.NewCounterFunc(prometheus.CounterOpts{
+			Name: "hippo_index_loads_total", Help: "Agents' indexes loaded from the store (first use, or after an eviction).",
+		}, func() float64 { return float64(usage().Loads) }),
+		prometheus.NewCounterFunc(prometheus.CounterOpts{
+			Name: "hippo_index_hits_total", Help: "Uses that found the agent's index resident.",
+		}, func() float64 { return float64(usage().Hits) }),
+		prometheus.NewCounterFunc(prometheus.CounterOpts{
+			Name: "hippo_index_evictions_total", Help: "Agents' indexes dropped to stay under --index-memory.",
+		}, func() float64 { return float64(usage().Evictions) }),
 	)
 }
 

@@ -57,11 +57,14 @@ func TestWrappers(t *testing.T) {
 
 func TestIndexGauges(t *testing.T) {
 	m := metrics.New()
-	m.Indexes(func() hippo.IndexUsage { return hippo.IndexUsage{Agents: 3, Rows: 1200, Bytes: 98765} })
+	m.Indexes(func() hippo.IndexUsage {
+		return hippo.IndexUsage{Agents: 3, Rows: 1200, Bytes: 98765, Limit: 1 << 20, Loads: 7, Hits: 40, Evictions: 4}
+	})
 	rec := httptest.NewRecorder()
 	m.Handler().ServeHTTP(rec, httptest.NewRequest("GET", "/metrics", nil))
 	body := rec.Body.String()
-	for _, want := range []string{"hippo_index_agents 3\n", "hippo_index_rows 1200\n", "hippo_index_bytes 98765\n"} {
+	for _, want := range []string{"hippo_index_agents 3\n", "hippo_index_rows 1200\n", "hippo_index_bytes 98765\n",
+		"hippo_index_limit_bytes 1.048576e+06\n", "hippo_index_loads_total 7\n", "hippo_index_hits_total 40\n", "hippo_index_evictions_total 4\n"} {
 		if !strings.Contains(body, want) {
 			t.Errorf("/metrics lacks %q", want)
 		}

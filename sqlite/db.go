@@ -56,6 +56,10 @@ type Options struct {
 	// when the caller knows it (0 when not). It only sets the page size of
 	// a database Open creates (PageSizeFor); an existing file keeps its own.
 	Dimension int
+	// IndexMemory bounds the bytes of the agents' vector indexes held in
+	// memory: past it, the least recently used agents' indexes are
+	// dropped and loaded again on their next use. 0 sets no bound.
+	IndexMemory int64
 }
 
 // Decay clocks.
@@ -97,6 +101,9 @@ func Open(ctx context.Context, path string, opts Options) (*DB, error) {
 	if strings.ContainsRune(path, 0) {
 		return nil, hippo.Invalidf("db", "path must not contain NUL bytes")
 	}
+	if opts.IndexMemory < 0 {
+		return nil, hippo.Invalidf("index_memory", "must not be negative, got %d", opts.IndexMemory)
+	}
 	abs, err := filepath.Abs(path)
 	if err != nil {
 		return nil, hippo.Invalidf("db", "cannot resolve path %q: %v", path, err)
@@ -122,6 +129,7 @@ func Open(ctx context.Context, path string, opts Options) (*DB, error) {
 
 	db := &DB{path: abs, created: created, cfg: hippo.DefaultConfig(), now: time.Now}
 	db.indexes = engine.NewIndexes(db.vectorLoader)
+	db.indexes.SetLimit(opts.IndexMemory)
 	if opts.Config != nil {
 		db.cfg = *opts.Config
 	}

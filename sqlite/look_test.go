@@ -3,6 +3,7 @@ package sqlite_test
 import (
 	"context"
 	"path/filepath"
+	"sync"
 	"testing"
 	"time"
 
@@ -76,5 +77,102 @@ func TestIndexUsage(t *testing.T) {
 	u := e.db.IndexUsage()
 	if u.Agents != 2 || u.Rows != 4 || u.Bytes < 4*testDim {
 		t.Errorf("usage %+v, want 2 agents, 4 rows and at least a byte per dimension each", u)
+	}
+}
+
+// TestIndexMemoryBound: with Options.IndexMemory too small for two
+// agents' indexes, using a third drops the least recently used; a dropped
+// agent's recall loads its index again and finds what it found before.
+func TestIndexMemoryBound(t *testing.T) {
+	ctx := context.Background()
+	e := newEnv(t)
+	db, err := sqlite.Open(ctx, filepath.Join(t.TempDir(), "bounded.db"), sqlite.Options{Now: e.clock.Now, IndexMemory: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	zero := 0.0
+	first := map[string]string{}
+	recall := func(agent string) string {
+		t.Helper()
+		m, err := db.Memory(sqlite.MemoryOptions{AgentID: agent, Embedder: e.emb})
+		if err != nil {
+			t.Fatal(err)
+		}
+		res, err := m.Recall(ctx, hippo.RecallInput{Query: "note about " + agent, MinRelevance: &zero, Limit: 1})
+		if err != nil || len(res) != 1 {
+			t.Fatalf("recall %s: %v, %d results", agent, err, len(res))
+		}
+		return res[0].Chunk.ID
+	}
+	for _, agent := range []string{"a", "b", "c"} {
+		m, err := db.Memory(sqlite.MemoryOptions{AgentID: agent, Embedder: e.emb})
+		if err != nil {
+			t.Fatal(err)
+		}
+		store(t, m, "note about "+agent)
+		store(t, m, "another thing entirely for "+agent)
+		first[agent] = recall(agent)
+	}
+	u := db.IndexUsage()
+	if u.Agents != 1 || u.Limit != 1 || u.Evictions < 2 {
+		t.Errorf("usage %+v: want only the agent in use resident, two evicted", u)
+	}
+	loads := u.Loads
+	if got := recall("a"); got != first["a"] {
+		t.Errorf("agent a after eviction recalled %s, want %s", got, first["a"])
+	}
+	if u := db.IndexUsage(); u.Loads != loads+1 || u.Agents != 1 {
+		t.Errorf("usage %+v: want a's index loaded again (loads %d) and the rest dropped", u, loads+1)
+	}
+	if _, err := sqlite.Open(ctx, filepath.Join(t.TempDir(), "x.db"), sqlite.Options{IndexMemory: -1}); hippo.ErrorCode(err) != hippo.EINVALID {
+		t.Errorf("IndexMemory -1: %v, want EINVALID", err)
+	}
+}
+
+// TestIndexMemoryBoundConcurrent: agents recalled at once from several
+// goroutines under a bound that fits one index at a time evict each other
+// and keep finding their own memories (run it with -race).
+func TestIndexMemoryBoundConcurrent(t *testing.T) {
+	ctx := context.Background()
+	e := newEnv(t)
+	db, err := sqlite.Open(ctx, filepath.Join(t.TempDir(), "bounded.db"), sqlite.Options{Now: e.clock.Now, IndexMemory: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	agents := []string{"a", "b", "c", "d"}
+	ids := map[string]string{}
+	for _, agent := range agents {
+		m, err := db.Memory(sqlite.MemoryOptions{AgentID: agent, Embedder: e.emb})
+		if err != nil {
+			t.Fatal(err)
+		}
+		ids[agent] = store(t, m, "note about "+agent).ID
+	}
+	zero := 0.0
+	var wg sync.WaitGroup
+	for g := range 8 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := range 20 {
+				agent := agents[(g+i)%len(agents)]
+				m, err := db.Memory(sqlite.MemoryOptions{AgentID: agent, Embedder: e.emb})
+				if err != nil {
+					t.Error(err)
+					return
+				}
+				res, err := m.Recall(ctx, hippo.RecallInput{Query: "note about " + agent, MinRelevance: &zero, Limit: 1})
+				if err != nil || len(res) != 1 || res[0].Chunk.ID != ids[agent] {
+					t.Errorf("recall %s: %v %v", agent, err, res)
+					return
+				}
+			}
+		}()
+	}
+	wg.Wait()
+	if u := db.IndexUsage(); u.Evictions == 0 || u.Loads < int64(len(agents)) {
+		t.Errorf("usage %+v: want evictions and reloads", u)
 	}
 }

@@ -69,6 +69,9 @@ type app struct {
 	// metrics, when set (hippo serve), counts provider calls, retries and
 	// tokens.
 	metrics *metrics.Metrics
+	// indexMemory bounds the resident indexes' bytes (hippo serve
+	// --index-memory); 0 sets no bound.
+	indexMemory int64
 
 	root *cobra.Command
 	ran  bool // a command's RunE was reached

@@ -12,6 +12,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/dustin/go-humanize"
 	"github.com/hippo-mem/hippo"
 	"github.com/hippo-mem/hippo/coalesce"
 	"github.com/hippo-mem/hippo/mcp"
@@ -22,11 +23,11 @@ import (
 
 func (a *app) newServeCommand() *cobra.Command {
 	var (
-		transport, addr, token, messages string
-		origins                          []string
-		insecure                         bool
-		embedWindow                      time.Duration
-		logFormat, pprofAddr             string
+		transport, addr, token, messages  string
+		origins                           []string
+		insecure                          bool
+		embedWindow                       time.Duration
+		logFormat, pprofAddr, indexMemory string
 	)
 	cmd := &cobra.Command{
 		Use:   "serve",
@@ -48,6 +49,13 @@ offline defaults are used: no key, no network.`,
 			}
 			if logFormat != "text" && logFormat != "json" {
 				return usageErrorf("--log-format must be text or json, got %q", logFormat)
+			}
+			if indexMemory != "" && indexMemory != "0" {
+				n, err := humanize.ParseBytes(indexMemory)
+				if err != nil || n > 1<<50 {
+					return usageErrorf("--index-memory must be a size such as 256MB or 2GiB (0: no bound), got %q", indexMemory)
+				}
+				a.indexMemory = int64(n)
 			}
 			if pprofAddr != "" {
 				if err := servePprof(ctx, pprofAddr, a.stderr); err != nil {
@@ -108,7 +116,7 @@ offline defaults are used: no key, no network.`,
 			log := slog.New(handler)
 			embedDesc, llmDesc := a.describeProviders(emb)
 			log.Info("hippo serve", "version", buildVersion().String(), "db", db.Location(), "embedder", embedDesc, "llm", llmDesc,
-				"transport", transport, "auth", token != "", "embed_window", embedWindow)
+				"transport", transport, "auth", token != "", "embed_window", embedWindow, "index_memory", a.indexMemory)
 			// The web UI needs the store's browsing queries: SQLite's.
 			var web http.Handler
 			if st, ok := db.(ui.Store); ok {
@@ -153,6 +161,7 @@ offline defaults are used: no key, no network.`,
 	f.StringSliceVar(&origins, "allow-origin", nil, "browser origins allowed besides loopback")
 	f.BoolVar(&insecure, "insecure", false, "allow a non-loopback address without --auth-token")
 	f.StringVar(&logFormat, "log-format", "text", "log lines as text or json")
+	f.StringVar(&indexMemory, "index-memory", "0", "bound the agents' vector indexes held in memory, e.g. 256MB; the least recently used are dropped and reloaded on demand (0: no bound)")
 	f.StringVar(&pprofAddr, "pprof", "", "serve net/http/pprof on this loopback address (e.g. 127.0.0.1:6060)")
 	f.DurationVar(&embedWindow, "embed-window", coalesce.DefaultWindow, "how long concurrent calls wait to share one embedding request (0 turns it off)")
 	f.StringVar(&messages, "messages-table", os.Getenv("HIPPO_MESSAGES_TABLE"), "enable recall_conversation over this table and its <table>_fts index")

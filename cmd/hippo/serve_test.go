@@ -202,6 +202,7 @@ func TestServeFlagErrors(t *testing.T) {
 		{"--log-format xml", `--log-format must be text or json, got "xml"`},
 		{"--pprof 0.0.0.0:6060", "--pprof must be a loopback address"},
 		{"--pprof nonsense", `--pprof "nonsense"`},
+		{"--index-memory lots", `--index-memory must be a size such as 256MB or 2GiB (0: no bound), got "lots"`},
 	} {
 		r := c.run(append([]string{"serve"}, strings.Fields(tt.args)...)...)
 		if r.code != 2 || !strings.Contains(r.stderr, tt.want) {
