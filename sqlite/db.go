@@ -260,8 +260,25 @@ func PageSizeFor(dim int) int {
 // page size must be set before anything else touches the file, which the
 // driver's connection parameters do not guarantee.
 func create(ctx context.Context, path string, pageSize int) error {
-	// Another process may be creating the same file: wait for its lock
-	// like every other connection does.
+	// Another process may be creating the same file. Switching to WAL can
+	// answer SQLITE_BUSY without the busy handler while it does: try again
+	// for a while, as the other creation takes milliseconds.
+	var err error
+	for try := 0; try < 100; try++ {
+		if err = createOnce(ctx, path, pageSize); err == nil || !isBusy(err) {
+			return err
+		}
+		select {
+		case <-ctx.Done():
+			return err
+		case <-time.After(20 * time.Millisecond):
+		}
+	}
+	return err
+}
+
+// createOnce is one attempt of create.
+func createOnce(ctx context.Context, path string, pageSize int) error {
 	u := url.URL{Scheme: "file", Path: path}
 	db, err := sql.Open("sqlite", u.String()+"?_pragma=busy_timeout(5000)")
 	if err != nil {

@@ -22,3 +22,10 @@ func isUniqueViolation(err error) bool {
 	}
 	return false
 }
+
+// isBusy reports whether err is SQLITE_BUSY (any extended code): another
+// connection holds a lock that the busy handler could not wait out.
+func isBusy(err error) bool {
+	var e *sqlitedrv.Error
+	return errors.As(err, &e) && e.Code()&0xff == sqlite3.SQLITE_BUSY
+}
