@@ -94,3 +94,9 @@ type IndexUsage struct {
 type IndexReporter interface {
 	IndexUsage() IndexUsage
 }
+
+// SizeReporter is implemented by stores that can say cheaply how many
+// bytes they take on disk (the metrics report it at every scrape).
+type SizeReporter interface {
+	DiskBytes() int64
+}

@@ -285,39 +285,18 @@ func copyDB(src, dst string) error {
 }
 
 // cachedEmbedder embeds texts ahead in batches, on every core, and answers
-// the one-text calls StoreMemory makes from its cache. It passes its
-// embedder's thresholds, hybrid weight and relevance levels through (the
-// defaults when the embedder has none, which is what recall would use
-// without them).
+// the one-text calls StoreMemory makes from its cache. hippo.Wrapped passes
+// its embedder's thresholds, hybrid weight and relevance levels through,
+// so recall is configured as with the embedder itself.
 type cachedEmbedder struct {
-	hippo.Embedder
+	hippo.Wrapped
 	mu    sync.Mutex
 	cache map[string][]float32
 }
 
 func newCachedEmbedder(e hippo.Embedder) *cachedEmbedder {
-	return &cachedEmbedder{Embedder: e, cache: map[string][]float32{}}
+	return &cachedEmbedder{Wrapped: hippo.Wrapped{Embedder: e}, cache: map[string][]float32{}}
 }
-
-func (c *cachedEmbedder) Thresholds() (duplicate, new, forget float64) {
-	cfg := hippo.DefaultConfig().ForEmbedder(c.Embedder)
-	return cfg.DuplicateThreshold, cfg.NewThreshold, cfg.ForgetThreshold
-}
-
-func (c *cachedEmbedder) HybridAlpha() float64 { return defaultAlpha(c.Embedder) }
-
-func (c *cachedEmbedder) RelevanceLevels() (unrelated, strong float64) {
-	cfg := hippo.DefaultConfig().ForEmbedder(c.Embedder)
-	return cfg.CosineUnrelated, cfg.CosineStrong
-}
-
-// The wrapper must stay transparent to every embedder interface recall
-// consults.
-var (
-	_ hippo.Calibrated          = (*cachedEmbedder)(nil)
-	_ hippo.Hybrid              = (*cachedEmbedder)(nil)
-	_ hippo.RelevanceCalibrated = (*cachedEmbedder)(nil)
-)
 
 // cacheFile is where the vectors of a long run are kept between runs, by
 // model name (which changes whenever a model's vectors do): under

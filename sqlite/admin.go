@@ -48,6 +48,16 @@ func (db *DB) Stats(ctx context.Context) (*Stats, error) {
 	return s, nil
 }
 
+// DiskBytes implements hippo.SizeReporter: the database file and its
+// write-ahead log, 0 for either when it cannot be read.
+func (db *DB) DiskBytes() int64 {
+	file, _ := fileSize(db.path)
+	wal, _ := fileSize(db.path + "-wal")
+	return file + wal
+}
+
+var _ hippo.SizeReporter = (*DB)(nil)
+
 func fileSize(path string) (int64, error) {
 	st, err := os.Stat(path)
 	if errors.Is(err, fs.ErrNotExist) {

@@ -86,11 +86,7 @@ func TestIndexUsage(t *testing.T) {
 func TestIndexMemoryBound(t *testing.T) {
 	ctx := context.Background()
 	e := newEnv(t)
-	db, err := sqlite.Open(ctx, filepath.Join(t.TempDir(), "bounded.db"), sqlite.Options{Now: e.clock.Now, IndexMemory: 1})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer db.Close()
+	db := boundedDB(t, e)
 	zero := 0.0
 	first := map[string]string{}
 	recall := func(agent string) string {
@@ -136,11 +132,7 @@ func TestIndexMemoryBound(t *testing.T) {
 func TestIndexMemoryBoundConcurrent(t *testing.T) {
 	ctx := context.Background()
 	e := newEnv(t)
-	db, err := sqlite.Open(ctx, filepath.Join(t.TempDir(), "bounded.db"), sqlite.Options{Now: e.clock.Now, IndexMemory: 1})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer db.Close()
+	db := boundedDB(t, e)
 	agents := []string{"a", "b", "c", "d"}
 	ids := map[string]string{}
 	for _, agent := range agents {
@@ -175,4 +167,16 @@ func TestIndexMemoryBoundConcurrent(t *testing.T) {
 	if u := db.IndexUsage(); u.Evictions == 0 || u.Loads < int64(len(agents)) {
 		t.Errorf("usage %+v: want evictions and reloads", u)
 	}
+}
+
+// boundedDB opens a database whose index memory bound fits one agent's
+// index at a time.
+func boundedDB(t *testing.T, e *env) *sqlite.DB {
+	t.Helper()
+	db, err := sqlite.Open(context.Background(), filepath.Join(t.TempDir(), "bounded.db"), sqlite.Options{Now: e.clock.Now, IndexMemory: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { db.Close() })
+	return db
 }

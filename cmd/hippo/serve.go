@@ -101,8 +101,8 @@ offline defaults are used: no key, no network.`,
 			if r, ok := db.(hippo.IndexReporter); ok {
 				a.metrics.Indexes(r.IndexUsage)
 			}
-			if loc := db.Location(); !strings.Contains(loc, "://") { // a file
-				a.metrics.DatabaseSize(func() int64 { return fileSize(loc) + fileSize(loc+"-wal") })
+			if r, ok := db.(hippo.SizeReporter); ok {
+				a.metrics.DatabaseSize(r.DiskBytes)
 			}
 			if messages != "" {
 				if err := hippo.ValidateTableName(messages); err != nil {
@@ -193,15 +193,6 @@ func defaultAddr() string {
 		return p
 	}
 	return "127.0.0.1:" + p
-}
-
-// fileSize is the size of the file at path, 0 when there is none.
-func fileSize(path string) int64 {
-	fi, err := os.Stat(path)
-	if err != nil {
-		return 0
-	}
-	return fi.Size()
 }
 
 // servePprof serves net/http/pprof's handlers on addr, which must be a
