@@ -1,0 +1,290 @@
+package postgres
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/hippo-mem/hippo"
+	"github.com/hippo-mem/hippo/vector"
+	"github.com/jackc/pgx/v5"
+	"github.com/oklog/ulid/v2"
+)
+
+// chunkColumns is the column list scanChunk reads, in order.
+const chunkColumns = `id, agent_id, scope, kind, content, content_hash, embedding, metadata,
+	running_intensity, encounter_count, access_count, last_accessed_at,
+	superseded_by, superseded_at, created_at`
+
+// recalledColumns is chunkColumns without the embedding, which recall
+// results and listings leave out.
+var recalledColumns = strings.Replace(chunkColumns, "embedding", "NULL::bytea", 1)
+
+func scanChunk(r pgx.Row) (*hippo.Chunk, error) {
+	var (
+		c                         hippo.Chunk
+		kind, last, create        string
+		hash, meta, supBy, supAt *string
+		blob                      []byte
+	)
+	err := r.Scan(&c.ID, &c.AgentID, &c.Scope, &kind, &c.Content, &hash, &blob, &meta,
+		&c.RunningIntensity, &c.EncounterCount, &c.AccessCount, &last, &supBy, &supAt, &create)
+	if err != nil {
+		return nil, err
+	}
+	c.Kind = hippo.Kind(kind)
+	if hash != nil {
+		c.ContentHash = *hash
+	}
+	if supBy != nil {
+		c.SupersededBy = *supBy
+	}
+	if meta != nil && *meta != "" {
+		c.Metadata = json.RawMessage(*meta)
+	}
+	if c.Embedding, err = vector.Decode(nil, blob); err != nil {
+		return nil, fmt.Errorf("chunk %s: %w", c.ID, err)
+	}
+	if c.LastAccessedAt, err = parseTime(last); err != nil {
+		return nil, fmt.Errorf("chunk %s: %w", c.ID, err)
+	}
+	if c.CreatedAt, err = parseTime(create); err != nil {
+		return nil, fmt.Errorf("chunk %s: %w", c.ID, err)
+	}
+	if supAt != nil {
+		t, err := parseTime(*supAt)
+		if err != nil {
+			return nil, fmt.Errorf("chunk %s: %w", c.ID, err)
+		}
+		c.SupersededAt = &t
+	}
+	return &c, nil
+}
+
+// queryChunks runs query and scans its chunks, without embeddings.
+func queryChunks(ctx context.Context, q querier, query string, args ...any) ([]*hippo.Chunk, error) {
+	rows, err := q.Query(ctx, query, args...)
+	if err != nil {
+		return nil, fmt.Errorf("list chunks: %w", err)
+	}
+	defer rows.Close()
+	out := []*hippo.Chunk{}
+	for rows.Next() {
+		c, err := scanChunk(rows)
+		if err != nil {
+			return nil, fmt.Errorf("list chunks: %w", err)
+		}
+		c.Embedding = nil
+		out = append(out, c)
+	}
+	return out, rows.Err()
+}
+
+// nullIfEmpty stores "" as NULL.
+func nullIfEmpty(s string) *string {
+	if s == "" {
+		return nil
+	}
+	return &s
+}
+
+func newChunkID(now time.Time) string {
+	return ulid.MustNew(ulid.Timestamp(now), ulid.DefaultEntropy()).String()
+}
+
+// insertChunkSQL inserts a chunk unless its ID or, for a memory, its
+// content in its scope is taken (no row then): a unique violation would
+// abort the whole transaction.
+const insertChunkSQL = `INSERT INTO chunks (` + chunkColumns + `)
+	VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15) ON CONFLICT DO NOTHING`
+
+// insertChunk inserts c; ECONFLICT when its ID or, for a memory, its
+// content in its scope is taken.
+func insertChunk(ctx context.Context, q querier, c *hippo.Chunk) error {
+	var supAt *string
+	if c.SupersededAt != nil {
+		s := formatTime(*c.SupersededAt)
+		supAt = &s
+	}
+	tag, err := q.Exec(ctx, insertChunkSQL,
+		c.ID, c.AgentID, c.Scope, string(c.Kind), c.Content, nullIfEmpty(c.ContentHash),
+		vector.Encode(c.Embedding), nullIfEmpty(string(c.Metadata)),
+		c.RunningIntensity, c.EncounterCount, c.AccessCount, formatTime(c.LastAccessedAt),
+		nullIfEmpty(c.SupersededBy), supAt, formatTime(c.CreatedAt))
+	if err != nil {
+		return fmt.Errorf("insert chunk: %w", err)
+	}
+	if tag.RowsAffected() == 0 {
+		return &hippo.Error{Code: hippo.ECONFLICT, Message: fmt.Sprintf("chunk %s: a chunk with this ID, or a memory with this content in scope %q, already exists", c.ID, c.Scope)}
+	}
+	return nil
+}
+
+// Chunk returns one chunk by ID, of agentID unless agentID is "".
+func (db *DB) Chunk(ctx context.Context, agentID, id string) (*hippo.Chunk, error) {
+	return getChunk(ctx, db.pool, agentID, id)
+}
+
+func getChunk(ctx context.Context, q querier, agentID, id string) (*hippo.Chunk, error) {
+	query := `SELECT ` + chunkColumns + ` FROM chunks WHERE id = $1`
+	args := []any{id}
+	if agentID != "" {
+		query += ` AND agent_id = $2`
+		args = append(args, agentID)
+	}
+	c, err := scanChunk(q.QueryRow(ctx, query, args...))
+	if errors.Is(err, pgx.ErrNoRows) {
+		return nil, hippo.Errorf(hippo.ENOTFOUND, "chunk %s not found", id)
+	}
+	return c, err
+}
+
+// saveStrength writes a chunk's strength fields.
+func saveStrength(ctx context.Context, q querier, agent string, c *hippo.Chunk) error {
+	_, err := q.Exec(ctx, `UPDATE chunks SET running_intensity = $1, encounter_count = $2,
+		access_count = $3, last_accessed_at = $4 WHERE id = $5 AND agent_id = $6`,
+		c.RunningIntensity, c.EncounterCount, c.AccessCount, formatTime(c.LastAccessedAt), c.ID, agent)
+	return err
+}
+
+// sameMemory finds the memory an agent holds with a content hash in a
+// scope ($1 agent, $2 scope, $3 hash), by the dedup index.
+const sameMemory = `agent_id = $1 AND scope = $2 AND left(content_hash, 32) = left($3, 32) AND content_hash = $3 AND kind = 'memory'`
+
+// deleteChunksTx hard-deletes chunks (of agentID unless "") and clears
+// the supersession links to them, returning the IDs deleted and those
+// current again.
+func deleteChunksTx(ctx context.Context, tx querier, agentID string, ids []string) (deleted, resurrected []string, err error) {
+	for _, id := range ids {
+		query := `DELETE FROM chunks WHERE id = $1`
+		args := []any{id}
+		if agentID != "" {
+			query += ` AND agent_id = $2`
+			args = append(args, agentID)
+		}
+		var owner string
+		err := tx.QueryRow(ctx, query+` RETURNING agent_id`, args...).Scan(&owner)
+		if errors.Is(err, pgx.ErrNoRows) {
+			continue
+		} else if err != nil {
+			return nil, nil, fmt.Errorf("delete chunk %s: %w", id, err)
+		}
+		deleted = append(deleted, id)
+		rows, err := tx.Query(ctx, `UPDATE chunks SET superseded_by = NULL, superseded_at = NULL
+			WHERE superseded_by = $1 AND agent_id = $2 RETURNING id`, id, owner)
+		if err != nil {
+			return nil, nil, fmt.Errorf("resurrect chunks superseded by %s: %w", id, err)
+		}
+		rids, err := pgx.CollectRows(rows, pgx.RowTo[string])
+		if err != nil {
+			return nil, nil, fmt.Errorf("resurrect chunks superseded by %s: %w", id, err)
+		}
+		resurrected = append(resurrected, rids...)
+	}
+	return deleted, without(resurrected, deleted), nil
+}
+
+func without(xs, drop []string) []string {
+	if len(drop) == 0 {
+		return xs
+	}
+	skip := make(map[string]bool, len(drop))
+	for _, d := range drop {
+		skip[d] = true
+	}
+	out := xs[:0]
+	for _, x := range xs {
+		if !skip[x] {
+			out = append(out, x)
+		}
+	}
+	return out
+}
+
+// DeleteChunks implements hippo.Admin: it hard-deletes chunks by ID (of
+// agentID only, unless "") and resurrects what they had superseded.
+func (db *DB) DeleteChunks(ctx context.Context, agentID string, ids []string) (deleted, resurrected []string, err error) {
+	err = pgx.BeginFunc(ctx, db.pool, func(tx pgx.Tx) error {
+		if agentID != "" {
+			if _, err := bumpAgent(ctx, tx, agentID); err != nil {
+				return err
+			}
+		}
+		deleted, resurrected, err = deleteChunksTx(ctx, tx, agentID, ids)
+		return err
+	})
+	if err != nil {
+		return nil, nil, err
+	}
+	return deleted, resurrected, nil
+}
+
+// InsertChunks writes chunks as they are (IDs, counters and times kept
+// when set, filled in when not) in one bulk transaction, checking the
+// model lock: a loader for benchmarks, evaluation sets and tests, as
+// sqlite.DB.InsertChunks. Chunks without an agent or scope take agentID
+// and scope. Every reader reloads afterwards (the feed's epoch).
+func (db *DB) InsertChunks(ctx context.Context, agentID, scope, model string, chunks []*hippo.Chunk) error {
+	if len(chunks) == 0 {
+		return nil
+	}
+	now := db.now()
+	return db.bulk(ctx, func(tx pgx.Tx) error {
+		if err := lockModelTx(ctx, tx, model, len(chunks[0].Embedding)); err != nil {
+			return err
+		}
+		rows := make([][]any, 0, len(chunks))
+		for _, c := range chunks {
+			if c.AgentID == "" {
+				c.AgentID = agentID
+			}
+			if c.Scope == "" {
+				c.Scope = scope
+			}
+			if err := hippo.ValidateAgentID(c.AgentID); err != nil {
+				return err
+			}
+			if c.ID == "" {
+				c.ID = newChunkID(now)
+			}
+			if c.Kind == "" {
+				c.Kind = hippo.KindMemory
+			}
+			if c.Kind == hippo.KindMemory {
+				c.ContentHash = hippo.ContentHash(c.Content)
+			}
+			if c.EncounterCount == 0 {
+				c.EncounterCount = 1
+				if c.RunningIntensity == 0 {
+					c.RunningIntensity = db.cfg.DefaultIntensity
+				}
+			}
+			if c.CreatedAt.IsZero() {
+				c.CreatedAt = now
+			}
+			if c.LastAccessedAt.IsZero() {
+				c.LastAccessedAt = c.CreatedAt
+			}
+			if len(c.Embedding) != len(chunks[0].Embedding) {
+				return hippo.Errorf(hippo.EINVALID, "chunk %s has %d dimensions, others %d", c.ID, len(c.Embedding), len(chunks[0].Embedding))
+			}
+			var supAt *string
+			if c.SupersededAt != nil {
+				s := formatTime(*c.SupersededAt)
+				supAt = &s
+			}
+			rows = append(rows, []any{c.ID, c.AgentID, c.Scope, string(c.Kind), c.Content, nullIfEmpty(c.ContentHash),
+				vector.Encode(c.Embedding), nullIfEmpty(string(c.Metadata)), c.RunningIntensity, int64(c.EncounterCount),
+				int64(c.AccessCount), formatTime(c.LastAccessedAt), nullIfEmpty(c.SupersededBy), supAt, formatTime(c.CreatedAt)})
+		}
+		cols := strings.Split(strings.NewReplacer("\n", "", "\t", "", " ", "").Replace(chunkColumns), ",")
+		_, err := tx.CopyFrom(ctx, pgx.Identifier{"chunks"}, cols, pgx.CopyFromRows(rows))
+		if isUniqueViolation(err) {
+			return hippo.Errorf(hippo.ECONFLICT, "a chunk's ID, or a memory's content in its scope, is taken")
+		}
+		return err
+	})
+}

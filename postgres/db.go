@@ -1,0 +1,334 @@
+// Package postgres stores Hippo's chunks, blocks and metadata in a
+// PostgreSQL database shared by many agents and many Hippo servers. It
+// only persists: the behaviour is engine's, as with sqlite, over the same
+// store interfaces.
+//
+// Vectors are bytea (little-endian float32), scored by the engine's
+// in-memory index. Each agent's writers are serialised across servers by
+// a row of hippo_agents that every write transaction bumps first; its
+// version is the agent's change-feed position (migration 0001).
+package postgres
+
+import (
+	"context"
+	"embed"
+	"errors"
+	"fmt"
+	"io/fs"
+	"sort"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/hippo-mem/hippo"
+	"github.com/hippo-mem/hippo/engine"
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgxpool"
+)
+
+//go:embed migration/*.sql
+var migrationFS embed.FS
+
+// Options configures Open. The zero value is usable.
+type Options struct {
+	// MustExist refuses a database that holds no Hippo schema yet.
+	MustExist bool
+	// Config holds the strength, scoring and limit constants; zero means
+	// hippo.DefaultConfig().
+	Config *hippo.Config
+	// Now is the clock; nil means time.Now.
+	Now func() time.Time
+	// DecayClock is "wall" or "active", recorded in the database for
+	// every server; "" keeps the recorded one (sqlite.Options.DecayClock).
+	DecayClock string
+	// IndexMemory bounds the bytes of the agents' vector indexes held in
+	// memory (engine.Indexes.SetLimit); 0 sets no bound.
+	IndexMemory int64
+	// MaxConns bounds the pool's connections; 0 is pgxpool's default.
+	MaxConns int32
+}
+
+// Decay clocks.
+const (
+	WallClock   = "wall"
+	ActiveClock = "active"
+)
+
+// DB is an open Hippo database on PostgreSQL. It is safe for concurrent
+// use, by many processes on the same database.
+type DB struct {
+	dsn     string // redacted
+	pool    *pgxpool.Pool
+	created bool
+	cfg     hippo.Config
+	now     func() time.Time
+
+	activeClock  bool
+	activityMu   sync.Mutex
+	activityHour map[string]int64
+
+	indexes *engine.Indexes
+	writes  atomic.Int64 // to pace change-feed pruning
+
+	statsMu sync.Mutex
+	stats   corpusStats // BM25's corpus statistics, cached
+}
+
+var (
+	_ hippo.Store         = (*DB)(nil)
+	_ hippo.Admin         = (*DB)(nil)
+	_ hippo.Exporter      = (*DB)(nil)
+	_ hippo.Importer      = (*DB)(nil)
+	_ hippo.Reembedder    = (*DB)(nil)
+	_ hippo.IndexReporter = (*DB)(nil)
+	_ hippo.SizeReporter  = (*DB)(nil)
+)
+
+// Open connects to the database named by dsn (postgres:// or
+// postgresql://) and applies pending migrations, once across servers
+// starting together (an advisory lock).
+func Open(ctx context.Context, dsn string, opts Options) (*DB, error) {
+	if opts.IndexMemory < 0 {
+		return nil, hippo.Invalidf("index_memory", "must not be negative, got %d", opts.IndexMemory)
+	}
+	d, err := hippo.ParseDSN(dsn)
+	if err != nil {
+		return nil, err
+	}
+	if d.Scheme != "postgres" && d.Scheme != "postgresql" {
+		return nil, hippo.Invalidf("db", "%s is not a postgres:// URL", d)
+	}
+	pc, err := pgxpool.ParseConfig(dsn)
+	if err != nil {
+		return nil, hippo.Invalidf("db", "%s: %s", d, hippo.RedactDSN(err.Error()))
+	}
+	if opts.MaxConns > 0 {
+		pc.MaxConns = opts.MaxConns
+	}
+	pool, err := pgxpool.NewWithConfig(ctx, pc)
+	if err != nil {
+		return nil, hippo.Errorf(hippo.EINVALID, "connect to %s: %s", d, hippo.RedactDSN(err.Error()))
+	}
+	db := &DB{dsn: d.String(), pool: pool, cfg: hippo.DefaultConfig(), now: time.Now, activityHour: map[string]int64{}}
+	if opts.Config != nil {
+		db.cfg = *opts.Config
+	}
+	if opts.Now != nil {
+		db.now = opts.Now
+	}
+	db.indexes = engine.NewIndexes(db.vectorLoader)
+	db.indexes.SetLimit(opts.IndexMemory)
+	if err := pool.Ping(ctx); err != nil {
+		pool.Close()
+		return nil, hippo.Errorf(hippo.EINVALID, "connect to %s: %s", d, hippo.RedactDSN(err.Error()))
+	}
+	if err := db.migrate(ctx, opts.MustExist); err != nil {
+		pool.Close()
+		return nil, err
+	}
+	if err := db.setDecayClock(ctx, opts.DecayClock); err != nil {
+		pool.Close()
+		return nil, err
+	}
+	return db, nil
+}
+
+// migrationLock is the advisory lock key under which migrations run.
+const migrationLock = 0x6869707030 // "hipp0"
+
+// migrate applies every embedded migration not yet recorded, under a
+// session advisory lock so that servers starting together apply each once.
+func (db *DB) migrate(ctx context.Context, mustExist bool) error {
+	conn, err := db.pool.Acquire(ctx)
+	if err != nil {
+		return fmt.Errorf("migrate: %w", err)
+	}
+	defer conn.Release()
+	if _, err := conn.Exec(ctx, `SELECT pg_advisory_lock($1)`, migrationLock); err != nil {
+		return fmt.Errorf("migrate: %w", err)
+	}
+	defer conn.Exec(context.WithoutCancel(ctx), `SELECT pg_advisory_unlock($1)`, migrationLock)
+	var exists bool
+	if err := conn.QueryRow(ctx, `SELECT to_regclass('hippo_migrations') IS NOT NULL`).Scan(&exists); err != nil {
+		return fmt.Errorf("migrate: %w", err)
+	}
+	if !exists {
+		if mustExist {
+			return hippo.Errorf(hippo.ENOTFOUND, "database %s holds no Hippo data (run `hippo init --db ...` to create it)", db.dsn)
+		}
+		if _, err := conn.Exec(ctx, `CREATE TABLE hippo_migrations (name text PRIMARY KEY, applied_at text NOT NULL)`); err != nil {
+			return fmt.Errorf("create migrations table: %w", err)
+		}
+		db.created = true
+	}
+	names, err := fs.Glob(migrationFS, "migration/*.sql")
+	if err != nil {
+		return err
+	}
+	sort.Strings(names)
+	for _, name := range names {
+		if err := db.applyMigration(ctx, conn.Conn(), name); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func (db *DB) applyMigration(ctx context.Context, conn *pgx.Conn, name string) error {
+	tx, err := conn.Begin(ctx)
+	if err != nil {
+		return fmt.Errorf("migration %s: %w", name, err)
+	}
+	defer tx.Rollback(ctx)
+	var n int
+	if err := tx.QueryRow(ctx, `SELECT count(*) FROM hippo_migrations WHERE name = $1`, name).Scan(&n); err != nil {
+		return fmt.Errorf("migration %s: %w", name, err)
+	} else if n > 0 {
+		return nil
+	}
+	body, err := fs.ReadFile(migrationFS, name)
+	if err != nil {
+		return err
+	}
+	// No arguments: the simple protocol, which runs several statements.
+	if _, err := tx.Exec(ctx, string(body)); err != nil {
+		return fmt.Errorf("migration %s: %w", name, err)
+	}
+	if _, err := tx.Exec(ctx, `INSERT INTO hippo_migrations (name, applied_at) VALUES ($1, $2)`,
+		name, formatTime(db.now())); err != nil {
+		return fmt.Errorf("migration %s: %w", name, err)
+	}
+	return tx.Commit(ctx)
+}
+
+// setDecayClock records clock when given and reads the recorded one.
+func (db *DB) setDecayClock(ctx context.Context, clock string) error {
+	switch clock {
+	case "":
+	case WallClock, ActiveClock:
+		if err := setMeta(ctx, db.pool, "decay_clock", clock); err != nil {
+			return err
+		}
+	default:
+		return hippo.Invalidf("decay_clock", "must be %q or %q, got %q", WallClock, ActiveClock, clock)
+	}
+	var recorded string
+	if err := db.pool.QueryRow(ctx, `SELECT coalesce((SELECT value FROM hippo_meta WHERE key = 'decay_clock'), '')`).Scan(&recorded); err != nil {
+		return fmt.Errorf("read decay clock: %w", err)
+	}
+	db.activeClock = recorded == ActiveClock
+	return nil
+}
+
+// DecayClock is the clock strength decays by: WallClock or ActiveClock.
+func (db *DB) DecayClock() string {
+	if db.activeClock {
+		return ActiveClock
+	}
+	return WallClock
+}
+
+// DecayClockAt implements hippo.Store.
+func (db *DB) DecayClockAt(ctx context.Context, agentID string, now time.Time) (hippo.DecayClock, error) {
+	if !db.activeClock {
+		return hippo.WallHours(now.UnixMilli()), nil
+	}
+	active, err := activeHours(ctx, db.pool, agentID, -1)
+	if err != nil {
+		return nil, err
+	}
+	return hippo.ActiveHours(active, now.UnixMilli()), nil
+}
+
+// recordActivity notes that agentID uses its memory this hour, for the
+// active decay clock; one write per agent and hour and server.
+func (db *DB) recordActivity(ctx context.Context, agentID string) error {
+	if !db.activeClock {
+		return nil
+	}
+	hour := db.now().Unix() / 3600
+	db.activityMu.Lock()
+	done := db.activityHour[agentID] == hour
+	db.activityMu.Unlock()
+	if done {
+		return nil
+	}
+	if _, err := db.pool.Exec(ctx, `INSERT INTO hippo_activity (agent_id, hour) VALUES ($1, $2) ON CONFLICT DO NOTHING`, agentID, hour); err != nil {
+		return fmt.Errorf("record activity: %w", err)
+	}
+	db.activityMu.Lock()
+	db.activityHour[agentID] = hour
+	db.activityMu.Unlock()
+	return nil
+}
+
+// Service implements hippo.Store: the engine's memory over the database.
+func (db *DB) Service(opts hippo.MemoryOptions) (hippo.AgentMemory, error) {
+	opts, err := engine.ValidateOptions(opts)
+	if err != nil {
+		return nil, err
+	}
+	cfg := db.cfg.ForEmbedder(opts.Embedder)
+	return engine.NewMemory(&agentStore{db: db, cfg: cfg, opts: opts}, cfg, opts), nil
+}
+
+// Config implements hippo.Store.
+func (db *DB) Config() hippo.Config { return db.cfg }
+
+// Location implements hippo.Store: the DSN, its password redacted.
+func (db *DB) Location() string { return db.dsn }
+
+// Created reports whether Open created Hippo's schema in the database.
+func (db *DB) Created() bool { return db.created }
+
+// Ping implements hippo.Store.
+func (db *DB) Ping(ctx context.Context) error { return db.pool.Ping(ctx) }
+
+// Close closes the pool.
+func (db *DB) Close() error {
+	db.pool.Close()
+	return nil
+}
+
+// hippoTables are the tables Hippo creates, dropped by Remove.
+var hippoTables = []string{"chunks", "memory_blocks", "hippo_meta", "hippo_activity", "hippo_agents",
+	"hippo_changes", "hippo_reembed", "hippo_migrations"}
+
+// Remove drops Hippo's tables and functions from the database (never
+// the database itself, which may hold other data) and closes the pool.
+func (db *DB) Remove() error {
+	ctx := context.Background()
+	_, err := db.pool.Exec(ctx, `DROP TABLE IF EXISTS `+strings.Join(hippoTables, ", ")+` CASCADE;
+		DROP FUNCTION IF EXISTS hippo_log_new(), hippo_log_old(), hippo_log(text[], text[]), hippo_reembed_drop()`)
+	return errors.Join(err, db.Close())
+}
+
+// IndexUsage implements hippo.IndexReporter.
+func (db *DB) IndexUsage() hippo.IndexUsage { return db.indexes.Usage() }
+
+// DiskBytes implements hippo.SizeReporter: the bytes of Hippo's tables,
+// their indexes and TOAST.
+func (db *DB) DiskBytes() int64 {
+	var n int64
+	_ = db.pool.QueryRow(context.Background(), `SELECT coalesce(sum(pg_total_relation_size(to_regclass(t))), 0)::bigint
+		FROM unnest($1::text[]) AS t`, hippoTables).Scan(&n)
+	return n
+}
+
+// timeLayout is fixed-width UTC so that text order is time order (as
+// sqlite's).
+const timeLayout = "2006-01-02T15:04:05.000000Z"
+
+func formatTime(t time.Time) string { return t.UTC().Format(timeLayout) }
+
+func parseTime(s string) (time.Time, error) {
+	if t, err := time.Parse(timeLayout, s); err == nil {
+		return t, nil
+	}
+	t, err := time.Parse(time.RFC3339Nano, s)
+	if err != nil {
+		return time.Time{}, fmt.Errorf("bad timestamp %q: %w", s, err)
+	}
+	return t.UTC(), nil
+}

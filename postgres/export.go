@@ -1,0 +1,117 @@
+package postgres
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"strings"
+	"time"
+
+	"github.com/hippo-mem/hippo"
+	"github.com/hippo-mem/hippo/engine"
+	"github.com/jackc/pgx/v5"
+)
+
+// Export implements hippo.Exporter: engine.Export over one read snapshot.
+func (db *DB) Export(ctx context.Context, w io.Writer, opts hippo.ExportOptions) (*hippo.ExportSummary, error) {
+	return engine.Export(ctx, db, w, opts)
+}
+
+// ExportView implements engine.ExportStore with a repeatable-read
+// transaction.
+func (db *DB) ExportView(ctx context.Context, fn func(engine.ExportRows) error) error {
+	return pgx.BeginTxFunc(ctx, db.pool, pgx.TxOptions{IsoLevel: pgx.RepeatableRead, AccessMode: pgx.ReadOnly},
+		func(tx pgx.Tx) error { return fn(exportRows{tx}) })
+}
+
+// exportRows is a read transaction as engine.ExportRows.
+type exportRows struct{ tx pgx.Tx }
+
+func (r exportRows) ModelLock(ctx context.Context) (*hippo.ModelLock, error) {
+	return readLock(ctx, r.tx)
+}
+
+// exportWhere selects opts' agent and scope.
+func exportWhere(opts hippo.ExportOptions) (string, []any) {
+	var where []string
+	var args []any
+	if opts.AgentID != "" {
+		args = append(args, opts.AgentID)
+		where = append(where, fmt.Sprintf("agent_id = $%d", len(args)))
+	}
+	if opts.Scope != nil {
+		args = append(args, *opts.Scope)
+		where = append(where, fmt.Sprintf("scope = $%d", len(args)))
+	}
+	if len(where) == 0 {
+		return "", nil
+	}
+	return " WHERE " + strings.Join(where, " AND "), args
+}
+
+func (r exportRows) Blocks(ctx context.Context, opts hippo.ExportOptions, fn func(*engine.ExportBlock) error) error {
+	cond, args := exportWhere(opts)
+	rows, err := r.tx.Query(ctx, `SELECT agent_id, scope, key, value, description, updated_at FROM memory_blocks`+
+		cond+` ORDER BY agent_id, scope, key`, args...)
+	if err != nil {
+		return fmt.Errorf("export blocks: %w", err)
+	}
+	defer rows.Close()
+	for rows.Next() {
+		var b engine.ExportBlock
+		if err := rows.Scan(&b.AgentID, &b.Scope, &b.Key, &b.Value, &b.Description, &b.UpdatedAt); err != nil {
+			return fmt.Errorf("export blocks: %w", err)
+		}
+		if b.UpdatedAt, err = exportTime(b.UpdatedAt); err != nil {
+			return fmt.Errorf("export block %q: %w", b.Key, err)
+		}
+		if err := fn(&b); err != nil {
+			return err
+		}
+	}
+	if err := rows.Err(); err != nil {
+		return fmt.Errorf("export blocks: %w", err)
+	}
+	return nil
+}
+
+func (r exportRows) Chunks(ctx context.Context, opts hippo.ExportOptions, fn func(*engine.ExportChunk) error) error {
+	cond, args := exportWhere(opts)
+	rows, err := r.tx.Query(ctx, `SELECT `+chunkColumns+` FROM chunks`+cond+` ORDER BY id`, args...)
+	if err != nil {
+		return fmt.Errorf("export chunks: %w", err)
+	}
+	defer rows.Close()
+	for rows.Next() {
+		var c engine.ExportChunk
+		if err := rows.Scan(&c.ID, &c.AgentID, &c.Scope, &c.Kind, &c.Content, &c.ContentHash, &c.Embedding,
+			&c.Metadata, &c.RunningIntensity, &c.EncounterCount, &c.AccessCount, &c.LastAccessedAt,
+			&c.SupersededBy, &c.SupersededAt, &c.CreatedAt); err != nil {
+			return fmt.Errorf("export chunks: %w", err)
+		}
+		for _, t := range []*string{&c.LastAccessedAt, &c.CreatedAt, c.SupersededAt} {
+			if t != nil && err == nil {
+				*t, err = exportTime(*t)
+			}
+		}
+		if err != nil {
+			return fmt.Errorf("export chunk %s: %w", c.ID, err)
+		}
+		if err := fn(&c); err != nil {
+			return err
+		}
+	}
+	if err := rows.Err(); err != nil {
+		return fmt.Errorf("export chunks: %w", err)
+	}
+	return nil
+}
+
+// exportTime is a stored timestamp in engine.ExportTimeLayout.
+func exportTime(stored string) (string, error) {
+	t, err := engine.ImportTime(stored, time.Time{})
+	if err != nil {
+		return "", err
+	}
+	return engine.ExportTime(t), nil
+}

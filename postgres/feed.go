@@ -1,0 +1,302 @@
+package postgres
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/hippo-mem/hippo"
+	"github.com/hippo-mem/hippo/engine"
+	"github.com/hippo-mem/hippo/vector"
+	"github.com/jackc/pgx/v5"
+)
+
+// The change feed (migration 0001): an agent's position is its version in
+// hippo_agents, bumped first by each of its write transactions under the
+// row's lock, so gap-free and in commit order; hippo_changes holds the
+// IDs each version changed. A bulk write across agents logs nothing and
+// raises changes_epoch instead. A position is the epoch and the version
+// in one int64: a reader of an older epoch is below the floor and reloads.
+
+// epochShift places the epoch above the version in a position.
+const epochShift = 40
+
+func position(epoch, version int64) int64 { return epoch<<epochShift | version }
+
+func versionOf(pos int64) int64 { return pos & (1<<epochShift - 1) }
+
+// changesKeep is how many versions of an agent's changes survive pruning;
+// a reader further behind reloads the agent.
+const changesKeep = 10_000
+
+// bumpAgent bumps the agent's version, taking the row lock that
+// serialises the agent's writers until the transaction ends, and returns
+// the new version. Every write transaction of one agent calls it first.
+func bumpAgent(ctx context.Context, tx querier, agent string) (int64, error) {
+	var v int64
+	err := tx.QueryRow(ctx, bumpSQL, agent).Scan(&v)
+	if err != nil {
+		return 0, fmt.Errorf("lock agent %s: %w", agent, err)
+	}
+	return v, nil
+}
+
+const bumpSQL = `INSERT INTO hippo_agents AS h (agent_id, version) VALUES ($1, 1)
+	ON CONFLICT (agent_id) DO UPDATE SET version = h.version + 1 RETURNING version`
+
+// bulk runs fn in a write transaction across agents that logs no change
+// and raises the feed's epoch, so every reader reloads: an import or a
+// re-embedding's switch rewrites too many rows to fold in one by one. The
+// epoch row's lock, taken first, serialises bulk writes with each other.
+func (db *DB) bulk(ctx context.Context, fn func(pgx.Tx) error) error {
+	return pgx.BeginFunc(ctx, db.pool, func(tx pgx.Tx) error {
+		if _, err := tx.Exec(ctx, `UPDATE hippo_meta SET value = (value::bigint + 1)::text WHERE key = 'changes_epoch'`); err != nil {
+			return fmt.Errorf("raise change epoch: %w", err)
+		}
+		if _, err := tx.Exec(ctx, `SELECT set_config('hippo.bulk', 'on', true)`); err != nil {
+			return err
+		}
+		return fn(tx)
+	})
+}
+
+// syncIndexFor returns the agent's index brought up to date, with lock
+// (nil: nothing) checked against the model lock in the same snapshot.
+func (db *DB) syncIndexFor(ctx context.Context, agentID string, lock *hippo.ModelLock) (*engine.Index, error) {
+	return db.indexes.Sync(ctx, agentID, db.cfg, feed{db}, db.activeClock, lock)
+}
+
+// feed is the change feed as engine.Feed.
+type feed struct{ db *DB }
+
+const headSQL = `SELECT (SELECT value FROM hippo_meta WHERE key = 'changes_epoch')::bigint,
+	coalesce((SELECT version FROM hippo_agents WHERE agent_id = $1), 0),
+	(SELECT value FROM hippo_meta WHERE key = 'embedding_model'),
+	(SELECT value FROM hippo_meta WHERE key = 'embedding_dimension'),
+	$3::bool AND EXISTS (SELECT 1 FROM hippo_activity WHERE agent_id = $1 AND hour > $2)`
+
+// Head implements engine.Feed in one statement: the epoch, the agent's
+// version, the model lock and, under the active clock, new activity.
+func (f feed) Head(ctx context.Context, agent string, since int64, active bool, lastHour int64, lock *hippo.ModelLock) (bool, error) {
+	var (
+		epoch, version int64
+		model, dim     *string
+		newHours       bool
+	)
+	if err := f.db.pool.QueryRow(ctx, headSQL, agent, lastHour, active).Scan(&epoch, &version, &model, &dim, &newHours); err != nil {
+		return false, fmt.Errorf("read change feed: %w", err)
+	}
+	if err := checkQuery(lock, model, dim); err != nil {
+		return false, err
+	}
+	return since == position(epoch, version) && !newHours, nil
+}
+
+// Snapshot implements engine.Feed with one repeatable-read transaction:
+// every statement sees the same snapshot.
+func (f feed) Snapshot(ctx context.Context, agent string, fn func(engine.Snapshot) error) error {
+	tx, err := f.db.pool.BeginTx(ctx, pgx.TxOptions{IsoLevel: pgx.RepeatableRead, AccessMode: pgx.ReadOnly})
+	if err != nil {
+		return err
+	}
+	defer tx.Rollback(context.WithoutCancel(ctx))
+	return fn(&snapshot{tx: tx, agent: agent})
+}
+
+// snapshot is one read transaction as engine.Snapshot.
+type snapshot struct {
+	tx             pgx.Tx
+	agent          string
+	read           bool
+	epoch, version int64
+}
+
+// head reads the epoch and the agent's version once per snapshot.
+func (s *snapshot) head(ctx context.Context, lock *hippo.ModelLock) error {
+	var model, dim *string
+	var hour bool
+	if err := s.tx.QueryRow(ctx, headSQL, s.agent, -1, false).Scan(&s.epoch, &s.version, &model, &dim, &hour); err != nil {
+		return fmt.Errorf("read change feed: %w", err)
+	}
+	s.read = true
+	return checkQuery(lock, model, dim)
+}
+
+// Floor implements engine.Snapshot: the epoch with the version below
+// which the agent's changes may be pruned.
+func (s *snapshot) Floor(ctx context.Context, lock *hippo.ModelLock) (int64, error) {
+	if err := s.head(ctx, lock); err != nil {
+		return 0, err
+	}
+	return position(s.epoch, max(0, s.version-changesKeep)), nil
+}
+
+// Last implements engine.Snapshot: the agent's version in the snapshot.
+func (s *snapshot) Last(ctx context.Context) (int64, error) {
+	if !s.read {
+		if err := s.head(ctx, nil); err != nil {
+			return 0, err
+		}
+	}
+	return position(s.epoch, s.version), nil
+}
+
+// ActiveHours implements engine.Snapshot.
+func (s *snapshot) ActiveHours(ctx context.Context, after int64) ([]int64, error) {
+	return activeHours(ctx, s.tx, s.agent, after)
+}
+
+func activeHours(ctx context.Context, q querier, agent string, after int64) ([]int64, error) {
+	rows, err := q.Query(ctx, `SELECT hour FROM hippo_activity WHERE agent_id = $1 AND hour > $2 ORDER BY hour`, agent, after)
+	if err != nil {
+		return nil, fmt.Errorf("read activity: %w", err)
+	}
+	hours, err := pgx.CollectRows(rows, pgx.RowTo[int64])
+	if err != nil {
+		return nil, fmt.Errorf("read activity: %w", err)
+	}
+	return hours, nil
+}
+
+// Count implements engine.Snapshot.
+func (s *snapshot) Count(ctx context.Context) (int, error) {
+	var n int
+	if err := s.tx.QueryRow(ctx, `SELECT count(*) FROM chunks WHERE agent_id = $1`, s.agent).Scan(&n); err != nil {
+		return 0, fmt.Errorf("load index: %w", err)
+	}
+	return n, nil
+}
+
+// LoadAll implements engine.Snapshot.
+func (s *snapshot) LoadAll(ctx context.Context, add func(*engine.Row, []float32) error) error {
+	return readIndexRows(ctx, s.tx, `WHERE agent_id = $1`, []any{s.agent}, false, add)
+}
+
+// Changes implements engine.Snapshot: the IDs the agent's versions after
+// since changed, and the agent's version in the snapshot.
+func (s *snapshot) Changes(ctx context.Context, since int64) ([]string, int64, error) {
+	last, err := s.Last(ctx)
+	if err != nil {
+		return nil, 0, err
+	}
+	rows, err := s.tx.Query(ctx, `SELECT DISTINCT chunk_id FROM hippo_changes WHERE agent_id = $1 AND version > $2`,
+		s.agent, versionOf(since))
+	if err != nil {
+		return nil, 0, fmt.Errorf("read change feed: %w", err)
+	}
+	ids, err := pgx.CollectRows(rows, pgx.RowTo[string])
+	if err != nil {
+		return nil, 0, fmt.Errorf("read change feed: %w", err)
+	}
+	return ids, last, nil
+}
+
+// Rows implements engine.Snapshot.
+func (s *snapshot) Rows(ctx context.Context, ids []string, add func(*engine.Row, []float32) error) error {
+	return readIndexRows(ctx, s.tx, `WHERE id = ANY($1) AND agent_id = $2`, []any{ids, s.agent}, true, add)
+}
+
+// maybePrune drops old changes every so many writes of this server.
+func (db *DB) maybePrune(ctx context.Context) {
+	if db.writes.Add(1)%1024 == 0 {
+		_ = db.pruneChanges(ctx)
+	}
+}
+
+// pruneChanges drops the changes more than changesKeep versions behind
+// their agent's version; Floor puts readers that far behind below it.
+func (db *DB) pruneChanges(ctx context.Context) error {
+	_, err := db.pool.Exec(ctx, `DELETE FROM hippo_changes AS c USING hippo_agents AS h
+		WHERE c.agent_id = h.agent_id AND c.version <= h.version - $1`, changesKeep)
+	return err
+}
+
+// vectorLoader reads an agent's float32 vectors by ID for the index's
+// exact re-ranking, in one statement.
+func (db *DB) vectorLoader(agentID string) vector.Loader {
+	return func(ctx context.Context, ids []string, fn func(int, []float32)) error {
+		pos := make(map[string]int, len(ids))
+		for i, id := range ids {
+			pos[id] = i
+		}
+		rows, err := db.pool.Query(ctx, `SELECT id, embedding FROM chunks WHERE id = ANY($1) AND agent_id = $2`, ids, agentID)
+		if err != nil {
+			return fmt.Errorf("read vectors: %w", err)
+		}
+		defer rows.Close()
+		var v []float32
+		for rows.Next() {
+			raw := rows.RawValues()
+			id := string(raw[0])
+			// A blob the index could not have decoded is not in it.
+			if v, err = vector.Decode(v, raw[1]); err == nil {
+				fn(pos[id], v)
+			}
+		}
+		if err := rows.Err(); err != nil {
+			return fmt.Errorf("read vectors: %w", err)
+		}
+		return nil
+	}
+}
+
+// indexColumns are the columns the index reads of a chunk.
+const indexColumns = `rowid, id, scope, kind, embedding, metadata, running_intensity,
+	access_count, last_accessed_at, created_at, superseded_by, superseded_at, octet_length(content)`
+
+// readIndexRows hands the chunks matched by where to add (Index.Add).
+// When folding in changes (strict), add stops it with engine.ErrDimension
+// at a row of another dimension, so that the caller reloads; a whole load
+// skips such rows.
+func readIndexRows(ctx context.Context, tx pgx.Tx, where string, args []any, strict bool, add func(*engine.Row, []float32) error) error {
+	rows, err := tx.Query(ctx, `SELECT `+indexColumns+` FROM chunks `+where, args...)
+	if err != nil {
+		return fmt.Errorf("load index: %w", err)
+	}
+	defer rows.Close()
+	var (
+		buf                        []float32
+		rowid                      int64
+		id, scope, kind, last, cre string
+		meta, supBy, supAt         *string
+		intensity                  float64
+		access                     int64
+		size                       int32
+		blob                       []byte
+	)
+	for rows.Next() {
+		if err := rows.Scan(&rowid, &id, &scope, &kind, &blob, &meta, &intensity, &access, &last, &cre, &supBy, &supAt, &size); err != nil {
+			return fmt.Errorf("load index: %w", err)
+		}
+		if buf, err = vector.Decode(buf, blob); err != nil || len(buf) == 0 {
+			continue
+		}
+		row := engine.Row{ID: id, RowID: rowid, Scope: scope, Kind: hippo.Kind(kind), Intensity: intensity,
+			Access: int(access), Superseded: supBy != nil, Size: int(size)}
+		if meta != nil {
+			row.Metadata = *meta
+		}
+		for _, t := range []struct {
+			s   *string
+			dst *int64
+		}{{&last, &row.LastAccess}, {&cre, &row.Created}, {supAt, &row.SupersededAt}} {
+			if t.s == nil || *t.s == "" {
+				continue
+			}
+			at, err := parseTime(*t.s)
+			if err != nil {
+				return fmt.Errorf("chunk %s: %w", id, err)
+			}
+			*t.dst = at.UnixMilli()
+		}
+		if err := add(&row, buf); err != nil {
+			if !strict && err == engine.ErrDimension {
+				continue
+			}
+			return err
+		}
+	}
+	if err := rows.Err(); err != nil {
+		return fmt.Errorf("load index: %w", err)
+	}
+	return nil
+}

@@ -1,0 +1,358 @@
+package postgres
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/hippo-mem/hippo"
+	"github.com/hippo-mem/hippo/engine"
+	"github.com/hippo-mem/hippo/vector"
+	"github.com/jackc/pgx/v5"
+)
+
+// agentStore is the database as one agent's engine.Store.
+type agentStore struct {
+	db   *DB
+	cfg  hippo.Config // the database's, with the embedder's thresholds
+	opts hippo.MemoryOptions
+}
+
+var _ engine.Store = (*agentStore)(nil)
+
+// Now implements engine.Store.
+func (m *agentStore) Now() time.Time { return m.db.now() }
+
+// ActiveClock implements engine.Store.
+func (m *agentStore) ActiveClock() bool { return m.db.activeClock }
+
+// RecordActivity implements engine.Store.
+func (m *agentStore) RecordActivity(ctx context.Context) error {
+	return m.db.recordActivity(ctx, m.opts.AgentID)
+}
+
+// Index implements engine.Store: the cached index synced over the feed.
+func (m *agentStore) Index(ctx context.Context, lock *hippo.ModelLock) (*engine.Index, error) {
+	return m.db.syncIndexFor(ctx, m.opts.AgentID, lock)
+}
+
+// AfterBulkWrite implements engine.Store. PostgreSQL keeps deleted tuples
+// until VACUUM, which autovacuum runs; `hippo purge --vacuum` runs it at
+// once (docs/RELIABILITY.md).
+func (m *agentStore) AfterBulkWrite(ctx context.Context) {}
+
+// Update implements engine.Store: a transaction that bumps the agent's
+// version first, which serialises the agent's writers across servers.
+func (m *agentStore) Update(ctx context.Context, fn func(engine.Tx) error) error {
+	err := pgx.BeginFunc(ctx, m.db.pool, func(tx pgx.Tx) error {
+		if _, err := bumpAgent(ctx, tx, m.opts.AgentID); err != nil {
+			return err
+		}
+		return fn(storeTx{agentTx{tx, m.opts.AgentID}, m})
+	})
+	if err == nil {
+		m.db.maybePrune(ctx)
+	}
+	return err
+}
+
+// View implements engine.Store: a read-only repeatable-read transaction.
+func (m *agentStore) View(ctx context.Context, fn func(engine.Tx) error) error {
+	return pgx.BeginTxFunc(ctx, m.db.pool, pgx.TxOptions{IsoLevel: pgx.RepeatableRead, AccessMode: pgx.ReadOnly},
+		func(tx pgx.Tx) error { return fn(storeTx{agentTx{tx, m.opts.AgentID}, m}) })
+}
+
+// Contents implements engine.Store.
+func (m *agentStore) Contents(ctx context.Context, ids []string) (map[string]string, error) {
+	rows, err := m.db.pool.Query(ctx, `SELECT id, content FROM chunks WHERE id = ANY($1) AND agent_id = $2`, ids, m.opts.AgentID)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	out := make(map[string]string, len(ids))
+	for rows.Next() {
+		var id, content string
+		if err := rows.Scan(&id, &content); err != nil {
+			return nil, err
+		}
+		out[id] = content
+	}
+	return out, rows.Err()
+}
+
+// ListBlocks implements engine.Store.
+func (m *agentStore) ListBlocks(ctx context.Context, scope string) ([]hippo.BlockInfo, error) {
+	return m.db.ListBlocks(ctx, m.opts.AgentID, &scope)
+}
+
+// Peek implements engine.RecallStore: the chunks as stored (a dry run).
+func (m *agentStore) Peek(ctx context.Context, ids []string) (map[string]*hippo.Chunk, error) {
+	cs, err := recalledChunks(ctx, m.db.pool, m.opts.AgentID, ids)
+	if err != nil {
+		return nil, err
+	}
+	byID := make(map[string]*hippo.Chunk, len(cs))
+	for _, c := range cs {
+		byID[c.ID] = c
+	}
+	return byID, nil
+}
+
+func recalledChunks(ctx context.Context, q querier, agent string, ids []string) ([]*hippo.Chunk, error) {
+	return queryChunks(ctx, q, `SELECT `+recalledColumns+` FROM chunks WHERE id = ANY($1) AND agent_id = $2`, ids, agent)
+}
+
+// boostSQL applies the retrieval boost: hippo.Boosted, min(1, intensity
+// + boost), written in SQL so that the boost is one statement
+// (TestBoostMatchesDomain checks it against hippo.Boosted).
+const boostSQL = `UPDATE chunks SET access_count = access_count + 1, last_accessed_at = $1,
+	running_intensity = least(1.0, running_intensity + $2)
+	WHERE id = ANY($3) AND agent_id = $4 RETURNING ` + chunkColumns
+
+// Boost implements engine.RecallStore: the agent's version bumped, the
+// boost and the commit sent in one round trip, committed without waiting
+// for the WAL flush (synchronous_commit off: a crash may lose the last
+// boosts, never corrupt anything; every other write waits).
+func (m *agentStore) Boost(ctx context.Context, ids []string, now int64) (map[string]*hippo.Chunk, int64, int64, error) {
+	if len(ids) == 0 {
+		return nil, 0, 0, nil
+	}
+	conn, err := m.db.pool.Acquire(ctx)
+	if err != nil {
+		return nil, 0, 0, fmt.Errorf("boost chunks: %w", err)
+	}
+	defer conn.Release()
+	b := &pgx.Batch{}
+	b.Queue(`BEGIN`)
+	b.Queue(`SET LOCAL synchronous_commit = off`)
+	var epoch, version int64
+	b.Queue(bumpSQL+`, (SELECT value FROM hippo_meta WHERE key = 'changes_epoch')::bigint`, m.opts.AgentID).
+		QueryRow(func(r pgx.Row) error { return r.Scan(&version, &epoch) })
+	byID := make(map[string]*hippo.Chunk, len(ids))
+	b.Queue(boostSQL, formatTime(time.UnixMilli(now)), m.cfg.RetrievalBoost, ids, m.opts.AgentID).
+		Query(func(rows pgx.Rows) error {
+			for rows.Next() {
+				c, err := scanChunk(rows)
+				if err != nil {
+					return err
+				}
+				byID[c.ID] = c
+			}
+			return rows.Err()
+		})
+	b.Queue(`COMMIT`)
+	if err := conn.SendBatch(ctx, b).Close(); err != nil {
+		// A failed batch leaves the connection in an aborted transaction:
+		// roll back before handing it back to the pool.
+		_, _ = conn.Exec(context.WithoutCancel(ctx), `ROLLBACK`)
+		return nil, 0, 0, fmt.Errorf("boost chunks: %w", err)
+	}
+	m.db.maybePrune(ctx)
+	return byID, position(epoch, version-1), position(epoch, version), nil
+}
+
+// TextScores implements engine.RecallStore: BM25 computed from the
+// postings of the query's words (bm25Scores).
+func (m *agentStore) TextScores(ctx context.Context, ai *engine.Index, in hippo.RecallInput) (map[int64]float64, float64, error) {
+	return m.bm25Scores(ctx, ai, in)
+}
+
+// agentTx is one agent's chunks in a transaction (engine.ChunkWriter and
+// engine.FactWriter).
+type agentTx struct {
+	tx    pgx.Tx
+	agent string
+}
+
+func (t agentTx) Chunk(ctx context.Context, id string) (*hippo.Chunk, error) {
+	return getChunk(ctx, t.tx, t.agent, id)
+}
+
+func (t agentTx) Predecessor(ctx context.Context, id string) (string, error) {
+	var prev string
+	err := t.tx.QueryRow(ctx, `SELECT id FROM chunks WHERE superseded_by = $1 AND agent_id = $2
+		ORDER BY created_at DESC LIMIT 1`, id, t.agent).Scan(&prev)
+	if errors.Is(err, pgx.ErrNoRows) {
+		return "", nil
+	}
+	return prev, err
+}
+
+func (t agentTx) SaveStrength(ctx context.Context, c *hippo.Chunk) error {
+	return saveStrength(ctx, t.tx, t.agent, c)
+}
+
+// FactsSince implements engine.FactWriter: the live facts of scope the
+// agent's versions after since changed; every live fact of scope when
+// since is of an older epoch or its changes are pruned.
+func (t agentTx) FactsSince(ctx context.Context, scope string, since int64) ([]*engine.FactEntry, error) {
+	rows, err := t.tx.Query(ctx, `WITH head AS (
+			SELECT (SELECT value FROM hippo_meta WHERE key = 'changes_epoch')::bigint AS epoch,
+				coalesce((SELECT version FROM hippo_agents WHERE agent_id = $1), 0) AS version)
+		SELECT id, content, embedding, running_intensity FROM chunks, head
+		WHERE agent_id = $1 AND scope = $2 AND kind = 'fact' AND superseded_by IS NULL
+		AND ((head.epoch << 40) <> $3::bigint & ~((1::bigint << 40) - 1) OR $4::bigint < head.version - $5
+			OR id IN (SELECT chunk_id FROM hippo_changes WHERE agent_id = $1 AND version > $4))`,
+		t.agent, scope, since, versionOf(since), changesKeep)
+	if err != nil {
+		return nil, fmt.Errorf("load new facts: %w", err)
+	}
+	defer rows.Close()
+	var entries []*engine.FactEntry
+	for rows.Next() {
+		var (
+			e    engine.FactEntry
+			blob []byte
+		)
+		if err := rows.Scan(&e.Ref.ChunkID, &e.Content, &blob, &e.Intensity); err != nil {
+			return nil, fmt.Errorf("load new facts: %w", err)
+		}
+		if e.Vec, err = vector.Decode(nil, blob); err != nil {
+			return nil, err
+		}
+		vector.Normalize(e.Vec)
+		entries = append(entries, &e)
+	}
+	return entries, rows.Err()
+}
+
+// IsLive implements engine.FactWriter.
+func (t agentTx) IsLive(ctx context.Context, id string) (bool, error) {
+	var live bool
+	err := t.tx.QueryRow(ctx, `SELECT superseded_by IS NULL FROM chunks WHERE id = $1 AND agent_id = $2`, id, t.agent).Scan(&live)
+	if errors.Is(err, pgx.ErrNoRows) {
+		return false, nil
+	}
+	return live, err
+}
+
+// Insert implements engine.FactWriter.
+func (t agentTx) Insert(ctx context.Context, c *hippo.Chunk) error {
+	if c.ID == "" {
+		c.ID = newChunkID(c.CreatedAt)
+	}
+	return insertChunk(ctx, t.tx, c)
+}
+
+// Supersede implements engine.FactWriter.
+func (t agentTx) Supersede(ctx context.Context, id, by string, at time.Time) (string, bool, error) {
+	var content string
+	err := t.tx.QueryRow(ctx, `UPDATE chunks SET superseded_by = $1, superseded_at = $2
+		WHERE id = $3 AND agent_id = $4 AND superseded_by IS NULL RETURNING content`,
+		by, formatTime(at), id, t.agent).Scan(&content)
+	if errors.Is(err, pgx.ErrNoRows) {
+		return "", false, nil
+	}
+	return content, err == nil, err
+}
+
+// storeTx is a transaction of agentStore (engine.Tx).
+type storeTx struct {
+	agentTx
+	m *agentStore
+}
+
+// SameMemory implements engine.Tx with the dedup index.
+func (t storeTx) SameMemory(ctx context.Context, scope, hash string) (*hippo.Chunk, error) {
+	c, err := scanChunk(t.tx.QueryRow(ctx, `SELECT `+chunkColumns+` FROM chunks WHERE `+sameMemory, t.agent, scope, hash))
+	if errors.Is(err, pgx.ErrNoRows) {
+		return nil, nil
+	}
+	return c, err
+}
+
+// LockModel implements engine.Tx.
+func (t storeTx) LockModel(ctx context.Context, model string, dim int) error {
+	return lockModelTx(ctx, t.tx, model, dim)
+}
+
+// Recalled implements engine.Tx.
+func (t storeTx) Recalled(ctx context.Context, ids []string) ([]*hippo.Chunk, error) {
+	return recalledChunks(ctx, t.tx, t.agent, ids)
+}
+
+// Supersedes implements engine.Tx.
+func (t storeTx) Supersedes(ctx context.Context, id string) (bool, error) {
+	var ok bool
+	err := t.tx.QueryRow(ctx, `SELECT EXISTS (SELECT 1 FROM chunks WHERE superseded_by = $1 AND agent_id = $2)`, id, t.agent).Scan(&ok)
+	return ok, err
+}
+
+// Delete implements engine.Tx.
+func (t storeTx) Delete(ctx context.Context, ids []string) (deleted, resurrected []string, err error) {
+	return deleteChunksTx(ctx, t.tx, t.agent, ids)
+}
+
+// SetContent implements engine.Tx: a memory with that content in the
+// chunk's scope is ECONFLICT, checked first (the agent's writers are
+// serialised) since a unique violation would abort the transaction.
+func (t storeTx) SetContent(ctx context.Context, id, content, hash string, vec []float32) error {
+	var taken bool
+	err := t.tx.QueryRow(ctx, `SELECT EXISTS (SELECT 1 FROM chunks AS o, chunks AS c
+		WHERE c.id = $1 AND c.agent_id = $2 AND c.kind = 'memory' AND o.agent_id = c.agent_id AND o.scope = c.scope
+		AND o.kind = 'memory' AND left(o.content_hash, 32) = left($3, 32) AND o.id <> c.id)`, id, t.agent, hash).Scan(&taken)
+	if err != nil {
+		return fmt.Errorf("update chunk: %w", err)
+	}
+	if taken {
+		return hippo.Errorf(hippo.ECONFLICT, "a memory with this content already exists in scope %q", t.m.opts.Scope)
+	}
+	if _, err := t.tx.Exec(ctx, `UPDATE chunks SET content = $1, content_hash = $2, embedding = $3
+		WHERE id = $4 AND agent_id = $5`, content, hash, vector.Encode(vec), id, t.agent); err != nil {
+		if isUniqueViolation(err) {
+			return hippo.Errorf(hippo.ECONFLICT, "a memory with this content already exists in scope %q", t.m.opts.Scope)
+		}
+		return fmt.Errorf("update chunk: %w", err)
+	}
+	return nil
+}
+
+// GetBlock implements engine.Tx.
+func (t storeTx) GetBlock(ctx context.Context, scope, key string) (*hippo.Block, error) {
+	var b hippo.Block
+	var updated string
+	err := t.tx.QueryRow(ctx, `SELECT agent_id, scope, key, value, description, updated_at FROM memory_blocks
+		WHERE agent_id = $1 AND scope = $2 AND key = $3`, t.agent, scope, key).
+		Scan(&b.AgentID, &b.Scope, &b.Key, &b.Value, &b.Description, &updated)
+	if errors.Is(err, pgx.ErrNoRows) {
+		return nil, nil
+	} else if err != nil {
+		return nil, err
+	}
+	if b.UpdatedAt, err = parseTime(updated); err != nil {
+		return nil, fmt.Errorf("block %q: %w", key, err)
+	}
+	return &b, nil
+}
+
+// PutBlock implements engine.Tx.
+func (t storeTx) PutBlock(ctx context.Context, scope, key, value string, at time.Time) error {
+	if _, err := t.tx.Exec(ctx, `INSERT INTO memory_blocks (agent_id, scope, key, value, updated_at)
+		VALUES ($1, $2, $3, $4, $5) ON CONFLICT (agent_id, scope, key)
+		DO UPDATE SET value = excluded.value, updated_at = excluded.updated_at`,
+		t.agent, scope, key, value, formatTime(at)); err != nil {
+		return fmt.Errorf("write block %q: %w", key, err)
+	}
+	return nil
+}
+
+// DescribeBlock implements engine.Tx.
+func (t storeTx) DescribeBlock(ctx context.Context, scope, key, description string, at time.Time) error {
+	if _, err := t.tx.Exec(ctx, `INSERT INTO memory_blocks (agent_id, scope, key, value, description, updated_at)
+		VALUES ($1, $2, $3, '', $4, $5) ON CONFLICT (agent_id, scope, key)
+		DO UPDATE SET description = excluded.description, updated_at = excluded.updated_at`,
+		t.agent, scope, key, description, formatTime(at)); err != nil {
+		return fmt.Errorf("describe block %q: %w", key, err)
+	}
+	return nil
+}
+
+// DeleteBlock implements engine.Tx.
+func (t storeTx) DeleteBlock(ctx context.Context, scope, key string) (bool, error) {
+	tag, err := t.tx.Exec(ctx, `DELETE FROM memory_blocks WHERE agent_id = $1 AND scope = $2 AND key = $3`, t.agent, scope, key)
+	if err != nil {
+		return false, fmt.Errorf("delete block %q: %w", key, err)
+	}
+	return tag.RowsAffected() > 0, nil
+}

@@ -1,0 +1,132 @@
+package postgres
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strconv"
+
+	"github.com/hippo-mem/hippo"
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgconn"
+)
+
+// querier is a pool, a connection or a transaction.
+type querier interface {
+	Exec(ctx context.Context, sql string, args ...any) (pgconn.CommandTag, error)
+	Query(ctx context.Context, sql string, args ...any) (pgx.Rows, error)
+	QueryRow(ctx context.Context, sql string, args ...any) pgx.Row
+}
+
+// EmbeddingModel implements hippo.Store: the recorded lock, nil when
+// nothing has been embedded yet.
+func (db *DB) EmbeddingModel(ctx context.Context) (*hippo.ModelLock, error) {
+	return readLock(ctx, db.pool)
+}
+
+// VerifyEmbeddingModel implements hippo.Store: it checks model and dim
+// (0: not yet known) against the lock, recording them when there is none
+// and dim is known.
+func (db *DB) VerifyEmbeddingModel(ctx context.Context, model string, dim int) error {
+	if dim <= 0 {
+		lock, err := db.EmbeddingModel(ctx)
+		if err != nil || lock == nil {
+			return err
+		}
+		return checkLock(*lock, model, dim)
+	}
+	return pgx.BeginFunc(ctx, db.pool, func(tx pgx.Tx) error { return lockModelTx(ctx, tx, model, dim) })
+}
+
+// lockModelTx checks the lock in a write transaction and records it when
+// absent. The first writers race on the insert: the loser waits for the
+// winner's commit, then finds its lock.
+func lockModelTx(ctx context.Context, tx querier, model string, dim int) error {
+	lock, err := readLock(ctx, tx)
+	if err != nil {
+		return err
+	}
+	if lock != nil {
+		return checkLock(*lock, model, dim)
+	}
+	if model == "" {
+		return hippo.Errorf(hippo.EINVALID, "embedding model name must not be empty")
+	}
+	tag, err := tx.Exec(ctx, `INSERT INTO hippo_meta (key, value) VALUES
+		('embedding_model', $1), ('embedding_dimension', $2) ON CONFLICT DO NOTHING`, model, strconv.Itoa(dim))
+	if err != nil {
+		return fmt.Errorf("record embedding model: %w", err)
+	}
+	if tag.RowsAffected() == 2 {
+		return nil
+	}
+	if lock, err = readLock(ctx, tx); err != nil {
+		return err
+	}
+	if lock == nil {
+		return hippo.Errorf(hippo.EINTERNAL, "embedding model lock is incomplete")
+	}
+	return checkLock(*lock, model, dim)
+}
+
+// checkLock refuses a model and dimension other than the lock's.
+func checkLock(lock hippo.ModelLock, model string, dim int) error {
+	if lock.Model != model || (dim > 0 && lock.Dimension != dim) {
+		got := hippo.ModelLock{Model: model, Dimension: dim}
+		return hippo.Errorf(hippo.ECONFLICT,
+			"embedding model mismatch: this database is locked to %s, but the embedder gives %s; "+
+				"configure that model again, or switch the database with `hippo reembed --force` (re-embeds every chunk)", lock, got)
+	}
+	return nil
+}
+
+// checkQuery checks a query's model and dimension (lock; nil: nothing)
+// against the model lock read as model and dim ("" when none).
+func checkQuery(lock *hippo.ModelLock, model, dim *string) error {
+	if lock == nil || model == nil || *model == "" {
+		return nil
+	}
+	n := 0
+	if dim != nil {
+		n, _ = strconv.Atoi(*dim)
+	}
+	return checkLock(hippo.ModelLock{Model: *model, Dimension: n}, lock.Model, lock.Dimension)
+}
+
+// readLock reads the model lock through q.
+func readLock(ctx context.Context, q querier) (*hippo.ModelLock, error) {
+	var model, dim *string
+	err := q.QueryRow(ctx, `SELECT
+		(SELECT value FROM hippo_meta WHERE key = 'embedding_model'),
+		(SELECT value FROM hippo_meta WHERE key = 'embedding_dimension')`).Scan(&model, &dim)
+	if err != nil {
+		return nil, fmt.Errorf("read embedding model: %w", err)
+	}
+	if model == nil || *model == "" {
+		return nil, nil
+	}
+	n := 0
+	if dim != nil {
+		n, _ = strconv.Atoi(*dim)
+	}
+	return &hippo.ModelLock{Model: *model, Dimension: n}, nil
+}
+
+func setMeta(ctx context.Context, q querier, key, value string) error {
+	if _, err := q.Exec(ctx, `INSERT INTO hippo_meta (key, value) VALUES ($1, $2)
+		ON CONFLICT (key) DO UPDATE SET value = excluded.value`, key, value); err != nil {
+		return fmt.Errorf("record %s: %w", key, err)
+	}
+	return nil
+}
+
+// uniqueViolation is PostgreSQL's SQLSTATE for a unique constraint.
+const uniqueViolation = "23505"
+
+// isUniqueViolation reports whether err is a unique or primary key
+// violation, by SQLSTATE: the store translates it into ECONFLICT, and no
+// caller reads the message's text.
+func isUniqueViolation(err error) bool {
+	var e *pgconn.PgError
+	return errors.As(err, &e) && e.Code == uniqueViolation
+}
