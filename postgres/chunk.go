@@ -25,10 +25,10 @@ var recalledColumns = strings.Replace(chunkColumns, "embedding", "NULL::bytea", 
 
 func scanChunk(r pgx.Row) (*hippo.Chunk, error) {
 	var (
-		c                         hippo.Chunk
-		kind, last, create        string
+		c                        hippo.Chunk
+		kind, last, create       string
 		hash, meta, supBy, supAt *string
-		blob                      []byte
+		blob                     []byte
 	)
 	err := r.Scan(&c.ID, &c.AgentID, &c.Scope, &kind, &c.Content, &hash, &blob, &meta,
 		&c.RunningIntensity, &c.EncounterCount, &c.AccessCount, &last, &supBy, &supAt, &create)
