@@ -103,6 +103,9 @@ func Open(ctx context.Context, dsn string, opts Options) (*DB, error) {
 	if err != nil {
 		return nil, hippo.Invalidf("db", "%s: %s", d, hippo.RedactDSN(err.Error()))
 	}
+	if pc.ConnConfig.ConnectTimeout == 0 {
+		pc.ConnConfig.ConnectTimeout = 10 * time.Second
+	}
 	if opts.MaxConns > 0 {
 		pc.MaxConns = opts.MaxConns
 	}

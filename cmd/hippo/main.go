@@ -96,7 +96,7 @@ go to stderr. Exit codes: 0 success, 1 failure, 2 usage error.`,
 	root.SetVersionTemplate("hippo {{.Version}}\n")
 	a.root = root
 	f := root.PersistentFlags()
-	f.StringVar(&a.dbPath, "db", defaultDBPath(), "database: a file path or file: URI (env HIPPO_DB)")
+	f.StringVar(&a.dbPath, "db", defaultDBPath(), "database: a file path, a file: URI or a postgres:// URL (env HIPPO_DB)")
 	f.StringVar(&a.agent, "agent", os.Getenv("HIPPO_AGENT"), "agent ID (env HIPPO_AGENT)")
 	f.StringVar(&a.scope, "scope", "", `scope ("" is the global scope; default: all scopes where a command lists)`)
 	f.BoolVar(&a.json, "json", false, "print machine-readable JSON")

@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 
 	"github.com/hippo-mem/hippo"
+	"github.com/hippo-mem/hippo/postgres"
 	"github.com/hippo-mem/hippo/sqlite"
 )
 
@@ -55,21 +56,30 @@ const (
 )
 
 // openDBFor is the one place the CLI opens a store: --db is parsed as a
-// DSN (hippo.ParseDSN), a file is opened with SQLite, and a URL whose
-// scheme no backend serves is refused, its password redacted. It opens
-// the database with the page size for emb's vectors when
-// mode creates it (sqlite.PageSizeFor; emb may be nil).
+// DSN (hippo.ParseDSN); a file is opened with SQLite, a postgres:// or
+// postgresql:// URL with PostgreSQL, and a URL whose scheme no backend
+// serves is refused, its password redacted. It opens a new SQLite file
+// with the page size for emb's vectors (sqlite.PageSizeFor; emb may be
+// nil).
 func (a *app) openDBFor(ctx context.Context, emb hippo.Embedder, mode dbMode) (database, error) {
-	opts := sqlite.Options{MustExist: mode == existingDB, IndexMemory: a.indexMemory}
-	if emb != nil {
-		opts.Dimension = emb.Dimension()
-	}
 	dsn, err := hippo.ParseDSN(a.dbPath)
 	if err != nil {
 		return nil, err
 	}
-	if dsn.Scheme != "" {
-		return nil, hippo.Invalidf("db", "%s: no backend serves %s:// databases; give a file path or a file: URI", dsn, dsn.Scheme)
+	switch dsn.Scheme {
+	case "":
+	case "postgres", "postgresql":
+		db, err := postgres.Open(ctx, a.dbPath, postgres.Options{MustExist: mode == existingDB, IndexMemory: a.indexMemory})
+		if err != nil {
+			return nil, err
+		}
+		return db, nil
+	default:
+		return nil, hippo.Invalidf("db", "%s: no backend serves %s:// databases; give a file path, a file: URI or a postgres:// URL", dsn, dsn.Scheme)
+	}
+	opts := sqlite.Options{MustExist: mode == existingDB, IndexMemory: a.indexMemory}
+	if emb != nil {
+		opts.Dimension = emb.Dimension()
 	}
 	db, err := sqlite.Open(ctx, dsn.Path, opts)
 	if err != nil {

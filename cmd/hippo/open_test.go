@@ -13,7 +13,7 @@ import (
 // became the file ./postgres:/u:secret@host/db).
 func TestDatabaseURLRefused(t *testing.T) {
 	c := newCLI(t)
-	const dsn = "postgres://hippo:s3cretpw@db.example:5432/hippo?sslmode=disable"
+	const dsn = "mysql://hippo:s3cretpw@db.example:3306/hippo?tls=true"
 	for _, cmd := range runnableCommands() {
 		spec, ok := commandDB[cmd.CommandPath()]
 		if !ok || spec.use == noDB {
@@ -30,7 +30,7 @@ func TestDatabaseURLRefused(t *testing.T) {
 				a = append(append([]string{}, args...), "--db", dsn)
 			}
 			r := c.runIn(spec.stdin, env, a...)
-			if r.code == 0 || !strings.Contains(r.stderr, "postgres://") || !strings.Contains(r.stderr, "no backend") {
+			if r.code == 0 || !strings.Contains(r.stderr, "mysql://") || !strings.Contains(r.stderr, "no backend") {
 				t.Errorf("hippo %s (HIPPO_DB: %v): want a failure naming the scheme, got %s", strings.Join(a, " "), byEnv, r)
 			}
 			if strings.Contains(r.stdout+r.stderr, "s3cretpw") {
@@ -43,7 +43,7 @@ func TestDatabaseURLRefused(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, e := range entries {
-		if strings.HasPrefix(e.Name(), "postgres") {
+		if strings.HasPrefix(e.Name(), "mysql") {
 			t.Errorf("created %s", filepath.Join(c.dir, e.Name()))
 		}
 	}
