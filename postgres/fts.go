@@ -35,7 +35,7 @@ const (
 )
 
 // corpusStats are the whole database's row count and mean row length in
-// lexemes, BM25's corpus statistics; cached for statsTTL, as they move
+// words, BM25's corpus statistics; cached for statsTTL, as they move
 // slowly and cost a pass over the rows.
 type corpusStats struct {
 	rows   int64
@@ -52,7 +52,7 @@ func (db *DB) corpus(ctx context.Context) (corpusStats, error) {
 		return db.stats, nil
 	}
 	var s corpusStats
-	if err := db.pool.QueryRow(ctx, `SELECT count(*), coalesce(avg(length(fts)), 0)::float8 FROM chunks`).Scan(&s.rows, &s.avgLen); err != nil {
+	if err := db.pool.QueryRow(ctx, `SELECT count(*), coalesce(avg(words), 0)::float8 FROM chunks`).Scan(&s.rows, &s.avgLen); err != nil {
 		return s, fmt.Errorf("full-text statistics: %w", err)
 	}
 	s.at = time.Now()
@@ -72,7 +72,7 @@ const termsSQL = `SELECT t.i, l.lexeme, a.n, CASE WHEN a.n <= $3 THEN
 
 // postingsSQL reads, for each of the agent's rows holding any of the
 // lexemes $2, each lexeme's occurrences and the row's length.
-const postingsSQL = `SELECT c.rowid, l.lexeme, coalesce(cardinality(l.positions), 1), length(c.fts)
+const postingsSQL = `SELECT c.rowid, l.lexeme, coalesce(cardinality(l.positions), 1), c.words
 	FROM chunks AS c, unnest(c.fts) AS l
 	WHERE c.agent_id = $1 AND c.fts @@ (SELECT string_agg(quote_literal(x), ' | ')::tsquery FROM unnest($2::text[]) AS x)
 	AND l.lexeme = ANY($2)`
@@ -149,7 +149,8 @@ func (m *agentStore) bm25Scores(ctx context.Context, ai *engine.Index, in hippo.
 		// The corpus statistics are cached: a newer row may hold a word
 		// more often than they say.
 		n := max(corpus.rows, df[lexeme])
-		scores[rowid] += bm25(float64(tf), float64(length), corpus.avgLen, n, df[lexeme])
+		// FTS5 counts the agent column's token in a row's length.
+		scores[rowid] += bm25(float64(tf), float64(length+1), corpus.avgLen+1, n, df[lexeme])
 	}
 	if err := rows.Err(); err != nil {
 		return nil, 0, fmt.Errorf("full-text search: %w", err)

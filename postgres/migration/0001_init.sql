@@ -21,7 +21,11 @@ CREATE TABLE chunks (
     superseded_at     text COLLATE "C",
     created_at        text COLLATE "C" NOT NULL,
     -- Full-text postings of the content; recall computes BM25 from them.
-    fts               tsvector GENERATED ALWAYS AS (to_tsvector('english'::regconfig, content)) STORED
+    fts               tsvector GENERATED ALWAYS AS (to_tsvector('english'::regconfig, content)) STORED,
+    -- Its length in words, stop words included, as FTS5 counts a row's
+    -- tokens for BM25's length normalisation.
+    words             integer GENERATED ALWAYS AS (coalesce(array_length(regexp_split_to_array(
+                          btrim(regexp_replace(content, '[^[:alnum:]]+', ' ', 'g')), ' '), 1), 0)) STORED
 );
 -- Vectors are incompressible: keep them out of line, uncompressed.
 ALTER TABLE chunks ALTER COLUMN embedding SET STORAGE EXTERNAL;

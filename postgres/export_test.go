@@ -1,0 +1,4 @@
+package postgres
+
+// MigrationFS is the embedded migrations, for the tests.
+var MigrationFS = migrationFS
