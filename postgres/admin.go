@@ -253,7 +253,7 @@ func (db *DB) PurgeSuperseded(ctx context.Context, f hippo.PurgeFilter) ([]*hipp
 	var purged []*hippo.Chunk
 	err := pgx.BeginFunc(ctx, db.pool, func(tx pgx.Tx) error {
 		if f.AgentID != "" {
-			if _, err := bumpAgent(ctx, tx, f.AgentID); err != nil {
+			if err := lockAgent(ctx, tx, f.AgentID); err != nil {
 				return err
 			}
 		}

@@ -209,7 +209,7 @@ func without(xs, drop []string) []string {
 func (db *DB) DeleteChunks(ctx context.Context, agentID string, ids []string) (deleted, resurrected []string, err error) {
 	err = pgx.BeginFunc(ctx, db.pool, func(tx pgx.Tx) error {
 		if agentID != "" {
-			if _, err := bumpAgent(ctx, tx, agentID); err != nil {
+			if err := lockAgent(ctx, tx, agentID); err != nil {
 				return err
 			}
 		}

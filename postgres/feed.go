@@ -28,20 +28,21 @@ func versionOf(pos int64) int64 { return pos & (1<<epochShift - 1) }
 // a reader further behind reloads the agent.
 const changesKeep = 10_000
 
-// bumpAgent bumps the agent's version, taking the row lock that
-// serialises the agent's writers until the transaction ends, and returns
-// the new version. Every write transaction of one agent calls it first.
-func bumpAgent(ctx context.Context, tx querier, agent string) (int64, error) {
-	var v int64
-	err := tx.QueryRow(ctx, bumpSQL, agent).Scan(&v)
-	if err != nil {
-		return 0, fmt.Errorf("lock agent %s: %w", agent, err)
+// lockAgent takes the transaction-level advisory lock of the agent,
+// which serialises the agent's writers across servers until the
+// transaction ends. Every write transaction of one agent takes it first;
+// the triggers then bump the agent's version once, under the lock, when
+// the transaction changes a chunk, so versions are gap-free and in commit
+// order. A transaction that only looks (a verbatim-repeat lookup) writes
+// nothing and waits for no WAL flush.
+func lockAgent(ctx context.Context, tx querier, agent string) error {
+	if _, err := tx.Exec(ctx, lockAgentSQL, agent); err != nil {
+		return fmt.Errorf("lock agent %s: %w", agent, err)
 	}
-	return v, nil
+	return nil
 }
 
-const bumpSQL = `INSERT INTO hippo_agents AS h (agent_id, version) VALUES ($1, 1)
-	ON CONFLICT (agent_id) DO UPDATE SET version = h.version + 1 RETURNING version`
+const lockAgentSQL = `SELECT pg_advisory_xact_lock(hashtextextended($1, 0))`
 
 // bulk runs fn in a write transaction across agents that logs no change
 // and raises the feed's epoch, so every reader reloads: an import or a

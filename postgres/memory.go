@@ -42,11 +42,11 @@ func (m *agentStore) Index(ctx context.Context, lock *hippo.ModelLock) (*engine.
 // once (docs/RELIABILITY.md).
 func (m *agentStore) AfterBulkWrite(ctx context.Context) {}
 
-// Update implements engine.Store: a transaction that bumps the agent's
-// version first, which serialises the agent's writers across servers.
+// Update implements engine.Store: a transaction that takes the agent's
+// lock first, which serialises the agent's writers across servers.
 func (m *agentStore) Update(ctx context.Context, fn func(engine.Tx) error) error {
 	err := pgx.BeginFunc(ctx, m.db.pool, func(tx pgx.Tx) error {
-		if _, err := bumpAgent(ctx, tx, m.opts.AgentID); err != nil {
+		if err := lockAgent(ctx, tx, m.opts.AgentID); err != nil {
 			return err
 		}
 		return fn(storeTx{agentTx{tx, m.opts.AgentID}, m})
@@ -110,10 +110,10 @@ const boostSQL = `UPDATE chunks SET access_count = access_count + 1, last_access
 	running_intensity = least(1.0, running_intensity + $2)
 	WHERE id = ANY($3) AND agent_id = $4 RETURNING ` + chunkColumns
 
-// Boost implements engine.RecallStore: the agent's version bumped, the
-// boost and the commit sent in one round trip, committed without waiting
-// for the WAL flush (synchronous_commit off: a crash may lose the last
-// boosts, never corrupt anything; every other write waits).
+// Boost implements engine.RecallStore: the agent's lock, the boost, its
+// version read back and the commit sent in one round trip, committed
+// without waiting for the WAL flush (synchronous_commit off: a crash may
+// lose the last boosts, never corrupt anything; every other write waits).
 func (m *agentStore) Boost(ctx context.Context, ids []string, now int64) (map[string]*hippo.Chunk, int64, int64, error) {
 	if len(ids) == 0 {
 		return nil, 0, 0, nil
@@ -126,9 +126,7 @@ func (m *agentStore) Boost(ctx context.Context, ids []string, now int64) (map[st
 	b := &pgx.Batch{}
 	b.Queue(`BEGIN`)
 	b.Queue(`SET LOCAL synchronous_commit = off`)
-	var epoch, version int64
-	b.Queue(bumpSQL+`, (SELECT value FROM hippo_meta WHERE key = 'changes_epoch')::bigint`, m.opts.AgentID).
-		QueryRow(func(r pgx.Row) error { return r.Scan(&version, &epoch) })
+	b.Queue(lockAgentSQL, m.opts.AgentID)
 	byID := make(map[string]*hippo.Chunk, len(ids))
 	b.Queue(boostSQL, formatTime(time.UnixMilli(now)), m.cfg.RetrievalBoost, ids, m.opts.AgentID).
 		Query(func(rows pgx.Rows) error {
@@ -141,6 +139,17 @@ func (m *agentStore) Boost(ctx context.Context, ids []string, now int64) (map[st
 			}
 			return rows.Err()
 		})
+	var epoch, version int64
+	b.Queue(`SELECT (SELECT value FROM hippo_meta WHERE key = 'changes_epoch')::bigint,
+		(SELECT version FROM hippo_agents WHERE agent_id = $1)`, m.opts.AgentID).
+		QueryRow(func(r pgx.Row) error {
+			var v *int64
+			err := r.Scan(&epoch, &v)
+			if v != nil {
+				version = *v
+			}
+			return err
+		})
 	b.Queue(`COMMIT`)
 	if err := conn.SendBatch(ctx, b).Close(); err != nil {
 		// A failed batch leaves the connection in an aborted transaction:
@@ -149,6 +158,10 @@ func (m *agentStore) Boost(ctx context.Context, ids []string, now int64) (map[st
 		return nil, 0, 0, fmt.Errorf("boost chunks: %w", err)
 	}
 	m.db.maybePrune(ctx)
+	if len(byID) == 0 {
+		return byID, -1, -1, nil // nothing changed, nothing to fold
+	}
+	// The update's trigger bumped the version once, under the lock.
 	return byID, position(epoch, version-1), position(epoch, version), nil
 }
 

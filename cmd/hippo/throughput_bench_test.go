@@ -35,16 +35,21 @@ func BenchmarkServeStores(b *testing.B) {
 	for _, embedder := range []string{"api-1536", "offline"} {
 		for _, clients := range []int{1, 8, 32} {
 			b.Run(fmt.Sprintf("embedder=%s/clients=%d", embedder, clients), func(b *testing.B) {
-				benchServeStores(b, embedder, clients)
+				benchServeStores(b, embedder, clients, "")
 			})
 		}
 	}
 }
 
-func benchServeStores(b *testing.B, embedder string, clients int) {
+// benchServeStores runs the benchmark on the database db, a new SQLite
+// file when "".
+func benchServeStores(b *testing.B, embedder string, clients int, db string) {
 	ctx := context.Background()
 	dir := b.TempDir()
-	env := cleanEnv(dir, filepath.Join(dir, "hippo.db"))
+	if db == "" {
+		db = filepath.Join(dir, "hippo.db")
+	}
+	env := cleanEnv(dir, db)
 	if embedder == "api-1536" {
 		srv := mock.NewServer(b, 1536)
 		env = withEnv(env, []string{"HIPPO_EMBED_URL=" + srv.BaseURL(), "HIPPO_EMBED_KEY=sk-test", "HIPPO_EMBED_MODEL=mock-embed"})

@@ -61,9 +61,10 @@ CREATE TABLE hippo_activity (
     PRIMARY KEY (agent_id, hour)
 );
 
--- The change feed. Every write transaction of an agent first bumps its
--- row here (UPDATE ... version + 1): the row lock serialises the agent's
--- writers across servers, and as the version is bumped under that lock,
+-- The change feed. Every write transaction of an agent first takes the
+-- agent's advisory lock (lockAgent), which serialises its writers across
+-- servers; the triggers below bump the agent's version here once per
+-- transaction that changes a chunk, under that lock and the row's, so
 -- versions are gap-free and in commit order per agent. A reader whose
 -- snapshot shows version v has seen every change up to v. A bigserial
 -- would not do: transactions commit out of sequence order.
@@ -80,9 +81,9 @@ CREATE TABLE hippo_changes (
 );
 CREATE INDEX idx_changes_agent ON hippo_changes (agent_id, version);
 
--- hippo_bump bumps the version of the agents of changed rows, unless this
--- transaction did already (the writer bumps first, to take the lock), and
--- logs the rows at it. A bulk write across agents (hippo.bulk = on) logs
+-- hippo_log bumps the version of the agents of changed rows, unless this
+-- transaction did already (the row's xmin is the transaction's), and logs
+-- the rows at it. A bulk write across agents (hippo.bulk = on) logs
 -- nothing and raises changes_epoch instead, which has every reader reload.
 CREATE FUNCTION hippo_log(agents text[], ids text[]) RETURNS void LANGUAGE plpgsql AS $$
 BEGIN
