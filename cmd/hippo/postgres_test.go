@@ -1,11 +1,13 @@
 package main
 
 import (
+	"context"
 	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/hippo-mem/hippo/internal/pgtest"
+	"github.com/jackc/pgx/v5"
 )
 
 // newPGCLI is newCLI on a PostgreSQL database of the test's own, named by
@@ -98,5 +100,31 @@ func TestExportAcrossBackends(t *testing.T) {
 	c.json(&res, "import", c.writeFile("again.json", first), "--db", pg)
 	if res.Chunks != 0 {
 		t.Errorf("second import into PostgreSQL = %+v, want nothing new", res)
+	}
+}
+
+// TestPostgresPurgeVacuum purges with --vacuum: the superseded fact is
+// gone and the chunks table was vacuumed.
+func TestPostgresPurgeVacuum(t *testing.T) {
+	c := newPGCLI(t)
+	c.ok("remember", "I live in Berlin.", "--agent", "alice")
+	c.ok("remember", "I live in Lisbon.", "--agent", "alice")
+	if r := c.ok("purge", "--force", "--vacuum", "--agent", "alice"); !strings.Contains(r.stdout, "Berlin") {
+		t.Errorf("purge: %s", r)
+	}
+	if r := c.ok("chunks", "--agent", "alice", "--superseded"); strings.Contains(r.stdout, "Berlin") {
+		t.Errorf("the purged fact is still listed: %s", r)
+	}
+	conn, err := pgx.Connect(context.Background(), c.db)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close(context.Background())
+	var vacuumed bool
+	if err := conn.QueryRow(context.Background(), `SELECT last_vacuum IS NOT NULL FROM pg_stat_user_tables WHERE relname = 'chunks'`).Scan(&vacuumed); err != nil {
+		t.Fatal(err)
+	}
+	if !vacuumed {
+		t.Error("purge --vacuum did not vacuum the chunks table")
 	}
 }

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"fmt"
 	"github.com/hippo-mem/hippo"
 	"io"
@@ -13,6 +14,7 @@ func (a *app) newPurgeCommand() *cobra.Command {
 	var (
 		before string
 		force  bool
+		vacuum bool
 	)
 	cmd := &cobra.Command{
 		Use:   "purge",
@@ -23,7 +25,12 @@ the supersession time is unknown). What they had superseded stays
 superseded.
 
 Without --force nothing changes: the command shows what it would purge
-(with --json, a document with "dry_run": true).`,
+(with --json, a document with "dry_run": true).
+
+On PostgreSQL the deleted rows stay in the table's pages until VACUUM
+(autovacuum runs it later): --vacuum runs it on Hippo's tables at once,
+after the purge. SQLite overwrites deleted rows as it deletes them and
+needs no vacuum.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			filter := hippo.PurgeFilter{AgentID: a.agent, DryRun: !force}
@@ -42,6 +49,11 @@ Without --force nothing changes: the command shows what it would purge
 			chunks, err := db.PurgeSuperseded(cmd.Context(), filter)
 			if err != nil {
 				return err
+			}
+			if v, ok := db.(vacuumer); ok && vacuum && force {
+				if err := v.Vacuum(cmd.Context()); err != nil {
+					return err
+				}
 			}
 			out := struct {
 				DryRun  bool        `json:"dry_run"`
@@ -81,5 +93,12 @@ Without --force nothing changes: the command shows what it would purge
 	f := cmd.Flags()
 	f.StringVar(&before, "before", "", "only chunks superseded before this date (2025-01-31) or RFC 3339 time")
 	f.BoolVar(&force, "force", false, "really purge")
+	f.BoolVar(&vacuum, "vacuum", false, "PostgreSQL: VACUUM Hippo's tables after the purge, so that the deleted rows leave the table pages now")
 	return cmd
+}
+
+// vacuumer is a store whose deleted rows stay until a vacuum
+// (postgres.DB).
+type vacuumer interface {
+	Vacuum(ctx context.Context) error
 }
