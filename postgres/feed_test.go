@@ -277,3 +277,63 @@ func TestBM25RanksAsSQLite(t *testing.T) {
 		}
 	}
 }
+
+// hashEmbedder embeds text as a few hashed dimensions: another model
+// than the offline embedder, to re-embed into.
+type hashEmbedder struct{}
+
+func (hashEmbedder) Embed(_ context.Context, texts []string) ([][]float32, error) {
+	out := make([][]float32, len(texts))
+	for i, t := range texts {
+		v := make([]float32, 16)
+		for j, r := range t {
+			v[(int(r)+j)%16] += 1
+		}
+		out[i] = v
+	}
+	return out, nil
+}
+func (hashEmbedder) Model() string  { return "hash-16" }
+func (hashEmbedder) Dimension() int { return 16 }
+
+// TestReembedAcrossHandles re-embeds through one handle while another
+// holds the agent's index: the other reloads, recalls with the new model
+// and refuses the old one.
+func TestReembedAcrossHandles(t *testing.T) {
+	ctx := context.Background()
+	dsn := pgtest.New(t)
+	a, b := open(t, dsn), open(t, dsn)
+	old := local.NewEmbedder()
+	zero := 0.0
+	ma, err := a.Service(hippo.MemoryOptions{AgentID: "alice", Embedder: old})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []string{"The cat sleeps on the sofa", "Invoices go out on Mondays"} {
+		if _, err := ma.StoreMemory(ctx, hippo.StoreInput{Content: c}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	mb, err := b.Service(hippo.MemoryOptions{AgentID: "alice", Embedder: old})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res, err := mb.Recall(ctx, hippo.RecallInput{Query: "cat", MinRelevance: &zero}); err != nil || len(res) != 2 {
+		t.Fatalf("before: %v %v", res, err)
+	}
+	res, err := a.Reembed(ctx, hashEmbedder{}, hippo.ReembedOptions{})
+	if err != nil || res.Chunks != 2 {
+		t.Fatalf("reembed: %+v %v", res, err)
+	}
+	if _, err := mb.Recall(ctx, hippo.RecallInput{Query: "cat", MinRelevance: &zero}); hippo.ErrorCode(err) != hippo.ECONFLICT {
+		t.Errorf("recall with the old model after the switch: %v, want ECONFLICT", err)
+	}
+	nb, err := b.Service(hippo.MemoryOptions{AgentID: "alice", Embedder: hashEmbedder{}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, err := nb.Recall(ctx, hippo.RecallInput{Query: "The cat sleeps on the sofa", MinRelevance: &zero})
+	if err != nil || len(got) != 2 || got[0].Chunk.Content != "The cat sleeps on the sofa" || len(got[0].Chunk.Embedding) != 0 && len(got[0].Chunk.Embedding) != 16 {
+		t.Errorf("recall with the new model through the other handle: %v %v", got, err)
+	}
+}

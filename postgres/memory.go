@@ -43,13 +43,11 @@ func (m *agentStore) Index(ctx context.Context, lock *hippo.ModelLock) (*engine.
 func (m *agentStore) AfterBulkWrite(ctx context.Context) {}
 
 // Update implements engine.Store: a transaction that takes the agent's
-// lock first, which serialises the agent's writers across servers.
+// lock first, which serialises the agent's writers across servers
+// (DB.agentWrite).
 func (m *agentStore) Update(ctx context.Context, fn func(engine.Tx) error) error {
-	err := pgx.BeginFunc(ctx, m.db.pool, func(tx pgx.Tx) error {
-		if err := lockAgent(ctx, tx, m.opts.AgentID); err != nil {
-			return err
-		}
-		return fn(storeTx{agentTx{tx, m.opts.AgentID}, m})
+	err := m.db.agentWrite(ctx, m.opts.AgentID, func(q querier, lock *hippo.ModelLock) error {
+		return fn(storeTx{agentTx{q, m.opts.AgentID}, m, lock})
 	})
 	if err == nil {
 		m.db.maybePrune(ctx)
@@ -60,7 +58,7 @@ func (m *agentStore) Update(ctx context.Context, fn func(engine.Tx) error) error
 // View implements engine.Store: a read-only repeatable-read transaction.
 func (m *agentStore) View(ctx context.Context, fn func(engine.Tx) error) error {
 	return pgx.BeginTxFunc(ctx, m.db.pool, pgx.TxOptions{IsoLevel: pgx.RepeatableRead, AccessMode: pgx.ReadOnly},
-		func(tx pgx.Tx) error { return fn(storeTx{agentTx{tx, m.opts.AgentID}, m}) })
+		func(tx pgx.Tx) error { return fn(storeTx{agentTx{tx, m.opts.AgentID}, m, nil}) })
 }
 
 // Contents implements engine.Store.
@@ -135,7 +133,7 @@ func (m *agentStore) Boost(ctx context.Context, ids []string, now int64) (map[st
 	b := &pgx.Batch{}
 	b.Queue(`BEGIN`)
 	b.Queue(`SELECT set_config('synchronous_commit', 'off', true), set_config('hippo.bulk', 'on', true),
-		pg_advisory_xact_lock(hashtextextended($1, 0))`, m.opts.AgentID)
+		pg_advisory_xact_lock(hashtextextended($1, 0))`, m.opts.AgentID) // the agent's lock, as lockAgent
 	byID := make(map[string]*hippo.Chunk, len(ids))
 	var epoch, version int64
 	b.Queue(boostSQL, formatTime(time.UnixMilli(now)), m.cfg.RetrievalBoost, ids, m.opts.AgentID).
@@ -182,7 +180,7 @@ func (m *agentStore) TextScores(ctx context.Context, ai *engine.Index, in hippo.
 // agentTx is one agent's chunks in a transaction (engine.ChunkWriter and
 // engine.FactWriter).
 type agentTx struct {
-	tx    pgx.Tx
+	tx    querier
 	agent string
 }
 
@@ -272,6 +270,9 @@ func (t agentTx) Supersede(ctx context.Context, id, by string, at time.Time) (st
 type storeTx struct {
 	agentTx
 	m *agentStore
+	// lock is the model lock read once the transaction held its locks
+	// (agentWrite), nil when there was none or in a View.
+	lock *hippo.ModelLock
 }
 
 // SameMemory implements engine.Tx with the dedup index.
@@ -283,8 +284,12 @@ func (t storeTx) SameMemory(ctx context.Context, scope, hash string) (*hippo.Chu
 	return c, err
 }
 
-// LockModel implements engine.Tx.
+// LockModel implements engine.Tx: the model lock read with the
+// transaction's locks is checked, else the lock is taken.
 func (t storeTx) LockModel(ctx context.Context, model string, dim int) error {
+	if t.lock != nil {
+		return checkLock(*t.lock, model, dim)
+	}
 	return lockModelTx(ctx, t.tx, model, dim)
 }
 

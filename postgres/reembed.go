@@ -100,8 +100,17 @@ func (s reembedStore) ReembedMissing(ctx context.Context, cursor string, n int) 
 	return missingShadow(ctx, s.db.pool, cursor, n)
 }
 
+// ReembedUpdate implements engine.ReembedStore: a transaction that waits
+// for the agents' writers and keeps new ones out until it commits (the
+// switch lock, exclusive), so that the final one, which embeds the chunks
+// written meanwhile and switches, lets none slip in with the old model.
 func (s reembedStore) ReembedUpdate(ctx context.Context, fn func(engine.ReembedTx) error) error {
-	return pgx.BeginFunc(ctx, s.db.pool, func(tx pgx.Tx) error { return fn(reembedTx{s.db, tx}) })
+	return pgx.BeginFunc(ctx, s.db.pool, func(tx pgx.Tx) error {
+		if _, err := tx.Exec(ctx, `SELECT pg_advisory_xact_lock($1)`, switchLock); err != nil {
+			return fmt.Errorf("lock the agents' writers: %w", err)
+		}
+		return fn(reembedTx{s.db, tx})
+	})
 }
 
 // AfterSwitch implements engine.ReembedStore: nothing to trim (the switch
