@@ -25,6 +25,8 @@ func position(epoch, version int64) int64 { return epoch<<epochShift | version }
 
 func versionOf(pos int64) int64 { return pos & (1<<epochShift - 1) }
 
+func epochOf(pos int64) int64 { return pos >> epochShift }
+
 // changesKeep is how many versions of an agent's changes survive pruning;
 // a reader further behind reloads the agent.
 const changesKeep = 10_000

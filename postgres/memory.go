@@ -211,9 +211,9 @@ func (t agentTx) FactsSince(ctx context.Context, scope string, since int64) ([]*
 				coalesce((SELECT version FROM hippo_agents WHERE agent_id = $1), 0) AS version)
 		SELECT id, content, embedding, running_intensity FROM chunks, head
 		WHERE agent_id = $1 AND scope = $2 AND kind = 'fact' AND superseded_by IS NULL
-		AND ((head.epoch << 40) <> $3::bigint & ~((1::bigint << 40) - 1) OR $4::bigint < head.version - $5
+		AND (head.epoch <> $3::bigint OR $4::bigint < head.version - $5
 			OR id IN (SELECT chunk_id FROM hippo_changes WHERE agent_id = $1 AND version > $4))`,
-		t.agent, scope, since, versionOf(since), changesKeep)
+		t.agent, scope, epochOf(since), versionOf(since), changesKeep)
 	if err != nil {
 		return nil, fmt.Errorf("load new facts: %w", err)
 	}

@@ -20,13 +20,25 @@ CREATE TABLE chunks (
     superseded_by     text COLLATE "C",
     superseded_at     text COLLATE "C",
     created_at        text COLLATE "C" NOT NULL,
-    -- Full-text postings of the content; recall computes BM25 from them.
-    fts               tsvector GENERATED ALWAYS AS (to_tsvector('english'::regconfig, content)) STORED,
-    -- Its length in words, stop words included, as FTS5 counts a row's
-    -- tokens for BM25's length normalisation.
-    words             integer GENERATED ALWAYS AS (coalesce(array_length(regexp_split_to_array(
-                          btrim(regexp_replace(content, '[^[:alnum:]]+', ' ', 'g')), ' '), 1), 0)) STORED
+    -- Full-text postings of the content, and its length in words (stop
+    -- words included, as FTS5 counts a row's tokens for BM25's length
+    -- normalisation); set by chunks_fts below.
+    fts               tsvector NOT NULL,
+    words             integer NOT NULL
 );
+-- A trigger rather than generated columns: PostgreSQL recomputes stored
+-- generated columns on every update, and every recall's boost updates ten
+-- rows without touching their content.
+CREATE FUNCTION hippo_fts() RETURNS trigger LANGUAGE plpgsql AS $$
+BEGIN
+    NEW.fts := to_tsvector('english'::regconfig, NEW.content);
+    NEW.words := coalesce(array_length(regexp_split_to_array(
+        btrim(regexp_replace(NEW.content, '[^[:alnum:]]+', ' ', 'g')), ' '), 1), 0);
+    RETURN NEW;
+END $$;
+CREATE TRIGGER chunks_fts BEFORE INSERT OR UPDATE OF content ON chunks
+    FOR EACH ROW EXECUTE FUNCTION hippo_fts();
+
 -- Vectors are incompressible: keep them out of line, uncompressed.
 ALTER TABLE chunks ALTER COLUMN embedding SET STORAGE EXTERNAL;
 
