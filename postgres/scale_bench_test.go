@@ -58,6 +58,7 @@ type scaleResult struct {
 	ingestPerSec       float64
 	coldLoad, p50, p95 time.Duration
 	found, queries     int
+	stages             map[string]time.Duration // p50 of each recall stage
 }
 
 const scaleAgent = "bench-agent"
@@ -125,9 +126,11 @@ func runScaleStore(ctx context.Context, name string, open func() (scaleStore, er
 		return nil, err
 	}
 	times := make([]time.Duration, 0, queries)
+	stages := map[string][]time.Duration{}
+	sctx := hippo.WithStages(ctx, func(stage string, d time.Duration) { stages[stage] = append(stages[stage], d) })
 	for q := range queries {
 		t := time.Now()
-		got, err := m.Recall(ctx, hippo.RecallInput{Query: fmt.Sprintf("query %d", q), Limit: 10})
+		got, err := m.Recall(sctx, hippo.RecallInput{Query: fmt.Sprintf("query %d", q), Limit: 10})
 		if err != nil {
 			return nil, err
 		}
@@ -142,6 +145,11 @@ func runScaleStore(ctx context.Context, name string, open func() (scaleStore, er
 	}
 	slices.Sort(times)
 	res.p50, res.p95 = times[len(times)/2], times[len(times)*95/100]
+	res.stages = map[string]time.Duration{}
+	for stage, ds := range stages {
+		slices.Sort(ds)
+		res.stages[stage] = ds[len(ds)/2]
+	}
 	return res, nil
 }
 
@@ -178,10 +186,16 @@ func runScale(tb testing.TB, sizes, dims []int, queries int) []*scaleResult {
 
 func scaleReport(rs []*scaleResult) string {
 	var b strings.Builder
-	fmt.Fprintf(&b, "%-9s %-8s %-5s %10s %10s %9s %9s %7s\n", "store", "chunks", "dim", "ingest/s", "cold load", "p50", "p95", "found")
+	stages := []string{hippo.StageSync, hippo.StageText, hippo.StageScan, hippo.StageBoost}
+	fmt.Fprintf(&b, "%-9s %-8s %-5s %10s %10s %9s %9s %7s   p50 of %s\n", "store", "chunks", "dim", "ingest/s", "cold load", "p50", "p95", "found",
+		strings.Join(stages, ", "))
 	for _, r := range rs {
-		fmt.Fprintf(&b, "%-9s %-8d %-5d %10.0f %10s %9s %9s %3d/%-3d\n", r.store, r.chunks, r.dim, r.ingestPerSec,
+		fmt.Fprintf(&b, "%-9s %-8d %-5d %10.0f %10s %9s %9s %3d/%-3d", r.store, r.chunks, r.dim, r.ingestPerSec,
 			r.coldLoad.Round(time.Millisecond), r.p50.Round(10*time.Microsecond), r.p95.Round(10*time.Microsecond), r.found, r.queries)
+		for _, s := range stages {
+			fmt.Fprintf(&b, " %8s", r.stages[s].Round(10*time.Microsecond))
+		}
+		b.WriteString("\n")
 	}
 	return b.String()
 }

@@ -25,7 +25,11 @@ CREATE TABLE chunks (
     -- normalisation); set by chunks_fts below.
     fts               tsvector NOT NULL,
     words             integer NOT NULL
-);
+)
+-- Room on each page for the new versions of rows a recall's boost
+-- updates: a heap-only update, with no index entry written (no indexed
+-- column changes), needs space on the row's own page.
+WITH (fillfactor = 75);
 -- A trigger rather than generated columns: PostgreSQL recomputes stored
 -- generated columns on every update, and every recall's boost updates ten
 -- rows without touching their content.
