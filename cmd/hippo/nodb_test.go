@@ -36,6 +36,7 @@ var commandDB = map[string]struct {
 	"hippo block append":          {use: creates, runs: [][]string{{"persona", "Terse."}}},
 	"hippo block describe":        {use: creates, runs: [][]string{{"persona", "How to answer"}}},
 	"hippo import":                {use: creates, runs: [][]string{{"-"}}, stdin: `{"version":1,"agentId":"alice"}`},
+	"hippo copy":                  {use: refuses, runs: [][]string{{"--to", "copy.db"}}},
 	"hippo serve":                 {use: creates, runs: [][]string{{"--transport", "stdio"}}},
 	"hippo stats":                 {use: refuses, runs: [][]string{{}}},
 	"hippo agents":                {use: refuses, runs: [][]string{{}}},

@@ -62,14 +62,19 @@ const (
 // with the page size for emb's vectors (sqlite.PageSizeFor; emb may be
 // nil).
 func (a *app) openDBFor(ctx context.Context, emb hippo.Embedder, mode dbMode) (database, error) {
-	dsn, err := hippo.ParseDSN(a.dbPath)
+	return a.openDSN(ctx, a.dbPath, emb, mode)
+}
+
+// openDSN is openDBFor on the database named by name rather than --db.
+func (a *app) openDSN(ctx context.Context, name string, emb hippo.Embedder, mode dbMode) (database, error) {
+	dsn, err := hippo.ParseDSN(name)
 	if err != nil {
 		return nil, err
 	}
 	switch dsn.Scheme {
 	case "":
 	case "postgres", "postgresql":
-		db, err := postgres.Open(ctx, a.dbPath, postgres.Options{MustExist: mode == existingDB, IndexMemory: a.indexMemory})
+		db, err := postgres.Open(ctx, name, postgres.Options{MustExist: mode == existingDB, IndexMemory: a.indexMemory})
 		if err != nil {
 			return nil, err
 		}
