@@ -8,16 +8,20 @@ import (
 	"log/slog"
 	"net/http"
 	"net/http/httptest"
+	"os"
 	"path/filepath"
 	"strings"
 	"sync"
 	"testing"
 	"time"
 
+	"github.com/hippo-mem/hippo"
+	"github.com/hippo-mem/hippo/internal/pgtest"
 	"github.com/hippo-mem/hippo/llm"
 	"github.com/hippo-mem/hippo/mcp"
 	"github.com/hippo-mem/hippo/mock"
 	"github.com/hippo-mem/hippo/openai"
+	"github.com/hippo-mem/hippo/postgres"
 	"github.com/hippo-mem/hippo/sqlite"
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 )
@@ -29,7 +33,8 @@ const testDim = 64
 type env struct {
 	t      *testing.T
 	ai     *mock.Server
-	db     *sqlite.DB
+	db     testStore
+	lite   *sqlite.DB // db when it is SQLite, else nil
 	server *mcp.Server
 	http   *httptest.Server
 }
@@ -37,7 +42,6 @@ type env struct {
 // newEnv builds an env; edit may change the server's Config.
 func newEnv(t *testing.T, edit ...func(*mcp.Config)) *env {
 	t.Helper()
-	ctx := context.Background()
 	ai := mock.NewServer(t, testDim)
 	client := openai.Config{BaseURL: ai.BaseURL(), APIKey: "sk-test", MaxRetries: -1}
 	embCfg, chatCfg := client, client
@@ -50,11 +54,7 @@ func newEnv(t *testing.T, edit ...func(*mcp.Config)) *env {
 	if err != nil {
 		t.Fatal(err)
 	}
-	db, err := sqlite.Open(ctx, filepath.Join(t.TempDir(), "hippo.db"), sqlite.Options{NoSync: true})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { db.Close() })
+	db, lite := openTestStore(t)
 
 	cfg := mcp.Config{
 		DB: db, Embedder: emb, Extractor: llm.NewExtractor(chat), Classifier: llm.NewClassifier(chat),
@@ -69,7 +69,38 @@ func newEnv(t *testing.T, edit ...func(*mcp.Config)) *env {
 	}
 	hs := httptest.NewServer(server.Handler())
 	t.Cleanup(hs.Close)
-	return &env{t: t, ai: ai, db: db, server: server, http: hs}
+	return &env{t: t, ai: ai, db: db, lite: lite, server: server, http: hs}
+}
+
+// testStore is what the tests need of the server's store.
+type testStore interface {
+	hippo.Store
+	hippo.Admin
+	hippo.Exporter
+}
+
+// openTestStore opens the store the suite runs on: a new SQLite file, or
+// with HIPPO_TEST_STORE=postgres a PostgreSQL database of its own
+// (internal/pgtest), so that the same suite checks both stores:
+//
+//	HIPPO_TEST_STORE=postgres go test ./mcp/
+func openTestStore(t *testing.T) (testStore, *sqlite.DB) {
+	t.Helper()
+	ctx := context.Background()
+	if os.Getenv("HIPPO_TEST_STORE") == "postgres" {
+		db, err := postgres.Open(ctx, pgtest.New(t), postgres.Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { db.Close() })
+		return db, nil
+	}
+	db, err := sqlite.Open(ctx, filepath.Join(t.TempDir(), "hippo.db"), sqlite.Options{NoSync: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { db.Close() })
+	return db, db
 }
 
 // transports names the ways a test client can reach the server.

@@ -13,7 +13,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/hippo-mem/hippo/sqlite"
+	"github.com/hippo-mem/hippo"
 )
 
 // TestTypeScriptClient runs testdata/tsclient/calls.mjs: the official
@@ -47,7 +47,7 @@ func TestTypeScriptClient(t *testing.T) {
 			if _, chats := e.ai.Counts(); chats == 0 {
 				t.Error("remember_facts did not reach the LLM")
 			}
-			mem, err := e.db.Memory(sqlite.MemoryOptions{AgentID: "ts-agent", Embedder: stubEmbedder{}})
+			mem, err := e.db.Service(hippo.MemoryOptions{AgentID: "ts-agent", Embedder: stubEmbedder{}})
 			if err != nil {
 				t.Fatal(err)
 			}

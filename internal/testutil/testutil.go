@@ -7,15 +7,15 @@ import (
 	"encoding/json"
 	"testing"
 
-	"github.com/hippo-mem/hippo/sqlite"
+	"github.com/hippo-mem/hippo"
 )
 
 // ExportWithout is the export of the whole database without the records
 // (one a line) of agent actor: what actor's calls must leave as it is.
-func ExportWithout(t testing.TB, db *sqlite.DB, actor string) []byte {
+func ExportWithout(t testing.TB, db hippo.Exporter, actor string) []byte {
 	t.Helper()
 	var b bytes.Buffer
-	if _, err := db.Export(context.Background(), &b, sqlite.ExportOptions{}); err != nil {
+	if _, err := db.Export(context.Background(), &b, hippo.ExportOptions{}); err != nil {
 		t.Fatal(err)
 	}
 	id, _ := json.Marshal(actor)
