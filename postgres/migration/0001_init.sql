@@ -136,6 +136,15 @@ CREATE TRIGGER chunks_log_update AFTER UPDATE ON chunks
 CREATE TRIGGER chunks_log_delete AFTER DELETE ON chunks
     REFERENCING OLD TABLE AS old_rows FOR EACH STATEMENT EXECUTE FUNCTION hippo_log_old();
 
+-- Metadata as JSON for the browse filters, NULL when it is not valid
+-- JSON (an old import may hold anything): a cast would fail the query.
+CREATE FUNCTION hippo_json(t text) RETURNS jsonb LANGUAGE plpgsql IMMUTABLE AS $$
+BEGIN
+    RETURN t::jsonb;
+EXCEPTION WHEN others THEN
+    RETURN NULL;
+END $$;
+
 -- The shadow vectors of a re-embedding in progress.
 CREATE TABLE hippo_reembed (
     id        text COLLATE "C" PRIMARY KEY,
