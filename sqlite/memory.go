@@ -224,7 +224,7 @@ func (m *agentStore) boost(ctx context.Context, ids []string, now int64) (map[st
 		last_accessed_at = ?, running_intensity = ` + boostFunc + `(running_intensity, ?)
 		WHERE id IN (` + placeholders(len(ids)) + `) AND +agent_id = ? RETURNING ` + recalledColumns
 	args := make([]driver.NamedValue, 0, len(ids)+3)
-	for _, v := range []any{formatTime(time.UnixMilli(now)), m.cfg.RetrievalBoost} {
+	for _, v := range []any{formatTime(time.UnixMilli(now)), m.cfg.RecallBoost()} {
 		args = append(args, driver.NamedValue{Ordinal: len(args) + 1, Value: v})
 	}
 	for _, id := range ids {
