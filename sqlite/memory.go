@@ -211,6 +211,30 @@ func (t storeTx) SetContent(ctx context.Context, id, content, hash string, vec [
 	return nil
 }
 
+// SameFact implements engine.Tx: the oldest live fact of the scope with
+// this content.
+func (t storeTx) SameFact(ctx context.Context, scope, hash string) (*hippo.Chunk, error) {
+	c, err := scanChunk(t.tx.QueryRowContext(ctx, `SELECT `+chunkColumns+` FROM chunks
+		WHERE agent_id = ? AND kind = 'fact' AND scope = ? AND content_hash = ? AND superseded_by IS NULL
+		ORDER BY created_at, id LIMIT 1`, t.agent, scope, hash))
+	if err == sql.ErrNoRows {
+		return nil, nil
+	}
+	return c, err
+}
+
+// SetMetadata implements engine.Tx.
+func (t storeTx) SetMetadata(ctx context.Context, id, metadata string) error {
+	var meta any
+	if metadata != "" {
+		meta = metadata
+	}
+	if _, err := t.tx.ExecContext(ctx, `UPDATE chunks SET metadata = ? WHERE id = ? AND agent_id = ?`, meta, id, t.agent); err != nil {
+		return fmt.Errorf("update metadata: %w", err)
+	}
+	return nil
+}
+
 // boost applies the retrieval boost to the chosen chunks and reads them
 // back, in one write transaction, with the change-log positions before and
 // after it. Chunks deleted since the search are missing.
