@@ -63,6 +63,8 @@ func Run(t *testing.T, b Backend) {
 		{"ConcurrentStoreMemory", testConcurrentStoreMemory},
 		{"ReaderSeesOtherWriter", testReaderSeesOtherWriter},
 		{"ReloadAfterBulkImport", testReloadAfterBulkImport},
+		{"UpdateMemory", testUpdateMemory},
+		{"UpdateMemoryFact", testUpdateMemoryFact},
 		{"DecayModels", testDecayModels},
 		{"DecayExportImport", testDecayExportImport},
 	} {
