@@ -126,6 +126,7 @@ go to stderr. Exit codes: 0 success, 1 failure, 2 usage error.`,
 		a.newHistoryCommand(),
 		a.newContextCommand(),
 		a.newReinforceCommand(),
+		a.newEditCommand(),
 		a.newConsolidateCommand(),
 		a.newVersionCommand(),
 	)
