@@ -135,6 +135,27 @@ func testDecayModels(t *testing.T, b Backend) {
 					}
 				}
 			}
+			// Consolidation's floor follows the model: under ebbinghaus the
+			// faint memory has been under 0.05 since 0.3 e^(−t/1) crossed
+			// it, at t = ln 6 days.
+			cons, err := m.Consolidate(ctx, hippo.ConsolidateOptions{AgentID: "alice", Grace: day(7), MergeThreshold: 1, DryRun: true})
+			if err != nil {
+				t.Fatal(err)
+			}
+			var faded []string
+			for _, f := range cons.Faded {
+				faded = append(faded, f.ID)
+				if want := start.Add(day(math.Log(6))); f.UnderSince.Sub(want).Abs() > time.Minute {
+					t.Errorf("faded since %v, want %v", f.UnderSince, want)
+				}
+			}
+			wantFaded := 0
+			if _, ok := tt.want[faint]; !ok {
+				wantFaded = 1
+			}
+			if len(faded) != wantFaded || (wantFaded == 1 && faded[0] != live[faint].ID) {
+				t.Errorf("consolidation finds faded %v, want %d (the faint memory)", faded, wantFaded)
+			}
 			st, err := s.Stats(ctx)
 			if err != nil {
 				t.Fatal(err)
