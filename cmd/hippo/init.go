@@ -22,7 +22,9 @@ process that opens it: hippo (the default: intensity × e^(−λ/resistance ×
 hours), +0.02 per recall) or ebbinghaus (importance × e^(−t/S), the
 stability S 10, 5 or 1 days by intensity, × 1.5 per recall, at most 365).
 Given on an existing database it switches the model: strengths are
-computed from what every chunk stores, so nothing needs rewriting.`,
+computed from what every chunk stores, so nothing needs rewriting. A
+process that has the database open (hippo serve) keeps the model it
+opened it with until it opens it again.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			model, err := hippo.ParseDecayModel(decay)
