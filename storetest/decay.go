@@ -37,6 +37,8 @@ func testDecayModels(t *testing.T, b Backend) {
 		want  map[string]float64 // strength on day 20; absent: under the floor
 		// intensity and accesses stored on day 20
 		intensity map[string]float64
+		// the middle memory's strength on day 5, before its recall
+		midDay5 float64
 	}{
 		{
 			model: hippo.DecayHippo,
@@ -49,6 +51,7 @@ func testDecayModels(t *testing.T, b Backend) {
 				faint: 0.3 * math.Exp(-hippoRate(0)*20*h),
 			},
 			intensity: map[string]float64{vivid: 1, mid: 0.62, faint: 0.3},
+			midDay5:   0.6 * math.Exp(-hippoRate(0)*5*h),
 		},
 		{
 			model: hippo.DecayEbbinghaus,
@@ -61,6 +64,8 @@ func testDecayModels(t *testing.T, b Backend) {
 			},
 			// A recall grows the stability and leaves the importance.
 			intensity: map[string]float64{vivid: 0.9, mid: 0.6, faint: 0.3},
+			// R at t = S (5 days) is e^−1.
+			midDay5: 0.6 * math.Exp(-1),
 		},
 	}
 	for _, tt := range tests {
@@ -96,6 +101,13 @@ func testDecayModels(t *testing.T, b Backend) {
 				at(float64(d))
 				recall(vivid)
 				if d == 5 {
+					res, err := m.Recall(ctx, hippo.RecallInput{Query: mid, Limit: 1, DryRun: true})
+					if err != nil {
+						t.Fatal(err)
+					}
+					if len(res) != 1 || math.Abs(res[0].Strength-tt.midDay5) > 1e-5 {
+						t.Errorf("day 5: %+v, want the middle memory at strength %v", res, tt.midDay5)
+					}
 					recall(mid)
 				}
 			}
