@@ -65,6 +65,7 @@ func Run(t *testing.T, b Backend) {
 		{"ReloadAfterBulkImport", testReloadAfterBulkImport},
 		{"UpdateMemory", testUpdateMemory},
 		{"UpdateMemoryFact", testUpdateMemoryFact},
+		{"ConcurrentUpdateFact", testConcurrentUpdateFact},
 		{"DecayModels", testDecayModels},
 		{"DecayExportImport", testDecayExportImport},
 	} {

@@ -3,8 +3,10 @@ package storetest
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"slices"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -209,5 +211,44 @@ func testUpdateMemory(t *testing.T, b Backend) {
 	after := liveChunks(t, s, "alice", hippo.KindMemory)["We chose SQLite over MySQL"]
 	if after == nil || after.EncounterCount != 5 || after.RunningIntensity != res.Chunk.RunningIntensity || string(after.Metadata) != string(res.Chunk.Metadata) {
 		t.Errorf("the refused edits changed the memory: %+v", after)
+	}
+}
+
+// testConcurrentUpdateFact edits one fact from several goroutines at once:
+// one edit wins, the others find it superseded (ECONFLICT), and one
+// version is current.
+func testConcurrentUpdateFact(t *testing.T, b Backend) {
+	ctx := context.Background()
+	s := open(t, b)
+	m := memory(t, s, "alice", "", verbatim{})
+	res, err := m.RememberFacts(ctx, "User lives in Berlin")
+	if err != nil {
+		t.Fatal(err)
+	}
+	id := res.Facts[0].ChunkID
+	const n = 6
+	errs := make([]error, n)
+	var wg sync.WaitGroup
+	for i := range n {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			_, errs[i] = m.UpdateMemory(ctx, hippo.UpdateInput{ID: id, Content: ptr(fmt.Sprintf("User lives in city number %d", i))})
+		}()
+	}
+	wg.Wait()
+	won := 0
+	for _, err := range errs {
+		switch hippo.ErrorCode(err) {
+		case "":
+			won++
+		case hippo.ECONFLICT:
+		default:
+			t.Errorf("concurrent edit: %v", err)
+		}
+	}
+	live := liveChunks(t, s, "alice", hippo.KindFact)
+	if won != 1 || len(live) != 1 {
+		t.Errorf("%d edits won, %d live facts (%v); want 1 and 1", won, len(live), live)
 	}
 }
