@@ -52,7 +52,7 @@ func (m *Memory) UpdateMemory(ctx context.Context, in hippo.UpdateInput) (*hippo
 		u := &update{tx: tx, m: m, c: c, in: in, vote: vote, set: set, now: m.s.Now(),
 			res: &hippo.UpdateResult{Reinforce: vote, Changed: []string{}}}
 		if in.Content != nil && *in.Content != c.Content {
-			if vec == nil { // it was the new content when read: embed it now
+			if vec == nil { // another edit changed it since it was read: no vector for this text
 				return hippo.Errorf(hippo.ECONFLICT, "chunk %s changed during the edit; try again", c.ID)
 			}
 			err = u.content(ctx, *in.Content, vec)
