@@ -51,7 +51,7 @@ func updateMemory(r resolver, cfg hippo.Config) Tool {
 		Destructive:  true,
 		Description: fmt.Sprintf(`Change a fact or memory you hold, by ID: correct its content, retag it (tags, category, context) or set its intensity. Give only what changes. The edit comes with a vote, up by default, as reinforce_memory gives; say reinforce "none" to change nothing else.
 
-A fact's new text is a new version: the old one is kept as history (fact_history, recall_memories with as_of) and the new one has a new ID. A memory keeps its ID and records its previous text in its metadata's history. New content that another fact or memory already holds merges the two, as storing it again would.
+A fact's new text is a new version: the old one is kept as history (fact_history, recall_memories with as_of) and the new one has a new ID. A memory keeps its ID and records its previous text in its metadata's history. New content that another fact or memory already holds merges the two, as storing it again would. Since an edit keeps the old text, use forget_memory to erase something.
 
 Returns the item as it is now and what changed. An unknown ID is not found; a superseded fact cannot be edited (edit its current version). content: at most %d characters.`, cfg.MaxContent),
 	}, schema, func(ctx context.Context, svc hippo.MemoryService, in UpdateMemoryInput) (*Result, error) {
