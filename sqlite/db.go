@@ -52,6 +52,12 @@ type Options struct {
 	// choice is recorded in the database and applies to every process that
 	// opens it; "" keeps the recorded choice, wall time by default.
 	DecayClock string
+	// Decay chooses the decay model: hippo.DecayHippo (the seed's, the
+	// default) or hippo.DecayEbbinghaus. Like DecayClock it is recorded
+	// in the database for every process that opens it, "" keeping the
+	// recorded choice (or taking Config.Decay when set); the store's
+	// Config carries it.
+	Decay hippo.DecayModel
 	// Dimension is the length of the embeddings the database will hold,
 	// when the caller knows it (0 when not). It only sets the page size of
 	// a database Open creates (PageSizeFor); an existing file keeps its own.
@@ -169,6 +175,14 @@ func Open(ctx context.Context, path string, opts Options) (*DB, error) {
 		db.Close()
 		return nil, err
 	}
+	model := opts.Decay
+	if model == "" && opts.Config != nil {
+		model = opts.Config.Decay
+	}
+	if err := db.setDecayModel(ctx, model); err != nil {
+		db.Close()
+		return nil, err
+	}
 	return db, nil
 }
 
@@ -193,6 +207,29 @@ func (db *DB) setDecayClock(ctx context.Context, clock string) error {
 	db.activityHour = map[string]int64{}
 	return nil
 }
+
+// setDecayModel records model when given and reads the recorded one into
+// the configuration: hippo.DecayHippo when none is.
+func (db *DB) setDecayModel(ctx context.Context, model hippo.DecayModel) error {
+	if model != "" {
+		if _, err := hippo.ParseDecayModel(string(model)); err != nil {
+			return err
+		}
+		if _, err := db.write.ExecContext(ctx, `INSERT INTO hippo_meta (key, value) VALUES ('decay_model', ?)
+			ON CONFLICT (key) DO UPDATE SET value = excluded.value`, string(model)); err != nil {
+			return fmt.Errorf("record decay model: %w", err)
+		}
+	}
+	m, err := readDecayModel(ctx, db.read)
+	if err != nil {
+		return err
+	}
+	db.cfg.Decay = m
+	return nil
+}
+
+// DecayModel is the model strength decays by (Config.Decay).
+func (db *DB) DecayModel() hippo.DecayModel { return db.cfg.Decay }
 
 // DecayClock is the clock strength decays by: WallClock or ActiveClock.
 func (db *DB) DecayClock() string {
