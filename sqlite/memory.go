@@ -89,7 +89,10 @@ func (m *agentStore) View(ctx context.Context, fn func(engine.Tx) error) error {
 		return err
 	}
 	defer tx.Rollback()
-	return fn(storeTx{agentTx{tx, m.opts.AgentID}, m})
+	err = fn(storeTx{agentTx{writeTx{tx: tx, db: m.db, read: true}, m.opts.AgentID}, m})
+	tx.Rollback()
+	m.db.prepareNoted(ctx, true)
+	return err
 }
 
 // Contents implements engine.Store.
