@@ -75,6 +75,11 @@ type Tx interface {
 	// SetContent replaces a chunk's content, hash and vector: ECONFLICT
 	// when a memory with that content exists in its scope.
 	SetContent(ctx context.Context, id, content, hash string, vec []float32) error
+	// SameFact is the live fact in scope with this content hash, nil when
+	// there is none.
+	SameFact(ctx context.Context, scope, hash string) (*hippo.Chunk, error)
+	// SetMetadata replaces a chunk's metadata JSON ("" for none).
+	SetMetadata(ctx context.Context, id, metadata string) error
 }
 
 // Memory is one agent's memory over a Store: it implements

@@ -15,7 +15,7 @@ import (
 // the bytes of Hippo's tables and indexes; PostgreSQL's WAL is the
 // server's, so WALSize is 0.
 func (db *DB) Stats(ctx context.Context) (*hippo.Stats, error) {
-	s := &hippo.Stats{Path: db.dsn}
+	s := &hippo.Stats{Path: db.dsn, DecayModel: db.cfg.Decay, DecayClock: db.DecayClock()}
 	err := pgx.BeginTxFunc(ctx, db.pool, pgx.TxOptions{IsoLevel: pgx.RepeatableRead, AccessMode: pgx.ReadOnly}, func(tx pgx.Tx) error {
 		err := tx.QueryRow(ctx, `SELECT count(*), count(*) FILTER (WHERE kind = 'fact'),
 			count(*) FILTER (WHERE kind = 'memory'), count(*) FILTER (WHERE superseded_by IS NOT NULL) FROM chunks`).

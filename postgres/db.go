@@ -42,6 +42,11 @@ type Options struct {
 	// DecayClock is "wall" or "active", recorded in the database for
 	// every server; "" keeps the recorded one (sqlite.Options.DecayClock).
 	DecayClock string
+	// Decay chooses the decay model (hippo.DecayHippo, the default, or
+	// hippo.DecayEbbinghaus), recorded in the database for every server;
+	// "" keeps the recorded one (or takes Config.Decay when set), as
+	// sqlite.Options.Decay.
+	Decay hippo.DecayModel
 	// IndexMemory bounds the bytes of the agents' vector indexes held in
 	// memory (engine.Indexes.SetLimit); 0 sets no bound.
 	IndexMemory int64
@@ -131,6 +136,14 @@ func Open(ctx context.Context, dsn string, opts Options) (*DB, error) {
 		return nil, err
 	}
 	if err := db.setDecayClock(ctx, opts.DecayClock); err != nil {
+		pool.Close()
+		return nil, err
+	}
+	model := opts.Decay
+	if model == "" && opts.Config != nil {
+		model = opts.Config.Decay
+	}
+	if err := db.setDecayModel(ctx, model); err != nil {
 		pool.Close()
 		return nil, err
 	}

@@ -115,3 +115,7 @@ func exportTime(stored string) (string, error) {
 	}
 	return engine.ExportTime(t), nil
 }
+
+func (r exportRows) DecayModel(ctx context.Context) (hippo.DecayModel, error) {
+	return readDecayModel(ctx, r.tx)
+}

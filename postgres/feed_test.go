@@ -185,7 +185,7 @@ func TestBoostMatchesDomain(t *testing.T) {
 	ctx := context.Background()
 	db := open(t, pgtest.New(t))
 	emb := local.NewEmbedder()
-	boost := db.Config().RetrievalBoost
+	boost := db.Config().RecallBoost()
 	for i, intensity := range []float64{0.3, 0.5, 1 - boost/2, 1} {
 		agent := fmt.Sprintf("agent%d", i)
 		vecs, err := emb.Embed(ctx, []string{"the boosted memory"})

@@ -83,3 +83,7 @@ func nullTime(t time.Time) *string {
 	s := formatTime(t)
 	return &s
 }
+
+func (t importTx) DecayModel(ctx context.Context) (hippo.DecayModel, error) {
+	return readDecayModel(ctx, t.tx)
+}

@@ -136,7 +136,7 @@ func (m *agentStore) Boost(ctx context.Context, ids []string, now int64) (map[st
 		pg_advisory_xact_lock(hashtextextended($1, 0))`, m.opts.AgentID) // the agent's lock, as lockAgent
 	byID := make(map[string]*hippo.Chunk, len(ids))
 	var epoch, version int64
-	b.Queue(boostSQL, formatTime(time.UnixMilli(now)), m.cfg.RetrievalBoost, ids, m.opts.AgentID).
+	b.Queue(boostSQL, formatTime(time.UnixMilli(now)), m.cfg.RecallBoost(), ids, m.opts.AgentID).
 		Query(func(rows pgx.Rows) error {
 			for rows.Next() {
 				c, err := scanChunk(boostRow{rows, &version, &epoch})
@@ -381,4 +381,25 @@ func (t storeTx) DeleteBlock(ctx context.Context, scope, key string) (bool, erro
 		return false, fmt.Errorf("delete block %q: %w", key, err)
 	}
 	return tag.RowsAffected() > 0, nil
+}
+
+// SameFact implements engine.Tx: the oldest live fact of the scope with
+// this content.
+func (t storeTx) SameFact(ctx context.Context, scope, hash string) (*hippo.Chunk, error) {
+	c, err := scanChunk(t.tx.QueryRow(ctx, `SELECT `+chunkColumns+` FROM chunks
+		WHERE agent_id = $1 AND kind = 'fact' AND scope = $2 AND content_hash = $3 AND superseded_by IS NULL
+		ORDER BY created_at, id LIMIT 1`, t.agent, scope, hash))
+	if errors.Is(err, pgx.ErrNoRows) {
+		return nil, nil
+	}
+	return c, err
+}
+
+// SetMetadata implements engine.Tx.
+func (t storeTx) SetMetadata(ctx context.Context, id, metadata string) error {
+	if _, err := t.tx.Exec(ctx, `UPDATE chunks SET metadata = $1 WHERE id = $2 AND agent_id = $3`,
+		nullIfEmpty(metadata), id, t.agent); err != nil {
+		return fmt.Errorf("update metadata: %w", err)
+	}
+	return nil
 }

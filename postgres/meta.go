@@ -130,3 +130,40 @@ func isUniqueViolation(err error) bool {
 	var e *pgconn.PgError
 	return errors.As(err, &e) && e.Code == uniqueViolation
 }
+
+// readDecayModel reads the recorded decay model, hippo.DecayHippo when
+// none is.
+func readDecayModel(ctx context.Context, q querier) (hippo.DecayModel, error) {
+	var recorded string
+	err := q.QueryRow(ctx, `SELECT coalesce((SELECT value FROM hippo_meta WHERE key = 'decay_model'), '')`).Scan(&recorded)
+	if err != nil {
+		return "", fmt.Errorf("read decay model: %w", err)
+	}
+	m, err := hippo.ParseDecayModel(recorded)
+	if err != nil {
+		return "", hippo.Errorf(hippo.EINVALID, "this database records an unknown decay model %q (written by a newer hippo?)", recorded)
+	}
+	return m, nil
+}
+
+// setDecayModel records model when given and reads the recorded one into
+// the configuration.
+func (db *DB) setDecayModel(ctx context.Context, model hippo.DecayModel) error {
+	if model != "" {
+		if _, err := hippo.ParseDecayModel(string(model)); err != nil {
+			return err
+		}
+		if err := setMeta(ctx, db.pool, "decay_model", string(model)); err != nil {
+			return err
+		}
+	}
+	m, err := readDecayModel(ctx, db.pool)
+	if err != nil {
+		return err
+	}
+	db.cfg.Decay = m
+	return nil
+}
+
+// DecayModel is the model strength decays by (Config.Decay).
+func (db *DB) DecayModel() hippo.DecayModel { return db.cfg.Decay }

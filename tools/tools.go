@@ -130,6 +130,7 @@ func NewResolved(r Resolver, opts Options) Set {
 		getContext(r, cfg),
 		factHistory(r, cfg),
 		reinforceMemory(r, cfg),
+		updateMemory(r, cfg),
 	}
 	if opts.Conversation {
 		set = append(set, recallConversation(r, cfg))

@@ -74,7 +74,7 @@ func (a *app) openDSN(ctx context.Context, name string, emb hippo.Embedder, mode
 	switch dsn.Scheme {
 	case "":
 	case "postgres", "postgresql":
-		db, err := postgres.Open(ctx, name, postgres.Options{MustExist: mode == existingDB, IndexMemory: a.indexMemory})
+		db, err := postgres.Open(ctx, name, postgres.Options{MustExist: mode == existingDB, IndexMemory: a.indexMemory, Decay: a.decay})
 		if err != nil {
 			return nil, err
 		}
@@ -82,7 +82,7 @@ func (a *app) openDSN(ctx context.Context, name string, emb hippo.Embedder, mode
 	default:
 		return nil, hippo.Invalidf("db", "%s: no backend serves %s:// databases; give a file path, a file: URI or a postgres:// URL", dsn, dsn.Scheme)
 	}
-	opts := sqlite.Options{MustExist: mode == existingDB, IndexMemory: a.indexMemory}
+	opts := sqlite.Options{MustExist: mode == existingDB, IndexMemory: a.indexMemory, Decay: a.decay}
 	if emb != nil {
 		opts.Dimension = emb.Dimension()
 	}
