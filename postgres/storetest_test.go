@@ -3,6 +3,9 @@ package postgres_test
 import (
 	"context"
 	"testing"
+	"time"
+
+	"github.com/hippo-mem/hippo"
 
 	"github.com/hippo-mem/hippo/internal/pgtest"
 	"github.com/hippo-mem/hippo/postgres"
@@ -25,5 +28,13 @@ func TestStore(t *testing.T) {
 	storetest.Run(t, storetest.Backend{
 		New:  func(t *testing.T) string { return pgtest.New(t) },
 		Open: func(t *testing.T, name string) storetest.Store { return open(t, name) },
+		OpenWith: func(t *testing.T, name string, now func() time.Time, model hippo.DecayModel) storetest.Store {
+			db, err := postgres.Open(context.Background(), name, postgres.Options{Now: now, Decay: model})
+			if err != nil {
+				t.Fatal(err)
+			}
+			t.Cleanup(func() { db.Close() })
+			return db
+		},
 	})
 }
