@@ -8,6 +8,7 @@ import (
 	"slices"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/hippo-mem/hippo"
 	"github.com/hippo-mem/hippo/internal/pgtest"
@@ -335,5 +336,66 @@ func TestReembedAcrossHandles(t *testing.T) {
 	got, err := nb.Recall(ctx, hippo.RecallInput{Query: "The cat sleeps on the sofa", MinRelevance: &zero})
 	if err != nil || len(got) != 2 || got[0].Chunk.Content != "The cat sleeps on the sofa" || len(got[0].Chunk.Embedding) != 0 && len(got[0].Chunk.Embedding) != 16 {
 		t.Errorf("recall with the new model through the other handle: %v %v", got, err)
+	}
+}
+
+// TestActiveClockAcrossHandles records activity through one handle
+// under the active decay clock: the other handle's next recall counts it.
+func TestActiveClockAcrossHandles(t *testing.T) {
+	ctx := context.Background()
+	dsn := pgtest.New(t)
+	hour := time.Date(2026, 6, 1, 9, 0, 0, 0, time.UTC)
+	now := func() time.Time { return hour }
+	a, err := postgres.Open(ctx, dsn, postgres.Options{DecayClock: postgres.ActiveClock, Now: now})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer a.Close()
+	b, err := postgres.Open(ctx, dsn, postgres.Options{Now: now})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer b.Close()
+	if b.DecayClock() != postgres.ActiveClock {
+		t.Fatalf("second handle's clock %q, want the recorded %q", b.DecayClock(), postgres.ActiveClock)
+	}
+	ma, _ := a.Service(hippo.MemoryOptions{AgentID: "alice", Embedder: local.NewEmbedder()})
+	if _, err := ma.StoreMemory(ctx, hippo.StoreInput{Content: "Standup is at ten"}); err != nil {
+		t.Fatal(err)
+	}
+	hour = hour.Add(5 * time.Hour) // idle hours do not count
+	mb, _ := b.Service(hippo.MemoryOptions{AgentID: "alice", Embedder: local.NewEmbedder()})
+	zero := 0.0
+	res, err := mb.Recall(ctx, hippo.RecallInput{Query: "standup", MinRelevance: &zero})
+	if err != nil || len(res) != 1 {
+		t.Fatalf("recall: %v %v", res, err)
+	}
+	clock, err := a.DecayClockAt(ctx, "alice", hour)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := clock(hour.Add(-5 * time.Hour).UnixMilli()); got != 1 {
+		t.Errorf("active hours since the store: %v, want 1 (the recall's hour)", got)
+	}
+}
+
+// TestTextFilterFolds finds content by text without case or accents.
+func TestTextFilterFolds(t *testing.T) {
+	ctx := context.Background()
+	db := open(t, pgtest.New(t))
+	m, _ := db.Service(hippo.MemoryOptions{AgentID: "alice", Embedder: local.NewEmbedder()})
+	for _, c := range []string{"Tried the new Café on Sukhumvit", "The cafeteria closes at 3", "Tea at home"} {
+		if _, err := m.StoreMemory(ctx, hippo.StoreInput{Content: c}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, tc := range []struct {
+		text string
+		want int
+	}{{"cafe", 2}, {"CAFÉ", 2}, {"café on", 1}, {"tea", 1}, {"nothing", 0}} {
+		n, err := db.CountChunks(ctx, hippo.ChunkFilter{AgentID: "alice", Text: tc.text})
+		if err != nil || n != tc.want {
+			t.Errorf("text %q: %d chunks (%v), want %d", tc.text, n, err, tc.want)
+		}
 	}
 }
