@@ -9,6 +9,7 @@ import (
 	"github.com/hippo-mem/hippo/engine"
 	"github.com/hippo-mem/hippo/vector"
 	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgtype"
 )
 
 // The change feed (migration 0001): an agent's position is its version in
@@ -319,7 +320,7 @@ func readIndexRows(ctx context.Context, tx pgx.Tx, where string, args []any, str
 		intensity                  float64
 		access                     int64
 		size                       int32
-		blob                       []byte
+		blob                       pgtype.DriverBytes // the driver's, valid until Next
 	)
 	for rows.Next() {
 		if err := rows.Scan(&rowid, &id, &scope, &kind, &blob, &meta, &intensity, &access, &last, &cre, &supBy, &supAt, &size); err != nil {
