@@ -46,26 +46,35 @@ func TestPostgresCLI(t *testing.T) {
 	}
 }
 
-// TestPostgresPasswordRedacted opens a postgres:// URL whose server does
-// not answer: the command fails naming the server, never the password.
+// TestPostgresPasswordRedacted opens postgres:// URLs that cannot be
+// opened (no server answers, a bad parameter, a bad URL), by --db and by
+// HIPPO_DB: the command fails naming the database, never the password,
+// whether in the user information or the query.
 func TestPostgresPasswordRedacted(t *testing.T) {
 	c := newCLI(t)
-	const dsn = "postgres://hippo:s3cretpw@127.0.0.1:1/hippo?sslmode=disable"
-	for _, args := range [][]string{{"stats"}, {"init"}, {"store", "x", "--agent", "a"}, {"serve", "--transport", "stdio"}} {
-		for _, byEnv := range []bool{false, true} {
-			var env []string
-			a := args
-			if byEnv {
-				env = []string{"HIPPO_DB=" + dsn}
-			} else {
-				a = append(append([]string{}, args...), "--db", dsn)
-			}
-			r := c.runIn("", env, a...)
-			if r.code == 0 || !strings.Contains(r.stderr, "127.0.0.1") {
-				t.Errorf("hippo %s (HIPPO_DB: %v): want a failure naming the server, got %s", strings.Join(a, " "), byEnv, r)
-			}
-			if strings.Contains(r.stdout+r.stderr, "s3cretpw") {
-				t.Errorf("hippo %s (HIPPO_DB: %v): printed the password: %s", strings.Join(a, " "), byEnv, r)
+	for _, dsn := range []string{
+		"postgres://hippo:s3cretpw@127.0.0.1:1/hippo?sslmode=disable",
+		"postgresql://hippo@127.0.0.1:1/hippo?password=s3cretpw&sslmode=disable",
+		"postgres://hippo:s3cretpw@127.0.0.1:5432/hippo?sslmode=bogus",
+		"postgres://hippo:s3cretpw@127.0.0.1:5432/hippo?connect_timeout=x",
+		"postgres://hippo:s3cretpw@127.0.0.1:notaport/hippo",
+	} {
+		for _, args := range [][]string{{"stats"}, {"init"}, {"store", "x", "--agent", "a"}, {"serve", "--transport", "stdio"}} {
+			for _, byEnv := range []bool{false, true} {
+				var env []string
+				a := args
+				if byEnv {
+					env = []string{"HIPPO_DB=" + dsn}
+				} else {
+					a = append(append([]string{}, args...), "--db", dsn)
+				}
+				r := c.runIn("", env, a...)
+				if r.code == 0 || !strings.Contains(r.stderr, "127.0.0.1") {
+					t.Errorf("hippo %s (HIPPO_DB: %v): want a failure naming the server, got %s", strings.Join(a, " "), byEnv, r)
+				}
+				if strings.Contains(r.stdout+r.stderr, "s3cretpw") {
+					t.Errorf("hippo %s (HIPPO_DB: %v): printed the password: %s", strings.Join(a, " "), byEnv, r)
+				}
 			}
 		}
 	}
