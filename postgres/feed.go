@@ -13,9 +13,9 @@ import (
 )
 
 // The change feed (migration 0001): an agent's position is its version in
-// hippo_agents, bumped first by each of its write transactions under the
-// row's lock, so gap-free and in commit order; hippo_changes holds the
-// IDs each version changed. A bulk write across agents logs nothing and
+// hippo_agents, bumped once by each write transaction that changes one of
+// its chunks, under the agent's lock taken first (lockAgent), so gap-free
+// and in commit order; hippo_changes holds the IDs each version changed. A bulk write across agents logs nothing and
 // raises changes_epoch instead. A position is the epoch and the version
 // in one int64: a reader of an older epoch is below the floor and reloads.
 
