@@ -78,6 +78,10 @@ type DB struct {
 
 	statsMu sync.Mutex
 	stats   corpusStats // BM25's corpus statistics, cached
+
+	groupsMu sync.Mutex
+	groups   map[string]*agentGroup // group commit's queues, by agent
+	commits  commitStats
 }
 
 var (

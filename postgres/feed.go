@@ -3,7 +3,6 @@ package postgres
 import (
 	"context"
 	"fmt"
-	"strconv"
 
 	"github.com/hippo-mem/hippo"
 	"github.com/hippo-mem/hippo/engine"
@@ -56,51 +55,6 @@ const switchLock = 0x6869707031 // "hipp1"
 // readLockSQL reads the model lock.
 const readLockSQL = `SELECT (SELECT value FROM hippo_meta WHERE key = 'embedding_model'),
 	(SELECT value FROM hippo_meta WHERE key = 'embedding_dimension')`
-
-// agentWrite runs fn in a write transaction of the agent on one
-// connection, committed when fn returns nil. BEGIN, the locks (lockAgent)
-// and the model lock, read once the locks are held, go in one round trip;
-// fn gets the model lock (nil when none).
-func (db *DB) agentWrite(ctx context.Context, agent string, fn func(querier, *hippo.ModelLock) error) error {
-	conn, err := db.pool.Acquire(ctx)
-	if err != nil {
-		return err
-	}
-	// A connection left inside a transaction (a cancelled call) is
-	// destroyed by the pool on release, never reused.
-	defer conn.Release()
-	var model, dim *string
-	b := &pgx.Batch{}
-	b.Queue(`BEGIN`)
-	b.Queue(lockAgentSQL, switchLock, agent)
-	b.Queue(readLockSQL).QueryRow(func(r pgx.Row) error { return r.Scan(&model, &dim) })
-	rollback := func() { _, _ = conn.Exec(context.WithoutCancel(ctx), `ROLLBACK`) }
-	if err := conn.SendBatch(ctx, b).Close(); err != nil {
-		rollback()
-		return fmt.Errorf("lock agent %s: %w", agent, err)
-	}
-	var lock *hippo.ModelLock
-	if model != nil && *model != "" {
-		n := 0
-		if dim != nil {
-			n, _ = strconv.Atoi(*dim)
-		}
-		lock = &hippo.ModelLock{Model: *model, Dimension: n}
-	}
-	if err := fn(conn, lock); err != nil {
-		rollback()
-		return err
-	}
-	tag, err := conn.Exec(ctx, `COMMIT`)
-	if err != nil {
-		rollback()
-		return err
-	}
-	if tag.String() != "COMMIT" { // a failed transaction ends in ROLLBACK
-		return fmt.Errorf("commit: %w", pgx.ErrTxCommitRollback)
-	}
-	return nil
-}
 
 // bulk runs fn in a write transaction across agents that logs no change
 // and raises the feed's epoch, so every reader reloads: an import or a

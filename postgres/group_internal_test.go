@@ -1,0 +1,93 @@
+package postgres
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sync"
+	"testing"
+
+	"github.com/hippo-mem/hippo"
+	"github.com/hippo-mem/hippo/internal/pgtest"
+)
+
+// TestGroupCommit runs many concurrent writes of one agent: each that
+// succeeds is stored, each that fails (after writing) leaves nothing, a
+// call cancelled before it runs changes nothing, and groups formed.
+func TestGroupCommit(t *testing.T) {
+	ctx := context.Background()
+	db, err := Open(ctx, pgtest.New(t), Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	const n = 60
+	errFail := errors.New("scripted failure")
+	var wg sync.WaitGroup
+	errs := make([]error, n)
+	for i := range n {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			cctx := ctx
+			if i%10 == 9 {
+				c, cancel := context.WithCancel(ctx)
+				cancel()
+				cctx = c
+			}
+			errs[i] = db.agentWrite(cctx, "alice", func(q querier, _ *hippo.ModelLock) error {
+				if _, err := q.Exec(context.Background(), `INSERT INTO memory_blocks (agent_id, scope, key, value, updated_at)
+					VALUES ('alice', '', $1, 'v', '2026-01-01T00:00:00.000000Z')`, fmt.Sprintf("k%02d", i)); err != nil {
+					return err
+				}
+				if i%7 == 3 {
+					return errFail
+				}
+				if i%11 == 5 { // a statement error aborts the call's savepoint
+					_, err := q.Exec(context.Background(), `SELECT 1/0`)
+					return err
+				}
+				return nil
+			})
+		}()
+	}
+	wg.Wait()
+	blocks, err := db.ListBlocks(ctx, "alice", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	stored := map[string]bool{}
+	for _, b := range blocks {
+		stored[b.Key] = true
+	}
+	for i, err := range errs {
+		key := fmt.Sprintf("k%02d", i)
+		switch {
+		case i%10 == 9:
+			if !errors.Is(err, context.Canceled) || stored[key] {
+				t.Errorf("call %d, cancelled: %v, stored %v", i, err, stored[key])
+			}
+		case i%7 == 3:
+			if !errors.Is(err, errFail) || stored[key] {
+				t.Errorf("call %d, failing: %v, stored %v", i, err, stored[key])
+			}
+		case i%11 == 5:
+			if err == nil || stored[key] {
+				t.Errorf("call %d, a failing statement: %v, stored %v", i, err, stored[key])
+			}
+		default:
+			if err != nil || !stored[key] {
+				t.Errorf("call %d: %v, stored %v", i, err, stored[key])
+			}
+		}
+	}
+	if st := db.CommitStats(); st.Calls != n-n/10 || st.Largest < 2 { // the cancelled calls never queue
+		t.Errorf("commit stats %+v: want %d calls, some in groups", st, n-n/10)
+	}
+	db.groupsMu.Lock()
+	left := len(db.groups)
+	db.groupsMu.Unlock()
+	if left != 0 {
+		t.Errorf("%d idle queues kept", left)
+	}
+}
