@@ -10,6 +10,7 @@ import (
 
 	"github.com/hippo-mem/hippo"
 	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgconn"
 	"github.com/jackc/pgx/v5/pgxpool"
 )
 
@@ -124,11 +125,14 @@ func (db *DB) commitGroup(agent string, calls []*groupCall) {
 			}
 		}
 	}
-	// The group's statements run to their end whatever happens to one
+	// A group's statements run to their end whatever happens to one
 	// caller: cancelling a statement closes the connection, and with it
 	// the other calls' transaction. A call cancelled while it waited is
-	// skipped.
-	ctx := context.WithoutCancel(calls[0].ctx)
+	// skipped. A call alone keeps its cancellation.
+	ctx := calls[0].ctx
+	if len(calls) > 1 {
+		ctx = context.WithoutCancel(ctx)
+	}
 	conn, err := db.pool.Acquire(ctx)
 	if err != nil {
 		fail(err)
@@ -142,7 +146,7 @@ func (db *DB) commitGroup(agent string, calls []*groupCall) {
 		fail(err)
 		return
 	}
-	rollback := func() { _, _ = conn.Exec(ctx, `ROLLBACK`) }
+	rollback := func() { _, _ = conn.Exec(context.WithoutCancel(ctx), `ROLLBACK`) }
 	if len(calls) == 1 {
 		if errs[0] = calls[0].fn(conn, lock); errs[0] != nil {
 			rollback()
@@ -159,7 +163,7 @@ func (db *DB) commitGroup(agent string, calls []*groupCall) {
 				fail(err)
 				return
 			}
-			if errs[i] = c.fn(conn, lock); errs[i] != nil {
+			if errs[i] = c.fn(detached{conn}, lock); errs[i] != nil {
 				if _, err := conn.Exec(ctx, `ROLLBACK TO SAVEPOINT hippo_call`); err != nil {
 					rollback()
 					fail(err)
@@ -200,7 +204,7 @@ func beginAgent(ctx context.Context, conn *pgxpool.Conn, agent string) (*hippo.M
 	b.Queue(lockAgentSQL, switchLock, agent)
 	b.Queue(readLockSQL).QueryRow(func(r pgx.Row) error { return r.Scan(&model, &dim) })
 	if err := conn.SendBatch(ctx, b).Close(); err != nil {
-		_, _ = conn.Exec(ctx, `ROLLBACK`)
+		_, _ = conn.Exec(context.WithoutCancel(ctx), `ROLLBACK`)
 		return nil, fmt.Errorf("lock agent %s: %w", agent, err)
 	}
 	if model == nil || *model == "" {
@@ -254,3 +258,20 @@ func (db *DB) ObserveCommits(fn func(calls int, wait time.Duration)) {
 }
 
 var _ hippo.CommitReporter = (*DB)(nil)
+
+// detached runs a grouped call's statements without its cancellation: a
+// cancelled statement closes the connection, and the other calls'
+// transaction with it. A call that has started runs to its end.
+type detached struct{ q querier }
+
+func (d detached) Exec(ctx context.Context, sql string, args ...any) (pgconn.CommandTag, error) {
+	return d.q.Exec(context.WithoutCancel(ctx), sql, args...)
+}
+
+func (d detached) Query(ctx context.Context, sql string, args ...any) (pgx.Rows, error) {
+	return d.q.Query(context.WithoutCancel(ctx), sql, args...)
+}
+
+func (d detached) QueryRow(ctx context.Context, sql string, args ...any) pgx.Row {
+	return d.q.QueryRow(context.WithoutCancel(ctx), sql, args...)
+}

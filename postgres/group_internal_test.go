@@ -13,7 +13,9 @@ import (
 
 // TestGroupCommit runs many concurrent writes of one agent: each that
 // succeeds is stored, each that fails (after writing) leaves nothing, a
-// call cancelled before it runs changes nothing, and groups formed.
+// call cancelled before it runs changes nothing, and groups formed. A call
+// cancelled while it runs in a group runs to its end (a lone call is
+// cancelled as any transaction).
 func TestGroupCommit(t *testing.T) {
 	ctx := context.Background()
 	db, err := Open(ctx, pgtest.New(t), Options{})
@@ -29,14 +31,16 @@ func TestGroupCommit(t *testing.T) {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			cctx := ctx
+			cctx, cancel := context.WithCancel(ctx)
+			defer cancel()
 			if i%10 == 9 {
-				c, cancel := context.WithCancel(ctx)
 				cancel()
-				cctx = c
 			}
 			errs[i] = db.agentWrite(cctx, "alice", func(q querier, _ *hippo.ModelLock) error {
-				if _, err := q.Exec(context.Background(), `INSERT INTO memory_blocks (agent_id, scope, key, value, updated_at)
+				if i%13 == 6 {
+					cancel() // cancelled once running: it runs to its end
+				}
+				if _, err := q.Exec(cctx, `INSERT INTO memory_blocks (agent_id, scope, key, value, updated_at)
 					VALUES ('alice', '', $1, 'v', '2026-01-01T00:00:00.000000Z')`, fmt.Sprintf("k%02d", i)); err != nil {
 					return err
 				}
@@ -74,6 +78,10 @@ func TestGroupCommit(t *testing.T) {
 		case i%11 == 5:
 			if err == nil || stored[key] {
 				t.Errorf("call %d, a failing statement: %v, stored %v", i, err, stored[key])
+			}
+		case i%13 == 6:
+			if err == nil != stored[key] {
+				t.Errorf("call %d, cancelled while running: %v, stored %v", i, err, stored[key])
 			}
 		default:
 			if err != nil || !stored[key] {
