@@ -198,6 +198,9 @@ type ImportResult struct {
 	// Chunks and Blocks count what was inserted.
 	Chunks int `json:"chunks"`
 	Blocks int `json:"blocks"`
+	// Inputs counts the texts facts were extracted from that were
+	// inserted: those an inserted chunk refers to.
+	Inputs int `json:"inputs"`
 	// Duplicates counts every skipped record: the sum of the three lists.
 	Duplicates int `json:"duplicates"`
 	// DuplicateIDs are chunks whose ID is already stored (or repeated in

@@ -71,8 +71,8 @@ func TestExportImportRoundTrip(t *testing.T) {
 		len(doc.Blocks) != 3 || len(doc.Chunks) != 8 {
 		t.Fatalf("export header %q v%d %+v, %d blocks, %d chunks", doc.Format, doc.Version, doc.EmbeddingModel, len(doc.Blocks), len(doc.Chunks))
 	}
-	if n := strings.Count(first, "\n"); n != 3+8+5 {
-		t.Errorf("export has %d lines, want one per record plus 5", n)
+	if n := strings.Count(first, "\n"); n != 3+8+7 {
+		t.Errorf("export has %d lines, want one per record plus 7", n)
 	}
 
 	fresh := f.freshDB()
@@ -121,7 +121,7 @@ func TestExportSelectsAgentAndReportsProgress(t *testing.T) {
 	}
 	work := "nowhere"
 	out = exportString(t, f.db, sqlite.ExportOptions{Scope: &work})
-	if !strings.Contains(out, `"blocks":[`+"\n],") || !strings.HasSuffix(out, `"chunks":[`+"\n]}\n") {
+	if !strings.Contains(out, `"blocks":[`+"\n],") || !strings.HasSuffix(out, `"chunks":[`+"\n],\n"+`"inputs":[`+"\n]}\n") {
 		t.Errorf("empty export:\n%s", out)
 	}
 
@@ -199,7 +199,7 @@ func TestImportRefusesAnotherModel(t *testing.T) {
 func TestImportIsAllOrNothing(t *testing.T) {
 	f := newAdminFixture(t)
 	doc := exportString(t, f.db, sqlite.ExportOptions{})
-	bad := strings.TrimSuffix(doc, "\n]}\n") + `,
+	bad := strings.TrimSuffix(doc, "\n],\n\"inputs\":[\n]}\n") + `,
 {"id":"BAD","agent_id":"alice","kind":"note","content":"x","embedding_base64":"` + vec64(0, 1) + `"}
 ]}`
 	fresh := f.freshDB()
