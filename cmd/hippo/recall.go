@@ -102,7 +102,6 @@ marked when included.`,
 						fmt.Fprintf(w, "   SUSPICIOUS: %s\n", v.SuspiciousReason)
 					}
 					if explain {
-						fmt.Fprintf(w, "   from %s, %s\n", describeProvenance(v.Provenance), v.CreatedAt.UTC().Format(time.RFC3339))
 						fmt.Fprintf(w, "   score %.3f = %.1f × relevance %.3f + %.1f × strength %.3f + %.1f × recency %.3f\n",
 							v.Score, cfg.WeightSimilarity, v.Relevance, cfg.WeightStrength, v.Strength, cfg.WeightRecency, v.Recency)
 						fmt.Fprintf(w, "   relevance %.3f fuses cosine %.3f (raw %.3f) and bm25 %.3f (raw %.3f) with α %.2f\n",
@@ -112,6 +111,7 @@ marked when included.`,
 							fc, fb := cfg.LengthFactors(size)
 							fmt.Fprintf(w, "   long content (%d bytes): cosine relevance ×%.2f, bm25 ×%.2f\n", size, fc, fb)
 						}
+						fmt.Fprintf(w, "   from %s, %s\n", describeProvenance(v.Provenance), v.CreatedAt.UTC().Format(time.RFC3339))
 					}
 				}
 				// The count is part of the answer: on stdout, on its own line.
