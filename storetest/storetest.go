@@ -58,6 +58,8 @@ func Run(t *testing.T, b Backend) {
 		{"ConcurrentStoreMemory", testConcurrentStoreMemory},
 		{"ReaderSeesOtherWriter", testReaderSeesOtherWriter},
 		{"ReloadAfterBulkImport", testReloadAfterBulkImport},
+		{"Suspicious", testSuspicious},
+		{"Provenance", testProvenance},
 	} {
 		t.Run(tc.name, func(t *testing.T) { tc.fn(t, b) })
 	}
