@@ -307,6 +307,7 @@ func ApplyFacts(ctx context.Context, cfg hippo.Config, w FactWriter, agent, scop
 				return nil, err
 			}
 			out.ChunkID, out.ExistingContent, out.OldIntensity = c.ID, c.Content, c.RunningIntensity
+			out.Suspicious, out.SuspiciousReason = c.Suspicious, c.SuspiciousReason
 			c.Strengthen(p.Fact.Intensity, now, true)
 			out.NewIntensity = c.RunningIntensity
 			if err := w.SaveStrength(ctx, c); err != nil {

@@ -268,7 +268,9 @@ const sameMemory = `agent_id = ? AND scope = ? AND substr(content_hash, 1, 32) =
 // lock. Chunks without an agent or scope take agentID and scope.
 //
 // It is a bulk loader, not an agent's way to write: it skips fact
-// extraction, deduplication and conflict resolution (use Memory's
+// extraction, deduplication, conflict resolution and the trust check
+// (SuspiciousReason is stored as given; Provenance, when nil, records
+// hippo.OriginBulk) (use Memory's
 // RememberFacts and StoreMemory for that). It is public because loading
 // stores with given vectors and times is what benchmarks, evaluation sets
 // and tests of other packages need, and an export is the other way in
