@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 )
@@ -102,6 +103,22 @@ func TestProvenanceCLI(t *testing.T) {
 	c.fails(1, "not found", "source", "--agent", "mallory", id)
 	if r := c.ok("history", "--agent", "alice", "--id", id); !strings.Contains(r.stdout, "remember_facts via cli") {
 		t.Errorf("hippo history:\n%s", r.stdout)
+	}
+
+	// Export and import carry the provenance and the text.
+	backup := filepath.Join(c.dir, "backup.json")
+	c.ok("export", "alice", "-o", backup)
+	other := *c
+	other.db = filepath.Join(c.dir, "other.db")
+	other.env = cleanEnv(c.dir, other.db)
+	other.ok("import", backup)
+	var imported struct {
+		Provenance struct{ Origin, Caller, Source, InputHash string } `json:"provenance"`
+		Input      string                                             `json:"input"`
+	}
+	other.jsonLoose(&imported, "source", "--agent", "alice", id)
+	if imported.Provenance != src.Provenance || imported.Input != text {
+		t.Errorf("after export and import: %+v, want %+v", imported, src)
 	}
 
 	onDisk := func() bool {
