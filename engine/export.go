@@ -47,7 +47,8 @@ func ExportTime(t time.Time) string { return t.UTC().Format(ExportTimeLayout) }
 // hash (the SHA-256 of text), ordered by agent and hash: those the
 // exported chunks refer to. Files without these fields (older exports,
 // the TypeScript Hippo's) import as before, their chunks' provenance
-// "import" and their trust flag computed from the content.
+// "import". An import checks every chunk's content as any write does and
+// keeps the file's flag as well: it never clears one.
 const (
 	ExportFormat  = "hippo-export"
 	ExportVersion = 1

@@ -128,8 +128,7 @@ type importChunk struct {
 	SupersededBy     *string         `json:"superseded_by"`
 	SupersededAt     *string         `json:"superseded_at"`
 	CreatedAt        *string         `json:"created_at"`
-	// Suspicious is absent from older files and the TypeScript Hippo's:
-	// the flag is then computed from the content.
+	// Suspicious is absent from older files and the TypeScript Hippo's.
 	Suspicious *string `json:"suspicious"`
 	Origin     *string `json:"origin"`
 	Caller     *string `json:"caller"`
@@ -557,9 +556,12 @@ func (im *importer) values(c *ImportedChunk, in importChunk, bad func(string, ..
 }
 
 // provenance checks a record's provenance and trust flag and sets them in
-// c: a record without provenance (an older export, the TypeScript
-// Hippo's) is recorded as imported, and one without a trust flag is
-// checked (Flag), so that an old file cannot carry instructions past it.
+// c. A record without provenance (an older export, the TypeScript
+// Hippo's) is recorded as imported. Every record's content is checked
+// (Flag), as at any write: the flag is the file's reason, else the check's.
+// An import never clears a flag, so a crafted file cannot vouch for an
+// instruction; a chunk a person trusted is flagged again, to be trusted
+// again in the database it went to.
 func (im *importer) provenance(c *ImportedChunk, in importChunk, bad func(string, ...any) error) error {
 	p := hippo.Provenance{Origin: deref(in.Origin), Caller: deref(in.Caller), Source: deref(in.Source), InputHash: deref(in.InputHash)}
 	if err := hippo.ValidateOrigin("origin", p.Origin); err != nil {
@@ -578,18 +580,21 @@ func (im *importer) provenance(c *ImportedChunk, in importChunk, bad func(string
 		p.Origin = hippo.OriginImport
 	}
 	c.Provenance = p
-	if in.Suspicious != nil {
-		if len(*in.Suspicious) > 1000 || !utf8.ValidString(*in.Suspicious) {
-			return bad("suspicious must be valid UTF-8 of at most 1000 bytes")
-		}
-		c.Suspicious = *in.Suspicious
-		return nil
+	reason := deref(in.Suspicious)
+	if len(reason) > maxReason || !utf8.ValidString(reason) {
+		return bad("suspicious must be valid UTF-8 of at most %d bytes", maxReason)
 	}
-	ch := hippo.Chunk{Content: c.Content}
-	Flag(&ch)
-	c.Suspicious = ch.SuspiciousReason
+	if reason == "" {
+		ch := hippo.Chunk{Content: c.Content}
+		Flag(&ch)
+		reason = ch.SuspiciousReason
+	}
+	c.Suspicious = reason
 	return nil
 }
+
+// maxReason bounds a trust flag's reason read from a file.
+const maxReason = 1000
 
 // input checks an input record and inserts it, when an imported chunk
 // of its agent refers to it.
