@@ -396,8 +396,8 @@ func (m *Memory) DeleteChunk(ctx context.Context, id string) (resurrected []stri
 }
 
 // UpdateChunk replaces a chunk's content, re-embedding it and recomputing
-// its hash and trust flag, in one transaction. ECONFLICT when a memory with the same
-// content already exists in the chunk's scope.
+// its hash and trust flag, in one transaction. ECONFLICT when a memory
+// with the same content already exists in the chunk's scope.
 func (m *Memory) UpdateChunk(ctx context.Context, id, content string) (*hippo.Chunk, error) {
 	if err := hippo.ValidateText("content", content, m.cfg.MaxContent); err != nil {
 		return nil, err
