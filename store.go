@@ -105,3 +105,20 @@ type IndexReporter interface {
 type SizeReporter interface {
 	DiskBytes() int64
 }
+
+// CommitStats counts a store's group commits: concurrent writes that
+// shared one durable commit. Calls/Groups is the mean group size; Wait is
+// the calls' summed time queued before their group started.
+type CommitStats struct {
+	Groups, Calls int64
+	Largest       int
+	Wait          time.Duration
+}
+
+// CommitReporter is implemented by stores that group concurrent writes
+// into one commit (the metrics report it). ObserveCommits sets a function
+// called after each group with its calls and their summed wait.
+type CommitReporter interface {
+	CommitStats() CommitStats
+	ObserveCommits(fn func(calls int, wait time.Duration))
+}

@@ -171,9 +171,22 @@ func (m *Memory) StoreMemory(ctx context.Context, in hippo.StoreInput) (*hippo.S
 	}
 	hash := hippo.ContentHash(in.Content)
 
-	// A verbatim repeat needs no embedding: look before paying for one.
-	if res, err := m.strengthenMemory(ctx, hash, reading, nil); err != nil || res != nil {
-		return res, err
+	// A verbatim repeat needs no embedding: look before paying for one,
+	// in a read snapshot (a new memory, the common case, then takes one
+	// write transaction, not two), and strengthen it under the write lock
+	// if it is there.
+	var seen bool
+	if err := m.s.View(ctx, func(tx Tx) error {
+		c, err := tx.SameMemory(ctx, m.opts.Scope, hash)
+		seen = c != nil
+		return err
+	}); err != nil {
+		return nil, fmt.Errorf("look up memory: %w", err)
+	}
+	if seen {
+		if res, err := m.strengthenMemory(ctx, hash, reading, nil); err != nil || res != nil {
+			return res, err
+		}
 	}
 	vecs, err := hippo.Embed(ctx, m.opts.Embedder, []string{in.Content}, 0)
 	if err != nil {
@@ -284,14 +297,17 @@ func (m *Memory) recall(ctx context.Context, in hippo.RecallInput, stats bool) (
 // index, brought up to date in the same snapshot that checks the vectors
 // against the model lock.
 func (m *Memory) embedQuery(ctx context.Context, texts ...string) ([][]float32, *Index, error) {
+	start := time.Now()
 	vecs, err := hippo.Embed(ctx, m.opts.Embedder, texts, 0)
 	if err != nil {
 		return nil, nil, err
 	}
+	start = hippo.StageDone(ctx, hippo.StageEmbed, start)
 	ai, err := m.s.Index(ctx, &hippo.ModelLock{Model: m.opts.Embedder.Model(), Dimension: len(vecs[0])})
 	if err != nil {
 		return nil, nil, err
 	}
+	hippo.StageDone(ctx, hippo.StageSync, start)
 	return vecs, ai, nil
 }
 

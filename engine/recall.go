@@ -5,6 +5,7 @@ import (
 	"context"
 	"slices"
 	"sync/atomic"
+	"time"
 
 	"github.com/hippo-mem/hippo"
 	"github.com/hippo-mem/hippo/vector"
@@ -313,11 +314,14 @@ func RecallPage(ctx context.Context, cfg hippo.Config, ai *Index, active bool, r
 	sc.Clock = ai.Clock(active, sc.Now)
 	if ai.Idx != nil {
 		sc.Filter = ai.RecallFilter(in, rq.Scopes)
+		start := time.Now()
 		if sc.Alpha = rq.Alpha; rq.Alpha > 0 {
 			sc.BM25, sc.BM25Max, err = st.TextScores(ctx, ai, in)
+			start = hippo.StageDone(ctx, hippo.StageText, start)
 		}
 		if err == nil {
 			hits, err = Search(ctx, cfg, ai, qs, &sc)
+			hippo.StageDone(ctx, hippo.StageScan, start)
 		}
 	}
 	ai.Mu.RUnlock()
@@ -341,7 +345,9 @@ func RecallPage(ctx context.Context, cfg hippo.Config, ai *Index, active bool, r
 	if in.DryRun { // a look: nothing boosted
 		chunks, err = st.Peek(ctx, ids)
 	} else {
+		start := time.Now()
 		chunks, before, after, err = st.Boost(ctx, ids, now)
+		hippo.StageDone(ctx, hippo.StageBoost, start)
 	}
 	if err != nil {
 		return nil, err

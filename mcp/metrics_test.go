@@ -23,7 +23,8 @@ import (
 // TestMetrics runs a scripted session against a server with metrics and
 // scrapes /metrics: tool calls by tool and outcome with their latency,
 // embedder and LLM calls with the tokens their responses reported, one
-// retry, and the database size. /metrics needs the token like /mcp.
+// retry, the database size, the group commits and the recall's stages.
+// /metrics needs the token like /mcp.
 func TestMetrics(t *testing.T) {
 	ctx := context.Background()
 	ai := mock.NewServer(t, testDim)
@@ -49,6 +50,7 @@ func TestMetrics(t *testing.T) {
 	}
 	defer db.Close()
 	m.DatabaseSize(func() int64 { return 4096 })
+	m.Commits(db)
 	l := m.WrapLLM(chat)
 	server, err := mcp.NewServer(mcp.Config{DB: db, Embedder: m.WrapEmbedder(emb), Extractor: llm.NewExtractor(l),
 		Classifier: llm.NewClassifier(l), AuthToken: "s3cret", Metrics: m})
@@ -75,7 +77,7 @@ func TestMetrics(t *testing.T) {
 	}
 	ok(t, cs, "store_memory", map[string]any{"agent_id": a, "content": "Standup is at nine"})
 	ai.EmbedStatus = nil
-	ok(t, cs, "recall_memories", map[string]any{"agent_id": a, "query": "where is the deploy key"})
+	ok(t, cs, "recall_memories", map[string]any{"agent_id": a, "query": "where is the deploy key", "alpha": 0.5})
 	fails(t, cs, "recall_memories", map[string]any{"agent_id": a, "query": "x", "limit": 500}, "invalid")
 	ai.Reply(`{"facts":[{"fact":"User owns a cat called Miso","intensity":0.7}]}`)
 	ok(t, cs, "remember_facts", map[string]any{"agent_id": a, "text": "I have a cat, Miso"})
@@ -122,6 +124,17 @@ func TestMetrics(t *testing.T) {
 		`hippo_provider_tokens_total{kind="completion",provider="llm"}`:   float64(mock.Tokens(`{"facts":[{"fact":"User owns a cat called Miso","intensity":0.7}]}`)),
 		`hippo_embedded_texts_total`:                                      4,
 		`hippo_database_bytes`:                                            4096,
+		// One write transaction per new memory and one for
+		// remember_facts' facts, one at a time: three groups of one.
+		`hippo_commit_group_calls_count`: 3,
+		`hippo_commit_group_calls_sum`:   3,
+		// The recall that ran (the other failed its checks first): each
+		// stage once, BM25 included (hybrid, alpha 0.5).
+		`hippo_recall_stage_duration_seconds_count{stage="embed"}`: 1,
+		`hippo_recall_stage_duration_seconds_count{stage="sync"}`:  1,
+		`hippo_recall_stage_duration_seconds_count{stage="text"}`:  1,
+		`hippo_recall_stage_duration_seconds_count{stage="scan"}`:  1,
+		`hippo_recall_stage_duration_seconds_count{stage="boost"}`: 1,
 	} {
 		if got := value(series); got != want {
 			t.Errorf("%s = %v, want %v", series, got, want)

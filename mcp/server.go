@@ -298,6 +298,9 @@ func (s *Server) toolHandler(t tools.Tool) sdk.ToolHandler {
 				}
 				m.ObserveTool(t.Name, outcome, time.Since(start))
 			}()
+			if t.Name == "recall_memories" {
+				ctx = hippo.WithStages(ctx, m.ObserveRecallStage)
+			}
 		}
 		agent, opts, rest, err := splitArgs(raw)
 		if err != nil {

@@ -18,6 +18,9 @@
 //	hippo_database_bytes                           the database file, with its WAL
 //	hippo_index_agents, _rows, _bytes, _limit_bytes the in-memory indexes resident and their bound
 //	hippo_index_loads_total, _hits_total, _evictions_total  how the cache of indexes fares
+//	hippo_recall_stage_duration_seconds{stage}     histogram; stage: embed, sync, text, scan, boost (hippo.Stage*)
+//	hippo_commit_group_calls                       histogram: writes per group commit
+//	hippo_commit_wait_seconds_total                the writes' summed wait for their group
 package metrics
 
 import (
@@ -55,6 +58,7 @@ type Metrics struct {
 	retries       *prometheus.CounterVec
 	tokens        *prometheus.CounterVec
 	embeddedTexts prometheus.Counter
+	stageSeconds  *prometheus.HistogramVec
 }
 
 // New returns a Metrics with every family registered.
@@ -83,8 +87,12 @@ func New() *Metrics {
 	m.embeddedTexts = prometheus.NewCounter(prometheus.CounterOpts{
 		Name: "hippo_embedded_texts_total", Help: "Texts sent to the embedder.",
 	})
+	m.stageSeconds = prometheus.NewHistogramVec(prometheus.HistogramOpts{
+		Name: "hippo_recall_stage_duration_seconds", Help: "Time recall_memories calls spent in each stage: embed (the query), sync (the index from the change feed), text (BM25 scores), scan (the index, fusion included), boost.",
+		Buckets: []float64{.0001, .00025, .0005, .001, .0025, .005, .01, .025, .05, .1, .25, .5, 1, 2.5},
+	}, []string{"stage"})
 	m.reg.MustRegister(collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}),
-		m.toolCalls, m.toolSeconds, m.requests, m.reqSeconds, m.retries, m.tokens, m.embeddedTexts)
+		m.toolCalls, m.toolSeconds, m.requests, m.reqSeconds, m.retries, m.tokens, m.embeddedTexts, m.stageSeconds)
 	return m
 }
 
@@ -100,6 +108,26 @@ func (m *Metrics) Registry() *prometheus.Registry { return m.reg }
 func (m *Metrics) ObserveTool(tool, outcome string, d time.Duration) {
 	m.toolCalls.WithLabelValues(tool, outcome).Inc()
 	m.toolSeconds.WithLabelValues(tool).Observe(d.Seconds())
+}
+
+// ObserveRecallStage records that a recall spent d in stage; it is a
+// hippo.StageFunc.
+func (m *Metrics) ObserveRecallStage(stage string, d time.Duration) {
+	m.stageSeconds.WithLabelValues(stage).Observe(d.Seconds())
+}
+
+// Commits registers the group-commit families of a store that groups its
+// writes: the histogram of writes per group, fed by r's observer, and the
+// writes' summed wait.
+func (m *Metrics) Commits(r hippo.CommitReporter) {
+	calls := prometheus.NewHistogram(prometheus.HistogramOpts{
+		Name: "hippo_commit_group_calls", Help: "Writes (tool calls' transactions) committed together in one durable commit.",
+		Buckets: []float64{1, 2, 4, 8, 16, 32, 64, 128},
+	})
+	m.reg.MustRegister(calls, prometheus.NewCounterFunc(prometheus.CounterOpts{
+		Name: "hippo_commit_wait_seconds_total", Help: "Summed time writes waited for their group commit to start; divide by hippo_commit_group_calls_sum for the mean.",
+	}, func() float64 { return r.CommitStats().Wait.Seconds() }))
+	r.ObserveCommits(func(n int, _ time.Duration) { calls.Observe(float64(n)) })
 }
 
 // Retry counts one retry of a provider's request; pass it as

@@ -176,7 +176,7 @@ func (db *DB) DeleteChunks(ctx context.Context, agentID string, ids []string) (d
 	return deleted, resurrected, nil
 }
 
-func deleteChunksTx(ctx context.Context, tx *sql.Tx, agentID string, ids []string) (deleted, resurrected []string, err error) {
+func deleteChunksTx(ctx context.Context, tx sqlTx, agentID string, ids []string) (deleted, resurrected []string, err error) {
 	for _, id := range ids {
 		query := `DELETE FROM chunks WHERE id = ?`
 		args := []any{id}

@@ -83,12 +83,14 @@ type DB struct {
 	activityMu   sync.Mutex
 	activityHour map[string]int64 // last hour recorded per agent
 
+	group   committer       // Update's group commit (group.go)
 	indexes *engine.Indexes // by agent ID, loaded on first search
 	writes  atomic.Int64    // recalls and writes, to pace change-log pruning
 
 	stmtMu sync.Mutex
 	stmts  map[string]*sql.Stmt // prepared on the write pool, by query
 	rstmts map[string]*sql.Stmt // prepared on the read pool, by query
+	noted  map[string]bool      // queries for stmts, prepared after the write that ran them
 	light  *lightConn           // used only while holding the write pool's connection
 }
 
@@ -128,6 +130,7 @@ func Open(ctx context.Context, path string, opts Options) (*DB, error) {
 	}
 
 	db := &DB{path: abs, created: created, cfg: hippo.DefaultConfig(), now: time.Now}
+	db.group.db = db
 	db.indexes = engine.NewIndexes(db.vectorLoader)
 	db.indexes.SetLimit(opts.IndexMemory)
 	if opts.Config != nil {
@@ -307,6 +310,39 @@ func (db *DB) writeStmt(ctx context.Context, query string) (*sql.Stmt, error) {
 // compiles the statement once, the first time it runs it.
 func (db *DB) readStmt(ctx context.Context, query string) (*sql.Stmt, error) {
 	return db.prepared(ctx, db.read, &db.rstmts, query)
+}
+
+// maxCachedStmts bounds writeStmt's cache for cachedWriteStmt: queries
+// built with one placeholder per ID come in every length.
+const maxCachedStmts = 256
+
+// cachedWriteStmt is query prepared on the write pool when writeStmt's
+// cache holds it, nil when not. It is called inside write transactions,
+// which hold the pool's one connection, so it never prepares: it notes
+// the query, and prepareNoted prepares it once the transaction is over.
+func (db *DB) cachedWriteStmt(query string) *sql.Stmt {
+	db.stmtMu.Lock()
+	defer db.stmtMu.Unlock()
+	if st := db.stmts[query]; st != nil || len(db.stmts)+len(db.noted) >= maxCachedStmts {
+		return st
+	}
+	if db.noted == nil {
+		db.noted = map[string]bool{}
+	}
+	db.noted[query] = true
+	return nil
+}
+
+// prepareNoted prepares the queries cachedWriteStmt noted, outside any
+// transaction.
+func (db *DB) prepareNoted(ctx context.Context) {
+	db.stmtMu.Lock()
+	noted := db.noted
+	db.noted = nil
+	db.stmtMu.Unlock()
+	for query := range noted {
+		db.writeStmt(ctx, query) // a query that fails to prepare runs unprepared
+	}
 }
 
 func (db *DB) prepared(ctx context.Context, pool *sql.DB, cache *map[string]*sql.Stmt, query string) (*sql.Stmt, error) {

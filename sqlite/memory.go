@@ -75,18 +75,11 @@ func (m *agentStore) Index(ctx context.Context, lock *hippo.ModelLock) (*engine.
 // checkpoint (DB.afterBulkWrite).
 func (m *agentStore) AfterBulkWrite(ctx context.Context) { m.db.afterBulkWrite(ctx) }
 
-// Update implements engine.Store: a transaction on the write connection
-// (BEGIN IMMEDIATE).
+// Update implements engine.Store: a call of a group commit (group.go), one
+// transaction on the write connection (BEGIN IMMEDIATE) with the calls
+// waiting beside it.
 func (m *agentStore) Update(ctx context.Context, fn func(engine.Tx) error) error {
-	tx, err := m.db.write.BeginTx(ctx, nil)
-	if err != nil {
-		return err
-	}
-	defer tx.Rollback()
-	if err := fn(storeTx{agentTx{tx, m.opts.AgentID}, m}); err != nil {
-		return err
-	}
-	return tx.Commit()
+	return m.db.group.update(ctx, m, fn)
 }
 
 // View implements engine.Store: a read-only transaction on the read pool.

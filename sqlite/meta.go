@@ -42,7 +42,7 @@ func (db *DB) VerifyEmbeddingModel(ctx context.Context, model string, dim int) e
 
 // lockModelTx checks the lock inside a write transaction and records it if
 // absent.
-func (db *DB) lockModelTx(ctx context.Context, tx *sql.Tx, model string, dim int) error {
+func (db *DB) lockModelTx(ctx context.Context, tx sqlTx, model string, dim int) error {
 	lock, err := db.readLock(ctx, tx)
 	if err != nil {
 		return err

@@ -9,7 +9,7 @@ import (
 
 // agentTx is one agent's chunks in a transaction (engine.ChunkWriter).
 type agentTx struct {
-	tx    *sql.Tx
+	tx    sqlTx
 	agent string
 }
 

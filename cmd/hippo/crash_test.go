@@ -237,9 +237,13 @@ func crashCLI(c *cli, r *rand.Rand, took *time.Duration) (acks []ack, killed boo
 	return acks, false, nil
 }
 
+// crashServerWriters is how many calls crashServer keeps in flight.
+const crashServerWriters = 6
+
 // crashServer runs `hippo serve --transport stdio`, stores memories
-// through it with the MCP SDK's client and kills the server at a random
-// time; the calls answered before are acknowledged.
+// through it with the MCP SDK's client, several calls at once, and kills
+// the server at a random time; the calls answered before are
+// acknowledged.
 func crashServer(c *cli, r *rand.Rand) ([]ack, error) {
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
@@ -256,48 +260,54 @@ func crashServer(c *cli, r *rand.Rand) ([]ack, error) {
 		fail error
 	)
 	stop := make(chan struct{})
-	done := make(chan struct{})
-	rr := rand.New(rand.NewPCG(r.Uint64(), 3)) // the goroutine's own
-	go func() {
-		defer close(done)
-		for i := 0; ; i++ {
-			select {
-			case <-stop:
-				return
-			default:
-			}
-			content := fmt.Sprintf("served note %d %d about %s", i, rr.Uint64(), helperWords[i%len(helperWords)])
-			res, err := session.CallTool(ctx, &sdk.CallToolParams{Name: "store_memory",
-				Arguments: map[string]any{"agent_id": "crash-server", "content": content}})
-			if err != nil {
-				return // the server is gone
-			}
-			mu.Lock()
-			if res.IsError {
-				fail = fmt.Errorf("store_memory: %v", res.Content)
+	var writers sync.WaitGroup
+	// Several calls at once, so that the server commits them in groups
+	// (sqlite's group commit): a kill lands between a group's commit and
+	// its answers, or inside a group.
+	for w := range crashServerWriters {
+		writers.Add(1)
+		rr := rand.New(rand.NewPCG(r.Uint64(), uint64(3+w))) // the goroutine's own
+		go func() {
+			defer writers.Done()
+			for i := 0; ; i++ {
+				select {
+				case <-stop:
+					return
+				default:
+				}
+				content := fmt.Sprintf("served note %d.%d %d about %s", w, i, rr.Uint64(), helperWords[i%len(helperWords)])
+				res, err := session.CallTool(ctx, &sdk.CallToolParams{Name: "store_memory",
+					Arguments: map[string]any{"agent_id": "crash-server", "content": content}})
+				if err != nil {
+					return // the server is gone
+				}
+				mu.Lock()
+				if res.IsError {
+					fail = fmt.Errorf("store_memory: %v", res.Content)
+					mu.Unlock()
+					return
+				}
+				var d struct {
+					Duplicate bool `json:"duplicate"`
+					Memory    struct {
+						ID string `json:"id"`
+					} `json:"memory"`
+				}
+				if err := remarshal(res.StructuredContent, &d); err != nil {
+					fail = err
+				}
+				got = append(got, ack{Agent: "crash-server", Op: "memory", ID: d.Memory.ID, Hash: sqlite.ContentHash(content), New: !d.Duplicate})
 				mu.Unlock()
-				return
 			}
-			var d struct {
-				Duplicate bool `json:"duplicate"`
-				Memory    struct {
-					ID string `json:"id"`
-				} `json:"memory"`
-			}
-			if err := remarshal(res.StructuredContent, &d); err != nil {
-				fail = err
-			}
-			got = append(got, ack{Agent: "crash-server", Op: "memory", ID: d.Memory.ID, Hash: sqlite.ContentHash(content), New: !d.Duplicate})
-			mu.Unlock()
-		}
-	}()
+		}()
+	}
 	time.Sleep(time.Duration(200+r.IntN(1500)) * time.Millisecond)
 	mu.Lock()
 	cmd.Process.Kill()
 	acked := append([]ack(nil), got...) // answers after the kill are impossible
 	mu.Unlock()
 	close(stop)
-	<-done
+	writers.Wait()
 	session.Close()
 	return acked, fail
 }

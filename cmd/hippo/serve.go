@@ -104,6 +104,9 @@ offline defaults are used: no key, no network.`,
 			if r, ok := db.(hippo.SizeReporter); ok {
 				a.metrics.DatabaseSize(r.DiskBytes)
 			}
+			if r, ok := db.(hippo.CommitReporter); ok {
+				a.metrics.Commits(r)
+			}
 			if messages != "" {
 				if err := hippo.ValidateTableName(messages); err != nil {
 					return usageErrorf("%v", err)
