@@ -519,6 +519,15 @@ func (m *Memory) rememberFacts(ctx context.Context, in hippo.RememberInput) (*hi
 		}
 		ApplyVerdicts(plans, verdicts)
 	}
+	// The trust check of every fact that may be stored, before the write
+	// lock is taken.
+	flags := make(map[string]string, len(plans))
+	for _, p := range plans {
+		flags[p.Fact.Content] = trust.Check(p.Fact.Content).Reason()
+		if p.Former != nil {
+			flags[p.Former.Content] = trust.Check(p.Former.Content).Reason()
+		}
+	}
 	// Every plan written in one write transaction, under the write lock
 	// and the model lock.
 	var res *hippo.RememberResult
@@ -529,7 +538,8 @@ func (m *Memory) rememberFacts(ctx context.Context, in hippo.RememberInput) (*hi
 		inputHash, now, used := hippo.ContentHash(text), m.s.Now(), false
 		stamp := func(c *hippo.Chunk) {
 			c.Provenance, used = m.provenance(hippo.OriginRememberFacts, in.Source, inputHash), true
-			Flag(c)
+			c.SuspiciousReason = flags[c.Content]
+			c.Suspicious = c.SuspiciousReason != ""
 		}
 		var err error
 		if res, err = ApplyFacts(ctx, m.cfg, tx, m.opts.AgentID, m.opts.Scope, plans, snapshot, now, stamp); err != nil {
