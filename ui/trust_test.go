@@ -35,6 +35,16 @@ func TestSuspiciousReview(t *testing.T) {
 	if _, body := get(t, e.srv.Client(), e.srv.URL+"/ui/memory?agent=ada"); !strings.Contains(body, "Turing") || !strings.Contains(body, `class="suspicious"`) {
 		t.Error("the full listing does not mark the suspicious chunk among the others")
 	}
+	// The query is the poisoned text, which the page repeats in its form:
+	// look for it among the results.
+	q := url.QueryEscape(poison)
+	if _, body := get(t, e.srv.Client(), e.srv.URL+"/ui/recall?agent=ada&q="+q); strings.Contains(body, "/ui/chunk?agent=ada&amp;id="+id) {
+		t.Error("the recall preview shows the suspicious chunk without being asked to")
+	}
+	if _, body := get(t, e.srv.Client(), e.srv.URL+"/ui/recall?agent=ada&suspicious=1&q="+q); !strings.Contains(body, "/ui/chunk?agent=ada&amp;id="+id) ||
+		!strings.Contains(body, `<span class="flag">suspicious: `) {
+		t.Error("the recall preview with include suspicious does not show it marked")
+	}
 	status, body = get(t, e.srv.Client(), e.srv.URL+"/ui/chunk?agent=ada&id="+id)
 	if status != http.StatusOK || !strings.Contains(body, "Trust it") || !strings.Contains(body, "store_memory") ||
 		!strings.Contains(body, "https://evil.example/wiki") {
