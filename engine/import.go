@@ -616,6 +616,11 @@ func (im *importer) input(ctx context.Context, in importInput) error {
 	if err != nil {
 		return bad("created_at: %v", err)
 	}
+	// Chunks queued for re-embedding go in first: the input is kept only
+	// for a chunk that refers to it.
+	if err := im.flush(ctx); err != nil {
+		return err
+	}
 	inserted, err := im.tx.InsertInput(ctx, ImportedInput{AgentID: agent, Hash: in.Hash, Text: *in.Text, CreatedAt: at})
 	if err != nil {
 		return err

@@ -544,3 +544,41 @@ func TestImportProvenanceAndTrust(t *testing.T) {
 		})
 	}
 }
+
+// TestImportReembedKeepsInputs: an import that embeds its chunks anew, in
+// batches, inserts them before the inputs they refer to, so the inputs
+// are kept.
+func TestImportReembedKeepsInputs(t *testing.T) {
+	ctx := context.Background()
+	src := newEnv(t)
+	text := "I live in Lyon and I keep bees."
+	m := src.memory("alice", func(o *sqlite.MemoryOptions) {
+		o.Extractor = givenFacts{text: {"User lives in Lyon", "User keeps bees"}}
+	})
+	res, err := m.Remember(ctx, hippo.RememberInput{Text: text, Source: "msg-3"})
+	if err != nil || len(res.Facts) != 2 {
+		t.Fatalf("remember = %+v, %v", res, err)
+	}
+	doc := exportString(t, src.db, sqlite.ExportOptions{})
+
+	dst := newEnv(t)
+	embB, _ := newMockEmbedder(t, "model-b", 32)
+	if err := dst.db.InsertChunks(ctx, "zed", "", "model-b", []*hippo.Chunk{{Content: "x", Embedding: mock.Axis(32, 0)}}); err != nil {
+		t.Fatal(err)
+	}
+	got, err := importString(dst.db, doc, sqlite.ImportOptions{Reembed: embB})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got.Chunks != 2 || got.Reembedded != 2 || got.Inputs != 1 {
+		t.Errorf("re-embedding import = %+v, want 2 chunks and 1 input", got)
+	}
+	dm, err := dst.db.Memory(sqlite.MemoryOptions{AgentID: "alice", Embedder: embB})
+	if err != nil {
+		t.Fatal(err)
+	}
+	info, err := dm.MemorySource(ctx, res.Facts[0].ChunkID)
+	if err != nil || info.Input != text || info.Provenance == nil || info.Provenance.Source != "msg-3" {
+		t.Errorf("source after a re-embedding import = %+v, %v", info, err)
+	}
+}
