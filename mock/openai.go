@@ -4,6 +4,8 @@
 package mock
 
 import (
+	"encoding/base64"
+	"encoding/binary"
 	"encoding/json"
 	"fmt"
 	"hash/fnv"
@@ -42,6 +44,12 @@ type Server struct {
 	EmbedRefuse func(text string) bool
 	// EmbedDelay, if set, is how long each embedding request takes.
 	EmbedDelay time.Duration
+	// Floats makes the server answer every embedding as a JSON array of
+	// numbers, ignoring a request's encoding_format, as some
+	// OpenAI-compatible servers do; RejectBase64 makes it refuse
+	// "encoding_format": "base64" with 400, as others do. By default it
+	// answers base64 when asked, as OpenAI does.
+	Floats, RejectBase64 bool
 
 	embedBatches []int
 }
@@ -107,8 +115,9 @@ func (s *Server) ChatBodies() []ChatRequest {
 
 func (s *Server) embeddings(w http.ResponseWriter, r *http.Request) {
 	var req struct {
-		Model string          `json:"model"`
-		Input json.RawMessage `json:"input"`
+		Model          string          `json:"model"`
+		Input          json.RawMessage `json:"input"`
+		EncodingFormat string          `json:"encoding_format"`
 	}
 	if err := json.NewDecoder(r.Body).Decode(&req); err != nil {
 		writeError(w, http.StatusBadRequest, "bad json: "+err.Error())
@@ -128,7 +137,19 @@ func (s *Server) embeddings(w http.ResponseWriter, r *http.Request) {
 	s.embedBatches = append(s.embedBatches, len(inputs))
 	n := s.embedRequests
 	fail, refuse, delay := s.EmbedStatus, s.EmbedRefuse, s.EmbedDelay
+	floats, rejectBase64 := s.Floats, s.RejectBase64
 	s.mu.Unlock()
+	switch req.EncodingFormat {
+	case "", "float":
+	case "base64":
+		if rejectBase64 {
+			writeError(w, http.StatusBadRequest, "unsupported encoding_format: base64")
+			return
+		}
+	default:
+		writeError(w, http.StatusBadRequest, "encoding_format must be float or base64")
+		return
+	}
 	if delay > 0 {
 		time.Sleep(delay)
 	}
@@ -145,13 +166,17 @@ func (s *Server) embeddings(w http.ResponseWriter, r *http.Request) {
 		}
 	}
 	type item struct {
-		Object    string    `json:"object"`
-		Index     int       `json:"index"`
-		Embedding []float32 `json:"embedding"`
+		Object    string `json:"object"`
+		Index     int    `json:"index"`
+		Embedding any    `json:"embedding"`
 	}
 	data := make([]item, len(inputs))
 	for i, text := range inputs {
-		data[i] = item{Object: "embedding", Index: i, Embedding: s.Vector(text)}
+		var e any = s.Vector(text)
+		if req.EncodingFormat == "base64" && !floats {
+			e = Base64(s.Vector(text))
+		}
+		data[i] = item{Object: "embedding", Index: i, Embedding: e}
 	}
 	tokens := 0
 	for _, text := range inputs {
@@ -159,6 +184,16 @@ func (s *Server) embeddings(w http.ResponseWriter, r *http.Request) {
 	}
 	writeJSON(w, map[string]any{"object": "list", "data": data, "model": req.Model,
 		"usage": map[string]int{"prompt_tokens": tokens, "total_tokens": tokens}})
+}
+
+// Base64 is v as an embeddings API writes it for "encoding_format":
+// "base64": its float32 values, little-endian, in standard base64.
+func Base64(v []float32) string {
+	b := make([]byte, 4*len(v))
+	for i, x := range v {
+		binary.LittleEndian.PutUint32(b[4*i:], math.Float32bits(x))
+	}
+	return base64.StdEncoding.EncodeToString(b)
 }
 
 // Tokens is how many tokens the server says a text costs: its words.

@@ -3,8 +3,11 @@ package openai
 import (
 	"bytes"
 	"context"
+	"encoding/base64"
+	"encoding/binary"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"math"
 	"net/http"
 	"strings"
@@ -26,6 +29,9 @@ type Embedder struct {
 	// learned is the length seen in the first response when dims is 0,
 	// so later responses can be held to it.
 	learned atomic.Int64
+	// floats is set once the server refused "encoding_format": "base64":
+	// later requests ask for JSON numbers.
+	floats atomic.Bool
 }
 
 // NewEmbedder returns an Embedder for cfg. Empty fields default to OpenAI's
@@ -49,9 +55,7 @@ func NewEmbedder(cfg Config) (*Embedder, error) {
 		return nil, err
 	}
 	e := &Embedder{c: c, model: model, dims: cfg.Dimensions}
-	if e.dims > 0 {
-		c.explain = e.rejectedDimensions
-	}
+	c.explain = e.rejected
 	return e, nil
 }
 
@@ -69,11 +73,28 @@ func (e *Embedder) Dimension() int {
 
 // Embed returns one vector per text, in order, from a single request. It
 // returns nil without a request when texts is empty.
+//
+// It asks for the vectors in base64 ("encoding_format": "base64", as
+// OpenAI's own SDKs do): decoding 1,536 numbers written as text cost more
+// than anything else a stored memory takes. It reads either form back, for
+// servers that ignore the field, and asks for numbers from then on when a
+// server refuses it.
 func (e *Embedder) Embed(ctx context.Context, texts []string) ([][]float32, error) {
 	if len(texts) == 0 {
 		return nil, nil
 	}
-	body, err := e.c.post(ctx, embeddingRequest{Model: e.model, Input: texts, Dimensions: e.dims})
+	req := embeddingRequest{Model: e.model, Input: texts, Dimensions: e.dims, EncodingFormat: "base64"}
+	if e.floats.Load() {
+		req.EncodingFormat = ""
+	}
+	body, err := e.c.post(ctx, req)
+	if errors.Is(err, errBase64Refused) {
+		e.floats.Store(true)
+		req.EncodingFormat = ""
+		if body, err = e.c.post(ctx, req); errors.Is(err, errBase64Refused) {
+			err = e.c.errorf(hippo.EINTERNAL, "the server answered 400 about base64 to a request without encoding_format")
+		}
+	}
 	if err != nil {
 		return nil, err
 	}
@@ -121,23 +142,24 @@ func (e *Embedder) vectors(resp embeddingResponse, n int) ([][]float32, error) {
 			return nil, e.c.errorf(hippo.EINTERNAL, "embedding index %d appears twice", i)
 		}
 		seen[i] = true
-		if len(d.Embedding) == 0 {
+		v, err := decodeEmbedding(d.Embedding)
+		if err != nil {
+			return nil, e.c.errorf(hippo.EINTERNAL, "the embedding of text %d %v", i, err)
+		}
+		if len(v) == 0 {
 			return nil, e.c.errorf(hippo.EINTERNAL, "the embedding of text %d is empty", i)
 		}
 		if want == 0 {
-			want = len(d.Embedding)
+			want = len(v)
 		}
-		if len(d.Embedding) != want {
+		if len(v) != want {
 			return nil, e.c.errorf(hippo.EINTERNAL, "the embedding of text %d has %d dimensions, want %d%s",
-				i, len(d.Embedding), want, e.dimsSource())
+				i, len(v), want, e.dimsSource())
 		}
-		v := make([]float32, len(d.Embedding))
-		for j, x := range d.Embedding {
-			f := float32(x)
+		for j, f := range v {
 			if math.IsNaN(float64(f)) || math.IsInf(float64(f), 0) {
 				return nil, e.c.errorf(hippo.EINTERNAL, "the embedding of text %d holds %v at position %d", i, f, j)
 			}
-			v[j] = f
 		}
 		out[i] = v
 	}
@@ -156,13 +178,54 @@ func (e *Embedder) dimsSource() string {
 	return " (as the first embedding of the response)"
 }
 
-// rejectedDimensions explains a 400 or 422 caused by the "dimensions"
-// field, which not every model or server supports.
-func (e *Embedder) rejectedDimensions(status int, body []byte) error {
+// errBase64Refused is a server's 400 or 422 about "encoding_format".
+var errBase64Refused = errors.New("the server refused encoding_format base64")
+
+// decodeEmbedding reads an embedding written as a JSON array of numbers
+// or, for "encoding_format": "base64", as a base64 string of
+// little-endian float32 values.
+func decodeEmbedding(raw json.RawMessage) ([]float32, error) {
+	if len(raw) > 0 && raw[0] == '"' {
+		var s string
+		if err := json.Unmarshal(raw, &s); err != nil {
+			return nil, fmt.Errorf("is not a string: %v", err)
+		}
+		b, err := base64.StdEncoding.DecodeString(s)
+		if err != nil {
+			return nil, fmt.Errorf("is not base64: %v", err)
+		}
+		if len(b)%4 != 0 {
+			return nil, fmt.Errorf("is %d bytes of base64, not a whole number of float32 values", len(b))
+		}
+		v := make([]float32, len(b)/4)
+		for i := range v {
+			v[i] = math.Float32frombits(binary.LittleEndian.Uint32(b[4*i:]))
+		}
+		return v, nil
+	}
+	var xs []float64
+	if err := json.Unmarshal(raw, &xs); err != nil {
+		return nil, fmt.Errorf("is neither an array of numbers nor a base64 string: %v", err)
+	}
+	v := make([]float32, len(xs))
+	for i, x := range xs {
+		v[i] = float32(x)
+	}
+	return v, nil
+}
+
+// rejected explains a 400 or 422 caused by a field the server does not
+// support: "encoding_format" (errBase64Refused: Embed asks again for
+// numbers) or "dimensions", which not every model or server supports.
+func (e *Embedder) rejected(status int, body []byte) error {
 	if status != http.StatusBadRequest && status != http.StatusUnprocessableEntity {
 		return nil
 	}
-	if !strings.Contains(strings.ToLower(string(body)), "dimension") {
+	lower := strings.ToLower(string(body))
+	if strings.Contains(lower, "encoding_format") || strings.Contains(lower, "base64") {
+		return errBase64Refused
+	}
+	if e.dims == 0 || !strings.Contains(lower, "dimension") {
 		return nil
 	}
 	err := e.c.errorf(hippo.EINVALID,
@@ -173,17 +236,18 @@ func (e *Embedder) rejectedDimensions(status int, body []byte) error {
 }
 
 type embeddingRequest struct {
-	Model      string   `json:"model"`
-	Input      []string `json:"input"`
-	Dimensions int      `json:"dimensions,omitempty"`
+	Model          string   `json:"model"`
+	Input          []string `json:"input"`
+	Dimensions     int      `json:"dimensions,omitempty"`
+	EncodingFormat string   `json:"encoding_format,omitempty"`
 }
 
 // embeddingResponse's usage is nil when the server omits it.
 type embeddingResponse struct {
 	Usage *usageField `json:"usage"`
 	Data  []struct {
-		Index     *int      `json:"index"`
-		Embedding []float64 `json:"embedding"`
+		Index     *int            `json:"index"`
+		Embedding json.RawMessage `json:"embedding"`
 	} `json:"data"`
 	Error json.RawMessage `json:"error"`
 }

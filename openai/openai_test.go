@@ -258,6 +258,10 @@ func TestEmbedBadResponse(t *testing.T) {
 		{"index out of range", 0, `{"data":[{"index":0,"embedding":[1,2]},{"index":5,"embedding":[1,2]}]}`, "index 5 is out of range"},
 		{"not JSON", 0, `<html>gateway says hi</html>`, "not an embeddings object"},
 		{"error in a 200", 0, `{"error":{"message":"model overloaded"}}`, "no embeddings returned: model overloaded"},
+		{"not base64", 0, `{"data":[{"index":0,"embedding":"AAAA!!"},{"index":1,"embedding":[1,2]}]}`, "text 0 is not base64"},
+		{"base64 of 6 bytes", 0, `{"data":[{"index":0,"embedding":"AACAPwAA"},{"index":1,"embedding":[1,2]}]}`, "6 bytes of base64, not a whole number of float32 values"},
+		{"base64 NaN", 0, `{"data":[{"index":0,"embedding":"AADAfwAAAEA="},{"index":1,"embedding":[1,2]}]}`, "text 0 holds NaN at position 0"},
+		{"an object", 0, `{"data":[{"index":0,"embedding":{"x":1}},{"index":1,"embedding":[1,2]}]}`, "neither an array of numbers nor a base64 string"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -267,6 +271,60 @@ func TestEmbedBadResponse(t *testing.T) {
 			e, _ := newEmbedder(t, Config{BaseURL: s.URL, Dimensions: tt.dims})
 			_, err := e.Embed(context.Background(), []string{"a", "b"})
 			wantErr(t, err, hippo.EINTERNAL, s.URL+"/embeddings", tt.want)
+		})
+	}
+}
+
+// TestEmbedBase64 checks that Embed asks for base64 vectors, reads them
+// and plain numbers alike, and asks for numbers from then on once a
+// server refuses base64.
+func TestEmbedBase64(t *testing.T) {
+	vec := []float32{1, -2.5, 0.125}
+	const b64 = "AACAPwAAIMAAAAA+" // vec, little-endian float32
+	tests := []struct {
+		name     string
+		answer   func(w http.ResponseWriter, format any)
+		requests []int // requests the server has seen after each of two Embeds
+		formats  []any // encoding_format of each request
+	}{
+		{"answers base64", func(w http.ResponseWriter, format any) {
+			io.WriteString(w, `{"data":[{"index":0,"embedding":"`+b64+`"}]}`)
+		}, []int{1, 2}, []any{"base64", "base64"}},
+		{"ignores the field", func(w http.ResponseWriter, format any) {
+			io.WriteString(w, `{"data":[{"index":0,"embedding":[1,-2.5,0.125]}]}`)
+		}, []int{1, 2}, []any{"base64", "base64"}},
+		{"refuses base64", func(w http.ResponseWriter, format any) {
+			if format != nil {
+				writeError(w, 400, "Unsupported value for encoding_format")
+				return
+			}
+			io.WriteString(w, `{"data":[{"index":0,"embedding":[1,-2.5,0.125]}]}`)
+		}, []int{2, 3}, []any{"base64", nil, nil}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			s := newServer(t, func(w http.ResponseWriter, _ *http.Request, _ int, body map[string]any) {
+				tt.answer(w, body["encoding_format"])
+			})
+			e, _ := newEmbedder(t, Config{BaseURL: s.URL})
+			for i := range 2 {
+				got, err := e.Embed(context.Background(), []string{"x"})
+				if err != nil || len(got) != 1 || fmt.Sprint(got[0]) != fmt.Sprint(vec) {
+					t.Fatalf("Embed %d = %v, %v; want [%v]", i, got, err, vec)
+				}
+				if n := int(s.calls.Load()); n != tt.requests[i] {
+					t.Errorf("requests after Embed %d = %d, want %d", i, n, tt.requests[i])
+				}
+			}
+			s.mu.Lock()
+			defer s.mu.Unlock()
+			var formats []any
+			for _, r := range s.reqs {
+				formats = append(formats, r.body["encoding_format"])
+			}
+			if fmt.Sprint(formats) != fmt.Sprint(tt.formats) {
+				t.Errorf("encoding_format of each request = %v, want %v", formats, tt.formats)
+			}
 		})
 	}
 }

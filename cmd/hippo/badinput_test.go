@@ -422,7 +422,7 @@ func TestBadInputEmbedder(t *testing.T) {
 		cli        bool // through the CLI too
 	}{
 		{"nan", "NaN", true}, {"inf", "Infinity", false}, {"overflow", "+Inf", false}, {"short", "dimension", true},
-		{"empty", "empty", false}, {"zero", "zero", true}, {"strings", "embeddings object", false},
+		{"empty", "empty", false}, {"zero", "zero", true}, {"strings", "neither an array of numbers nor a base64 string", false},
 		{"extra", "2 embeddings returned for 1", false}, {"html", "embeddings object", true},
 		{"status", "model overloaded", false}, {"slow", "no response within", false}, {"huge", "exceeds the", false},
 	}

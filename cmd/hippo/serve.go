@@ -9,6 +9,7 @@ import (
 	"net/http"
 	"net/http/pprof"
 	"os"
+	"runtime/debug"
 	"strings"
 	"time"
 
@@ -57,6 +58,7 @@ offline defaults are used: no key, no network.`,
 				}
 				a.indexMemory = int64(n)
 			}
+			memLimit := applyMemoryLimit(a.indexMemory)
 			if pprofAddr != "" {
 				if err := servePprof(ctx, pprofAddr, a.stderr); err != nil {
 					return err
@@ -119,7 +121,7 @@ offline defaults are used: no key, no network.`,
 			log := slog.New(handler)
 			embedDesc, llmDesc := a.describeProviders(emb)
 			log.Info("hippo serve", "version", buildVersion().String(), "db", db.Location(), "embedder", embedDesc, "llm", llmDesc,
-				"transport", transport, "auth", token != "", "embed_window", embedWindow, "index_memory", a.indexMemory)
+				"transport", transport, "auth", token != "", "embed_window", embedWindow, "index_memory", a.indexMemory, "memory_limit", memLimit)
 			// The web UI needs the store's browsing queries: SQLite's.
 			var web http.Handler
 			if st, ok := db.(ui.Store); ok {
@@ -227,4 +229,23 @@ func servePprof(ctx context.Context, addr string, stderr io.Writer) error {
 	}()
 	fmt.Fprintf(stderr, "pprof on http://%s/debug/pprof/\n", ln.Addr())
 	return nil
+}
+
+// memoryOverhead is what a server needs beside its agents' indexes: the
+// Go runtime, SQLite's page caches, the offline model's weights and
+// activations, requests in flight and the index being loaded.
+const memoryOverhead = 192 << 20
+
+// applyMemoryLimit sets the Go runtime's soft memory limit to the index
+// bound plus memoryOverhead, unless GOMEMLIMIT sets one or nothing bounds
+// the indexes, and returns the limit in force (math.MaxInt64: none). The
+// collector otherwise lets the heap grow to twice what is live before it
+// runs, so a server bounded to 256 MB of indexes held nearly 600 MB.
+func applyMemoryLimit(indexMemory int64) int64 {
+	if indexMemory <= 0 || os.Getenv("GOMEMLIMIT") != "" {
+		return debug.SetMemoryLimit(-1)
+	}
+	limit := indexMemory + memoryOverhead
+	debug.SetMemoryLimit(limit)
+	return limit
 }
