@@ -48,6 +48,10 @@ type Stats struct {
 	Agents int `json:"agents"`
 	// EmbeddingModel is the model lock, nil when nothing was embedded yet.
 	EmbeddingModel *ModelLock `json:"embedding_model"`
+	// DecayModel is the decay model strengths follow (Config.Decay), and
+	// DecayClock the clock they decay by: "wall" or "active".
+	DecayModel DecayModel `json:"decay_model"`
+	DecayClock string     `json:"decay_clock"`
 }
 
 // AgentSummary is one agent with what it owns.

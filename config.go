@@ -5,7 +5,12 @@ package hippo
 // Hippo uses unless told otherwise; the zero Config is not useful on its
 // own.
 type Config struct {
-	// Lambda is the decay rate per hour (λ).
+	// Decay is the decay model; empty is DecayHippo. A store records its
+	// database's model and its Config carries it: given to a store at
+	// open (sqlite.Options.Config), a non-empty Decay chooses the
+	// database's model, as sqlite.Options.Decay does.
+	Decay DecayModel
+	// Lambda is the decay rate per hour (λ) of DecayHippo.
 	Lambda float64
 	// ResistanceFactor scales ln(1+access_count) in the decay resistance.
 	ResistanceFactor float64

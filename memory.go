@@ -44,6 +44,10 @@ type MemoryService interface {
 	FactHistory(ctx context.Context, query, id string) ([]HistoryEntry, error)
 	// Reinforce upvotes and downvotes chunks by ID.
 	Reinforce(ctx context.Context, up, down []string) (*ReinforceResult, error)
+	// UpdateMemory changes a chunk's content, metadata or intensity, with
+	// a vote (up by default). ENOTFOUND for unknown IDs and other agents'
+	// chunks; nothing changes on any error.
+	UpdateMemory(ctx context.Context, in UpdateInput) (*UpdateResult, error)
 	// Context assembles blocks and recalled memories for a system prompt,
 	// within a budget.
 	Context(ctx context.Context, in ContextInput) (*Context, error)

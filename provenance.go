@@ -13,6 +13,9 @@ const (
 	OriginStoreMemory   = "store_memory"
 	OriginRememberFacts = "remember_facts"
 	OriginImport        = "import"
+	// OriginUpdateMemory is a fact's version written by an edit of its
+	// content (update_memory).
+	OriginUpdateMemory = "update_memory"
 	// OriginBulk is a chunk loaded as it was given (sqlite.DB.InsertChunks).
 	OriginBulk = "bulk"
 )
@@ -33,8 +36,8 @@ const MaxSourceLength = 2048
 // kept provenance has none (nil).
 type Provenance struct {
 	// Origin is the operation that wrote the chunk: OriginStoreMemory,
-	// OriginRememberFacts, OriginImport (a record that carried no
-	// provenance of its own), OriginBulk. An import keeps the origin its
+	// OriginRememberFacts, OriginUpdateMemory, OriginImport (a record that
+	// carried no provenance of its own), OriginBulk. An import keeps the origin its
 	// file records.
 	Origin string `json:"origin"`
 	// Caller is who ran the operation: CallerMCP (a tool call), CallerCLI

@@ -15,12 +15,6 @@ func (c Config) DecayResistance(accessCount int) float64 {
 	return 1 + math.Log1p(float64(accessCount))*c.ResistanceFactor
 }
 
-// DecayRate is λ / DecayResistance(accessCount): the rate per hour at
-// which a chunk accessed accessCount times decays.
-func (c Config) DecayRate(accessCount int) float64 {
-	return c.Lambda / c.DecayResistance(accessCount)
-}
-
 // Decay is intensity × e^(-rate × hours): the strength of a chunk after
 // hours of decay at rate. Negative hours (clock skew) count as zero.
 func Decay(intensity, rate, hours float64) float64 {
@@ -30,16 +24,18 @@ func Decay(intensity, rate, hours float64) float64 {
 	return intensity * math.Exp(-rate*hours)
 }
 
-// EffectiveStrength is intensity × e^(-λ / resistance × hours since last
-// access). A negative age (clock skew) counts as zero.
+// EffectiveStrength is intensity × e^(−DecayRate × hours since last
+// access): under DecayHippo e^(−λ / resistance × hours), under
+// DecayEbbinghaus importance × e^(−days/S). A negative age (clock skew)
+// counts as zero.
 func (c Config) EffectiveStrength(intensity float64, accessCount int, sinceAccess time.Duration) float64 {
-	return Decay(intensity, c.DecayRate(accessCount), sinceAccess.Hours())
+	return Decay(intensity, c.DecayRate(intensity, accessCount), sinceAccess.Hours())
 }
 
 // StrengthBy is the chunk's effective strength with its decay counted by
 // clock (WallHours or ActiveHours).
 func (c Config) StrengthBy(ch *Chunk, clock DecayClock) float64 {
-	return Decay(ch.RunningIntensity, c.DecayRate(ch.AccessCount), clock(ch.LastAccessedAt.UnixMilli()))
+	return Decay(ch.RunningIntensity, c.DecayRate(ch.RunningIntensity, ch.AccessCount), clock(ch.LastAccessedAt.UnixMilli()))
 }
 
 // FadeHours is how many hours of decay at rate take intensity under the
@@ -98,10 +94,10 @@ func ActiveCrossing(active []int64, lastAccessMs int64, h float64) time.Time {
 	return time.Unix((active[i]+1)*3600, 0)
 }
 
-// HalfLife is how long an untouched chunk with accessCount accesses takes
-// to lose half its strength.
-func (c Config) HalfLife(accessCount int) time.Duration {
-	hours := math.Ln2 * c.DecayResistance(accessCount) / c.Lambda
+// HalfLife is how long an untouched chunk of this intensity with
+// accessCount accesses takes to lose half its strength under c.Decay.
+func (c Config) HalfLife(intensity float64, accessCount int) time.Duration {
+	hours := math.Ln2 / c.DecayRate(intensity, accessCount)
 	return time.Duration(hours * float64(time.Hour))
 }
 
@@ -114,10 +110,11 @@ func MovingAverage(running float64, encounters int, reading float64) float64 {
 	return (running*float64(encounters) + reading) / float64(encounters+1)
 }
 
-// Boost is the running intensity after a retrieval: +RetrievalBoost,
+// Boost is the running intensity after a retrieval: +RecallBoost (the
+// seed's RetrievalBoost under DecayHippo, nothing under DecayEbbinghaus),
 // capped at 1.
 func (c Config) Boost(intensity float64) float64 {
-	return Boosted(intensity, c.RetrievalBoost)
+	return Boosted(intensity, c.RecallBoost())
 }
 
 // Boosted is intensity raised by boost, capped at 1: Config.Boost with the

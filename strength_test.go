@@ -27,12 +27,12 @@ func TestDecayResistanceAndHalfLife(t *testing.T) {
 		if got := cfg.DecayResistance(tt.access); math.Abs(got-tt.resistance) > 0.005 {
 			t.Errorf("DecayResistance(%d) = %.4f, want ~%.2f", tt.access, got, tt.resistance)
 		}
-		days := cfg.HalfLife(tt.access).Hours() / 24
+		days := cfg.HalfLife(0.8, tt.access).Hours() / 24
 		if math.Round(days) != tt.halfLife {
 			t.Errorf("HalfLife(%d) = %.2f days, want ~%.0f", tt.access, days, tt.halfLife)
 		}
 		// The half-life really halves the effective strength.
-		s := cfg.EffectiveStrength(0.8, tt.access, cfg.HalfLife(tt.access))
+		s := cfg.EffectiveStrength(0.8, tt.access, cfg.HalfLife(0.8, tt.access))
 		if math.Abs(s-0.4) > 1e-9 {
 			t.Errorf("strength after half-life (access %d) = %.6f, want 0.4", tt.access, s)
 		}
@@ -231,7 +231,7 @@ func TestDecayClocks(t *testing.T) {
 	if want := c.Strength(cfg, time.UnixMilli(now)); math.Abs(wall-want) > 1e-12 {
 		t.Errorf("StrengthBy wall clock %v, Strength %v", wall, want)
 	}
-	h, ok := cfg.FadeHours(0.8, cfg.DecayRate(5))
+	h, ok := cfg.FadeHours(0.8, cfg.DecayRate(0.8, 5))
 	if !ok || math.Abs(cfg.EffectiveStrength(0.8, 5, time.Duration(h*float64(time.Hour)))-cfg.StrengthFloor) > 1e-9 {
 		t.Errorf("FadeHours = %v, %v: strength then is not the floor", h, ok)
 	}

@@ -70,11 +70,15 @@ func Reinforce(ctx context.Context, w ChunkWriter, now time.Time, up, down []str
 // History is the supersession chain through the fact id, oldest first,
 // each entry saying from when until when it was current: back through
 // what each fact superseded, forward through what superseded it, ending
-// where a successor is gone.
+// where a successor is gone. A memory's history is its earlier contents
+// (hippo.MemoryVersions, kept by UpdateMemory), then its content now.
 func History(ctx context.Context, r ChunkReader, id string) ([]hippo.HistoryEntry, error) {
 	start, err := r.Chunk(ctx, id)
 	if err != nil {
 		return nil, err
+	}
+	if start.Kind == hippo.KindMemory {
+		return memoryHistory(start), nil
 	}
 	chain := []*hippo.Chunk{start}
 	seen := map[string]bool{start.ID: true}
@@ -110,4 +114,17 @@ func History(ctx context.Context, r ChunkReader, id string) ([]hippo.HistoryEntr
 		}
 	}
 	return out, nil
+}
+
+// memoryHistory is a memory's versions, oldest first, then its content.
+func memoryHistory(c *hippo.Chunk) []hippo.HistoryEntry {
+	vs := hippo.MemoryVersions(c.Metadata)
+	out := make([]hippo.HistoryEntry, 0, len(vs)+1)
+	from := c.CreatedAt
+	for _, v := range vs {
+		until := v.Until
+		out = append(out, hippo.HistoryEntry{ID: c.ID, Content: v.Content, ValidFrom: from, ValidUntil: &until})
+		from = until
+	}
+	return append(out, hippo.HistoryEntry{ID: c.ID, Content: c.Content, ValidFrom: from, Current: true})
 }

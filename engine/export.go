@@ -23,7 +23,7 @@ func ExportTime(t time.Time) string { return t.UTC().Format(ExportTimeLayout) }
 
 // Hippo's export format is one JSON object:
 //
-//	{"format":"hippo-export","version":1,
+//	{"format":"hippo-export","version":1,["decay_model":"ebbinghaus",]
 //	 "embedding_model":{"model":"...","dimension":384},
 //	 "blocks":[{"agent_id","scope","key","value","description","updated_at"}, ...],
 //	 "chunks":[{"id","agent_id","scope","kind","content","content_hash",
@@ -38,7 +38,10 @@ func ExportTime(t time.Time) string { return t.UTC().Format(ExportTimeLayout) }
 // its JSON text, every timestamp in ExportTimeLayout (RFC 3339, UTC,
 // microseconds). Records are one per line, chunks ordered by ID, so
 // exports of equal stores are byte-identical. embedding_model is null when
-// the store has no model lock.
+// the store has no model lock. decay_model is the store's decay model,
+// written only when it is not hippo.DecayHippo: a file without one was
+// written under the seed's model, as every file was before there was a
+// choice. Import refuses a file of another model than the store's.
 //
 // A chunk's provenance (hippo.Provenance) is origin, caller, source and
 // input_hash, null when unknown; suspicious is the trust flag's reason, ""
@@ -105,6 +108,8 @@ type ExportInput struct {
 type ExportRows interface {
 	// ModelLock is the model lock, nil when there is none.
 	ModelLock(ctx context.Context) (*hippo.ModelLock, error)
+	// DecayModel is the store's decay model.
+	DecayModel(ctx context.Context) (hippo.DecayModel, error)
 	// Blocks hands fn the blocks opts selects (AgentID, Scope), ordered by
 	// agent, scope and key.
 	Blocks(ctx context.Context, opts hippo.ExportOptions, fn func(*ExportBlock) error) error
@@ -148,7 +153,15 @@ func export(ctx context.Context, rows ExportRows, w io.Writer, opts hippo.Export
 	if err != nil {
 		return nil, err
 	}
-	out.raw(`{"format":"` + ExportFormat + `","version":1,"embedding_model":` + string(model) + ",\n\"blocks\":[")
+	decay, err := rows.DecayModel(ctx)
+	if err != nil {
+		return nil, err
+	}
+	head := `{"format":"` + ExportFormat + `","version":1,`
+	if decay != "" && decay != hippo.DecayHippo {
+		head += `"decay_model":"` + string(decay) + `",`
+	}
+	out.raw(head + `"embedding_model":` + string(model) + ",\n\"blocks\":[")
 
 	sum := &hippo.ExportSummary{}
 	err = rows.Blocks(ctx, opts, func(b *ExportBlock) error {

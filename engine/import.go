@@ -40,6 +40,8 @@ type ImportStore interface {
 type ImportTx interface {
 	// ModelLock is the model lock, nil when there is none.
 	ModelLock(ctx context.Context) (*hippo.ModelLock, error)
+	// DecayModel is the store's decay model.
+	DecayModel(ctx context.Context) (hippo.DecayModel, error)
 	// LockModel records lock when there is none, else checks it
 	// (ECONFLICT).
 	LockModel(ctx context.Context, lock hippo.ModelLock) error
@@ -183,7 +185,9 @@ type importer struct {
 	fileAgent    string           // TypeScript "agentId"
 	usedFallback bool             // a record took opts.AgentID
 	fileModel    *hippo.ModelLock // "embedding_model" field, if seen and not null
+	fileDecay    hippo.DecayModel // "decay_model" field, "" (the seed's) when absent
 	modelSeen    bool
+	decayChecked bool
 	dim          int              // dimension of the first chunk
 	checked      *hippo.ModelLock // the lock the chunks were checked against
 	reembed      bool             // the chunks are embedded with opts.Reembed
@@ -238,7 +242,24 @@ func (im *importer) read(ctx context.Context, dec *json.Decoder) error {
 			if im.fileModel != nil && im.fileModel.Model == "" {
 				return hippo.Errorf(hippo.EINVALID, "embedding_model.model must not be empty")
 			}
+		case "decay_model":
+			var name string
+			if err := dec.Decode(&name); err != nil {
+				return notExport(err)
+			}
+			m, err := hippo.ParseDecayModel(name)
+			if err != nil {
+				return hippo.Errorf(hippo.EINVALID, "the file names an unknown decay model %q", name)
+			}
+			im.fileDecay = m
+			im.decayChecked = false // records before it were checked as the seed's: the transaction fails on a mismatch
+			if err := im.checkDecay(ctx); err != nil {
+				return err
+			}
 		case "blocks":
+			if err := im.checkDecay(ctx); err != nil {
+				return err
+			}
 			err = decodeArray(dec, "blocks", func() error {
 				var b importBlock
 				if err := dec.Decode(&b); err != nil {
@@ -247,6 +268,9 @@ func (im *importer) read(ctx context.Context, dec *json.Decoder) error {
 				return im.block(ctx, b)
 			})
 		case "chunks":
+			if err := im.checkDecay(ctx); err != nil {
+				return err
+			}
 			err = decodeArray(dec, "chunks", func() error {
 				var c importChunk
 				if err := dec.Decode(&c); err != nil {
@@ -279,10 +303,39 @@ func (im *importer) read(ctx context.Context, dec *json.Decoder) error {
 	return nil
 }
 
+// checkDecay refuses a file written under another decay model than the
+// store's: its strengths would mean something else here. A file without
+// decay_model was written under the seed's model.
+func (im *importer) checkDecay(ctx context.Context) error {
+	if im.decayChecked {
+		return nil
+	}
+	im.decayChecked = true
+	have, err := im.tx.DecayModel(ctx)
+	if err != nil {
+		return err
+	}
+	file := im.fileDecay
+	if file == "" {
+		file = hippo.DecayHippo
+	}
+	if have == "" {
+		have = hippo.DecayHippo
+	}
+	if file != have {
+		return hippo.Errorf(hippo.ECONFLICT, "the file was exported under the %s decay model, but this database decays by %s: "+
+			"import it into a database created with `hippo init --decay %s` (or switch this one with it)", file, have, file)
+	}
+	return nil
+}
+
 // finish checks what only the whole file tells and fills in the result.
 func (im *importer) finish(ctx context.Context) error {
 	if im.version == 0 {
 		return hippo.Errorf(hippo.EINVALID, "not a Hippo export: no \"version\" field")
+	}
+	if err := im.checkDecay(ctx); err != nil {
+		return err
 	}
 	im.res.Format = ExportFormat
 	if im.format == "" {

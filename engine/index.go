@@ -20,7 +20,7 @@ type Meta struct {
 	LastAccess   int64 // unix milliseconds
 	SupersededAt int64 // unix milliseconds; 0 while current
 	Intensity    float32
-	DecayRate    float32 // λ / decay resistance, per hour
+	DecayRate    float32 // per hour, hippo.Config.DecayRate
 	Scope        uint32  // interned scope name
 	Category     uint32  // interned metadata category; 0 for none
 	Tags         uint32  // interned tag set (Index.tagSet); 0 for none
@@ -101,7 +101,7 @@ func (ai *Index) Add(r *Row, v []float32, strict bool) error {
 	}
 	m := Meta{
 		RowID:     r.RowID,
-		Intensity: float32(r.Intensity), DecayRate: float32(ai.cfg.DecayRate(r.Access)),
+		Intensity: float32(r.Intensity), DecayRate: float32(ai.cfg.DecayRate(r.Intensity, r.Access)),
 		Scope: ai.scopes.id(r.Scope), Kind: r.Kind, Size: uint32(min(r.Size, math.MaxUint32)),
 		LastAccess: r.LastAccess, Created: r.Created, SupersededAt: r.SupersededAt,
 		Suspicious: r.Suspicious,

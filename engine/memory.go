@@ -87,6 +87,11 @@ type Tx interface {
 	// Input is the agent's input text with this hash; false when none is
 	// kept.
 	Input(ctx context.Context, hash string) (string, bool, error)
+	// SameFact is the live fact in scope with this content hash, nil when
+	// there is none.
+	SameFact(ctx context.Context, scope, hash string) (*hippo.Chunk, error)
+	// SetMetadata replaces a chunk's metadata JSON ("" for none).
+	SetMetadata(ctx context.Context, id, metadata string) error
 }
 
 // Memory is one agent's memory over a Store: it implements

@@ -388,7 +388,7 @@ func (ai *Index) FoldBoost(boosted []hippo.Recalled, before, after int64) {
 			return // not in the index: leave it to the next sync
 		}
 		meta.Intensity = float32(c.RunningIntensity)
-		meta.DecayRate = float32(ai.cfg.DecayRate(c.AccessCount))
+		meta.DecayRate = float32(ai.cfg.DecayRate(c.RunningIntensity, c.AccessCount))
 		meta.LastAccess = c.LastAccessedAt.UnixMilli()
 		ai.Idx.SetMeta(c.ID, meta)
 	}

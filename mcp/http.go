@@ -28,7 +28,7 @@ import (
 //	POST /messages?sessionId=<id>  a message for that session; the reply
 //	                               arrives on the stream (POST /sse with
 //	                               the same query works too)
-//	GET /health                    {"status":"ok","version":...,"db":"ok"}
+//	GET /health                    {"status":"ok","version":...,"db":"ok","decay_model":"hippo"}
 //	/ui/                           Config.UI, when set
 //
 // Every MCP endpoint checks the Origin and Host headers and, when
@@ -233,11 +233,12 @@ func isLoopbackAddr(addr net.Addr) bool {
 	return err == nil && isLoopbackHost(host)
 }
 
-// health reports that the server runs and whether the database answers.
+// health reports that the server runs, whether the database answers, and
+// the decay model it opened the database with.
 func (s *Server) health(w http.ResponseWriter, r *http.Request) {
 	ctx, cancel := context.WithTimeout(r.Context(), 2*time.Second)
 	defer cancel()
-	body := map[string]string{"status": "ok", "version": s.cfg.Version, "db": "ok"}
+	body := map[string]string{"status": "ok", "version": s.cfg.Version, "db": "ok", "decay_model": s.cfg.DB.Config().Decay.String()}
 	status := http.StatusOK
 	if err := s.cfg.DB.Ping(ctx); err != nil {
 		s.log.Warn("health: database does not answer", "error", err)

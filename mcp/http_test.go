@@ -154,7 +154,7 @@ func TestHealth(t *testing.T) {
 		return resp.StatusCode, body
 	}
 	code, body := get()
-	if code != http.StatusOK || body["status"] != "ok" || body["db"] != "ok" || body["version"] != "1.2.3-test" {
+	if code != http.StatusOK || body["status"] != "ok" || body["db"] != "ok" || body["version"] != "1.2.3-test" || body["decay_model"] != "hippo" {
 		t.Errorf("health = %d %v", code, body)
 	}
 	e.db.Close()

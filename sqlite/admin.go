@@ -22,7 +22,7 @@ func (db *DB) Stats(ctx context.Context) (*Stats, error) {
 		return nil, err
 	}
 	defer tx.Rollback()
-	s := &Stats{Path: db.path}
+	s := &Stats{Path: db.path, DecayModel: db.cfg.Decay, DecayClock: db.DecayClock()}
 	err = tx.QueryRowContext(ctx, `SELECT COUNT(*), COALESCE(SUM(kind = 'fact'), 0),
 		COALESCE(SUM(kind = 'memory'), 0), COALESCE(SUM(superseded_by IS NOT NULL), 0) FROM chunks`).
 		Scan(&s.Chunks, &s.Facts, &s.Memories, &s.Superseded)

@@ -71,7 +71,7 @@ func TestAdminStatsAndAgents(t *testing.T) {
 		t.Fatal(err)
 	}
 	want := sqlite.Stats{Path: f.db.Path(), Chunks: 7, Facts: 3, Memories: 4, Superseded: 2, Blocks: 2, Agents: 2,
-		EmbeddingModel: &sqlite.ModelLock{Model: "mock-embed", Dimension: testDim}}
+		EmbeddingModel: &sqlite.ModelLock{Model: "mock-embed", Dimension: testDim}, DecayModel: hippo.DecayHippo, DecayClock: sqlite.WallClock}
 	if s.FileSize <= 0 {
 		t.Errorf("FileSize = %d, want > 0", s.FileSize)
 	}

@@ -142,8 +142,8 @@ func plain(v string) bool {
 // its arguments.
 func (db *DB) strengthSQL() (string, []any) {
 	now := db.now()
-	rate := `? / (1 + ln(1 + access_count) * ?)`
-	args := []any{db.cfg.Lambda, db.cfg.ResistanceFactor}
+	rate := decayRateFunc + `(?, ?, ?, running_intensity, access_count)`
+	args := []any{string(db.cfg.Decay), db.cfg.Lambda, db.cfg.ResistanceFactor}
 	var hours string
 	if db.activeClock {
 		// The agent's active hours after the last access's, up to now's.

@@ -52,6 +52,12 @@ type Options struct {
 	// choice is recorded in the database and applies to every process that
 	// opens it; "" keeps the recorded choice, wall time by default.
 	DecayClock string
+	// Decay chooses the decay model: hippo.DecayHippo (the seed's, the
+	// default) or hippo.DecayEbbinghaus. Like DecayClock it is recorded
+	// in the database for every process that opens it, "" keeping the
+	// recorded choice (or taking Config.Decay when set); the store's
+	// Config carries it.
+	Decay hippo.DecayModel
 	// Dimension is the length of the embeddings the database will hold,
 	// when the caller knows it (0 when not). It only sets the page size of
 	// a database Open creates (PageSizeFor); an existing file keeps its own.
@@ -91,6 +97,7 @@ type DB struct {
 	stmts  map[string]*sql.Stmt // prepared on the write pool, by query
 	rstmts map[string]*sql.Stmt // prepared on the read pool, by query
 	noted  map[string]bool      // queries for stmts, prepared after the write that ran them
+	rnoted map[string]bool      // and for rstmts, after the read
 	light  *lightConn           // used only while holding the write pool's connection
 }
 
@@ -169,6 +176,14 @@ func Open(ctx context.Context, path string, opts Options) (*DB, error) {
 		db.Close()
 		return nil, err
 	}
+	model := opts.Decay
+	if model == "" && opts.Config != nil {
+		model = opts.Config.Decay
+	}
+	if err := db.setDecayModel(ctx, model); err != nil {
+		db.Close()
+		return nil, err
+	}
 	return db, nil
 }
 
@@ -193,6 +208,29 @@ func (db *DB) setDecayClock(ctx context.Context, clock string) error {
 	db.activityHour = map[string]int64{}
 	return nil
 }
+
+// setDecayModel records model when given and reads the recorded one into
+// the configuration: hippo.DecayHippo when none is.
+func (db *DB) setDecayModel(ctx context.Context, model hippo.DecayModel) error {
+	if model != "" {
+		if _, err := hippo.ParseDecayModel(string(model)); err != nil {
+			return err
+		}
+		if _, err := db.write.ExecContext(ctx, `INSERT INTO hippo_meta (key, value) VALUES ('decay_model', ?)
+			ON CONFLICT (key) DO UPDATE SET value = excluded.value`, string(model)); err != nil {
+			return fmt.Errorf("record decay model: %w", err)
+		}
+	}
+	m, err := readDecayModel(ctx, db.read)
+	if err != nil {
+		return err
+	}
+	db.cfg.Decay = m
+	return nil
+}
+
+// DecayModel is the model strength decays by (Config.Decay).
+func (db *DB) DecayModel() hippo.DecayModel { return db.cfg.Decay }
 
 // DecayClock is the clock strength decays by: WallClock or ActiveClock.
 func (db *DB) DecayClock() string {
@@ -312,36 +350,51 @@ func (db *DB) readStmt(ctx context.Context, query string) (*sql.Stmt, error) {
 	return db.prepared(ctx, db.read, &db.rstmts, query)
 }
 
-// maxCachedStmts bounds writeStmt's cache for cachedWriteStmt: queries
-// built with one placeholder per ID come in every length.
+// maxCachedStmts bounds each cache of prepared statements that
+// cachedStmt fills: queries built with one placeholder per ID come in
+// every length.
 const maxCachedStmts = 256
 
-// cachedWriteStmt is query prepared on the write pool when writeStmt's
-// cache holds it, nil when not. It is called inside write transactions,
-// which hold the pool's one connection, so it never prepares: it notes
-// the query, and prepareNoted prepares it once the transaction is over.
-func (db *DB) cachedWriteStmt(query string) *sql.Stmt {
+// cachedStmt is query prepared on the write pool (read: the read pool)
+// when writeStmt's (readStmt's) cache holds it, nil when not. It is
+// called inside transactions, and a write transaction holds its pool's
+// one connection, so it never prepares: it notes the query, and
+// prepareNoted prepares it once the transaction is over.
+func (db *DB) cachedStmt(query string, read bool) *sql.Stmt {
 	db.stmtMu.Lock()
 	defer db.stmtMu.Unlock()
-	if st := db.stmts[query]; st != nil || len(db.stmts)+len(db.noted) >= maxCachedStmts {
+	cache, noted := db.stmts, &db.noted
+	if read {
+		cache, noted = db.rstmts, &db.rnoted
+	}
+	if st := cache[query]; st != nil || len(cache)+len(*noted) >= maxCachedStmts {
 		return st
 	}
-	if db.noted == nil {
-		db.noted = map[string]bool{}
+	if *noted == nil {
+		*noted = map[string]bool{}
 	}
-	db.noted[query] = true
+	(*noted)[query] = true
 	return nil
 }
 
-// prepareNoted prepares the queries cachedWriteStmt noted, outside any
-// transaction.
-func (db *DB) prepareNoted(ctx context.Context) {
+// prepareNoted prepares the queries cachedStmt noted for one pool,
+// outside any transaction. A query that fails to prepare runs
+// unprepared.
+func (db *DB) prepareNoted(ctx context.Context, read bool) {
 	db.stmtMu.Lock()
-	noted := db.noted
-	db.noted = nil
+	noted := &db.noted
+	if read {
+		noted = &db.rnoted
+	}
+	queries := *noted
+	*noted = nil
 	db.stmtMu.Unlock()
-	for query := range noted {
-		db.writeStmt(ctx, query) // a query that fails to prepare runs unprepared
+	for query := range queries {
+		if read {
+			db.readStmt(ctx, query)
+		} else {
+			db.writeStmt(ctx, query)
+		}
 	}
 }
 

@@ -57,6 +57,10 @@ func (r exportRows) ModelLock(ctx context.Context) (*hippo.ModelLock, error) {
 	return r.db.readLock(ctx, r.tx)
 }
 
+func (r exportRows) DecayModel(ctx context.Context) (hippo.DecayModel, error) {
+	return readDecayModel(ctx, r.tx)
+}
+
 // exportWhere selects opts' agent and scope.
 func exportWhere(opts ExportOptions) (string, []any) {
 	var where []string

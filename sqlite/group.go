@@ -30,26 +30,27 @@ type sqlTx interface {
 	QueryRowContext(ctx context.Context, query string, args ...any) *sql.Row
 }
 
-// writeTx runs a write transaction's statements prepared once per DB
-// (cachedWriteStmt): the driver otherwise compiles every statement it
-// runs, and compiling an insert with its triggers costs about as much as
-// running it. A query's first run, and queries beyond the cache's bound
-// (lists of IDs of every length), run unprepared. With detach, a call of a group runs its statements without
+// writeTx runs a transaction's statements prepared once per DB
+// (cachedStmt; read: on the read pool): the driver otherwise compiles
+// every statement it runs, and compiling an insert with its triggers
+// costs about as much as running it. A query's first run, and queries
+// beyond the cache's bound (lists of IDs of every length), run
+// unprepared. With detach, a call of a group runs its statements without
 // its own cancellation: the driver answers a cancelled statement by
 // interrupting SQLite, which may roll back the whole transaction and with
 // it the other calls of the group; so a call that has started runs to its
 // end, and cancellation counts only while it waits.
 type writeTx struct {
-	tx     *sql.Tx
-	db     *DB
-	detach bool
+	tx           *sql.Tx
+	db           *DB
+	detach, read bool
 }
 
 func (w writeTx) stmt(ctx context.Context, query string) (context.Context, *sql.Stmt) {
 	if w.detach {
 		ctx = context.WithoutCancel(ctx)
 	}
-	st := w.db.cachedWriteStmt(query)
+	st := w.db.cachedStmt(query, w.read)
 	if st == nil {
 		return ctx, nil
 	}
@@ -167,7 +168,7 @@ func (c *committer) run(group []*groupCall) {
 		}
 	}
 	if live > 0 {
-		c.db.prepareNoted(context.Background())
+		c.db.prepareNoted(context.Background(), false)
 	}
 	var wait time.Duration
 	for i, g := range group {
@@ -197,7 +198,7 @@ func (c *committer) runTx(group []*groupCall, errs []error, savepoints bool) (er
 			continue
 		}
 		if !savepoints {
-			errs[i] = g.fn(storeTx{agentTx{writeTx{tx, c.db, false}, g.m.opts.AgentID}, g.m})
+			errs[i] = g.fn(storeTx{agentTx{writeTx{tx: tx, db: c.db}, g.m.opts.AgentID}, g.m})
 			if errs[i] != nil {
 				return errs[i]
 			}
@@ -206,7 +207,7 @@ func (c *committer) runTx(group []*groupCall, errs []error, savepoints bool) (er
 		if _, err := tx.Exec(`SAVEPOINT grouped`); err != nil {
 			return fmt.Errorf("group commit: savepoint: %w", err)
 		}
-		errs[i] = g.fn(storeTx{agentTx{writeTx{tx, c.db, true}, g.m.opts.AgentID}, g.m})
+		errs[i] = g.fn(storeTx{agentTx{writeTx{tx: tx, db: c.db, detach: true}, g.m.opts.AgentID}, g.m})
 		if errs[i] != nil {
 			if _, err := tx.Exec(`ROLLBACK TO grouped`); err != nil {
 				// The failure ended the transaction: nothing of the

@@ -80,6 +80,11 @@ func (t *importTx) ModelLock(ctx context.Context) (*ModelLock, error) {
 	return t.db.readLock(ctx, t.tx)
 }
 
+// DecayModel implements engine.ImportTx.
+func (t *importTx) DecayModel(ctx context.Context) (hippo.DecayModel, error) {
+	return readDecayModel(ctx, t.tx)
+}
+
 func (t *importTx) LockModel(ctx context.Context, lock ModelLock) error {
 	return t.db.lockModelTx(ctx, t.tx, lock.Model, lock.Dimension)
 }

@@ -89,7 +89,10 @@ func (m *agentStore) View(ctx context.Context, fn func(engine.Tx) error) error {
 		return err
 	}
 	defer tx.Rollback()
-	return fn(storeTx{agentTx{tx, m.opts.AgentID}, m})
+	err = fn(storeTx{agentTx{writeTx{tx: tx, db: m.db, read: true}, m.opts.AgentID}, m})
+	tx.Rollback()
+	m.db.prepareNoted(ctx, true)
+	return err
 }
 
 // Contents implements engine.Store.
@@ -241,6 +244,30 @@ func (t storeTx) Input(ctx context.Context, hash string) (string, bool, error) {
 	return text, true, nil
 }
 
+// SameFact implements engine.Tx: the oldest live fact of the scope with
+// this content.
+func (t storeTx) SameFact(ctx context.Context, scope, hash string) (*hippo.Chunk, error) {
+	c, err := scanChunk(t.tx.QueryRowContext(ctx, `SELECT `+chunkColumns+` FROM chunks
+		WHERE agent_id = ? AND kind = 'fact' AND scope = ? AND content_hash = ? AND superseded_by IS NULL
+		ORDER BY created_at, id LIMIT 1`, t.agent, scope, hash))
+	if err == sql.ErrNoRows {
+		return nil, nil
+	}
+	return c, err
+}
+
+// SetMetadata implements engine.Tx.
+func (t storeTx) SetMetadata(ctx context.Context, id, metadata string) error {
+	var meta any
+	if metadata != "" {
+		meta = metadata
+	}
+	if _, err := t.tx.ExecContext(ctx, `UPDATE chunks SET metadata = ? WHERE id = ? AND agent_id = ?`, meta, id, t.agent); err != nil {
+		return fmt.Errorf("update metadata: %w", err)
+	}
+	return nil
+}
+
 // boost applies the retrieval boost to the chosen chunks and reads them
 // back, in one write transaction, with the change-log positions before and
 // after it. Chunks deleted since the search are missing.
@@ -254,7 +281,7 @@ func (m *agentStore) boost(ctx context.Context, ids []string, now int64) (map[st
 		last_accessed_at = ?, running_intensity = ` + boostFunc + `(running_intensity, ?)
 		WHERE id IN (` + placeholders(len(ids)) + `) AND +agent_id = ? RETURNING ` + recalledColumns
 	args := make([]driver.NamedValue, 0, len(ids)+3)
-	for _, v := range []any{formatTime(time.UnixMilli(now)), m.cfg.RetrievalBoost} {
+	for _, v := range []any{formatTime(time.UnixMilli(now)), m.cfg.RecallBoost()} {
 		args = append(args, driver.NamedValue{Ordinal: len(args) + 1, Value: v})
 	}
 	for _, id := range ids {

@@ -100,3 +100,18 @@ func (db *DB) readLock(ctx context.Context, q queryRower) (*ModelLock, error) {
 	n, _ := strconv.Atoi(dim)
 	return &ModelLock{Model: model, Dimension: n}, nil
 }
+
+// readDecayModel reads the recorded decay model through q (hippo.DecayHippo
+// when none is recorded).
+func readDecayModel(ctx context.Context, q queryRower) (hippo.DecayModel, error) {
+	var recorded string
+	err := q.QueryRowContext(ctx, `SELECT COALESCE((SELECT value FROM hippo_meta WHERE key = 'decay_model'), '')`).Scan(&recorded)
+	if err != nil {
+		return "", fmt.Errorf("read decay model: %w", err)
+	}
+	m, err := hippo.ParseDecayModel(recorded)
+	if err != nil {
+		return "", hippo.Errorf(hippo.EINVALID, "this database records an unknown decay model %q (written by a newer hippo?)", recorded)
+	}
+	return m, nil
+}

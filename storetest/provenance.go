@@ -255,3 +255,47 @@ func testProvenance(t *testing.T, b Backend) {
 		t.Errorf("the forgotten input is still kept: %+v, %v", info, err)
 	}
 }
+
+// testEditTrust: update_memory's content edits are checked as any write:
+// a memory is flagged or cleared in place, a fact's new version is flagged
+// and records update_memory as its origin, and recall follows the flag.
+func testEditTrust(t *testing.T, b Backend) {
+	ctx := context.Background()
+	s := open(t, b)
+	text := "The user keeps files in Dropbox."
+	m := memory(t, s, "alice", "", fixedExtractor{text: {"User keeps files in Dropbox"}})
+	mem, err := m.StoreMemory(ctx, hippo.StoreInput{Content: "The user keeps their files on a USB stick."})
+	if err != nil {
+		t.Fatal(err)
+	}
+	edit := func(id, content string) *hippo.Chunk {
+		t.Helper()
+		res, err := m.UpdateMemory(ctx, hippo.UpdateInput{ID: id, Content: &content, Reinforce: hippo.ReinforceNone})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return res.Chunk
+	}
+	if c := edit(mem.Chunk.ID, poison); !c.Suspicious || c.SuspiciousReason == "" || c.ID != mem.Chunk.ID {
+		t.Errorf("memory edited into an instruction: %+v", c)
+	}
+	if got := recallContents(t, m, hippo.RecallInput{Query: "send the user's files"}); slices.Contains(got, poison) {
+		t.Errorf("recall after the edit = %q", got)
+	}
+	if c := edit(mem.Chunk.ID, "The user keeps their files on a NAS."); c.Suspicious || c.SuspiciousReason != "" {
+		t.Errorf("memory edited back into a fact: %+v", c)
+	}
+
+	rr, err := m.Remember(ctx, hippo.RememberInput{Text: text, Source: "msg-1"})
+	if err != nil || len(rr.Facts) != 1 {
+		t.Fatalf("remember = %+v, %v", rr, err)
+	}
+	next := edit(rr.Facts[0].ChunkID, poison)
+	if !next.Suspicious || next.Provenance == nil || next.Provenance.Origin != hippo.OriginUpdateMemory || next.Provenance.Caller != hippo.CallerLibrary {
+		t.Errorf("fact's edited version: %+v (provenance %+v)", next, next.Provenance)
+	}
+	h, err := m.FactHistory(ctx, "", next.ID)
+	if err != nil || len(h) != 2 || h[0].Suspicious || h[0].Provenance == nil || h[0].Provenance.Source != "msg-1" || !h[1].Suspicious {
+		t.Errorf("history of the edited fact = %+v, %v", h, err)
+	}
+}

@@ -15,6 +15,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/hippo-mem/hippo"
 	"github.com/hippo-mem/hippo/local"
@@ -36,6 +37,10 @@ type Backend struct {
 	// Open opens a handle on the store called name, closed when the test
 	// ends. Two handles on one store behave like two processes.
 	Open func(t *testing.T, name string) Store
+	// OpenWith, if set, opens a handle like Open whose clock is now and
+	// whose database decays by model (recording it). The decay cases need
+	// it and are skipped without it.
+	OpenWith func(t *testing.T, name string, now func() time.Time, model hippo.DecayModel) Store
 }
 
 // Run runs the whole suite against b.
@@ -60,6 +65,12 @@ func Run(t *testing.T, b Backend) {
 		{"ReloadAfterBulkImport", testReloadAfterBulkImport},
 		{"Suspicious", testSuspicious},
 		{"Provenance", testProvenance},
+		{"EditTrust", testEditTrust},
+		{"UpdateMemory", testUpdateMemory},
+		{"UpdateMemoryFact", testUpdateMemoryFact},
+		{"ConcurrentUpdateFact", testConcurrentUpdateFact},
+		{"DecayModels", testDecayModels},
+		{"DecayExportImport", testDecayExportImport},
 	} {
 		t.Run(tc.name, func(t *testing.T) { tc.fn(t, b) })
 	}

@@ -131,6 +131,7 @@ func NewResolved(r Resolver, opts Options) Set {
 		factHistory(r, cfg),
 		memorySource(r, cfg),
 		reinforceMemory(r, cfg),
+		updateMemory(r, cfg),
 	}
 	if opts.Conversation {
 		set = append(set, recallConversation(r, cfg))

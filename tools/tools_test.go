@@ -179,7 +179,7 @@ func TestNames(t *testing.T) {
 	e := newEnv(t, false)
 	want := []string{"remember_facts", "store_memory", "recall_memories", "forget_memory",
 		"recall_memory_block", "replace_memory_block", "append_memory_block",
-		"list_memory_blocks", "delete_memory_block", "get_context", "fact_history", "memory_source", "reinforce_memory"}
+		"list_memory_blocks", "delete_memory_block", "get_context", "fact_history", "memory_source", "reinforce_memory", "update_memory"}
 	if got := e.tools.Names(); !slices.Equal(got, want) {
 		t.Errorf("without a messages table: %v, want %v", got, want)
 	}
@@ -212,6 +212,7 @@ func TestSchemas(t *testing.T) {
 		{"fact_history", nil, `{"query":"where the user lives"}`},
 		{"memory_source", []string{"id"}, `{"id":"01J0000000000000000000000"}`},
 		{"reinforce_memory", nil, `{"upvotes":["a"],"downvotes":["b"]}`},
+		{"update_memory", []string{"id"}, `{"id":"a","content":"x","tags":["t"],"category":"","context":["c"],"intensity":0.5,"reinforce":"none"}`},
 	}
 	set := newEnv(t, true).tools
 	if len(set) != len(tests) {

@@ -35,7 +35,7 @@ func projectCurve(cfg hippo.Config, c *hippo.Chunk, strength float64) Curve {
 	fades := -1
 	for i := 0; i <= curveSteps; i++ {
 		d := time.Duration(float64(CurveDays*24*time.Hour) * float64(i) / curveSteps)
-		s := strength * cfg.EffectiveStrength(1, c.AccessCount, d)
+		s := strength * hippo.Decay(1, cfg.DecayRate(c.RunningIntensity, c.AccessCount), d.Hours())
 		if fades < 0 && s < cfg.StrengthFloor {
 			fades = int(d.Hours() / 24)
 		}

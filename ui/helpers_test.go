@@ -25,11 +25,15 @@ type env struct {
 	emb hippo.Embedder
 }
 
-func newEnv(t testing.TB, token string) *env {
+func newEnv(t testing.TB, token string, opts ...func(*sqlite.Options)) *env {
 	t.Helper()
 	ctx := context.Background()
 	clk := newClock(time.Date(2026, 3, 1, 9, 0, 0, 0, time.UTC))
-	db, err := sqlite.Open(ctx, filepath.Join(t.TempDir(), "hippo.db"), sqlite.Options{Now: clk.Now})
+	o := sqlite.Options{Now: clk.Now}
+	for _, f := range opts {
+		f(&o)
+	}
+	db, err := sqlite.Open(ctx, filepath.Join(t.TempDir(), "hippo.db"), o)
 	if err != nil {
 		t.Fatal(err)
 	}

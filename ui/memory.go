@@ -103,6 +103,7 @@ type memoryData struct {
 	Pages      int
 	Floor      float64
 	DecayClock string
+	Model      hippo.DecayModel
 	Lambda     float64
 }
 
@@ -119,7 +120,7 @@ func (h *Handler) memory(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	cfg := h.cfg.Store.Config()
-	d := &memoryData{Q: cq, Floor: cfg.StrengthFloor, DecayClock: h.cfg.Store.DecayClock(), Lambda: cfg.Lambda}
+	d := &memoryData{Q: cq, Floor: cfg.StrengthFloor, DecayClock: h.cfg.Store.DecayClock(), Model: cfg.Decay, Lambda: cfg.Lambda}
 	rows, total, err := h.cfg.Store.BrowseChunks(r.Context(), cq.browse())
 	if err != nil {
 		h.fail(w, r, err)
@@ -207,7 +208,7 @@ func (h *Handler) overview(w http.ResponseWriter, r *http.Request) {
 	}
 	cfg := h.cfg.Store.Config()
 	d := overviewData{Floor: cfg.StrengthFloor, Lock: lock, DecayClock: h.cfg.Store.DecayClock(), Config: cfg,
-		HalfLife: fmt.Sprintf("%.1f days", cfg.HalfLife(0).Hours()/24), Live: cc.Live, Superseded: cc.Superseded}
+		HalfLife: fmt.Sprintf("%.1f days", cfg.HalfLife(cfg.DefaultIntensity, 0).Hours()/24), Live: cc.Live, Superseded: cc.Superseded}
 	for _, n := range cc.Strength {
 		d.MaxCount = max(d.MaxCount, n)
 	}

@@ -198,3 +198,30 @@ func TestMemoryTableFiltersAndSorts(t *testing.T) {
 		t.Errorf("bad sort: status %d, want 400", status)
 	}
 }
+
+// TestDecayModelShown names the database's decay model on the overview
+// and the memory table, with the half-life under that model: ln 2 days
+// for a never-recalled chunk of the default intensity (S = 1 day) under
+// Ebbinghaus, the seed's 28.9 days otherwise.
+func TestDecayModelShown(t *testing.T) {
+	for _, tt := range []struct {
+		model    hippo.DecayModel
+		halfLife string
+		lambda   bool
+	}{
+		{hippo.DecayHippo, "28.9 days", true},
+		{hippo.DecayEbbinghaus, "0.7 days", false},
+	} {
+		e := newEnv(t, "", func(o *sqlite.Options) { o.Decay = tt.model })
+		e.seed(t)
+		_, body := get(t, e.srv.Client(), e.srv.URL+"/ui/overview?agent=ada")
+		if !strings.Contains(body, "<dt>Decay model</dt><dd>"+string(tt.model)+"</dd>") || !strings.Contains(body, tt.halfLife) ||
+			strings.Contains(body, "<dt>λ</dt>") != tt.lambda {
+			t.Errorf("%s: overview lacks the model or its half-life %s:\n%s", tt.model, tt.halfLife, body)
+		}
+		_, body = get(t, e.srv.Client(), e.srv.URL+"/ui/memory?agent=ada")
+		if !strings.Contains(body, "decay model "+string(tt.model)) {
+			t.Errorf("%s: the memory table does not name the model", tt.model)
+		}
+	}
+}

@@ -16,6 +16,7 @@ func TestInit(t *testing.T) {
 	var out struct {
 		Path    string `json:"path"`
 		Created bool   `json:"created"`
+		Decay   string `json:"decay_model"`
 	}
 	c.json(&out, "init", "--db", db)
 	if out.Path != db || !out.Created {
@@ -54,4 +55,55 @@ func TestInit(t *testing.T) {
 	}
 	// A directory is not a database.
 	c.fails(1, "directory", "init", "--db", c.dir)
+}
+
+// TestInitDecay chooses the Ebbinghaus model at init: it is recorded,
+// shown by stats, kept by later opens, carried by an export, and an
+// import into a database of the seed's model is refused.
+func TestInitDecay(t *testing.T) {
+	c := newCLI(t)
+	var out struct {
+		Path    string `json:"path"`
+		Created bool   `json:"created"`
+		Decay   string `json:"decay_model"`
+	}
+	c.json(&out, "init", "--decay", "ebbinghaus")
+	if !out.Created || out.Decay != "ebbinghaus" {
+		t.Errorf("init --decay ebbinghaus = %+v", out)
+	}
+	// Without the flag the recorded model stays.
+	c.json(&out, "init")
+	if out.Created || out.Decay != "ebbinghaus" {
+		t.Errorf("init again = %+v", out)
+	}
+	var stats struct {
+		DecayModel string `json:"decay_model"`
+		DecayClock string `json:"decay_clock"`
+	}
+	c.jsonLoose(&stats, "stats")
+	if stats.DecayModel != "ebbinghaus" || stats.DecayClock != "wall" {
+		t.Errorf("stats: %+v", stats)
+	}
+	if r := c.ok("stats"); !strings.Contains(r.stdout, "ebbinghaus (R = e^(−t/S)") {
+		t.Errorf("stats text lacks the model:\n%s", r.stdout)
+	}
+	c.fails(2, "--decay must be", "init", "--decay", "linear")
+
+	c.ok("store", "--agent", "alice", "The launch went well")
+	file := filepath.Join(c.dir, "ebb.json")
+	c.ok("export", "--output", file)
+	raw, err := os.ReadFile(file)
+	if err != nil || !strings.Contains(string(raw), `"decay_model":"ebbinghaus"`) {
+		t.Fatalf("export lacks the decay model: %v\n%.200s", err, raw)
+	}
+	other := filepath.Join(c.dir, "seed.db")
+	c.ok("init", "--db", other)
+	c.fails(1, "exported under the ebbinghaus decay model", "import", file, "--db", other)
+	c.jsonLoose(&stats, "stats", "--db", other)
+	if stats.DecayModel != "hippo" {
+		t.Errorf("the refused import changed the model: %+v", stats)
+	}
+	// Switched to the file's model, the database takes it.
+	c.ok("init", "--db", other, "--decay", "ebbinghaus")
+	c.ok("import", file, "--db", other)
 }

@@ -69,6 +69,9 @@ type app struct {
 	// metrics, when set (hippo serve), counts provider calls, retries and
 	// tokens.
 	metrics *metrics.Metrics
+	// decay, when set (hippo init --decay), chooses the decay model the
+	// database records.
+	decay hippo.DecayModel
 	// indexMemory bounds the resident indexes' bytes (hippo serve
 	// --index-memory); 0 sets no bound.
 	indexMemory int64
@@ -125,6 +128,7 @@ go to stderr. Exit codes: 0 success, 1 failure, 2 usage error.`,
 		a.newTrustCommand(),
 		a.newContextCommand(),
 		a.newReinforceCommand(),
+		a.newEditCommand(),
 		a.newConsolidateCommand(),
 		a.newVersionCommand(),
 	)

@@ -315,6 +315,7 @@ func TestRunInProcess(t *testing.T) {
 	var out struct {
 		Path    string `json:"path"`
 		Created bool   `json:"created"`
+		Decay   string `json:"decay_model"`
 	}
 	decodeJSON(t, stdout.String(), &out)
 	if out.Path != db || !out.Created {

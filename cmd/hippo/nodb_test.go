@@ -57,6 +57,7 @@ var commandDB = map[string]struct {
 	"hippo trust":                 {use: refuses, runs: [][]string{{"X1"}}},
 	"hippo context":               {use: refuses, runs: [][]string{{}, {"x"}}},
 	"hippo reinforce":             {use: refuses, runs: [][]string{{"--up", "X1"}}},
+	"hippo edit":                  {use: refuses, runs: [][]string{{"X1", "--tags", "a"}, {"X1", "--content", "x"}}},
 	"hippo consolidate":           {use: refuses, runs: [][]string{{}, {"--force"}}},
 	"hippo version":               {use: noDB, runs: [][]string{{}}},
 	"hippo completion":            {use: noDB, runs: [][]string{{}}},

@@ -60,7 +60,7 @@ const (
 // the database with the page size for emb's vectors when
 // mode creates it (sqlite.PageSizeFor; emb may be nil).
 func (a *app) openDBFor(ctx context.Context, emb hippo.Embedder, mode dbMode) (database, error) {
-	opts := sqlite.Options{MustExist: mode == existingDB, IndexMemory: a.indexMemory}
+	opts := sqlite.Options{MustExist: mode == existingDB, IndexMemory: a.indexMemory, Decay: a.decay}
 	if emb != nil {
 		opts.Dimension = emb.Dimension()
 	}

@@ -34,6 +34,7 @@ func (a *app) newStatsCommand() *cobra.Command {
 				return table(w, "Database\t"+s.Path, [][]string{
 					{"Size", size},
 					{"Embedding model", model},
+					{"Decay", s.DecayModel.Describe(db.Config()) + ", " + s.DecayClock + " clock"},
 					{"Agents", fmt.Sprint(s.Agents)},
 					{"Chunks", fmt.Sprintf("%d (%s, %s; %d superseded)", s.Chunks,
 						plural(s.Facts, "fact", "facts"), plural(s.Memories, "memory", "memories"), s.Superseded)},

@@ -1,0 +1,219 @@
+package storetest
+
+import (
+	"bytes"
+	"context"
+	"math"
+	"strings"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/hippo-mem/hippo"
+)
+
+// testDecayModels feeds a store under each decay model the same scripted
+// history (stores, recalls, time passing on the store's clock) and checks
+// the strengths recall reports against each design's formula: the seed's
+// intensity × e^(−λ / (1 + ln(1 + accesses) × 0.3) × hours) with +0.02
+// per recall (capped at 1), and MemoryMCP's importance × e^(−t/S) with S
+// 10, 5 or 1 days by intensity, × 1.5 per recall, at most 365 days. The
+// strength floor (0.05) follows the model: the faint memory is left out
+// under ebbinghaus only.
+func testDecayModels(t *testing.T, b Backend) {
+	if b.OpenWith == nil {
+		t.Skip("the backend cannot open a store with a clock and a decay model (Backend.OpenWith)")
+	}
+	const (
+		vivid = "The user was thrilled by the launch of the new observatory"
+		mid   = "The team moved the weekly sync to Tuesday afternoons"
+		faint = "A grey pigeon sat on the windowsill for a while"
+		h     = 24.0 // hours per day
+	)
+	day := func(n float64) time.Duration { return time.Duration(n * float64(24*time.Hour)) }
+	hippoRate := func(access int) float64 { return 0.001 / (1 + math.Log1p(float64(access))*0.3) }
+	tests := []struct {
+		model hippo.DecayModel
+		want  map[string]float64 // strength on day 20; absent: under the floor
+		// intensity and accesses stored on day 20
+		intensity map[string]float64
+		// the middle memory's strength on day 5, before its recall
+		midDay5 float64
+	}{
+		{
+			model: hippo.DecayHippo,
+			want: map[string]float64{
+				// 10 recalls: 0.9 + 10 × 0.02 capped at 1; last on day 10.
+				vivid: 1 * math.Exp(-hippoRate(10)*10*h),
+				// 1 recall on day 5: 0.62.
+				mid: 0.62 * math.Exp(-hippoRate(1)*15*h),
+				// never recalled: 20 days from its creation.
+				faint: 0.3 * math.Exp(-hippoRate(0)*20*h),
+			},
+			intensity: map[string]float64{vivid: 1, mid: 0.62, faint: 0.3},
+			midDay5:   0.6 * math.Exp(-hippoRate(0)*5*h),
+		},
+		{
+			model: hippo.DecayEbbinghaus,
+			want: map[string]float64{
+				// S = 10 × 1.5^10 = 577 days, capped at 365; t = 10 days.
+				vivid: 0.9 * math.Exp(-10.0/365),
+				// S = 5 × 1.5 = 7.5 days; t = 15 days.
+				mid: 0.6 * math.Exp(-15.0/7.5),
+				// S = 1 day, t = 20 days: 0.3 e^−20, under the floor.
+			},
+			// A recall grows the stability and leaves the importance.
+			intensity: map[string]float64{vivid: 0.9, mid: 0.6, faint: 0.3},
+			// R at t = S (5 days) is e^−1.
+			midDay5: 0.6 * math.Exp(-1),
+		},
+	}
+	for _, tt := range tests {
+		t.Run(string(tt.model), func(t *testing.T) {
+			ctx := context.Background()
+			start := time.Date(2025, 3, 1, 9, 0, 0, 0, time.UTC)
+			var clock atomic.Int64
+			clock.Store(start.UnixMilli())
+			at := func(d float64) { clock.Store(start.Add(day(d)).UnixMilli()) }
+			s := b.OpenWith(t, b.New(t), func() time.Time { return time.UnixMilli(clock.Load()) }, tt.model)
+			m := memory(t, s, "alice", "", nil)
+			if got := m.Config().Decay; got != tt.model {
+				t.Fatalf("Config().Decay = %q, want %q", got, tt.model)
+			}
+			for content, in := range map[string]float64{vivid: 0.9, mid: 0.6, faint: 0.3} {
+				if _, err := m.StoreMemory(ctx, hippo.StoreInput{Content: content, Intensity: &in}); err != nil {
+					t.Fatal(err)
+				}
+			}
+			recall := func(content string) {
+				t.Helper()
+				res, err := m.Recall(ctx, hippo.RecallInput{Query: content, Limit: 1})
+				if err != nil {
+					t.Fatal(err)
+				}
+				if len(res) != 1 || res[0].Chunk.Content != content {
+					t.Fatalf("recall %q: %+v", content, res)
+				}
+			}
+			// The vivid memory is recalled on days 1 to 10, the middle one
+			// on day 5 too, the faint one never.
+			for d := 1; d <= 10; d++ {
+				at(float64(d))
+				recall(vivid)
+				if d == 5 {
+					res, err := m.Recall(ctx, hippo.RecallInput{Query: mid, Limit: 1, DryRun: true})
+					if err != nil {
+						t.Fatal(err)
+					}
+					if len(res) != 1 || math.Abs(res[0].Strength-tt.midDay5) > 1e-5 {
+						t.Errorf("day 5: %+v, want the middle memory at strength %v", res, tt.midDay5)
+					}
+					recall(mid)
+				}
+			}
+			at(20)
+			res, err := m.Recall(ctx, hippo.RecallInput{Query: "observatory launch, weekly sync, pigeon", Limit: 10,
+				MinRelevance: noFloor(), DryRun: true})
+			if err != nil {
+				t.Fatal(err)
+			}
+			got := map[string]float64{}
+			for _, r := range res {
+				got[r.Chunk.Content] = r.Strength
+			}
+			for content, want := range tt.want {
+				if s, ok := got[content]; !ok || math.Abs(s-want) > 1e-5 {
+					t.Errorf("%.20q: strength %v (recalled %v), want %v", content, s, ok, want)
+				}
+			}
+			for content := range got {
+				if _, ok := tt.want[content]; !ok {
+					t.Errorf("%.20q recalled with strength %v: it is under the floor", content, got[content])
+				}
+			}
+			live := liveChunks(t, s, "alice", hippo.KindMemory)
+			for content, access := range map[string]int{vivid: 10, mid: 1, faint: 0} {
+				c := live[content]
+				if c == nil {
+					t.Fatalf("%.20q is not stored", content)
+				}
+				if c.AccessCount != access || math.Abs(c.RunningIntensity-tt.intensity[content]) > 1e-9 {
+					t.Errorf("%.20q: accesses %d, intensity %v; want %d, %v", content, c.AccessCount, c.RunningIntensity, access, tt.intensity[content])
+				}
+				// The stored chunk's own strength is the same function.
+				if want, ok := tt.want[content]; ok {
+					if s := c.Strength(m.Config(), time.UnixMilli(clock.Load())); math.Abs(s-want) > 1e-9 {
+						t.Errorf("%.20q: Chunk.Strength %v, want %v", content, s, want)
+					}
+				}
+			}
+			// Consolidation's floor follows the model: under ebbinghaus the
+			// faint memory has been under 0.05 since 0.3 e^(−t/1) crossed
+			// it, at t = ln 6 days.
+			cons, err := m.Consolidate(ctx, hippo.ConsolidateOptions{AgentID: "alice", Grace: day(7), MergeThreshold: 1, DryRun: true})
+			if err != nil {
+				t.Fatal(err)
+			}
+			var faded []string
+			for _, f := range cons.Faded {
+				faded = append(faded, f.ID)
+				if want := start.Add(day(math.Log(6))); f.UnderSince.Sub(want).Abs() > time.Minute {
+					t.Errorf("faded since %v, want %v", f.UnderSince, want)
+				}
+			}
+			wantFaded := 0
+			if _, ok := tt.want[faint]; !ok {
+				wantFaded = 1
+			}
+			if len(faded) != wantFaded || (wantFaded == 1 && faded[0] != live[faint].ID) {
+				t.Errorf("consolidation finds faded %v, want %d (the faint memory)", faded, wantFaded)
+			}
+			st, err := s.Stats(ctx)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if st.DecayModel != tt.model {
+				t.Errorf("Stats().DecayModel = %q, want %q", st.DecayModel, tt.model)
+			}
+		})
+	}
+}
+
+// testDecayExportImport checks that an export carries its decay model and
+// that an import into a database of another model is refused, changing
+// nothing, while one of the same model goes in.
+func testDecayExportImport(t *testing.T, b Backend) {
+	if b.OpenWith == nil {
+		t.Skip("the backend cannot open a store with a decay model (Backend.OpenWith)")
+	}
+	ctx := context.Background()
+	models := map[hippo.DecayModel]Store{}
+	for _, model := range hippo.DecayModels {
+		models[model] = b.OpenWith(t, b.New(t), time.Now, model)
+	}
+	for from, src := range models {
+		if _, err := memory(t, src, "alice", "", nil).StoreMemory(ctx, hippo.StoreInput{Content: "Exported under " + string(from)}); err != nil {
+			t.Fatal(err)
+		}
+		var file bytes.Buffer
+		if _, err := src.Export(ctx, &file, hippo.ExportOptions{}); err != nil {
+			t.Fatal(err)
+		}
+		for to := range models {
+			dst := b.OpenWith(t, b.New(t), time.Now, to)
+			_, err := dst.Import(ctx, bytes.NewReader(file.Bytes()), hippo.ImportOptions{})
+			n, cerr := dst.CountChunks(ctx, hippo.ChunkFilter{})
+			if cerr != nil {
+				t.Fatal(cerr)
+			}
+			switch {
+			case from == to && (err != nil || n != 1):
+				t.Errorf("%s into %s: %v, %d chunks; want it imported", from, to, err, n)
+			case from != to && (hippo.ErrorCode(err) != hippo.ECONFLICT || n != 0):
+				t.Errorf("%s into %s: %v, %d chunks; want ECONFLICT and nothing imported", from, to, err, n)
+			case from != to && !strings.Contains(hippo.ErrorMessage(err), "decay model"):
+				t.Errorf("%s into %s: %q does not name the decay model", from, to, hippo.ErrorMessage(err))
+			}
+		}
+	}
+}
