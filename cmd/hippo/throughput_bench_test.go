@@ -11,6 +11,8 @@ import (
 	"path/filepath"
 	"regexp"
 	"slices"
+	"strconv"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -131,6 +133,7 @@ func benchServeStores(b *testing.B, embedder string, clients int) {
 			}
 		}
 	}()
+	cpuBefore := procCPU(b, cmd.Process.Pid)
 	b.ResetTimer()
 	var wg sync.WaitGroup
 	for _, cs := range sessions {
@@ -153,6 +156,7 @@ func benchServeStores(b *testing.B, embedder string, clients int) {
 	wg.Wait()
 	b.StopTimer()
 	elapsed := b.Elapsed()
+	serverCPU := procCPU(b, cmd.Process.Pid) - cpuBefore
 	close(stop)
 	<-probed
 	var idle []time.Duration
@@ -160,12 +164,33 @@ func benchServeStores(b *testing.B, embedder string, clients int) {
 		idle = append(idle, recall())
 	}
 	b.ReportMetric(float64(b.N)/elapsed.Seconds(), "memories/s")
+	// The server's own CPU per memory stored (its recall probe
+	// included): the clients and the fake embedder share the machine.
+	b.ReportMetric(ms(serverCPU)/float64(b.N), "server-cpu-ms/memory")
 	if len(loaded) > 0 {
 		b.ReportMetric(ms(pct(loaded, 50)), "load-recall-p50-ms")
 		b.ReportMetric(ms(pct(loaded, 95)), "load-recall-p95-ms")
 	}
 	b.ReportMetric(ms(pct(idle, 50)), "idle-recall-p50-ms")
 	b.ReportMetric(ms(pct(idle, 95)), "idle-recall-p95-ms")
+}
+
+// procCPU is the CPU time (user and system) process pid has used, from
+// /proc/<pid>/stat in clock ticks of 10 ms.
+func procCPU(b *testing.B, pid int) time.Duration {
+	data, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
+	if err != nil {
+		b.Fatal(err)
+	}
+	// Fields after the command name, which is in parentheses: state is
+	// the first, utime the 12th and stime the 13th.
+	f := strings.Fields(string(data[strings.LastIndexByte(string(data), ')')+1:]))
+	utime, err1 := strconv.ParseInt(f[11], 10, 64)
+	stime, err2 := strconv.ParseInt(f[12], 10, 64)
+	if err1 != nil || err2 != nil {
+		b.Fatalf("/proc/%d/stat: %q", pid, data)
+	}
+	return time.Duration(utime+stime) * 10 * time.Millisecond
 }
 
 func pct(d []time.Duration, p int) time.Duration {
