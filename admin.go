@@ -22,6 +22,10 @@ type MemoryOptions struct {
 	// MessagesTable enables SearchConversation over a consumer-owned table
 	// and its <table>_fts FTS5 index.
 	MessagesTable string
+	// Caller is who writes through this memory, recorded in the
+	// provenance of what it stores: CallerMCP, CallerCLI; "" records
+	// CallerLibrary.
+	Caller string
 
 	Embedder   Embedder
 	Extractor  Extractor
@@ -71,6 +75,9 @@ type ChunkFilter struct {
 	Kind Kind
 	// Superseded includes superseded chunks, which are left out otherwise.
 	Superseded bool
+	// Suspicious keeps only chunks flagged suspicious (Chunk.Suspicious),
+	// for review.
+	Suspicious bool
 	// Text keeps chunks whose content contains it, ignoring case and
 	// accents ("cafe" finds "Café"); every character, % and _ too, matches
 	// itself. "" matches everything.
@@ -157,6 +164,8 @@ type ExportOptions struct {
 type ExportSummary struct {
 	Blocks int `json:"blocks"`
 	Chunks int `json:"chunks"`
+	// Inputs counts the texts facts were extracted from.
+	Inputs int `json:"inputs"`
 }
 
 // ImportOptions tunes Import.
@@ -193,6 +202,9 @@ type ImportResult struct {
 	// Chunks and Blocks count what was inserted.
 	Chunks int `json:"chunks"`
 	Blocks int `json:"blocks"`
+	// Inputs counts the texts facts were extracted from that were
+	// inserted: those an inserted chunk refers to.
+	Inputs int `json:"inputs"`
 	// Duplicates counts every skipped record: the sum of the three lists.
 	Duplicates int `json:"duplicates"`
 	// DuplicateIDs are chunks whose ID is already stored (or repeated in

@@ -89,6 +89,11 @@ type FactOutcome struct {
 	FormerID       string `json:"former_id,omitempty"`
 	FormerContent  string `json:"former_content,omitempty"`
 	FormerRecorded bool   `json:"former_recorded,omitempty"`
+	// Suspicious is set when the stored fact reads as an instruction to
+	// the agent (Chunk.Suspicious): it is kept, but left out of
+	// get_context and recall until a person trusts it.
+	Suspicious       bool   `json:"suspicious,omitempty"`
+	SuspiciousReason string `json:"suspicious_reason,omitempty"`
 }
 
 // RememberResult is the outcome of RememberFacts.

@@ -61,6 +61,14 @@ type Chunk struct {
 	SupersededBy     string          `json:"superseded_by,omitempty"`
 	SupersededAt     *time.Time      `json:"superseded_at,omitempty"`
 	CreatedAt        time.Time       `json:"created_at"`
+	// Suspicious says the content reads as instructions to the agent
+	// rather than facts about the world (package trust), and
+	// SuspiciousReason why: such a chunk is kept but left out of
+	// get_context, and of recall unless RecallInput.IncludeSuspicious.
+	Suspicious       bool   `json:"suspicious,omitempty"`
+	SuspiciousReason string `json:"suspicious_reason,omitempty"`
+	// Provenance says where the chunk came from; nil when unknown.
+	Provenance *Provenance `json:"provenance,omitempty"`
 }
 
 // ContentHash is the hex SHA-256 of content: the memory dedup key.

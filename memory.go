@@ -16,6 +16,9 @@ type MemoryService interface {
 	// RememberFacts extracts facts from text and resolves each against the
 	// facts already known: new, duplicate, supersedes or distinct.
 	RememberFacts(ctx context.Context, text string) (*RememberResult, error)
+	// Remember is RememberFacts with the text's source, kept in each
+	// stored fact's provenance.
+	Remember(ctx context.Context, in RememberInput) (*RememberResult, error)
 	// Recall ranks live chunks against a query.
 	Recall(ctx context.Context, in RecallInput) ([]Recalled, error)
 	// Forget hard-deletes every live chunk similar enough to a description.
@@ -57,6 +60,10 @@ type MemoryService interface {
 	// DescribeBlock sets what a block is for, creating it empty when
 	// missing.
 	DescribeBlock(ctx context.Context, key, description string) (*Block, error)
+	// MemorySource says where one of the agent's chunks came from: its
+	// provenance and the text it was extracted from. ENOTFOUND for an
+	// unknown ID or another agent's.
+	MemorySource(ctx context.Context, id string) (*SourceInfo, error)
 }
 
 // BlockInfo describes a block without its value.
@@ -78,6 +85,9 @@ type StoreInput struct {
 	// Intensity is the reading for a new memory or a repeat; nil means
 	// Config.DefaultIntensity.
 	Intensity *float64
+	// Source, optional, is where the content came from (a message ID, a
+	// URL, a file): kept in the new memory's Provenance.
+	Source string
 }
 
 // StoreResult says what StoreMemory did.
@@ -126,6 +136,11 @@ type RecallInput struct {
 	// Strength are as stored before the call. For looking without
 	// touching (the web UI's recall preview).
 	DryRun bool
+	// IncludeSuspicious includes chunks flagged as reading like
+	// instructions to the agent (Chunk.Suspicious), which recall leaves
+	// out otherwise; they come back marked. get_context never includes
+	// them.
+	IncludeSuspicious bool
 }
 
 // RecallPage is a page of recall results with the size of the whole

@@ -45,6 +45,11 @@ type AgentMemory interface {
 	// Consolidate deletes chunks long under the strength floor and merges
 	// near-duplicate memories.
 	Consolidate(ctx context.Context, opts ConsolidateOptions) (*ConsolidateResult, error)
+	// Trust clears a chunk's suspicious flag after a person has reviewed
+	// it, and returns the chunk. ENOTFOUND for an unknown ID or another
+	// agent's. It is not an agent tool: an injected instruction must not
+	// be able to vouch for itself.
+	Trust(ctx context.Context, id string) (*Chunk, error)
 }
 
 // Admin lists, counts and deletes across agents: the CLI's admin

@@ -10,6 +10,11 @@ type HistoryEntry struct {
 	ValidFrom  time.Time  `json:"valid_from"`
 	ValidUntil *time.Time `json:"valid_until"` // nil while current
 	Current    bool       `json:"current"`
+	// Provenance says where this value came from; nil when unknown.
+	Provenance *Provenance `json:"provenance,omitempty"`
+	// Suspicious and SuspiciousReason are the value's trust flag.
+	Suspicious       bool   `json:"suspicious,omitempty"`
+	SuspiciousReason string `json:"suspicious_reason,omitempty"`
 }
 
 // ReinforceResult says what Reinforce did.

@@ -106,7 +106,8 @@ func History(ctx context.Context, r ChunkReader, id string) ([]hippo.HistoryEntr
 	out := make([]hippo.HistoryEntry, len(chain))
 	for i, c := range chain {
 		out[i] = hippo.HistoryEntry{ID: c.ID, Content: c.Content, ValidFrom: c.CreatedAt,
-			ValidUntil: c.SupersededAt, Current: c.SupersededBy == ""}
+			ValidUntil: c.SupersededAt, Current: c.SupersededBy == "", Provenance: c.Provenance,
+			Suspicious: c.Suspicious, SuspiciousReason: c.SuspiciousReason}
 		if c.SupersededBy != "" && c.SupersededAt == nil && i+1 < len(chain) {
 			t := chain[i+1].CreatedAt
 			out[i].ValidUntil = &t

@@ -29,7 +29,9 @@ func ExportTime(t time.Time) string { return t.UTC().Format(ExportTimeLayout) }
 //	 "chunks":[{"id","agent_id","scope","kind","content","content_hash",
 //	            "embedding_base64","metadata","running_intensity",
 //	            "encounter_count","access_count","last_accessed_at",
-//	            "superseded_by","superseded_at","created_at"}, ...]}
+//	            "superseded_by","superseded_at","created_at",
+//	            "suspicious","origin","caller","source","input_hash"}, ...],
+//	 "inputs":[{"agent_id","hash","text","created_at"}, ...]}
 //
 // Values are the stored ones, in a form no backend owns: NULL as null, the
 // embedding as the base64 of its little-endian float32 vector, metadata as
@@ -40,6 +42,16 @@ func ExportTime(t time.Time) string { return t.UTC().Format(ExportTimeLayout) }
 // written only when it is not hippo.DecayHippo: a file without one was
 // written under the seed's model, as every file was before there was a
 // choice. Import refuses a file of another model than the store's.
+//
+// A chunk's provenance (hippo.Provenance) is origin, caller, source and
+// input_hash, null when unknown; suspicious is the trust flag's reason, ""
+// when the chunk is not flagged (or a person trusted it). inputs, after
+// the chunks, are the texts facts were extracted from, once per agent and
+// hash (the SHA-256 of text), ordered by agent and hash: those the
+// exported chunks refer to. Files without these fields (older exports,
+// the TypeScript Hippo's) import as before, their chunks' provenance
+// "import". An import checks every chunk's content as any write does and
+// keeps the file's flag as well: it never clears one.
 const (
 	ExportFormat  = "hippo-export"
 	ExportVersion = 1
@@ -74,6 +86,21 @@ type ExportChunk struct {
 	SupersededBy     *string `json:"superseded_by"`
 	SupersededAt     *string `json:"superseded_at"`
 	CreatedAt        string  `json:"created_at"`
+	// Suspicious is the trust flag's reason, "" for none.
+	Suspicious string  `json:"suspicious"`
+	Origin     *string `json:"origin"`
+	Caller     *string `json:"caller"`
+	Source     *string `json:"source"`
+	InputHash  *string `json:"input_hash"`
+}
+
+// ExportInput is a text facts were extracted from, as an export records
+// it: Hash is its hex SHA-256, CreatedAt in ExportTimeLayout.
+type ExportInput struct {
+	AgentID   string `json:"agent_id"`
+	Hash      string `json:"hash"`
+	Text      string `json:"text"`
+	CreatedAt string `json:"created_at"`
 }
 
 // ExportRows is one read snapshot of a store, as Export reads it. Errors
@@ -88,6 +115,9 @@ type ExportRows interface {
 	Blocks(ctx context.Context, opts hippo.ExportOptions, fn func(*ExportBlock) error) error
 	// Chunks hands fn the chunks opts selects, ordered by ID.
 	Chunks(ctx context.Context, opts hippo.ExportOptions, fn func(*ExportChunk) error) error
+	// Inputs hands fn the inputs the chunks opts selects refer to,
+	// ordered by agent and hash.
+	Inputs(ctx context.Context, opts hippo.ExportOptions, fn func(*ExportInput) error) error
 }
 
 // ExportStore runs fn in one read snapshot.
@@ -153,6 +183,15 @@ func export(ctx context.Context, rows ExportRows, w io.Writer, opts hippo.Export
 			opts.Progress(sum.Chunks)
 		}
 		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	out.raw("\n],\n\"inputs\":[")
+	err = rows.Inputs(ctx, opts, func(in *ExportInput) error {
+		out.record(sum.Inputs, in)
+		sum.Inputs++
+		return out.err
 	})
 	if err != nil {
 		return nil, err

@@ -258,8 +258,12 @@ type FactWriter interface {
 // holding the agent's write lock, at now, into scope. Facts stored by
 // others since the plans were made (after position snapshot) are checked
 // again here, so two concurrent calls stating the same fact store it
-// once.
-func ApplyFacts(ctx context.Context, cfg hippo.Config, w FactWriter, agent, scope string, plans []*FactPlan, snapshot int64, now time.Time) (*hippo.RememberResult, error) {
+// once. stamp, when not nil, is applied to every chunk before it is
+// inserted (its provenance and trust flag).
+func ApplyFacts(ctx context.Context, cfg hippo.Config, w FactWriter, agent, scope string, plans []*FactPlan, snapshot int64, now time.Time, stamp func(*hippo.Chunk)) (*hippo.RememberResult, error) {
+	if stamp == nil {
+		stamp = func(*hippo.Chunk) {}
+	}
 	fresh, err := w.FactsSince(ctx, scope, snapshot)
 	if err != nil {
 		return nil, err
@@ -303,6 +307,7 @@ func ApplyFacts(ctx context.Context, cfg hippo.Config, w FactWriter, agent, scop
 				return nil, err
 			}
 			out.ChunkID, out.ExistingContent, out.OldIntensity = c.ID, c.Content, c.RunningIntensity
+			out.Suspicious, out.SuspiciousReason = c.Suspicious, c.SuspiciousReason
 			c.Strengthen(p.Fact.Intensity, now, true)
 			out.NewIntensity = c.RunningIntensity
 			if err := w.SaveStrength(ctx, c); err != nil {
@@ -315,10 +320,12 @@ func ApplyFacts(ctx context.Context, cfg hippo.Config, w FactWriter, agent, scop
 				Content: p.Fact.Content, ContentHash: hippo.ContentHash(p.Fact.Content), Embedding: p.Vec,
 				RunningIntensity: p.Fact.Intensity, EncounterCount: 1, LastAccessedAt: now, CreatedAt: now,
 			}
+			stamp(c)
 			if err := w.Insert(ctx, c); err != nil {
 				return nil, err
 			}
 			out.ChunkID, resolved[i] = c.ID, c.ID
+			out.Suspicious, out.SuspiciousReason = c.Suspicious, c.SuspiciousReason
 			if p.Action == hippo.ActionSupersedes {
 				old, ok, err := w.Supersede(ctx, targetID, c.ID, now)
 				switch {
@@ -332,7 +339,7 @@ func ApplyFacts(ctx context.Context, cfg hippo.Config, w FactWriter, agent, scop
 			}
 		}
 		if p.Former != nil {
-			if err := applyFormer(ctx, cfg, w, agent, scope, p.Former, resolved, i, now, &out); err != nil {
+			if err := applyFormer(ctx, cfg, w, agent, scope, p.Former, resolved, i, now, &out, stamp); err != nil {
 				return nil, err
 			}
 		}
@@ -346,7 +353,7 @@ func ApplyFacts(ctx context.Context, cfg hippo.Config, w FactWriter, agent, scop
 // (unless the plan superseded it already, or it is no longer current);
 // with none, the former fact is stored as already superseded, so the
 // history keeps what the text said was true before.
-func applyFormer(ctx context.Context, cfg hippo.Config, w FactWriter, agent, scope string, fp *FormerPlan, resolved []string, i int, now time.Time, out *hippo.FactOutcome) error {
+func applyFormer(ctx context.Context, cfg hippo.Config, w FactWriter, agent, scope string, fp *FormerPlan, resolved []string, i int, now time.Time, out *hippo.FactOutcome, stamp func(*hippo.Chunk)) error {
 	newID := resolved[i]
 	if fp.Target != nil {
 		oldID := fp.Target.Entry.Ref.ChunkID
@@ -376,6 +383,7 @@ func applyFormer(ctx context.Context, cfg hippo.Config, w FactWriter, agent, sco
 			RunningIntensity: cfg.DefaultIntensity, EncounterCount: 1, LastAccessedAt: now, CreatedAt: now,
 			SupersededBy: newID, SupersededAt: &at,
 		}
+		stamp(c)
 		if err := w.Insert(ctx, c); err != nil {
 			return err
 		}

@@ -8,6 +8,7 @@ import (
 	"sort"
 	"strings"
 	"time"
+	"unicode/utf8"
 
 	"github.com/hippo-mem/hippo"
 	"github.com/hippo-mem/hippo/vector"
@@ -51,6 +52,10 @@ type ImportTx interface {
 	// agent, scope and content hash are. It reports whether it inserted,
 	// and if not whether the ID was taken.
 	InsertChunk(ctx context.Context, c ImportedChunk) (inserted, dupID bool, err error)
+	// InsertInput inserts an input text unless its agent and hash are
+	// taken, and only when a chunk of the agent refers to it: it reports
+	// whether it did.
+	InsertInput(ctx context.Context, in ImportedInput) (bool, error)
 	// Taken reports whether a chunk has the ID, and whether a memory has
 	// the agent, scope and content hash.
 	Taken(ctx context.Context, id, agent, scope, hash string) (dupID, dupContent bool, err error)
@@ -78,6 +83,23 @@ type ImportedChunk struct {
 	SupersededBy       string
 	SupersededAt       time.Time
 	CreatedAt          time.Time
+	// Suspicious is the trust flag's reason, "" for none.
+	Suspicious string
+	Provenance hippo.Provenance
+}
+
+// ImportedInput is a checked input text of an import file.
+type ImportedInput struct {
+	AgentID, Hash, Text string
+	CreatedAt           time.Time
+}
+
+// importInput reads an input text of Hippo's format.
+type importInput struct {
+	AgentID   string  `json:"agent_id"`
+	Hash      string  `json:"hash"`
+	Text      *string `json:"text"`
+	CreatedAt string  `json:"created_at"`
 }
 
 // importBlock reads a block of either format.
@@ -108,6 +130,12 @@ type importChunk struct {
 	SupersededBy     *string         `json:"superseded_by"`
 	SupersededAt     *string         `json:"superseded_at"`
 	CreatedAt        *string         `json:"created_at"`
+	// Suspicious is absent from older files and the TypeScript Hippo's.
+	Suspicious *string `json:"suspicious"`
+	Origin     *string `json:"origin"`
+	Caller     *string `json:"caller"`
+	Source     *string `json:"source"`
+	InputHash  *string `json:"input_hash"`
 }
 
 // Import reads an export of either format (ExportFormat, FormatTypeScript)
@@ -249,6 +277,14 @@ func (im *importer) read(ctx context.Context, dec *json.Decoder) error {
 					return badElement("chunks", err)
 				}
 				return im.chunk(ctx, c)
+			})
+		case "inputs":
+			err = decodeArray(dec, "inputs", func() error {
+				var in importInput
+				if err := dec.Decode(&in); err != nil {
+					return badElement("inputs", err)
+				}
+				return im.input(ctx, in)
 			})
 		default: // unknown fields are ignored, for files from newer versions
 			var skip json.RawMessage
@@ -569,7 +605,96 @@ func (im *importer) values(c *ImportedChunk, in importChunk, bad func(string, ..
 	}
 	c.Metadata, c.RunningIntensity, c.EncounterCount, c.AccessCount = meta, intensity, encounters, access
 	c.LastAccessedAt, c.SupersededBy, c.CreatedAt = last, deref(in.SupersededBy), created
+	return im.provenance(c, in, bad)
+}
+
+// provenance checks a record's provenance and trust flag and sets them in
+// c. A record without provenance (an older export, the TypeScript
+// Hippo's) is recorded as imported. Every record's content is checked
+// (Flag), as at any write: the flag is the file's reason, else the check's.
+// An import never clears a flag, so a crafted file cannot vouch for an
+// instruction; a chunk a person trusted is flagged again, to be trusted
+// again in the database it went to.
+func (im *importer) provenance(c *ImportedChunk, in importChunk, bad func(string, ...any) error) error {
+	p := hippo.Provenance{Origin: deref(in.Origin), Caller: deref(in.Caller), Source: deref(in.Source), InputHash: deref(in.InputHash)}
+	if err := hippo.ValidateOrigin("origin", p.Origin); err != nil {
+		return bad("%v", err)
+	}
+	if err := hippo.ValidateOrigin("caller", p.Caller); err != nil {
+		return bad("%v", err)
+	}
+	if err := hippo.ValidateSource(p.Source); err != nil {
+		return bad("%v", err)
+	}
+	if p.InputHash != "" && !isHash(p.InputHash) {
+		return bad("input_hash must be 64 lowercase hex digits, got %q", p.InputHash)
+	}
+	if p.Origin == "" {
+		p.Origin = hippo.OriginImport
+	}
+	c.Provenance = p
+	reason := deref(in.Suspicious)
+	if len(reason) > maxReason || !utf8.ValidString(reason) {
+		return bad("suspicious must be valid UTF-8 of at most %d bytes", maxReason)
+	}
+	if reason == "" {
+		ch := hippo.Chunk{Content: c.Content}
+		Flag(&ch)
+		reason = ch.SuspiciousReason
+	}
+	c.Suspicious = reason
 	return nil
+}
+
+// maxReason bounds a trust flag's reason read from a file.
+const maxReason = 1000
+
+// input checks an input record and inserts it, when an imported chunk
+// of its agent refers to it.
+func (im *importer) input(ctx context.Context, in importInput) error {
+	bad := func(format string, args ...any) error {
+		return hippo.Errorf(hippo.EINVALID, "input %s: %s", in.Hash, fmt.Sprintf(format, args...))
+	}
+	agent, err := im.agent(in.AgentID)
+	if err != nil {
+		return err
+	}
+	if in.Text == nil || !utf8.ValidString(*in.Text) {
+		return bad("no text, or not valid UTF-8")
+	}
+	if hippo.ContentHash(*in.Text) != in.Hash {
+		return bad("hash is not the SHA-256 of the text")
+	}
+	at, err := ImportTime(in.CreatedAt, im.now)
+	if err != nil {
+		return bad("created_at: %v", err)
+	}
+	// Chunks queued for re-embedding go in first: the input is kept only
+	// for a chunk that refers to it.
+	if err := im.flush(ctx); err != nil {
+		return err
+	}
+	inserted, err := im.tx.InsertInput(ctx, ImportedInput{AgentID: agent, Hash: in.Hash, Text: *in.Text, CreatedAt: at})
+	if err != nil {
+		return err
+	}
+	if inserted {
+		im.res.Inputs++
+	}
+	return nil
+}
+
+// isHash reports whether s is a hex SHA-256 as hippo.ContentHash writes it.
+func isHash(s string) bool {
+	if len(s) != 64 {
+		return false
+	}
+	for _, r := range s {
+		if !('0' <= r && r <= '9' || 'a' <= r && r <= 'f') {
+			return false
+		}
+	}
+	return true
 }
 
 // queue keeps a record for re-embedding, unless its ID or, for a memory,

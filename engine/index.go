@@ -26,6 +26,9 @@ type Meta struct {
 	Tags         uint32  // interned tag set (Index.tagSet); 0 for none
 	Kind         hippo.Kind
 	Size         uint32 // content bytes, for relevance's length discount
+	// Suspicious: the chunk reads as instructions to the agent (recall
+	// leaves it out unless asked for it).
+	Suspicious bool
 }
 
 // Index is the in-memory vector index of one agent's chunks, loaded
@@ -75,6 +78,8 @@ type Row struct {
 	LastAccess, Created, SupersededAt int64
 	Superseded                        bool
 	Size                              int // content bytes
+	// Suspicious: the chunk is flagged (hippo.Chunk.Suspicious).
+	Suspicious bool
 }
 
 // Add upserts r with its vector v (copied). A vector whose length is not
@@ -99,6 +104,7 @@ func (ai *Index) Add(r *Row, v []float32, strict bool) error {
 		Intensity: float32(r.Intensity), DecayRate: float32(ai.cfg.DecayRate(r.Intensity, r.Access)),
 		Scope: ai.scopes.id(r.Scope), Kind: r.Kind, Size: uint32(min(r.Size, math.MaxUint32)),
 		LastAccess: r.LastAccess, Created: r.Created, SupersededAt: r.SupersededAt,
+		Suspicious: r.Suspicious,
 	}
 	if r.Superseded && m.SupersededAt == 0 {
 		m.SupersededAt = 1 // superseded at an unknown time: as good as always
@@ -185,6 +191,9 @@ type Filter struct {
 	asOf          int64      // unix ms; 0 for now
 	none          bool       // a named scope, tag or category is unknown
 	AllSuperseded bool       // history: superseded rows too
+	// HideSuspicious leaves out chunks flagged suspicious: a recall's
+	// default (hippo.RecallInput.IncludeSuspicious).
+	HideSuspicious bool
 }
 
 // NewFilter resolves names against the index. Call with ai.Mu held.
@@ -236,6 +245,7 @@ func (ai *Index) RecallFilter(in hippo.RecallInput, scopes []string) Filter {
 	if in.AsOf != nil {
 		f.asOf = in.AsOf.UnixMilli()
 	}
+	f.HideSuspicious = !in.IncludeSuspicious
 	return f
 }
 
@@ -251,6 +261,9 @@ func (f *Filter) Allows(m *Meta) bool {
 		return false
 	}
 	if f.Kind != "" && m.Kind != f.Kind {
+		return false
+	}
+	if f.HideSuspicious && m.Suspicious {
 		return false
 	}
 	if f.scopes != nil && (int(m.Scope) >= len(f.scopes) || !f.scopes[m.Scope]) {

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/hippo-mem/hippo"
+	"github.com/hippo-mem/hippo/trust"
 )
 
 // Store is the store side of one agent's memory: what Memory needs of a
@@ -75,6 +76,17 @@ type Tx interface {
 	// SetContent replaces a chunk's content, hash and vector: ECONFLICT
 	// when a memory with that content exists in its scope.
 	SetContent(ctx context.Context, id, content, hash string, vec []float32) error
+	// SetSuspicious sets why the agent's chunk id reads as instructions
+	// to the agent, "" clearing the flag: ENOTFOUND when there is no
+	// such chunk.
+	SetSuspicious(ctx context.Context, id, reason string) error
+	// PutInput keeps the text facts were extracted from, once per agent
+	// and hash (hippo.Provenance.InputHash). The store deletes it with the
+	// last chunk whose InputHash names it, however that chunk goes.
+	PutInput(ctx context.Context, hash, text string, at time.Time) error
+	// Input is the agent's input text with this hash; false when none is
+	// kept.
+	Input(ctx context.Context, hash string) (string, bool, error)
 	// SameFact is the live fact in scope with this content hash, nil when
 	// there is none.
 	SameFact(ctx context.Context, scope, hash string) (*hippo.Chunk, error)
@@ -155,6 +167,9 @@ func (m *Memory) StoreMemory(ctx context.Context, in hippo.StoreInput) (*hippo.S
 	if err != nil {
 		return nil, err
 	}
+	if err := hippo.ValidateSource(in.Source); err != nil {
+		return nil, err
+	}
 	reading := cfg.DefaultIntensity
 	if in.Intensity != nil {
 		reading = cfg.ClampIntensity(*in.Intensity)
@@ -191,8 +206,26 @@ func (m *Memory) StoreMemory(ctx context.Context, in hippo.StoreInput) (*hippo.S
 		AgentID: m.opts.AgentID, Scope: m.opts.Scope, Kind: hippo.KindMemory,
 		Content: in.Content, ContentHash: hash, Embedding: vecs[0], Metadata: raw,
 		RunningIntensity: reading, EncounterCount: 1, LastAccessedAt: now, CreatedAt: now,
+		Provenance: m.provenance(hippo.OriginStoreMemory, in.Source, ""),
 	}
+	Flag(c)
 	return m.strengthenMemory(ctx, hash, reading, c)
+}
+
+// provenance is the provenance of a chunk this memory writes now.
+func (m *Memory) provenance(origin, source, inputHash string) *hippo.Provenance {
+	caller := m.opts.Caller
+	if caller == "" {
+		caller = hippo.CallerLibrary
+	}
+	return &hippo.Provenance{Origin: origin, Caller: caller, Source: source, InputHash: inputHash}
+}
+
+// Flag sets c's trust flag from its content (trust.Check): suspicious,
+// with the reasons, when it reads as instructions to the agent.
+func Flag(c *hippo.Chunk) {
+	v := trust.Check(c.Content)
+	c.Suspicious, c.SuspiciousReason = v.Suspicious, v.Reason()
 }
 
 // strengthenMemory, in one write transaction, strengthens the memory with
@@ -384,8 +417,8 @@ func (m *Memory) DeleteChunk(ctx context.Context, id string) (resurrected []stri
 }
 
 // UpdateChunk replaces a chunk's content, re-embedding it and recomputing
-// its hash, in one transaction. ECONFLICT when a memory with the same
-// content already exists in the chunk's scope.
+// its hash and trust flag, in one transaction. ECONFLICT when a memory
+// with the same content already exists in the chunk's scope.
 func (m *Memory) UpdateChunk(ctx context.Context, id, content string) (*hippo.Chunk, error) {
 	if err := hippo.ValidateText("content", content, m.cfg.MaxContent); err != nil {
 		return nil, err
@@ -409,6 +442,9 @@ func (m *Memory) UpdateChunk(ctx context.Context, id, content string) (*hippo.Ch
 		if err := tx.SetContent(ctx, id, content, hippo.ContentHash(content), vecs[0]); err != nil {
 			return err
 		}
+		if err := tx.SetSuspicious(ctx, id, trust.Check(content).Reason()); err != nil {
+			return err
+		}
 		c, err = tx.Chunk(ctx, id)
 		return err
 	})
@@ -424,20 +460,33 @@ func (m *Memory) UpdateChunk(ctx context.Context, id, content string) (*hippo.Ch
 // every change applied in one transaction. The result's LLMCalls are the
 // LLM calls' tokens (hippo.WithUsageSink).
 func (m *Memory) RememberFacts(ctx context.Context, text string) (*hippo.RememberResult, error) {
+	return m.Remember(ctx, hippo.RememberInput{Text: text})
+}
+
+// Remember implements hippo.MemoryService: RememberFacts with the text's
+// source. Each fact it stores records its provenance: remember_facts, the
+// caller, the source and the hash of the text, which is kept once
+// (Tx.PutInput) when at least one fact refers to it. A restated fact
+// keeps the provenance of its first statement.
+func (m *Memory) Remember(ctx context.Context, in hippo.RememberInput) (*hippo.RememberResult, error) {
 	ctx, spent := hippo.WithUsageSink(ctx)
-	res, err := m.rememberFacts(ctx, text)
+	res, err := m.rememberFacts(ctx, in)
 	if res != nil {
 		res.LLMCalls = spent()
 	}
 	return res, err
 }
 
-func (m *Memory) rememberFacts(ctx context.Context, text string) (*hippo.RememberResult, error) {
+func (m *Memory) rememberFacts(ctx context.Context, in hippo.RememberInput) (*hippo.RememberResult, error) {
 	if err := m.touch(ctx); err != nil {
 		return nil, err
 	}
 	cfg := m.cfg
+	text := in.Text
 	if err := hippo.ValidateText("text", text, cfg.MaxFactText); err != nil {
+		return nil, err
+	}
+	if err := hippo.ValidateSource(in.Source); err != nil {
 		return nil, err
 	}
 	if m.opts.Extractor == nil {
@@ -475,6 +524,15 @@ func (m *Memory) rememberFacts(ctx context.Context, text string) (*hippo.Remembe
 		}
 		ApplyVerdicts(plans, verdicts)
 	}
+	// The trust check of every fact that may be stored, before the write
+	// lock is taken.
+	flags := make(map[string]string, len(plans))
+	for _, p := range plans {
+		flags[p.Fact.Content] = trust.Check(p.Fact.Content).Reason()
+		if p.Former != nil {
+			flags[p.Former.Content] = trust.Check(p.Former.Content).Reason()
+		}
+	}
 	// Every plan written in one write transaction, under the write lock
 	// and the model lock.
 	var res *hippo.RememberResult
@@ -482,9 +540,20 @@ func (m *Memory) rememberFacts(ctx context.Context, text string) (*hippo.Remembe
 		if err := tx.LockModel(ctx, m.opts.Embedder.Model(), len(plans[0].Vec)); err != nil {
 			return err
 		}
+		inputHash, now, used := hippo.ContentHash(text), m.s.Now(), false
+		stamp := func(c *hippo.Chunk) {
+			c.Provenance, used = m.provenance(hippo.OriginRememberFacts, in.Source, inputHash), true
+			c.SuspiciousReason = flags[c.Content]
+			c.Suspicious = c.SuspiciousReason != ""
+		}
 		var err error
-		res, err = ApplyFacts(ctx, m.cfg, tx, m.opts.AgentID, m.opts.Scope, plans, snapshot, m.s.Now())
-		return err
+		if res, err = ApplyFacts(ctx, m.cfg, tx, m.opts.AgentID, m.opts.Scope, plans, snapshot, now, stamp); err != nil {
+			return err
+		}
+		if used {
+			return tx.PutInput(ctx, inputHash, text, now)
+		}
+		return nil
 	})
 	if err != nil {
 		return nil, err

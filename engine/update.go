@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/hippo-mem/hippo"
+	"github.com/hippo-mem/hippo/trust"
 	"github.com/hippo-mem/hippo/vector"
 )
 
@@ -34,14 +35,18 @@ func (m *Memory) UpdateMemory(ctx context.Context, in hippo.UpdateInput) (*hippo
 	}); err != nil {
 		return nil, err
 	}
-	// The embedding is paid for outside the write lock, as StoreMemory's.
-	var vec []float32
+	// The embedding and the trust check are paid for outside the write
+	// lock, as StoreMemory's.
+	var (
+		vec  []float32
+		flag string
+	)
 	if in.Content != nil && *in.Content != cur.Content {
 		vecs, err := hippo.Embed(ctx, m.opts.Embedder, []string{*in.Content}, 0)
 		if err != nil {
 			return nil, err
 		}
-		vec = vecs[0]
+		vec, flag = vecs[0], trust.Check(*in.Content).Reason()
 	}
 	var res *hippo.UpdateResult
 	err = m.s.Update(ctx, func(tx Tx) error {
@@ -49,7 +54,7 @@ func (m *Memory) UpdateMemory(ctx context.Context, in hippo.UpdateInput) (*hippo
 		if err != nil {
 			return err
 		}
-		u := &update{tx: tx, m: m, c: c, in: in, vote: vote, set: set, now: m.s.Now(),
+		u := &update{tx: tx, m: m, c: c, in: in, vote: vote, set: set, now: m.s.Now(), flag: flag,
 			res: &hippo.UpdateResult{Reinforce: vote, Changed: []string{}}}
 		if in.Content != nil && *in.Content != c.Content {
 			if vec == nil { // another edit changed it since it was read: no vector for this text
@@ -153,6 +158,8 @@ type update struct {
 	set  map[string]any
 	now  time.Time
 	res  *hippo.UpdateResult
+	// flag is the new content's trust flag (trust.Check), "" for none.
+	flag string
 }
 
 // inPlace changes the chunk's metadata and strength, its content staying.
@@ -169,8 +176,10 @@ func (u *update) inPlace(ctx context.Context) error {
 
 // content gives the chunk new content with its vector vec: merged into
 // the chunk of its kind and scope that holds that content already, or, for
-// a fact, a new version superseding the edited one, or, for a memory, the
-// content rewritten in place with the old one kept in its history.
+// a fact, a new version superseding the edited one (its provenance
+// update_memory), or, for a memory, the content rewritten in place with
+// the old one kept in its history (its provenance kept). Either way the
+// new content's trust flag replaces the old one's.
 func (u *update) content(ctx context.Context, content string, vec []float32) error {
 	c := u.c
 	if err := u.tx.LockModel(ctx, u.m.opts.Embedder.Model(), len(vec)); err != nil {
@@ -196,7 +205,11 @@ func (u *update) content(ctx context.Context, content string, vec []float32) err
 		if err := u.tx.SetContent(ctx, c.ID, content, hash, vec); err != nil {
 			return err
 		}
+		if err := u.tx.SetSuspicious(ctx, c.ID, u.flag); err != nil {
+			return err
+		}
 		c.Content, c.ContentHash, c.Embedding = content, hash, vec
+		c.Suspicious, c.SuspiciousReason = u.flag != "", u.flag
 		if err := u.strength(ctx, c, false); err != nil {
 			return err
 		}
@@ -215,6 +228,8 @@ func (u *update) content(ctx context.Context, content string, vec []float32) err
 		Embedding: vector.Normalize(append([]float32(nil), vec...)), Metadata: meta,
 		RunningIntensity: c.RunningIntensity, EncounterCount: c.EncounterCount, AccessCount: c.AccessCount,
 		LastAccessedAt: c.LastAccessedAt, CreatedAt: u.now,
+		Suspicious: u.flag != "", SuspiciousReason: u.flag,
+		Provenance: u.m.provenance(hippo.OriginUpdateMemory, "", ""),
 	}
 	u.apply(next)
 	if err := u.tx.Insert(ctx, next); err != nil {

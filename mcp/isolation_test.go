@@ -81,7 +81,7 @@ func TestIsolationProperty(t *testing.T) {
 			args["scope"] = s
 		}
 		var tool string
-		switch r.IntN(12) {
+		switch r.IntN(13) {
 		case 0:
 			tool, args["content"] = "store_memory", text
 		case 1:
@@ -106,6 +106,8 @@ func TestIsolationProperty(t *testing.T) {
 			tool, args["id"] = "fact_history", other()
 		case 11:
 			tool, args["upvotes"], args["downvotes"] = "reinforce_memory", []string{other()}, []string{other()}
+		case 12:
+			tool, args["id"] = "memory_source", other()
 		}
 		counts[tool]++
 		where := fmt.Sprintf("call %d: %s %v", i, tool, args)
@@ -115,7 +117,7 @@ func TestIsolationProperty(t *testing.T) {
 		if res.IsError && res.Details["error"] != "not_found" {
 			t.Fatalf("%s: %s", where, res.Text)
 		}
-		if tool == "fact_history" && !res.IsError {
+		if (tool == "fact_history" || tool == "memory_source") && !res.IsError {
 			t.Fatalf("%s: another agent's fact was found: %s", where, res.Text)
 		}
 		if tool == "reinforce_memory" && len(res.Details["not_found"].([]any)) != 2 {

@@ -308,8 +308,8 @@ func (s *Server) toolHandler(t tools.Tool) sdk.ToolHandler {
 		}
 		mem, err := s.cfg.DB.Service(hippo.MemoryOptions{
 			AgentID: agent, Scope: opts.Scope, RecallScopes: opts.RecallScopes,
-			MessagesTable: s.cfg.MessagesTable,
-			Embedder:      s.cfg.Embedder, Extractor: s.cfg.Extractor, Classifier: s.cfg.Classifier,
+			MessagesTable: s.cfg.MessagesTable, Caller: hippo.CallerMCP,
+			Embedder: s.cfg.Embedder, Extractor: s.cfg.Extractor, Classifier: s.cfg.Classifier,
 		})
 		if err != nil {
 			return errorResult(err), nil

@@ -15,7 +15,7 @@ import (
 
 var toolNames = []string{"remember_facts", "store_memory", "recall_memories", "forget_memory",
 	"recall_memory_block", "replace_memory_block", "append_memory_block",
-	"list_memory_blocks", "delete_memory_block", "get_context", "fact_history", "reinforce_memory", "update_memory"}
+	"list_memory_blocks", "delete_memory_block", "get_context", "fact_history", "memory_source", "reinforce_memory", "update_memory"}
 
 func TestListTools(t *testing.T) {
 	e := newEnv(t)
@@ -68,7 +68,7 @@ func TestListTools(t *testing.T) {
 					t.Fatalf("%s: annotations %+v", tool.Name, a)
 				}
 				wantRO := strings.HasPrefix(tool.Name, "recall_") || tool.Name == "list_memory_blocks" ||
-					tool.Name == "get_context" || tool.Name == "fact_history"
+					tool.Name == "get_context" || tool.Name == "fact_history" || tool.Name == "memory_source"
 				wantDestructive := tool.Name == "forget_memory" || tool.Name == "replace_memory_block" ||
 					tool.Name == "delete_memory_block" || tool.Name == "update_memory"
 				if a.ReadOnlyHint != wantRO || *a.DestructiveHint != wantDestructive {

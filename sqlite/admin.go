@@ -125,6 +125,9 @@ func chunkWhere(f ChunkFilter) (string, []any, error) {
 	if !f.Superseded {
 		conds = append(conds, "superseded_by IS NULL")
 	}
+	if f.Suspicious {
+		conds = append(conds, "suspicious IS NOT NULL")
+	}
 	if f.Text != "" {
 		text := fold(f.Text)
 		if text == "" {

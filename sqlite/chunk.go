@@ -16,7 +16,8 @@ import (
 // chunkColumns is the column list scanChunk reads, in order.
 const chunkColumns = `id, agent_id, scope, kind, content, content_hash, embedding, metadata,
 	running_intensity, encounter_count, access_count, last_accessed_at,
-	superseded_by, superseded_at, created_at`
+	superseded_by, superseded_at, created_at,
+	suspicious, origin, caller, source, input_hash`
 
 // recalledColumns is chunkColumns without the embedding, which recall
 // results leave out: decoding it cost every recall a copy of each vector
@@ -31,12 +32,18 @@ func scanChunk(r rowScanner) (*hippo.Chunk, error) {
 		kind, hash, meta           string
 		supBy, supAt, last, create string
 		blob                       []byte
+		prov                       hippo.Provenance
 	)
 	err := r.Scan(&c.ID, &c.AgentID, &c.Scope, &kind, &c.Content, nullable(&hash), &blob, nullable(&meta),
 		&c.RunningIntensity, &c.EncounterCount, &c.AccessCount, &last,
-		nullable(&supBy), nullable(&supAt), &create)
+		nullable(&supBy), nullable(&supAt), &create,
+		nullable(&c.SuspiciousReason), nullable(&prov.Origin), nullable(&prov.Caller), nullable(&prov.Source), nullable(&prov.InputHash))
 	if err != nil {
 		return nil, err
+	}
+	c.Suspicious = c.SuspiciousReason != ""
+	if prov != (hippo.Provenance{}) {
+		c.Provenance = &prov
 	}
 	c.Kind = hippo.Kind(kind)
 	c.ContentHash = hash
@@ -109,12 +116,18 @@ func insertChunk(ctx context.Context, tx execer, c *hippo.Chunk) error {
 	if c.SupersededAt != nil {
 		supAt = formatTime(*c.SupersededAt)
 	}
+	var prov hippo.Provenance
+	if c.Provenance != nil {
+		prov = *c.Provenance
+	}
 	_, err := tx.ExecContext(ctx, `INSERT INTO chunks (`+chunkColumns+`)
-		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
 		c.ID, c.AgentID, c.Scope, string(c.Kind), c.Content, nullIfEmpty(c.ContentHash),
 		vector.Encode(c.Embedding), nullIfEmpty(string(c.Metadata)),
 		c.RunningIntensity, c.EncounterCount, c.AccessCount, formatTime(c.LastAccessedAt),
-		nullIfEmpty(c.SupersededBy), supAt, formatTime(c.CreatedAt))
+		nullIfEmpty(c.SupersededBy), supAt, formatTime(c.CreatedAt),
+		nullIfEmpty(c.SuspiciousReason), nullIfEmpty(prov.Origin), nullIfEmpty(prov.Caller),
+		nullIfEmpty(prov.Source), nullIfEmpty(prov.InputHash))
 	switch {
 	case isUniqueViolation(err):
 		return &hippo.Error{Code: hippo.ECONFLICT, Message: fmt.Sprintf("chunk %s: a chunk with this ID, or a memory with this content in scope %q, already exists", c.ID, c.Scope)}
@@ -255,7 +268,9 @@ const sameMemory = `agent_id = ? AND scope = ? AND substr(content_hash, 1, 32) =
 // lock. Chunks without an agent or scope take agentID and scope.
 //
 // It is a bulk loader, not an agent's way to write: it skips fact
-// extraction, deduplication and conflict resolution (use Memory's
+// extraction, deduplication, conflict resolution and the trust check
+// (SuspiciousReason is stored as given; Provenance, when nil, records
+// hippo.OriginBulk) (use Memory's
 // RememberFacts and StoreMemory for that). It is public because loading
 // stores with given vectors and times is what benchmarks, evaluation sets
 // and tests of other packages need, and an export is the other way in
@@ -307,6 +322,9 @@ func (db *DB) InsertChunks(ctx context.Context, agentID, scope, model string, ch
 		}
 		if c.LastAccessedAt.IsZero() {
 			c.LastAccessedAt = c.CreatedAt
+		}
+		if c.Provenance == nil {
+			c.Provenance = &hippo.Provenance{Origin: hippo.OriginBulk, Caller: hippo.CallerLibrary}
 		}
 		if len(c.Embedding) != len(chunks[0].Embedding) {
 			return hippo.Errorf(hippo.EINVALID, "chunk %s has %d dimensions, others %d", c.ID, len(c.Embedding), len(chunks[0].Embedding))

@@ -111,7 +111,8 @@ func (r exportRows) Chunks(ctx context.Context, opts ExportOptions, fn func(*eng
 	cond, args := exportWhere(opts)
 	rows, err := r.tx.QueryContext(ctx, `SELECT id, agent_id, scope, kind, content, content_hash, embedding,
 		metadata, running_intensity, encounter_count, access_count, last_accessed_at, superseded_by,
-		superseded_at, created_at FROM chunks`+cond+` ORDER BY id`, args...)
+		superseded_at, created_at, COALESCE(suspicious, ''), origin, caller, source, input_hash
+		FROM chunks`+cond+` ORDER BY id`, args...)
 	if err != nil {
 		return fmt.Errorf("export chunks: %w", err)
 	}
@@ -119,7 +120,7 @@ func (r exportRows) Chunks(ctx context.Context, opts ExportOptions, fn func(*eng
 		var c engine.ExportChunk
 		if err := rows.Scan(&c.ID, &c.AgentID, &c.Scope, &c.Kind, &c.Content, &c.ContentHash, &c.Embedding,
 			&c.Metadata, &c.RunningIntensity, &c.EncounterCount, &c.AccessCount, &c.LastAccessedAt,
-			&c.SupersededBy, &c.SupersededAt, &c.CreatedAt); err != nil {
+			&c.SupersededBy, &c.SupersededAt, &c.CreatedAt, &c.Suspicious, &c.Origin, &c.Caller, &c.Source, &c.InputHash); err != nil {
 			rows.Close()
 			return fmt.Errorf("export chunks: %w", err)
 		}
@@ -134,6 +135,41 @@ func (r exportRows) Chunks(ctx context.Context, opts ExportOptions, fn func(*eng
 	}
 	if err := closeRows(rows); err != nil {
 		return fmt.Errorf("export chunks: %w", err)
+	}
+	return nil
+}
+
+// Inputs implements engine.ExportRows: the inputs some selected chunk
+// refers to.
+func (r exportRows) Inputs(ctx context.Context, opts ExportOptions, fn func(*engine.ExportInput) error) error {
+	cond, args := exportWhere(opts)
+	if cond == "" {
+		cond = " WHERE 1"
+	}
+	rows, err := r.tx.QueryContext(ctx, `SELECT agent_id, hash, text, created_at FROM chunk_inputs i
+		WHERE EXISTS (SELECT 1 FROM chunks c`+strings.NewReplacer("agent_id", "c.agent_id", "scope", "c.scope").Replace(cond)+`
+			AND c.agent_id = i.agent_id AND c.input_hash = i.hash)
+		ORDER BY agent_id, hash`, args...)
+	if err != nil {
+		return fmt.Errorf("export inputs: %w", err)
+	}
+	for rows.Next() {
+		var in engine.ExportInput
+		if err := rows.Scan(&in.AgentID, &in.Hash, &in.Text, &in.CreatedAt); err != nil {
+			rows.Close()
+			return fmt.Errorf("export inputs: %w", err)
+		}
+		if in.CreatedAt, err = exportTime(in.CreatedAt); err != nil {
+			rows.Close()
+			return fmt.Errorf("export input %s: %w", in.Hash, err)
+		}
+		if err := fn(&in); err != nil {
+			rows.Close()
+			return err
+		}
+	}
+	if err := closeRows(rows); err != nil {
+		return fmt.Errorf("export inputs: %w", err)
 	}
 	return nil
 }

@@ -309,3 +309,59 @@ func envInt(name string, def int) int {
 	}
 	return def
 }
+
+// givenFacts extracts the facts it was given for a text.
+type givenFacts map[string][]string
+
+func (g givenFacts) ExtractFacts(_ context.Context, text string) ([]hippo.Fact, error) {
+	var out []hippo.Fact
+	for _, c := range g[text] {
+		out = append(out, hippo.Fact{Content: c, Intensity: 0.7})
+	}
+	return out, nil
+}
+
+// TestForgottenSourceLeavesNoBytes: the text facts were extracted from,
+// and the source given with it, are kept once however many facts it gave,
+// stay while one of them does, and leave no byte on disk when the last is
+// forgotten.
+func TestForgottenSourceLeavesNoBytes(t *testing.T) {
+	ctx := context.Background()
+	f := newForgetEnv(t, 7)
+	inText, inSource := secretToken(), secretToken()
+	text := "Over lunch I said " + inText + " twice: I live in Lisbon and I keep bees."
+	facts := []string{"User lives in Lisbon " + filler(f.r, 3), "User keeps bees " + filler(f.r, 3)}
+	m := f.memory("alice", func(o *sqlite.MemoryOptions) { o.Extractor = givenFacts{text: facts} })
+	res, err := m.Remember(ctx, hippo.RememberInput{Text: text, Source: "chat://" + inSource})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(res.Facts) != 2 || res.Facts[0].ChunkID == res.Facts[1].ChunkID {
+		t.Fatalf("remember: %+v", res.Facts)
+	}
+	if n := count(t, rawDB(t, f.db), `SELECT COUNT(*) FROM chunk_inputs WHERE agent_id = 'alice'`); n != 1 {
+		t.Fatalf("%d inputs kept for two facts of one text, want 1", n)
+	}
+	f.churn(3)
+	if len(leaks(t, f.db.Path(), inText, inSource)) != 2 {
+		t.Fatal("the grep does not see the stored input and source: the test would prove nothing")
+	}
+	forget := func(content string) {
+		t.Helper()
+		r, err := m.Forget(ctx, hippo.ForgetInput{Description: content, Threshold: 0.99})
+		if err != nil || len(r.Deleted) != 1 {
+			t.Fatalf("forget %q = %+v, %v", content, r, err)
+		}
+	}
+	forget(facts[0])
+	if len(leaks(t, f.db.Path(), inText)) == 0 {
+		t.Fatal("the input went while a fact still refers to it")
+	}
+	f.churn(2)
+	forget(facts[1])
+	f.mustNotLeak("forgetting the last fact of a text", inText, inSource)
+	if n := count(t, rawDB(t, f.db), `SELECT COUNT(*) FROM chunk_inputs`); n != 0 {
+		t.Errorf("%d inputs left", n)
+	}
+	checkIntegrity(t, f.db)
+}

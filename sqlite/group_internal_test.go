@@ -26,10 +26,13 @@ func grouped(t *testing.T, db *DB, agent string, fns []func(engine.Tx) error) []
 	started := make(chan struct{})
 	first := make(chan error, 1)
 	go func() {
-		first <- m.Update(ctx, func(engine.Tx) error {
+		first <- m.Update(ctx, func(tx engine.Tx) error {
+			// The database's model is m, whatever order the calls
+			// queue in.
+			err := tx.LockModel(ctx, "m", 2)
 			close(started)
 			<-release
-			return nil
+			return err
 		})
 	}()
 	<-started

@@ -42,7 +42,7 @@ func (s importStore) ImportUpdate(ctx context.Context, fn func(engine.ImportTx) 
 	defer tx.Rollback()
 	t := &importTx{db: s.db, tx: tx}
 	if t.insertChunk, err = tx.PrepareContext(ctx, `INSERT INTO chunks (`+chunkColumns+`)
-		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT DO NOTHING`); err != nil {
+		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT DO NOTHING`); err != nil {
 		return err
 	}
 	defer t.insertChunk.Close()
@@ -102,7 +102,9 @@ func (t *importTx) InsertChunk(ctx context.Context, c engine.ImportedChunk) (ins
 	res, err := t.insertChunk.ExecContext(ctx, c.ID, c.AgentID, c.Scope, string(c.Kind), c.Content,
 		nullIfEmpty(c.ContentHash), c.Embedding, nullIfEmpty(c.Metadata), c.RunningIntensity,
 		c.EncounterCount, c.AccessCount, formatTime(c.LastAccessedAt), nullIfEmpty(c.SupersededBy),
-		nullTime(c.SupersededAt), formatTime(c.CreatedAt))
+		nullTime(c.SupersededAt), formatTime(c.CreatedAt), nullIfEmpty(c.Suspicious),
+		nullIfEmpty(c.Provenance.Origin), nullIfEmpty(c.Provenance.Caller), nullIfEmpty(c.Provenance.Source),
+		nullIfEmpty(c.Provenance.InputHash))
 	if err != nil {
 		return false, false, fmt.Errorf("import chunk %s: %w", c.ID, err)
 	}
@@ -111,6 +113,19 @@ func (t *importTx) InsertChunk(ctx context.Context, c engine.ImportedChunk) (ins
 	}
 	err = t.tx.QueryRowContext(ctx, `SELECT EXISTS (SELECT 1 FROM chunks WHERE id = ?)`, c.ID).Scan(&dupID)
 	return false, dupID, err
+}
+
+// InsertInput implements engine.ImportTx: only when an inserted chunk of
+// the agent refers to it, and once.
+func (t *importTx) InsertInput(ctx context.Context, in engine.ImportedInput) (bool, error) {
+	res, err := t.tx.ExecContext(ctx, `INSERT INTO chunk_inputs (agent_id, hash, text, created_at)
+		SELECT ?, ?, ?, ? WHERE EXISTS (SELECT 1 FROM chunks WHERE agent_id = ? AND input_hash = ?)
+		ON CONFLICT DO NOTHING`, in.AgentID, in.Hash, in.Text, formatTime(in.CreatedAt), in.AgentID, in.Hash)
+	if err != nil {
+		return false, fmt.Errorf("import input %s: %w", in.Hash, err)
+	}
+	n, _ := res.RowsAffected()
+	return n > 0, nil
 }
 
 func (t *importTx) Taken(ctx context.Context, id, agent, scope, hash string) (dupID, dupContent bool, err error) {

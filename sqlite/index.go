@@ -263,6 +263,7 @@ type chunkRow struct {
 	id, scope, kind, meta, last, created, supBy, supAt string
 	intensity                                          float64
 	access, size                                       int
+	suspicious                                         bool
 	blob                                               []byte
 }
 
@@ -292,7 +293,8 @@ type loadBatch struct {
 // same.
 func readIndexRows(ctx context.Context, tx *sql.Tx, where string, args []any, strict bool, add func(*engine.Row, []float32) error) error {
 	rows, err := tx.QueryContext(ctx, `SELECT rowid, id, scope, kind, embedding, metadata, running_intensity,
-		access_count, last_accessed_at, created_at, superseded_by, superseded_at, octet_length(content) FROM chunks `+where, args...)
+		access_count, last_accessed_at, created_at, superseded_by, superseded_at, octet_length(content),
+		suspicious IS NOT NULL FROM chunks `+where, args...)
 	if err != nil {
 		return fmt.Errorf("load index: %w", err)
 	}
@@ -300,7 +302,7 @@ func readIndexRows(ctx context.Context, tx *sql.Tx, where string, args []any, st
 	var blob sql.RawBytes // the driver's copy: used before the next row
 	scan := func(r *chunkRow) error {
 		if err := rows.Scan(&r.rowid, &r.id, &r.scope, &r.kind, &blob, nullable(&r.meta), &r.intensity, &r.access, &r.last, &r.created,
-			nullable(&r.supBy), nullable(&r.supAt), &r.size); err != nil {
+			nullable(&r.supBy), nullable(&r.supAt), &r.size, &r.suspicious); err != nil {
 			return fmt.Errorf("load index: %w", err)
 		}
 		return nil
@@ -393,7 +395,7 @@ func decodeRow(r *chunkRow, buf *[]float32, add func(*engine.Row, []float32) err
 		return nil
 	}
 	row := engine.Row{ID: r.id, RowID: r.rowid, Scope: r.scope, Kind: hippo.Kind(r.kind), Metadata: r.meta,
-		Intensity: r.intensity, Access: r.access, Superseded: r.supBy != "", Size: r.size}
+		Intensity: r.intensity, Access: r.access, Superseded: r.supBy != "", Size: r.size, Suspicious: r.suspicious}
 	for _, t := range []struct {
 		s   string
 		dst *int64

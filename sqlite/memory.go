@@ -207,6 +207,43 @@ func (t storeTx) SetContent(ctx context.Context, id, content, hash string, vec [
 	return nil
 }
 
+// SetSuspicious implements engine.Tx: ENOTFOUND when the chunk is not
+// the agent's.
+func (t storeTx) SetSuspicious(ctx context.Context, id, reason string) error {
+	res, err := t.tx.ExecContext(ctx, `UPDATE chunks SET suspicious = ? WHERE id = ? AND agent_id = ?`,
+		nullIfEmpty(reason), id, t.agent)
+	if err != nil {
+		return fmt.Errorf("flag chunk %s: %w", id, err)
+	}
+	if n, _ := res.RowsAffected(); n == 0 {
+		return hippo.Errorf(hippo.ENOTFOUND, "chunk %s not found", id)
+	}
+	return nil
+}
+
+// PutInput implements engine.Tx: kept once per agent and hash.
+func (t storeTx) PutInput(ctx context.Context, hash, text string, at time.Time) error {
+	_, err := t.tx.ExecContext(ctx, `INSERT INTO chunk_inputs (agent_id, hash, text, created_at)
+		VALUES (?, ?, ?, ?) ON CONFLICT DO NOTHING`, t.agent, hash, text, formatTime(at))
+	if err != nil {
+		return fmt.Errorf("keep input: %w", err)
+	}
+	return nil
+}
+
+// Input implements engine.Tx.
+func (t storeTx) Input(ctx context.Context, hash string) (string, bool, error) {
+	var text string
+	err := t.tx.QueryRowContext(ctx, `SELECT text FROM chunk_inputs WHERE agent_id = ? AND hash = ?`, t.agent, hash).Scan(&text)
+	if err == sql.ErrNoRows {
+		return "", false, nil
+	}
+	if err != nil {
+		return "", false, fmt.Errorf("read input: %w", err)
+	}
+	return text, true, nil
+}
+
 // SameFact implements engine.Tx: the oldest live fact of the scope with
 // this content.
 func (t storeTx) SameFact(ctx context.Context, scope, hash string) (*hippo.Chunk, error) {

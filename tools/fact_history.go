@@ -33,7 +33,7 @@ func factHistory(r resolver, cfg hippo.Config) Tool {
 		ReadOnly:     true,
 		Description: `Show how a fact changed over time: each value it had, from when until when. When a new fact replaced an old one ("User lives in Bangkok" after "User lives in Berlin"), the old one is kept as history with the time it stopped being true.
 
-Give query (the fact in words; the closest fact, current or past, is traced, if any is relevant to it) or id. Returns the chain oldest first, the last entry marked current unless it was forgotten. To ask what was true at some moment, use recall_memories with as_of.`,
+Give query (the fact in words; the closest fact, current or past, is traced, if any is relevant to it) or id. Returns the chain oldest first, the last entry marked current unless it was forgotten, each with where it came from (the tool that stored it and the source given); memory_source shows the text a fact was extracted from. To ask what was true at some moment, use recall_memories with as_of.`,
 	}, schema, func(ctx context.Context, svc hippo.MemoryService, in FactHistoryInput) (*Result, error) {
 		h, err := svc.FactHistory(ctx, in.Query, in.ID)
 		if err != nil {
@@ -54,7 +54,15 @@ Give query (the fact in words; the closest fact, current or past, is traced, if 
 			} else if !e.Current {
 				until = "?"
 			}
-			fmt.Fprintf(&b, "%d. %s (%s → %s, id %s)\n", i+1, e.Content, e.ValidFrom.UTC().Format("2006-01-02 15:04"), until, e.ID)
+			fmt.Fprintf(&b, "%d. %s (%s → %s, id %s", i+1, e.Content, e.ValidFrom.UTC().Format("2006-01-02 15:04"), until, e.ID)
+			if p := e.Provenance; p != nil {
+				fmt.Fprintf(&b, ", from %s", describeProvenance(p))
+			}
+			b.WriteString(")")
+			if e.Suspicious {
+				fmt.Fprintf(&b, " [SUSPICIOUS: %s]", e.SuspiciousReason)
+			}
+			b.WriteString("\n")
 		}
 		return &Result{Text: strings.TrimRight(b.String(), "\n"), Details: historyDetails{History: h}}, nil
 	})

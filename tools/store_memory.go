@@ -18,6 +18,7 @@ type StoreMemoryInput struct {
 	// Metadata is a JSON object, or a JSON string holding one (as the
 	// TypeScript Hippo takes it).
 	Metadata json.RawMessage `json:"metadata,omitempty" jsonschema:"Optional JSON object describing the content: source, tags, category, and any other keys."`
+	Source   string          `json:"source,omitempty" jsonschema:"Optional: where the content came from (a message ID, a URL, a file), kept as the memory's provenance and shown by memory_source."`
 }
 
 // storeDetails is the Details of store_memory.
@@ -31,6 +32,7 @@ type storeDetails struct {
 func storeMemory(r resolver, cfg hippo.Config) Tool {
 	schema := inputSchema[StoreMemoryInput](func(p map[string]*jsonschema.Schema) {
 		textSchema(p["content"], cfg.MaxContent)
+		p["source"].MaxLength = jsonschema.Ptr(hippo.MaxSourceLength)
 		p["metadata"] = &jsonschema.Schema{
 			Type:        "object",
 			Description: p["metadata"].Description,
@@ -49,13 +51,13 @@ func storeMemory(r resolver, cfg hippo.Config) Tool {
 
 Use remember_facts instead for claims about the user or the world that may change (preferences, personal details, current state), and append_memory_block for short notes that must be in view in every conversation.
 
-Optional metadata is a JSON object, e.g. {"source": "meeting notes", "tags": ["auth"], "category": "decision"}; a string holding such an object is accepted too. Returns whether the memory is new or was already known, and its id. content: at most %d characters.`, cfg.MaxContent),
+Optional metadata is a JSON object, e.g. {"source": "meeting notes", "tags": ["auth"], "category": "decision"}; a string holding such an object is accepted too. Optional source says where the content came from (a message ID, a URL, a file): memory_source shows it later. Content that reads as instructions to the assistant rather than information is kept but marked suspicious, and left out of get_context and recall_memories until a person reviews it. Returns whether the memory is new or was already known, and its id. content: at most %d characters.`, cfg.MaxContent),
 	}, schema, func(ctx context.Context, svc hippo.MemoryService, in StoreMemoryInput) (*Result, error) {
 		meta, err := metadataObject(in.Metadata)
 		if err != nil {
 			return nil, err
 		}
-		res, err := svc.StoreMemory(ctx, hippo.StoreInput{Content: in.Content, Metadata: meta})
+		res, err := svc.StoreMemory(ctx, hippo.StoreInput{Content: in.Content, Metadata: meta, Source: in.Source})
 		if err != nil {
 			return nil, err
 		}
@@ -64,6 +66,9 @@ Optional metadata is a JSON object, e.g. {"source": "meeting notes", "tags": ["a
 		if res.Duplicate {
 			text = fmt.Sprintf("Already known: strengthened the existing memory (id %s), now seen %s, intensity %.2f.",
 				c.ID, plural(c.EncounterCount, "time", "times"), c.RunningIntensity)
+		}
+		if c.Suspicious {
+			text += fmt.Sprintf(" It is marked suspicious (%s): kept, but left out of get_context and recall until a person reviews it.", c.SuspiciousReason)
 		}
 		return &Result{Text: text, Details: storeDetails{Duplicate: res.Duplicate, Memory: newChunkDetails(c)}}, nil
 	})

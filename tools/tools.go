@@ -129,6 +129,7 @@ func NewResolved(r Resolver, opts Options) Set {
 		deleteMemoryBlock(r, cfg),
 		getContext(r, cfg),
 		factHistory(r, cfg),
+		memorySource(r, cfg),
 		reinforceMemory(r, cfg),
 		updateMemory(r, cfg),
 	}
@@ -433,6 +434,9 @@ type chunkDetails struct {
 	AccessCount      int             `json:"access_count"`
 	CreatedAt        string          `json:"created_at"`
 	LastAccessedAt   string          `json:"last_accessed_at"`
+	// Suspicious marks content that reads as instructions to the agent.
+	Suspicious       bool   `json:"suspicious,omitempty"`
+	SuspiciousReason string `json:"suspicious_reason,omitempty"`
 }
 
 func newChunkDetails(c *hippo.Chunk) chunkDetails {
@@ -440,6 +444,7 @@ func newChunkDetails(c *hippo.Chunk) chunkDetails {
 		ID: c.ID, Kind: c.Kind, Scope: c.Scope, Content: c.Content,
 		RunningIntensity: c.RunningIntensity, EncounterCount: c.EncounterCount, AccessCount: c.AccessCount,
 		CreatedAt: timeString(c.CreatedAt), LastAccessedAt: timeString(c.LastAccessedAt),
+		Suspicious: c.Suspicious, SuspiciousReason: c.SuspiciousReason,
 	}
 	if len(c.Metadata) > 0 && json.Valid(c.Metadata) {
 		d.Metadata = c.Metadata

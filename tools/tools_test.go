@@ -179,7 +179,7 @@ func TestNames(t *testing.T) {
 	e := newEnv(t, false)
 	want := []string{"remember_facts", "store_memory", "recall_memories", "forget_memory",
 		"recall_memory_block", "replace_memory_block", "append_memory_block",
-		"list_memory_blocks", "delete_memory_block", "get_context", "fact_history", "reinforce_memory", "update_memory"}
+		"list_memory_blocks", "delete_memory_block", "get_context", "fact_history", "memory_source", "reinforce_memory", "update_memory"}
 	if got := e.tools.Names(); !slices.Equal(got, want) {
 		t.Errorf("without a messages table: %v, want %v", got, want)
 	}
@@ -198,9 +198,9 @@ func TestSchemas(t *testing.T) {
 		required []string
 		valid    string // an input the schema must accept
 	}{
-		{"remember_facts", []string{"text"}, `{"text":"I live in Berlin"}`},
-		{"store_memory", []string{"content"}, `{"content":"x","metadata":{"source":"a","tags":["b"],"category":"c","extra":1}}`},
-		{"recall_memories", []string{"query"}, `{"query":"x","limit":50,"kind":"fact","tags":["a"],"category":"decision","since":"2025-01-01","as_of":"2026-01-01T00:00:00Z","min_score":0.2,"offset":10}`},
+		{"remember_facts", []string{"text"}, `{"text":"I live in Berlin","source":"msg-1"}`},
+		{"store_memory", []string{"content"}, `{"content":"x","metadata":{"source":"a","tags":["b"],"category":"c","extra":1},"source":"https://example.com/a"}`},
+		{"recall_memories", []string{"query"}, `{"query":"x","limit":50,"kind":"fact","tags":["a"],"category":"decision","since":"2025-01-01","as_of":"2026-01-01T00:00:00Z","min_score":0.2,"offset":10,"include_suspicious":true}`},
 		{"forget_memory", []string{"description"}, `{"description":"x","threshold":1}`},
 		{"recall_memory_block", []string{"key"}, `{"key":"persona"}`},
 		{"replace_memory_block", []string{"key", "old_text", "new_text"}, `{"key":"persona","old_text":"a","new_text":""}`},
@@ -210,6 +210,7 @@ func TestSchemas(t *testing.T) {
 		{"delete_memory_block", []string{"key"}, `{"key":"persona"}`},
 		{"get_context", nil, `{"query":"x","max_tokens":100,"limit":5}`},
 		{"fact_history", nil, `{"query":"where the user lives"}`},
+		{"memory_source", []string{"id"}, `{"id":"01J0000000000000000000000"}`},
 		{"reinforce_memory", nil, `{"upvotes":["a"],"downvotes":["b"]}`},
 		{"update_memory", []string{"id"}, `{"id":"a","content":"x","tags":["t"],"category":"","context":["c"],"intensity":0.5,"reinforce":"none"}`},
 	}

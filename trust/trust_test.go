@@ -132,3 +132,24 @@ func FuzzCheck(f *testing.F) {
 		}
 	})
 }
+
+// BenchmarkCheck is the cost Check adds to every write: the labelled
+// texts, one Check each.
+func BenchmarkCheck(b *testing.B) {
+	var texts []string
+	for _, set := range []string{"labelled.tsv", "heldout.tsv"} {
+		data, err := os.ReadFile("testdata/" + set)
+		if err != nil {
+			b.Fatal(err)
+		}
+		for _, line := range strings.Split(string(data), "\n") {
+			if _, text, ok := strings.Cut(line, "\t"); ok && !strings.HasPrefix(line, "#") {
+				texts = append(texts, text)
+			}
+		}
+	}
+	b.ResetTimer()
+	for i := 0; b.Loop(); i++ {
+		trust.Check(texts[i%len(texts)])
+	}
+}

@@ -104,6 +104,14 @@ type chunkData struct {
 	Curve      Curve
 	Resurrects []*hippo.Chunk
 	Done       *deleted
+	// Trusted is set after the chunk's suspicious flag was cleared.
+	Trusted bool
+}
+
+// truster is the memory of a store that lets a person clear a chunk's
+// suspicious flag (hippo.AgentMemory.Trust).
+type truster interface {
+	Trust(ctx context.Context, id string) (*hippo.Chunk, error)
 }
 
 // chunk shows one chunk and what deleting it would bring back.
@@ -113,8 +121,37 @@ func (h *Handler) chunk(w http.ResponseWriter, r *http.Request) {
 		h.fail(w, r, err)
 		return
 	}
+	h.showChunk(w, r, agent, r.FormValue("id"), false)
+}
+
+// chunkTrust clears a chunk's suspicious flag after a person's review.
+func (h *Handler) chunkTrust(w http.ResponseWriter, r *http.Request) {
+	agent, err := agentParam(r)
+	if err != nil {
+		h.fail(w, r, err)
+		return
+	}
+	id := r.PostFormValue("id")
+	m, err := h.cfg.Memory(agent, "")
+	if err != nil {
+		h.fail(w, r, err)
+		return
+	}
+	t, ok := m.(truster)
+	if !ok {
+		h.fail(w, r, hippo.Errorf(hippo.EINVALID, "this store cannot clear suspicious flags"))
+		return
+	}
+	if _, err := t.Trust(r.Context(), id); err != nil {
+		h.fail(w, r, err)
+		return
+	}
+	h.showChunk(w, r, agent, id, true)
+}
+
+// showChunk renders the chunk page of one of agent's chunks.
+func (h *Handler) showChunk(w http.ResponseWriter, r *http.Request, agent, id string, trusted bool) {
 	ctx := r.Context()
-	id := r.FormValue("id")
 	plan, err := h.cfg.Store.PlanDelete(ctx, agent, []string{id})
 	if err != nil {
 		h.fail(w, r, err)
@@ -131,7 +168,7 @@ func (h *Handler) chunk(w http.ResponseWriter, r *http.Request) {
 		h.fail(w, r, err)
 		return
 	}
-	d := chunkData{C: c, Strength: st[c.ID], Curve: projectCurve(cfg, c, st[c.ID])}
+	d := chunkData{C: c, Strength: st[c.ID], Curve: projectCurve(cfg, c, st[c.ID]), Trusted: trusted}
 	for _, rid := range plan.Resurrected {
 		rc, err := h.cfg.Store.Chunk(ctx, agent, rid)
 		if err != nil {

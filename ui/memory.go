@@ -26,13 +26,16 @@ type chunkQuery struct {
 	Text     string
 	Sort     string // "created", "strength" or "recency" (last access)
 	Page     int    // from 1
+	// Suspicious lists only chunks flagged suspicious, for review.
+	Suspicious bool
 }
 
 func parseChunkQuery(r *http.Request, agent string) (chunkQuery, error) {
 	q := r.URL.Query()
 	cq := chunkQuery{Agent: agent, Kind: q.Get("kind"), Scope: "*", Tag: strings.TrimSpace(q.Get("tag")),
 		Category: strings.TrimSpace(q.Get("category")), State: cmp.Or(q.Get("state"), "live"),
-		Text: strings.TrimSpace(q.Get("q")), Sort: cmp.Or(q.Get("sort"), "created"), Page: 1}
+		Text: strings.TrimSpace(q.Get("q")), Sort: cmp.Or(q.Get("sort"), "created"), Page: 1,
+		Suspicious: q.Get("suspicious") == "1"}
 	if q.Has("scope") && q.Get("scope") != "*" {
 		cq.Scope = q.Get("scope")
 		if err := hippo.ValidateScope(cq.Scope); err != nil {
@@ -61,7 +64,7 @@ func parseChunkQuery(r *http.Request, agent string) (chunkQuery, error) {
 // browse is the query the store runs.
 func (cq chunkQuery) browse() hippo.BrowseQuery {
 	q := hippo.BrowseQuery{ChunkFilter: hippo.ChunkFilter{AgentID: cq.Agent, Kind: hippo.Kind(cq.Kind),
-		Superseded: cq.State != "live", Text: cq.Text, Limit: PageSize, Offset: (cq.Page - 1) * PageSize},
+		Superseded: cq.State != "live", Suspicious: cq.Suspicious, Text: cq.Text, Limit: PageSize, Offset: (cq.Page - 1) * PageSize},
 		OnlySuperseded: cq.State == "superseded", Tag: cq.Tag, Category: cq.Category, Order: hippo.OrderCreated}
 	if cq.Scope != "*" {
 		s := cq.Scope
@@ -74,6 +77,14 @@ func (cq chunkQuery) browse() hippo.BrowseQuery {
 		q.Order = hippo.OrderAccessed
 	}
 	return q
+}
+
+// SuspiciousParam is the query value of Suspicious: "1" or "".
+func (cq chunkQuery) SuspiciousParam() string {
+	if cq.Suspicious {
+		return "1"
+	}
+	return ""
 }
 
 // chunkRow is one row of the memory table.

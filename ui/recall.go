@@ -11,6 +11,8 @@ import (
 // recallForm is the playground's input as typed, kept for redisplay.
 type recallForm struct {
 	Query, Limit, Alpha, MinRelevance string
+	// Suspicious is "1" to include suspicious chunks (marked).
+	Suspicious string
 }
 
 // explained is one result with its score split into stacked segments.
@@ -38,7 +40,8 @@ func (h *Handler) recall(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	d := recallData{Boosted: r.Method == http.MethodPost, Form: recallForm{Query: r.FormValue("q"),
-		Limit: r.FormValue("limit"), Alpha: r.FormValue("alpha"), MinRelevance: r.FormValue("min_relevance")}}
+		Limit: r.FormValue("limit"), Alpha: r.FormValue("alpha"), MinRelevance: r.FormValue("min_relevance"),
+		Suspicious: r.FormValue("suspicious")}}
 	p := page{Title: "Recall · " + agent, Agent: agent, Tab: "recall", Data: &d}
 	if strings.TrimSpace(d.Form.Query) == "" {
 		h.render(w, r, "recall", http.StatusOK, p)
@@ -68,7 +71,7 @@ func (h *Handler) recall(w http.ResponseWriter, r *http.Request) {
 }
 
 func (f recallForm) input() (hippo.RecallInput, error) {
-	in := hippo.RecallInput{Query: f.Query}
+	in := hippo.RecallInput{Query: f.Query, IncludeSuspicious: f.Suspicious == "1"}
 	if f.Limit != "" {
 		n, err := strconv.Atoi(f.Limit)
 		if err != nil {

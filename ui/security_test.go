@@ -135,6 +135,7 @@ func TestStateChangesNeedTheCSRFToken(t *testing.T) {
 		{"/ui/block/apply", url.Values{"agent": {"ada"}, "key": {"persona"}, "action": {"delete"}}},
 		{"/ui/block/preview", url.Values{"agent": {"ada"}, "key": {"persona"}, "action": {"set"}, "text": {"pwned"}}},
 		{"/ui/chunk/delete", url.Values{"agent": {"ada"}, "id": {id}}},
+		{"/ui/chunk/trust", url.Values{"agent": {"ada"}, "id": {id}}},
 		{"/ui/forget", url.Values{"agent": {"ada"}, "id": {id}}},
 		{"/ui/recall", url.Values{"agent": {"ada"}, "q": {"pizza lunch"}}},
 	}

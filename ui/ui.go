@@ -128,6 +128,7 @@ func New(cfg Config) (*Handler, error) {
 	mux.HandleFunc("POST /ui/forget", h.forgetConfirm)
 	mux.HandleFunc("GET /ui/chunk", h.chunk)
 	mux.HandleFunc("POST /ui/chunk/delete", h.chunkDelete)
+	mux.HandleFunc("POST /ui/chunk/trust", h.chunkTrust)
 	mux.HandleFunc("GET /ui/export", h.export)
 	h.mux = mux
 	return h, nil

@@ -34,7 +34,7 @@ the global scope). With one argument it is the key and the agent is
 				return err
 			}
 			defer db.Close()
-			m, err := db.Service(hippo.MemoryOptions{AgentID: agent, Scope: a.scope})
+			m, err := db.Service(hippo.MemoryOptions{AgentID: agent, Scope: a.scope, Caller: hippo.CallerCLI})
 			if err != nil {
 				return err
 			}

@@ -12,13 +12,17 @@ func (a *app) newChunksCommand() *cobra.Command {
 	var (
 		kind          string
 		superseded    bool
+		suspicious    bool
 		limit, offset int
 	)
 	cmd := &cobra.Command{
 		Use:   "chunks [agent]",
 		Short: "List an agent's chunks, newest first",
 		Long: `List an agent's facts and memories, newest first. Superseded facts are
-left out unless --superseded. The agent defaults to --agent / HIPPO_AGENT.`,
+left out unless --superseded. --suspicious lists only the chunks flagged as
+reading like instructions to the agent, for review: they are left out of
+context and recall until cleared with hippo trust <id> (or deleted). The
+agent defaults to --agent / HIPPO_AGENT.`,
 		ValidArgsFunction: a.completeAgents,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			agent, err := a.agentArg(args, 0)
@@ -37,7 +41,7 @@ left out unless --superseded. The agent defaults to --agent / HIPPO_AGENT.`,
 				return err
 			}
 			views, total, err := a.listChunks(cmd.Context(),
-				hippo.ChunkFilter{AgentID: agent, Scope: scope, Kind: k, Superseded: superseded, Limit: limit, Offset: offset})
+				hippo.ChunkFilter{AgentID: agent, Scope: scope, Kind: k, Superseded: superseded, Suspicious: suspicious, Limit: limit, Offset: offset})
 			if err != nil {
 				return err
 			}
@@ -50,7 +54,11 @@ left out unless --superseded. The agent defaults to --agent / HIPPO_AGENT.`,
 			}{agent, total, limit, offset, views}
 			return a.emit(out, func(w io.Writer) error {
 				if total == 0 {
-					a.note("No chunks for agent %q.", agent)
+					if suspicious {
+						a.note("No suspicious chunks for agent %q.", agent)
+					} else {
+						a.note("No chunks for agent %q.", agent)
+					}
 					return nil
 				}
 				header, rows := chunkRows(views, false)
@@ -65,6 +73,7 @@ left out unless --superseded. The agent defaults to --agent / HIPPO_AGENT.`,
 	f := cmd.Flags()
 	f.StringVar(&kind, "kind", "", `only "fact" or "memory"`)
 	f.BoolVar(&superseded, "superseded", false, "include superseded facts")
+	f.BoolVar(&suspicious, "suspicious", false, "only chunks flagged suspicious, for review")
 	f.IntVar(&limit, "limit", 50, "at most this many (0: all)")
 	f.IntVar(&offset, "offset", 0, "skip this many first")
 	return cmd

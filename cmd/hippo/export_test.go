@@ -44,7 +44,18 @@ type exportDoc struct {
 		SupersededBy     *string `json:"superseded_by"`
 		SupersededAt     *string `json:"superseded_at"`
 		CreatedAt        string  `json:"created_at"`
+		Suspicious       string  `json:"suspicious"`
+		Origin           *string `json:"origin"`
+		Caller           *string `json:"caller"`
+		Source           *string `json:"source"`
+		InputHash        *string `json:"input_hash"`
 	} `json:"chunks"`
+	Inputs []struct {
+		AgentID   string `json:"agent_id"`
+		Hash      string `json:"hash"`
+		Text      string `json:"text"`
+		CreatedAt string `json:"created_at"`
+	} `json:"inputs"`
 }
 
 type importOutput struct {
@@ -52,6 +63,7 @@ type importOutput struct {
 	Agents           []string          `json:"agents"`
 	Chunks           int               `json:"chunks"`
 	Blocks           int               `json:"blocks"`
+	Inputs           int               `json:"inputs"`
 	Duplicates       int               `json:"duplicates"`
 	DuplicateIDs     []string          `json:"duplicate_ids"`
 	DuplicateContent []string          `json:"duplicate_content"`
@@ -141,6 +153,7 @@ func TestExportImportRoundTrip(t *testing.T) {
 		Path   string `json:"path"`
 		Blocks int    `json:"blocks"`
 		Chunks int    `json:"chunks"`
+		Inputs int    `json:"inputs"`
 	}
 	c.json(&sum, "export", "-o", out)
 	if sum.Path != out || sum.Blocks != 3 || sum.Chunks != 7 {

@@ -26,7 +26,7 @@ func (a *app) openMemory(ctx context.Context, mode dbMode, withFacts bool) (data
 	if err != nil {
 		return nil, nil, err
 	}
-	opts := hippo.MemoryOptions{AgentID: agent}
+	opts := hippo.MemoryOptions{AgentID: agent, Caller: hippo.CallerCLI}
 	if scope != nil {
 		opts.Scope, opts.RecallScopes = *scope, []string{*scope}
 	}

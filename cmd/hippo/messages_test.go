@@ -26,18 +26,19 @@ func TestRecallExplainLines(t *testing.T) {
 		regexp.MustCompile(`^\d+\. \[memory\] .+ \(score ` + num + `, \w+\)$`),
 		regexp.MustCompile(`^   score ` + num + ` = 0\.6 × relevance ` + num + ` \+ 0\.3 × strength ` + num + ` \+ 0\.1 × recency ` + num + `$`),
 		regexp.MustCompile(`^   relevance ` + num + ` fuses cosine ` + num + ` \(raw -?\d\.\d{3}\) and bm25 ` + num + ` \(raw \d+\.\d{3}\) with α ` + regexp.QuoteMeta(fmt.Sprintf("%.2f", local.HybridAlpha)) + `$`),
+		regexp.MustCompile(`^   from store_memory via cli, \d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ()$`),
 	}
-	if len(lines) != 7 || lines[6] != "2 of 2 matching" {
-		t.Fatalf("recall --explain printed %d lines, want 2 results with 2 lines of explanation each and the count:\n%s", len(lines), r.stdout)
+	if len(lines) != 9 || lines[8] != "2 of 2 matching" {
+		t.Fatalf("recall --explain printed %d lines, want 2 results with 3 lines of explanation each and the count:\n%s", len(lines), r.stdout)
 	}
-	for i, l := range lines[:6] {
-		m := shapes[i%3].FindStringSubmatch(l)
+	for i, l := range lines[:8] {
+		m := shapes[i%4].FindStringSubmatch(l)
 		if m == nil {
-			t.Errorf("line %d %q does not match %s", i+1, l, shapes[i%3])
+			t.Errorf("line %d %q does not match %s", i+1, l, shapes[i%4])
 			continue
 		}
 		// The score line adds up, to the printed precision.
-		if i%3 == 1 {
+		if i%4 == 1 {
 			var score, rel, str, rec float64
 			fmt.Sscan(m[1]+" "+m[2]+" "+m[3]+" "+m[4], &score, &rel, &str, &rec)
 			if sum := 0.6*rel + 0.3*str + 0.1*rec; math.Abs(sum-score) > 0.002 {

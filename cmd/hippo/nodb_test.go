@@ -54,6 +54,8 @@ var commandDB = map[string]struct {
 	"hippo recall":                {use: refuses, runs: [][]string{{"x"}, {"x", "--explain"}}},
 	"hippo forget":                {use: refuses, runs: [][]string{{"x"}, {"x", "--force"}}},
 	"hippo history":               {use: refuses, runs: [][]string{{"x"}, {"--id", "X1"}}},
+	"hippo source":                {use: refuses, runs: [][]string{{"X1"}}},
+	"hippo trust":                 {use: refuses, runs: [][]string{{"X1"}}},
 	"hippo context":               {use: refuses, runs: [][]string{{}, {"x"}}},
 	"hippo reinforce":             {use: refuses, runs: [][]string{{"--up", "X1"}}},
 	"hippo edit":                  {use: refuses, runs: [][]string{{"X1", "--tags", "a"}, {"X1", "--content", "x"}}},

@@ -67,6 +67,10 @@ type chunkView struct {
 	SupersededAt     *time.Time      `json:"superseded_at"`
 	CreatedAt        time.Time       `json:"created_at"`
 	Strength         float64         `json:"strength"`
+	// Suspicious marks content that reads as instructions to the agent.
+	Suspicious       bool              `json:"suspicious"`
+	SuspiciousReason string            `json:"suspicious_reason,omitempty"`
+	Provenance       *hippo.Provenance `json:"provenance"`
 }
 
 // viewChunks shows chunks with their strength by strength.
@@ -83,6 +87,7 @@ func viewChunks(cs []*hippo.Chunk, strength func(*hippo.Chunk) float64) []chunkV
 			RunningIntensity: c.RunningIntensity, EncounterCount: c.EncounterCount, AccessCount: c.AccessCount,
 			LastAccessedAt: c.LastAccessedAt, Superseded: c.SupersededBy != "", SupersededBy: nullable(c.SupersededBy),
 			SupersededAt: c.SupersededAt, CreatedAt: c.CreatedAt, Strength: strength(c),
+			Suspicious: c.Suspicious, SuspiciousReason: c.SuspiciousReason, Provenance: c.Provenance,
 		}
 	}
 	return out
@@ -138,6 +143,9 @@ func chunkRows(cs []chunkView, withAgent bool) (string, [][]string) {
 		if c.Superseded {
 			content = "[superseded by " + *c.SupersededBy + "] " + content
 		}
+		if c.Suspicious {
+			content = "[suspicious: " + c.SuspiciousReason + "] " + content
+		}
 		r := []string{c.ID}
 		if withAgent {
 			r = append(r, c.AgentID)
@@ -146,6 +154,25 @@ func chunkRows(cs []chunkView, withAgent bool) (string, [][]string) {
 			c.CreatedAt.Format("2006-01-02 15:04"), content)
 	}
 	return header, rows
+}
+
+// describeProvenance says where a chunk came from in a few words:
+// "remember_facts via cli, source msg-42".
+func describeProvenance(p *hippo.Provenance) string {
+	if p == nil {
+		return "unknown (stored before Hippo kept provenance)"
+	}
+	s := p.Origin
+	if p.Caller != "" {
+		s += " via " + p.Caller
+	}
+	if p.Source != "" {
+		s += ", source " + p.Source
+	}
+	if p.InputHash != "" {
+		s += ", input " + p.InputHash[:12]
+	}
+	return s
 }
 
 // oneLine flattens whitespace and cuts s to max characters.

@@ -30,7 +30,11 @@ returns everything) are left out. Recalled chunks are strengthened, as when
 an agent recalls them. --explain prints each score's parts: the weighted sum of relevance,
 strength and recency, and the cosine and BM25 relevance that α fuses
 (hippo.Fuse: the stronger side whole, a share of the weaker), after the
-discount of content longer than 400 bytes (hippo.Config.LengthFactors).`,
+discount of content longer than 400 bytes (hippo.Config.LengthFactors), and
+where the chunk came from (its provenance; hippo source <id> shows the
+text a fact was extracted from). Chunks flagged suspicious (they read as
+instructions to the agent) are left out unless --include-suspicious, and
+marked when included.`,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			q, err := a.requiredText(args, 0, "query")
 			if err != nil {
@@ -94,6 +98,9 @@ discount of content longer than 400 bytes (hippo.Config.LengthFactors).`,
 				}
 				for i, v := range views {
 					fmt.Fprintf(w, "%d. [%s] %s  (score %.3f, %s)\n", in.Offset+i+1, v.Kind, oneLine(v.Content, 200), v.Score, v.ID)
+					if v.Suspicious {
+						fmt.Fprintf(w, "   SUSPICIOUS: %s\n", v.SuspiciousReason)
+					}
 					if explain {
 						fmt.Fprintf(w, "   score %.3f = %.1f × relevance %.3f + %.1f × strength %.3f + %.1f × recency %.3f\n",
 							v.Score, cfg.WeightSimilarity, v.Relevance, cfg.WeightStrength, v.Strength, cfg.WeightRecency, v.Recency)
@@ -104,6 +111,7 @@ discount of content longer than 400 bytes (hippo.Config.LengthFactors).`,
 							fc, fb := cfg.LengthFactors(size)
 							fmt.Fprintf(w, "   long content (%d bytes): cosine relevance ×%.2f, bm25 ×%.2f\n", size, fc, fb)
 						}
+						fmt.Fprintf(w, "   from %s, %s\n", describeProvenance(v.Provenance), v.CreatedAt.UTC().Format(time.RFC3339))
 					}
 				}
 				// The count is part of the answer: on stdout, on its own line.
@@ -124,7 +132,8 @@ discount of content longer than 400 bytes (hippo.Config.LengthFactors).`,
 	f.Float64Var(&in.MinStrength, "min-strength", 0, "drop results weaker than this")
 	f.Float64Var(&in.MinScore, "min-score", 0, "drop results scoring below this (the final score)")
 	f.Float64Var(&minRel, "min-relevance", 0, "drop results less relevant than this, 0-1 (default: the embedder's calibrated floor; 0 returns everything)")
-	f.BoolVar(&explain, "explain", false, "print each result's relevance with its parts (cosine and BM25, raw and calibrated), strength and recency")
+	f.BoolVar(&explain, "explain", false, "print each result's relevance with its parts (cosine and BM25, raw and calibrated), strength and recency, and where it came from")
+	f.BoolVar(&in.IncludeSuspicious, "include-suspicious", false, "include chunks flagged suspicious (marked)")
 	f.Float64Var(&alpha, "alpha", 0, "weight of full-text (BM25) relevance against vector similarity, 0-1 (default: the embedder's; 0 is pure vector recall)")
 	return cmd
 }

@@ -10,7 +10,7 @@ import (
 )
 
 func (a *app) newStoreCommand() *cobra.Command {
-	var metadata string
+	var metadata, source string
 	cmd := &cobra.Command{
 		Use:   "store <content|->",
 		Short: "Store content verbatim as a memory (a repeat strengthens it)",
@@ -19,7 +19,7 @@ func (a *app) newStoreCommand() *cobra.Command {
 			if err != nil {
 				return err
 			}
-			in := hippo.StoreInput{Content: content}
+			in := hippo.StoreInput{Content: content, Source: source}
 			if metadata != "" {
 				in.Metadata = json.RawMessage(metadata)
 			}
@@ -42,11 +42,18 @@ func (a *app) newStoreCommand() *cobra.Command {
 						res.Chunk.ID, res.Chunk.EncounterCount, res.Chunk.RunningIntensity)
 					return err
 				}
-				_, err := fmt.Fprintf(w, "Stored %s\n", res.Chunk.ID)
-				return err
+				if _, err := fmt.Fprintf(w, "Stored %s\n", res.Chunk.ID); err != nil {
+					return err
+				}
+				if res.Chunk.Suspicious {
+					_, err := fmt.Fprintf(w, "Marked suspicious: %s (kept, left out of context and recall; review with hippo chunks --suspicious)\n", res.Chunk.SuspiciousReason)
+					return err
+				}
+				return nil
 			})
 		},
 	}
 	cmd.Flags().StringVar(&metadata, "metadata", "", `JSON object: {"source": ..., "tags": [...], "category": ...}`)
+	cmd.Flags().StringVar(&source, "source", "", "where the content came from (a message ID, a URL, a file), kept as its provenance")
 	return cmd
 }

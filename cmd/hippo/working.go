@@ -53,9 +53,13 @@ current or past, is traced) or --id.`,
 					if e.ValidUntil != nil {
 						until = e.ValidUntil.UTC().Format(time.RFC3339)
 					}
-					rows[i] = []string{e.ValidFrom.UTC().Format(time.RFC3339), until, oneLine(e.Content, 100), e.ID}
+					content := oneLine(e.Content, 100)
+					if e.Suspicious {
+						content = "[suspicious: " + e.SuspiciousReason + "] " + content
+					}
+					rows[i] = []string{e.ValidFrom.UTC().Format(time.RFC3339), until, content, e.ID, describeProvenance(e.Provenance)}
 				}
-				return table(w, "FROM\tUNTIL\tFACT\tID", rows)
+				return table(w, "FROM\tUNTIL\tFACT\tID\tFROM WHERE", rows)
 			})
 		},
 	}
