@@ -97,6 +97,9 @@ func chunkWhere(f hippo.ChunkFilter) (string, []any, error) {
 	if !f.Superseded {
 		conds = append(conds, "superseded_by IS NULL")
 	}
+	if f.Suspicious {
+		conds = append(conds, "suspicious IS NOT NULL")
+	}
 	if f.Text != "" {
 		text := fold(f.Text)
 		if text == "" {
@@ -299,7 +302,7 @@ func (db *DB) PurgeSuperseded(ctx context.Context, f hippo.PurgeFilter) ([]*hipp
 // the table's pages (docs/RELIABILITY.md says what remains: WAL archives,
 // replicas, backups).
 func (db *DB) Vacuum(ctx context.Context) error {
-	for _, t := range []string{"chunks", "hippo_changes", "hippo_reembed", "memory_blocks"} {
+	for _, t := range []string{"chunks", "chunk_inputs", "hippo_changes", "hippo_reembed", "memory_blocks"} {
 		if _, err := db.pool.Exec(ctx, `VACUUM `+t); err != nil {
 			return fmt.Errorf("vacuum %s: %w", t, err)
 		}

@@ -17,7 +17,8 @@ import (
 // chunkColumns is the column list scanChunk reads, in order.
 const chunkColumns = `id, agent_id, scope, kind, content, content_hash, embedding, metadata,
 	running_intensity, encounter_count, access_count, last_accessed_at,
-	superseded_by, superseded_at, created_at`
+	superseded_by, superseded_at, created_at,
+	suspicious, origin, caller, source, input_hash`
 
 // recalledColumns is chunkColumns without the embedding, which recall
 // results and listings leave out.
@@ -29,11 +30,20 @@ func scanChunk(r pgx.Row) (*hippo.Chunk, error) {
 		kind, last, create       string
 		hash, meta, supBy, supAt *string
 		blob                     []byte
+		suspicious               *string
+		prov                     [4]*string // origin, caller, source, input_hash
 	)
 	err := r.Scan(&c.ID, &c.AgentID, &c.Scope, &kind, &c.Content, &hash, &blob, &meta,
-		&c.RunningIntensity, &c.EncounterCount, &c.AccessCount, &last, &supBy, &supAt, &create)
+		&c.RunningIntensity, &c.EncounterCount, &c.AccessCount, &last, &supBy, &supAt, &create,
+		&suspicious, &prov[0], &prov[1], &prov[2], &prov[3])
 	if err != nil {
 		return nil, err
+	}
+	if suspicious != nil && *suspicious != "" {
+		c.Suspicious, c.SuspiciousReason = true, *suspicious
+	}
+	if p := (hippo.Provenance{Origin: deref(prov[0]), Caller: deref(prov[1]), Source: deref(prov[2]), InputHash: deref(prov[3])}); p != (hippo.Provenance{}) {
+		c.Provenance = &p
 	}
 	c.Kind = hippo.Kind(kind)
 	if hash != nil {
@@ -91,6 +101,28 @@ func nullIfEmpty(s string) *string {
 	return &s
 }
 
+// deref is *s, "" for nil.
+func deref(s *string) string {
+	if s == nil {
+		return ""
+	}
+	return *s
+}
+
+// chunkValues are c's values in chunkColumns' order.
+func chunkValues(c *hippo.Chunk, supAt *string) []any {
+	var prov hippo.Provenance
+	if c.Provenance != nil {
+		prov = *c.Provenance
+	}
+	return []any{c.ID, c.AgentID, c.Scope, string(c.Kind), c.Content, nullIfEmpty(c.ContentHash),
+		vector.Encode(c.Embedding), nullIfEmpty(string(c.Metadata)),
+		c.RunningIntensity, int64(c.EncounterCount), int64(c.AccessCount), formatTime(c.LastAccessedAt),
+		nullIfEmpty(c.SupersededBy), supAt, formatTime(c.CreatedAt),
+		nullIfEmpty(c.SuspiciousReason), nullIfEmpty(prov.Origin), nullIfEmpty(prov.Caller),
+		nullIfEmpty(prov.Source), nullIfEmpty(prov.InputHash)}
+}
+
 func newChunkID(now time.Time) string {
 	return ulid.MustNew(ulid.Timestamp(now), ulid.DefaultEntropy()).String()
 }
@@ -99,7 +131,7 @@ func newChunkID(now time.Time) string {
 // content in its scope is taken (no row then): a unique violation would
 // abort the whole transaction.
 const insertChunkSQL = `INSERT INTO chunks (` + chunkColumns + `)
-	VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15) ON CONFLICT DO NOTHING`
+	VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19, $20) ON CONFLICT DO NOTHING`
 
 // insertChunk inserts c; ECONFLICT when its ID or, for a memory, its
 // content in its scope is taken.
@@ -109,11 +141,7 @@ func insertChunk(ctx context.Context, q querier, c *hippo.Chunk) error {
 		s := formatTime(*c.SupersededAt)
 		supAt = &s
 	}
-	tag, err := q.Exec(ctx, insertChunkSQL,
-		c.ID, c.AgentID, c.Scope, string(c.Kind), c.Content, nullIfEmpty(c.ContentHash),
-		vector.Encode(c.Embedding), nullIfEmpty(string(c.Metadata)),
-		c.RunningIntensity, c.EncounterCount, c.AccessCount, formatTime(c.LastAccessedAt),
-		nullIfEmpty(c.SupersededBy), supAt, formatTime(c.CreatedAt))
+	tag, err := q.Exec(ctx, insertChunkSQL, chunkValues(c, supAt)...)
 	if err != nil {
 		return fmt.Errorf("insert chunk: %w", err)
 	}
@@ -226,7 +254,9 @@ func (db *DB) DeleteChunks(ctx context.Context, agentID string, ids []string) (d
 // when set, filled in when not) in one bulk transaction, checking the
 // model lock: a loader for benchmarks, evaluation sets and tests, as
 // sqlite.DB.InsertChunks. Chunks without an agent or scope take agentID
-// and scope. Every reader reloads afterwards (the feed's epoch).
+// and scope. It skips the trust check (SuspiciousReason is stored as
+// given; Provenance, when nil, records hippo.OriginBulk). Every reader
+// reloads afterwards (the feed's epoch).
 func (db *DB) InsertChunks(ctx context.Context, agentID, scope, model string, chunks []*hippo.Chunk) error {
 	if len(chunks) == 0 {
 		return nil
@@ -268,6 +298,9 @@ func (db *DB) InsertChunks(ctx context.Context, agentID, scope, model string, ch
 			if c.LastAccessedAt.IsZero() {
 				c.LastAccessedAt = c.CreatedAt
 			}
+			if c.Provenance == nil {
+				c.Provenance = &hippo.Provenance{Origin: hippo.OriginBulk, Caller: hippo.CallerLibrary}
+			}
 			if len(c.Embedding) != len(chunks[0].Embedding) {
 				return hippo.Errorf(hippo.EINVALID, "chunk %s has %d dimensions, others %d", c.ID, len(c.Embedding), len(chunks[0].Embedding))
 			}
@@ -276,9 +309,7 @@ func (db *DB) InsertChunks(ctx context.Context, agentID, scope, model string, ch
 				s := formatTime(*c.SupersededAt)
 				supAt = &s
 			}
-			rows = append(rows, []any{c.ID, c.AgentID, c.Scope, string(c.Kind), c.Content, nullIfEmpty(c.ContentHash),
-				vector.Encode(c.Embedding), nullIfEmpty(string(c.Metadata)), c.RunningIntensity, int64(c.EncounterCount),
-				int64(c.AccessCount), formatTime(c.LastAccessedAt), nullIfEmpty(c.SupersededBy), supAt, formatTime(c.CreatedAt)})
+			rows = append(rows, chunkValues(c, supAt))
 		}
 		cols := strings.Split(strings.NewReplacer("\n", "", "\t", "", " ", "").Replace(chunkColumns), ",")
 		_, err := tx.CopyFrom(ctx, pgx.Identifier{"chunks"}, cols, pgx.CopyFromRows(rows))

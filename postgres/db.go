@@ -313,14 +313,14 @@ func (db *DB) Close() error {
 
 // hippoTables are the tables Hippo creates, dropped by Remove.
 var hippoTables = []string{"chunks", "memory_blocks", "hippo_meta", "hippo_activity", "hippo_agents",
-	"hippo_changes", "hippo_reembed", "hippo_migrations"}
+	"hippo_changes", "hippo_reembed", "chunk_inputs", "hippo_migrations"}
 
 // Remove drops Hippo's tables and functions from the database (never
 // the database itself, which may hold other data) and closes the pool.
 func (db *DB) Remove() error {
 	ctx := context.Background()
 	_, err := db.pool.Exec(ctx, `DROP TABLE IF EXISTS `+strings.Join(hippoTables, ", ")+` CASCADE;
-		DROP FUNCTION IF EXISTS hippo_log_new(), hippo_log_old(), hippo_log(text[], text[]), hippo_reembed_drop(), hippo_fts(), hippo_json(text)`)
+		DROP FUNCTION IF EXISTS hippo_log_new(), hippo_log_old(), hippo_log(text[], text[]), hippo_reembed_drop(), hippo_fts(), hippo_json(text), hippo_release_input()`)
 	return errors.Join(err, db.Close())
 }
 

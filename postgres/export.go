@@ -77,7 +77,9 @@ func (r exportRows) Blocks(ctx context.Context, opts hippo.ExportOptions, fn fun
 
 func (r exportRows) Chunks(ctx context.Context, opts hippo.ExportOptions, fn func(*engine.ExportChunk) error) error {
 	cond, args := exportWhere(opts)
-	rows, err := r.tx.Query(ctx, `SELECT `+chunkColumns+` FROM chunks`+cond+` ORDER BY id`, args...)
+	rows, err := r.tx.Query(ctx, `SELECT id, agent_id, scope, kind, content, content_hash, embedding, metadata,
+		running_intensity, encounter_count, access_count, last_accessed_at, superseded_by, superseded_at, created_at,
+		coalesce(suspicious, ''), origin, caller, source, input_hash FROM chunks`+cond+` ORDER BY id`, args...)
 	if err != nil {
 		return fmt.Errorf("export chunks: %w", err)
 	}
@@ -86,7 +88,7 @@ func (r exportRows) Chunks(ctx context.Context, opts hippo.ExportOptions, fn fun
 		var c engine.ExportChunk
 		if err := rows.Scan(&c.ID, &c.AgentID, &c.Scope, &c.Kind, &c.Content, &c.ContentHash, &c.Embedding,
 			&c.Metadata, &c.RunningIntensity, &c.EncounterCount, &c.AccessCount, &c.LastAccessedAt,
-			&c.SupersededBy, &c.SupersededAt, &c.CreatedAt); err != nil {
+			&c.SupersededBy, &c.SupersededAt, &c.CreatedAt, &c.Suspicious, &c.Origin, &c.Caller, &c.Source, &c.InputHash); err != nil {
 			return fmt.Errorf("export chunks: %w", err)
 		}
 		for _, t := range []*string{&c.LastAccessedAt, &c.CreatedAt, c.SupersededAt} {
@@ -103,6 +105,39 @@ func (r exportRows) Chunks(ctx context.Context, opts hippo.ExportOptions, fn fun
 	}
 	if err := rows.Err(); err != nil {
 		return fmt.Errorf("export chunks: %w", err)
+	}
+	return nil
+}
+
+// Inputs implements engine.ExportRows: the inputs some selected chunk
+// refers to, by agent and hash.
+func (r exportRows) Inputs(ctx context.Context, opts hippo.ExportOptions, fn func(*engine.ExportInput) error) error {
+	cond, args := exportWhere(opts)
+	if cond == "" {
+		cond = " WHERE true"
+	}
+	cond = strings.NewReplacer("agent_id", "c.agent_id", "scope", "c.scope").Replace(cond)
+	rows, err := r.tx.Query(ctx, `SELECT agent_id, hash, text, created_at FROM chunk_inputs AS i
+		WHERE EXISTS (SELECT 1 FROM chunks AS c`+cond+` AND c.agent_id = i.agent_id AND c.input_hash = i.hash)
+		ORDER BY agent_id, hash`, args...)
+	if err != nil {
+		return fmt.Errorf("export inputs: %w", err)
+	}
+	defer rows.Close()
+	for rows.Next() {
+		var in engine.ExportInput
+		if err := rows.Scan(&in.AgentID, &in.Hash, &in.Text, &in.CreatedAt); err != nil {
+			return fmt.Errorf("export inputs: %w", err)
+		}
+		if in.CreatedAt, err = exportTime(in.CreatedAt); err != nil {
+			return fmt.Errorf("export input %s: %w", in.Hash, err)
+		}
+		if err := fn(&in); err != nil {
+			return err
+		}
+	}
+	if err := rows.Err(); err != nil {
+		return fmt.Errorf("export inputs: %w", err)
 	}
 	return nil
 }

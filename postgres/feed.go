@@ -254,7 +254,8 @@ func (db *DB) vectorLoader(agentID string) vector.Loader {
 
 // indexColumns are the columns the index reads of a chunk.
 const indexColumns = `rowid, id, scope, kind, embedding, metadata, running_intensity,
-	access_count, last_accessed_at, created_at, superseded_by, superseded_at, octet_length(content)`
+	access_count, last_accessed_at, created_at, superseded_by, superseded_at, octet_length(content),
+	suspicious IS NOT NULL`
 
 // readIndexRows hands the chunks matched by where to add (Index.Add).
 // When folding in changes (strict), add stops it with engine.ErrDimension
@@ -274,17 +275,19 @@ func readIndexRows(ctx context.Context, tx pgx.Tx, where string, args []any, str
 		intensity                  float64
 		access                     int64
 		size                       int32
+		suspicious                 bool
 		blob                       pgtype.DriverBytes // the driver's, valid until Next
 	)
 	for rows.Next() {
-		if err := rows.Scan(&rowid, &id, &scope, &kind, &blob, &meta, &intensity, &access, &last, &cre, &supBy, &supAt, &size); err != nil {
+		if err := rows.Scan(&rowid, &id, &scope, &kind, &blob, &meta, &intensity, &access, &last, &cre, &supBy, &supAt,
+			&size, &suspicious); err != nil {
 			return fmt.Errorf("load index: %w", err)
 		}
 		if buf, err = vector.Decode(buf, blob); err != nil || len(buf) == 0 {
 			continue
 		}
 		row := engine.Row{ID: id, RowID: rowid, Scope: scope, Kind: hippo.Kind(kind), Intensity: intensity,
-			Access: int(access), Superseded: supBy != nil, Size: int(size)}
+			Access: int(access), Superseded: supBy != nil, Size: int(size), Suspicious: suspicious}
 		if meta != nil {
 			row.Metadata = *meta
 		}

@@ -58,7 +58,9 @@ func (t importTx) InsertChunk(ctx context.Context, c engine.ImportedChunk) (inse
 	tag, err := t.tx.Exec(ctx, insertChunkSQL, c.ID, c.AgentID, c.Scope, string(c.Kind), c.Content,
 		nullIfEmpty(c.ContentHash), c.Embedding, nullIfEmpty(c.Metadata), c.RunningIntensity,
 		c.EncounterCount, c.AccessCount, formatTime(c.LastAccessedAt), nullIfEmpty(c.SupersededBy),
-		nullTime(c.SupersededAt), formatTime(c.CreatedAt))
+		nullTime(c.SupersededAt), formatTime(c.CreatedAt), nullIfEmpty(c.Suspicious),
+		nullIfEmpty(c.Provenance.Origin), nullIfEmpty(c.Provenance.Caller), nullIfEmpty(c.Provenance.Source),
+		nullIfEmpty(c.Provenance.InputHash))
 	if err != nil {
 		return false, false, fmt.Errorf("import chunk %s: %w", c.ID, err)
 	}
@@ -67,6 +69,18 @@ func (t importTx) InsertChunk(ctx context.Context, c engine.ImportedChunk) (inse
 	}
 	err = t.tx.QueryRow(ctx, `SELECT EXISTS (SELECT 1 FROM chunks WHERE id = $1)`, c.ID).Scan(&dupID)
 	return false, dupID, err
+}
+
+// InsertInput implements engine.ImportTx: only when a chunk of the agent
+// refers to it, and once.
+func (t importTx) InsertInput(ctx context.Context, in engine.ImportedInput) (bool, error) {
+	tag, err := t.tx.Exec(ctx, `INSERT INTO chunk_inputs (agent_id, hash, text, created_at)
+		SELECT $1, $2, $3, $4 WHERE EXISTS (SELECT 1 FROM chunks WHERE agent_id = $1 AND input_hash = $2)
+		ON CONFLICT DO NOTHING`, in.AgentID, in.Hash, in.Text, formatTime(in.CreatedAt))
+	if err != nil {
+		return false, fmt.Errorf("import input %s: %w", in.Hash, err)
+	}
+	return tag.RowsAffected() > 0, nil
 }
 
 func (t importTx) Taken(ctx context.Context, id, agent, scope, hash string) (dupID, dupContent bool, err error) {

@@ -383,6 +383,42 @@ func (t storeTx) DeleteBlock(ctx context.Context, scope, key string) (bool, erro
 	return tag.RowsAffected() > 0, nil
 }
 
+// SetSuspicious implements engine.Tx: ENOTFOUND when the chunk is not
+// the agent's.
+func (t storeTx) SetSuspicious(ctx context.Context, id, reason string) error {
+	tag, err := t.tx.Exec(ctx, `UPDATE chunks SET suspicious = $1 WHERE id = $2 AND agent_id = $3`,
+		nullIfEmpty(reason), id, t.agent)
+	if err != nil {
+		return fmt.Errorf("flag chunk %s: %w", id, err)
+	}
+	if tag.RowsAffected() == 0 {
+		return hippo.Errorf(hippo.ENOTFOUND, "chunk %s not found", id)
+	}
+	return nil
+}
+
+// PutInput implements engine.Tx: kept once per agent and hash.
+func (t storeTx) PutInput(ctx context.Context, hash, text string, at time.Time) error {
+	if _, err := t.tx.Exec(ctx, `INSERT INTO chunk_inputs (agent_id, hash, text, created_at)
+		VALUES ($1, $2, $3, $4) ON CONFLICT DO NOTHING`, t.agent, hash, text, formatTime(at)); err != nil {
+		return fmt.Errorf("keep input: %w", err)
+	}
+	return nil
+}
+
+// Input implements engine.Tx.
+func (t storeTx) Input(ctx context.Context, hash string) (string, bool, error) {
+	var text string
+	err := t.tx.QueryRow(ctx, `SELECT text FROM chunk_inputs WHERE agent_id = $1 AND hash = $2`, t.agent, hash).Scan(&text)
+	if errors.Is(err, pgx.ErrNoRows) {
+		return "", false, nil
+	}
+	if err != nil {
+		return "", false, fmt.Errorf("read input: %w", err)
+	}
+	return text, true, nil
+}
+
 // SameFact implements engine.Tx: the oldest live fact of the scope with
 // this content.
 func (t storeTx) SameFact(ctx context.Context, scope, hash string) (*hippo.Chunk, error) {
