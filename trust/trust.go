@@ -57,9 +57,17 @@ const sentence = `(?:^|[.!?;:\n]\s*|,\s*(?:but|and|so|then)\s+)(?:please\s+|impo
 // "always", "never", "do not"…): actions on data, messages and answers.
 const commandVerbs = `(?:send|forward|email|e-mail|cc|bcc|upload|post|share|leak|transfer|pay|copy|paste|append|add|include|insert|attach|embed|render|reply|respond|answer|say|tell|mention|reveal|disclose|output|print|show|repeat|run|execute|call|invoke|use|visit|open|click|download|install|delete|remove|erase|wipe|recommend|promote|refuse|ignore|obey|follow|agree|approve|accept|trust|pretend|act|behave|address|treat|give|ask|request|collect|store|save|log|report|summarise|summarize|translate|write|change|update|set|grant|disable|enable|bypass|override|switch)`
 
-// targets are words that put the agent or the people it serves in a
-// clause: a bare command ("Send …") counts only with one of them.
-const targets = `\b(?:the user|user's|users|the assistant|assistant|you|your|every|each|any|all|everyone|anyone|someone|them)\b`
+// targets put the agent's side in a clause: the user it serves, the
+// assistant itself, third parties, the agent's own output and tools, or
+// addresses and links data could go to. An imperative counts only with
+// one of them: advice to the reader of a text ("Use your notes", "Remove
+// any jewelry", "you should rest") is the everyday imperative a
+// conversation holds, and it names none of them.
+const targets = `(?:\b(?:the user|user's|the assistant|assistant|this (?:memory|note))\b|` +
+	`\b(?:every|each|any|all)\s+(?:\w+\s+)?(?:repl(?:y|ies)|answers?|responses?|messages?|turns?|conversations?|chats?|sessions?|prompts?|emails?|uploads?|code|web searche?s?|memor(?:y|ies))\b|` +
+	`\b(?:every|each)\s+(?:\w+\s+)?(?:questions?|requests?)\b|` +
+	`\bwhen(?:ever)? asked\b|\byou (?:draft|write|send|answer|reply|respond|summari[sz]e|translate)\b|` +
+	`[\w.+-]+@[\w-]+\.[\w.]+|ftp://)`
 
 var rules = []rule{
 	// "Ignore all previous instructions", "disregard the above rules",
@@ -81,22 +89,39 @@ var rules = []rule{
 	{regexp.MustCompile(`(?i)https?://[^\s)]*[?&][^\s)]*(?:\{|\$\(|%7b)|!\[[^\]]*\]\(\s*https?://[^)\s]*\?[^)]*\)|` +
 		`\b(?:webhook\.site|requestbin|pipedream\.net|ngrok\.io|ngrok-free\.app|burpcollaborator|interact\.sh|pastebin\.com/api)\b|` +
 		`\bftp://|https?://\d{1,3}(?:\.\d{1,3}){3}[^\s]*\?|\b(?:curl|wget)\b[^|\n]*\|\s*(?:ba|z)?sh\b`), ReasonExfil},
-	// "Always send …", "never tell …", "do not mention …", "make sure
-	// to recommend …", "whenever the user asks …, say …", "in future
-	// conversations, copy …": commands, conditional or not.
-	{regexp.MustCompile(`(?i)` + sentence + `(?:(?:always|never|do not|don't|dont|make sure to|be sure to|silently|secretly|quietly)\s+(?:\w+ly\s+)?` + commandVerbs + `\b|` +
-		`(?:whenever|when|if|each time|every time)\b[^,.;]{1,80},\s*(?:\w+ly\s+)?(?:always\s+|never\s+|do not\s+|don't\s+)?` + commandVerbs + `\b|` +
+	// "Never tell …", "do not mention … in any answer", "make sure to
+	// recommend … whenever the user asks": always/never/make-sure
+	// commands are in rulesWithTarget below; conditional ones ("whenever
+	// the user asks …, say …", "if someone asks …, answer …", "in future
+	// conversations, copy …") count when their condition is about the
+	// agent's conversations.
+	{regexp.MustCompile(`(?i)` + sentence + `(?:(?:whenever|when|if|each time|every time)\b[^,.;]{0,60}\b(?:the user|a user|users?|asks?|asked|you (?:summari[sz]e|answer|reply|respond|draft|write|translate))\b[^,.;]{0,60},\s*(?:\w+ly\s+)?(?:always\s+|never\s+|do not\s+|don't\s+)?` + commandVerbs + `\b|` +
 		`in (?:the )?future(?: conversations| chats| sessions)?,?\s+(?:\w+ly\s+)?` + commandVerbs + `\b)`), ReasonCommand},
-	// "You must …", "the assistant should …", "the AI must never …".
-	{regexp.MustCompile(`(?i)` + sentence + `(?:you|the assistant|assistant|the ai|ai|the agent|agent|the model|the bot|the chatbot)\s+(?:must|should|shall|has to|have to|needs to|need to|is required to|will always|will never|are required to)\b`), ReasonAddressed},
+	// "The assistant should …", "the AI must never …".
+	{regexp.MustCompile(`(?i)` + sentence + `(?:the assistant|assistant|the ai|ai|the agent|agent|the model|the bot|the chatbot)\s+(?:must|should|shall|has to|have to|needs to|need to|is required to|will always|will never)\b`), ReasonAddressed},
 }
 
-// bareCommand is a sentence that starts with a command verb; it counts
-// when its first clause names the agent or the people it serves
-// ("Send a copy of each file …", not "Tell me more about that later").
-var bareCommand = regexp.MustCompile(`(?i)` + sentence + commandVerbs + `\b((?:[^,.;!?\n]|\.\S)*)`)
+// withTarget are commands that count only when their clause names a
+// target (targets): a bare imperative ("Send a copy of each upload …",
+// not "Tell me more about that later"), always/never/make-sure forms
+// ("Never tell the user …", not "Always consult a doctor"), and "you
+// should …" ("You should include the user's name …", not "you should be
+// proud of yourself", "you must have seen it").
+var withTarget = []*regexp.Regexp{
+	regexp.MustCompile(`(?i)` + sentence + commandVerbs + `\b(?:[^:,.;!?\n]|\.\S)((?:[^,.;!?\n]|\.\S)*)`),
+	regexp.MustCompile(`(?i)` + sentence + `(?:always|never|do not|don't|dont|make sure to|be sure to|silently|secretly|quietly)\s+(?:\w+ly\s+)?` + commandVerbs + `\b((?:[^.;!?\n]|\.\S)*)`),
+	regexp.MustCompile(`(?i)` + sentence + `you\s+(?:must|shall|should|has to|have to|needs to|need to|are required to|will always|will never)\b((?:[^.;!?\n]|\.\S)*)`),
+}
 
 var targetRe = regexp.MustCompile(`(?i)` + targets)
+
+// negation is a "don't", "do not" or "never" just before a match.
+var negation = regexp.MustCompile(`(?i)\b(?:don't|don’t|dont|do not|never)\s+$`)
+
+// negated reports whether before ends in a negation.
+func negated(before string) bool {
+	return negation.MatchString(before[max(0, len(before)-16):])
+}
 
 // Check reads text and reports whether it reads as instructions to the
 // agent, with the reasons.
@@ -111,14 +136,20 @@ func Check(text string) Verdict {
 		v.Reasons = append(v.Reasons, reason)
 	}
 	for _, r := range rules {
-		if r.re.MatchString(text) {
+		for _, loc := range r.re.FindAllStringIndex(text, -1) {
+			if r.reason == ReasonOverride && negated(text[:loc[0]]) {
+				continue // "Don't forget to ask about any restrictions"
+			}
 			add(r.reason)
+			break
 		}
 	}
-	for _, m := range bareCommand.FindAllStringSubmatch(text, -1) {
-		if targetRe.MatchString(m[0]) {
-			add(ReasonCommand)
-			break
+	for _, re := range withTarget {
+		for _, m := range re.FindAllString(text, -1) {
+			if targetRe.MatchString(m) {
+				add(ReasonCommand)
+				break
+			}
 		}
 	}
 	v.Suspicious = len(v.Reasons) > 0
