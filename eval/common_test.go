@@ -1,6 +1,7 @@
 package eval_test
 
 import (
+	"bytes"
 	"context"
 	"encoding/gob"
 	"flag"
@@ -17,8 +18,10 @@ import (
 	"time"
 
 	"github.com/hippo-mem/hippo"
+	"github.com/hippo-mem/hippo/internal/pgtest"
 	"github.com/hippo-mem/hippo/local"
 	"github.com/hippo-mem/hippo/local/minilm"
+	"github.com/hippo-mem/hippo/postgres"
 	"github.com/hippo-mem/hippo/sqlite"
 )
 
@@ -28,6 +31,7 @@ var (
 	flagFull     = flag.Bool("eval", false, "run the full evaluation of the own set and print its tables")
 	flagLME      = flag.Bool("longmemeval", false, "run LongMemEval through the library and print its tables")
 	flagLMEMCP   = flag.Bool("longmemeval-mcp", false, "run LongMemEval through `hippo serve` over MCP Streamable HTTP")
+	flagStore    = flag.String("store", "sqlite", "the store the own set and LongMemEval runs recall from: sqlite, or postgres (a database per run, at $HIPPO_TEST_POSTGRES or the local server)")
 	flagBin      = flag.Bool("bin", false, "run the first-contact check through the hippo binary too (CLI and MCP)")
 	flagTarget   = flag.Bool("firstcontact-target", false, "assert the first-contact target (also HIPPO_EVAL_TARGET=1)")
 )
@@ -241,9 +245,14 @@ func openDB(ctx context.Context, path string, boost bool) (*sqlite.DB, error) {
 
 // runMemory opens agent's memory with e on a fresh copy of the stored
 // database at base, for one run of method m; done closes and removes the
-// copy.
-func runMemory(t testing.TB, ctx context.Context, base string, m method, boost bool, agent string, e hippo.Embedder) (mem *sqlite.Memory, done func()) {
+// copy. With -store postgres the copy is a new PostgreSQL database the
+// SQLite base is exported into (hippo export | hippo import), so that
+// both stores answer the same questions over the same chunks.
+func runMemory(t testing.TB, ctx context.Context, base string, m method, boost bool, agent string, e hippo.Embedder) (mem hippo.AgentMemory, done func()) {
 	t.Helper()
+	if *flagStore == "postgres" {
+		return runPostgres(t, ctx, base, boost, agent, e)
+	}
 	path := filepath.Join(filepath.Dir(base), fmt.Sprintf("run-%v-%v-%v.db", m.alpha, boost, m.noFloor))
 	if err := copyDB(base, path); err != nil {
 		t.Fatal(err)
@@ -261,8 +270,50 @@ func runMemory(t testing.TB, ctx context.Context, base string, m method, boost b
 	return mem, done
 }
 
+// exports holds each SQLite base exported, for runPostgres.
+var exports sync.Map // base path → []byte
+
+// runPostgres is runMemory on a new PostgreSQL database holding the
+// export of the SQLite base.
+func runPostgres(t testing.TB, ctx context.Context, base string, boost bool, agent string, e hippo.Embedder) (hippo.AgentMemory, func()) {
+	t.Helper()
+	data, ok := exports.Load(base)
+	if !ok {
+		db, err := openDB(ctx, base, true)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var buf bytes.Buffer
+		_, err = db.Export(ctx, &buf, hippo.ExportOptions{})
+		db.Close()
+		if err != nil {
+			t.Fatal(err)
+		}
+		data = buf.Bytes()
+		exports.Store(base, data)
+	}
+	cfg := hippo.DefaultConfig()
+	if !boost {
+		cfg.RetrievalBoost = 0
+	}
+	pdb, err := postgres.Open(ctx, pgtest.New(t), postgres.Options{Config: &cfg, Now: func() time.Time { return evalClock }})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := pdb.Import(ctx, bytes.NewReader(data.([]byte)), hippo.ImportOptions{}); err != nil {
+		pdb.Close()
+		t.Fatal(err)
+	}
+	mem, err := pdb.Service(hippo.MemoryOptions{AgentID: agent, Embedder: e})
+	if err != nil {
+		pdb.Close()
+		t.Fatal(err)
+	}
+	return mem, func() { pdb.Close() }
+}
+
 // recall asks query as method m does: limit 10, m's α and relevance floor.
-func (m method) recall(ctx context.Context, mem *sqlite.Memory, query string) ([]hippo.Recalled, error) {
+func (m method) recall(ctx context.Context, mem hippo.AgentMemory, query string) ([]hippo.Recalled, error) {
 	alpha := m.alpha
 	return mem.Recall(ctx, hippo.RecallInput{Query: query, Limit: 10, Alpha: &alpha, MinRelevance: m.minRelevance()})
 }
