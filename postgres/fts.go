@@ -25,9 +25,6 @@ import (
 // match in all (sqlite's ftsBudget).
 const ftsBudget = 2000
 
-// maxFTSWords bounds the words of a full-text query.
-const maxFTSWords = 32
-
 // BM25's parameters, FTS5's.
 const (
 	bm25K1 = 1.2
@@ -81,7 +78,7 @@ const postingsSQL = `SELECT c.rowid, l.lexeme, coalesce(cardinality(l.positions)
 // agent's rows matching the recall's words, by rowid, and the highest;
 // nil when none matches.
 func (m *agentStore) bm25Scores(ctx context.Context, ai *engine.Index, in hippo.RecallInput) (map[int64]float64, float64, error) {
-	words := ftsWords(in.Query)
+	words := engine.QueryWords(in.Query)
 	if len(words) == 0 || ai.Idx == nil || ai.Idx.Len() == 0 || (m.opts.RecallScopes != nil && len(m.opts.RecallScopes) == 0) {
 		return nil, 0, nil
 	}
@@ -179,50 +176,6 @@ func bm25(tf, dl, avgdl float64, n, df int64) float64 {
 	}
 	return idf * tf * (bm25K1 + 1) / (tf + bm25K1*(1-bm25B+bm25B*dl/avgdl))
 }
-
-// ftsWords splits text into words (runs of letters, digits and _),
-// lower-cased and deduplicated, without English stop words unless there
-// is nothing else: sqlite's word split, so that both stores rank from the
-// same words.
-func ftsWords(text string) []string {
-	all := strings.FieldsFunc(strings.ToLower(text), func(r rune) bool {
-		return !unicode.IsLetter(r) && !unicode.IsDigit(r) && r != '_'
-	})
-	seen := map[string]bool{}
-	var words, stops []string
-	for _, w := range all {
-		if seen[w] {
-			continue
-		}
-		seen[w] = true
-		if stopWords[w] {
-			stops = append(stops, w)
-		} else {
-			words = append(words, w)
-		}
-	}
-	if len(words) == 0 {
-		words = stops
-	}
-	return words[:min(len(words), maxFTSWords)]
-}
-
-// stopWords are English function words, question words and the verbs of
-// asking, as sqlite's.
-var stopWords = func() map[string]bool {
-	m := map[string]bool{}
-	for _, w := range strings.Fields(`a about above after again against all am an and any are as at be because
-		been before being below between both but by can could did do does doing down during each few for
-		from further had has have having he her here hers herself him himself his how i if in into is it
-		its itself just me more most my myself no nor not now of off on once only or other our ours
-		ourselves out over own same she should so some such than that the their theirs them themselves
-		then there these they this those through to too under until up us very was we were what when
-		where which while who whom why will with would you your yours yourself yourselves s t don
-		ever anything something tell remind know`) {
-		m[w] = true
-	}
-	return m
-}()
 
 // SearchConversation implements engine.Store over the consumer's
 // messages table (a name the engine validated): its content column

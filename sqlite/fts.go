@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"sort"
 	"strings"
-	"unicode"
 
 	"github.com/hippo-mem/hippo"
 	"github.com/hippo-mem/hippo/engine"
@@ -37,9 +36,6 @@ const ftsBudget = 2000
 // ftsAgentRows is the largest agent searched through its agent token.
 const ftsAgentRows = 5000
 
-// maxFTSWords bounds the words of a full-text query.
-const maxFTSWords = 32
-
 // bm25Scores returns the BM25 score (higher is better) of every row of
 // the full-text index matching the recall's words, by chunks rowid, and
 // the highest of them; nil when none matches. Rows of other agents may be
@@ -48,7 +44,7 @@ const maxFTSWords = 32
 // kept match at most ftsBudget rows in all (rareWords), so every match is
 // read and each chunk's score is exact. Call with ai.mu held.
 func (m *agentStore) bm25Scores(ctx context.Context, ai *engine.Index, in hippo.RecallInput) (map[int64]float64, float64, error) {
-	words := ftsWords(in.Query)
+	words := engine.QueryWords(in.Query)
 	if len(words) == 0 || ai.Idx.Len() == 0 || (m.opts.RecallScopes != nil && len(m.opts.RecallScopes) == 0) {
 		return nil, 0, nil
 	}
@@ -171,47 +167,3 @@ func ftsContent(words []string) string {
 func ftsToken(agentID string) string {
 	return "a" + strings.ToUpper(hex.EncodeToString([]byte(agentID))) + "0"
 }
-
-// ftsWords splits text into words as ftsQuery does (runs of letters, digits
-// and _), lower-cased and deduplicated, without English stop words unless
-// there is nothing else: they match nearly every chunk and weigh almost
-// nothing in BM25. Words hold no double quote, so quoting them is safe.
-func ftsWords(text string) []string {
-	all := strings.FieldsFunc(strings.ToLower(text), func(r rune) bool {
-		return !unicode.IsLetter(r) && !unicode.IsDigit(r) && r != '_'
-	})
-	seen := map[string]bool{}
-	var words, stops []string
-	for _, w := range all {
-		if seen[w] {
-			continue
-		}
-		seen[w] = true
-		if stopWords[w] {
-			stops = append(stops, w)
-		} else {
-			words = append(words, w)
-		}
-	}
-	if len(words) == 0 {
-		words = stops
-	}
-	return words[:min(len(words), maxFTSWords)]
-}
-
-// stopWords are English function words, question words and the verbs of
-// asking ("tell me", "remind me").
-var stopWords = func() map[string]bool {
-	m := map[string]bool{}
-	for _, w := range strings.Fields(`a about above after again against all am an and any are as at be because
-		been before being below between both but by can could did do does doing down during each few for
-		from further had has have having he her here hers herself him himself his how i if in into is it
-		its itself just me more most my myself no nor not now of off on once only or other our ours
-		ourselves out over own same she should so some such than that the their theirs them themselves
-		then there these they this those through to too under until up us very was we were what when
-		where which while who whom why will with would you your yours yourself yourselves s t don
-		ever anything something tell remind know`) {
-		m[w] = true
-	}
-	return m
-}()

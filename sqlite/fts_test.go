@@ -11,6 +11,7 @@ import (
 	"testing"
 
 	"github.com/hippo-mem/hippo"
+	"github.com/hippo-mem/hippo/engine"
 	"github.com/hippo-mem/hippo/local"
 )
 
@@ -173,28 +174,6 @@ func TestFTSMigrationIndexesExistingRows(t *testing.T) {
 	}
 }
 
-func TestFTSWords(t *testing.T) {
-	tests := []struct {
-		in   string
-		want []string
-	}{
-		{"What does the user think of Redux?", []string{"user", "think", "redux"}},
-		{"who is she", []string{"who", "is", "she"}}, // only stop words: keep them
-		{`"quoted" AND (NEAR x*) -col:y ^z`, []string{"quoted", "near", "x", "col", "y", "z"}},
-		{"Café CAFÉ café", []string{"café"}},
-		{"STRIPE_API_KEY", []string{"stripe_api_key"}},
-		{"?!…", nil},
-	}
-	for _, tt := range tests {
-		if got := ftsWords(tt.in); !slices.Equal(got, tt.want) {
-			t.Errorf("ftsWords(%q) = %q, want %q", tt.in, got, tt.want)
-		}
-	}
-	if got := len(ftsWords(strings.Repeat("word ", 5) + strings.Repeat("x", 10) + " " + strings.Join(strings.Fields(strings.Repeat("a1 b2 c3 d4 e5 f6 g7 h8 ", 8)), "z "))); got > maxFTSWords {
-		t.Errorf("%d words, want at most %d", got, maxFTSWords)
-	}
-}
-
 // FuzzFTSQuery runs the MATCH expressions built from arbitrary text
 // (ftsQuery's for conversation search, ftsContent's for recall, with and
 // without the agent token) against a real FTS5 index: none may be an FTS5
@@ -221,7 +200,7 @@ func FuzzFTSQuery(f *testing.F) {
 		if q := ftsQuery(s); q != "" {
 			matches = append(matches, q)
 		}
-		if words := ftsWords(s); len(words) > 0 {
+		if words := engine.QueryWords(s); len(words) > 0 {
 			matches = append(matches, ftsContent(words), agent+ftsContent(words))
 			if _, err := db.rareWords(ctx, agent, words, ftsBudget); err != nil {
 				t.Fatalf("rare words of %q: %v", s, err)

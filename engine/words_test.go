@@ -1,0 +1,31 @@
+package engine_test
+
+import (
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/hippo-mem/hippo/engine"
+)
+
+func TestQueryWords(t *testing.T) {
+	tests := []struct {
+		in   string
+		want []string
+	}{
+		{"What does the user think of Redux?", []string{"user", "think", "redux"}},
+		{"who is she", []string{"who", "is", "she"}}, // only stop words: keep them
+		{`"quoted" AND (NEAR x*) -col:y ^z`, []string{"quoted", "near", "x", "col", "y", "z"}},
+		{"Café CAFÉ café", []string{"café"}},
+		{"STRIPE_API_KEY", []string{"stripe_api_key"}},
+		{"?!…", nil},
+	}
+	for _, tt := range tests {
+		if got := engine.QueryWords(tt.in); !slices.Equal(got, tt.want) {
+			t.Errorf("engine.QueryWords(%q) = %q, want %q", tt.in, got, tt.want)
+		}
+	}
+	if got := len(engine.QueryWords(strings.Repeat("word ", 5) + strings.Repeat("x", 10) + " " + strings.Join(strings.Fields(strings.Repeat("a1 b2 c3 d4 e5 f6 g7 h8 ", 8)), "z "))); got > engine.MaxQueryWords {
+		t.Errorf("%d words, want at most %d", got, engine.MaxQueryWords)
+	}
+}
