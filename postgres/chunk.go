@@ -6,12 +6,11 @@ import (
 	"errors"
 	"fmt"
 	"strings"
-	"time"
 
 	"github.com/hippo-mem/hippo"
+	"github.com/hippo-mem/hippo/engine"
 	"github.com/hippo-mem/hippo/vector"
 	"github.com/jackc/pgx/v5"
-	"github.com/oklog/ulid/v2"
 )
 
 // chunkColumns is the column list scanChunk reads, in order.
@@ -121,10 +120,6 @@ func chunkValues(c *hippo.Chunk, supAt *string) []any {
 		nullIfEmpty(c.SupersededBy), supAt, formatTime(c.CreatedAt),
 		nullIfEmpty(c.SuspiciousReason), nullIfEmpty(prov.Origin), nullIfEmpty(prov.Caller),
 		nullIfEmpty(prov.Source), nullIfEmpty(prov.InputHash)}
-}
-
-func newChunkID(now time.Time) string {
-	return ulid.MustNew(ulid.Timestamp(now), ulid.DefaultEntropy()).String()
 }
 
 // insertChunkSQL inserts a chunk unless its ID or, for a memory, its
@@ -268,41 +263,8 @@ func (db *DB) InsertChunks(ctx context.Context, agentID, scope, model string, ch
 		}
 		rows := make([][]any, 0, len(chunks))
 		for _, c := range chunks {
-			if c.AgentID == "" {
-				c.AgentID = agentID
-			}
-			if c.Scope == "" {
-				c.Scope = scope
-			}
-			if err := hippo.ValidateAgentID(c.AgentID); err != nil {
+			if err := engine.PrepareBulk(c, agentID, scope, db.cfg.DefaultIntensity, now, len(chunks[0].Embedding)); err != nil {
 				return err
-			}
-			if c.ID == "" {
-				c.ID = newChunkID(now)
-			}
-			if c.Kind == "" {
-				c.Kind = hippo.KindMemory
-			}
-			if c.Kind == hippo.KindMemory {
-				c.ContentHash = hippo.ContentHash(c.Content)
-			}
-			if c.EncounterCount == 0 {
-				c.EncounterCount = 1
-				if c.RunningIntensity == 0 {
-					c.RunningIntensity = db.cfg.DefaultIntensity
-				}
-			}
-			if c.CreatedAt.IsZero() {
-				c.CreatedAt = now
-			}
-			if c.LastAccessedAt.IsZero() {
-				c.LastAccessedAt = c.CreatedAt
-			}
-			if c.Provenance == nil {
-				c.Provenance = &hippo.Provenance{Origin: hippo.OriginBulk, Caller: hippo.CallerLibrary}
-			}
-			if len(c.Embedding) != len(chunks[0].Embedding) {
-				return hippo.Errorf(hippo.EINVALID, "chunk %s has %d dimensions, others %d", c.ID, len(c.Embedding), len(chunks[0].Embedding))
 			}
 			var supAt *string
 			if c.SupersededAt != nil {

@@ -249,7 +249,7 @@ func (t agentTx) IsLive(ctx context.Context, id string) (bool, error) {
 // Insert implements engine.FactWriter.
 func (t agentTx) Insert(ctx context.Context, c *hippo.Chunk) error {
 	if c.ID == "" {
-		c.ID = newChunkID(c.CreatedAt)
+		c.ID = engine.NewChunkID(c.CreatedAt)
 	}
 	return insertChunk(ctx, t.tx, c)
 }

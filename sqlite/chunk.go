@@ -6,11 +6,10 @@ import (
 	"encoding/json"
 	"fmt"
 	"strings"
-	"time"
 
 	"github.com/hippo-mem/hippo"
+	"github.com/hippo-mem/hippo/engine"
 	"github.com/hippo-mem/hippo/vector"
-	"github.com/oklog/ulid/v2"
 )
 
 // chunkColumns is the column list scanChunk reads, in order.
@@ -99,11 +98,6 @@ func nullIfEmpty(s string) any {
 
 // ContentHash is hippo.ContentHash.
 func ContentHash(content string) string { return hippo.ContentHash(content) }
-
-// newChunkID returns a new ULID.
-func newChunkID(now time.Time) string {
-	return ulid.MustNew(ulid.Timestamp(now), ulid.DefaultEntropy()).String()
-}
 
 type execer interface {
 	ExecContext(ctx context.Context, query string, args ...any) (sql.Result, error)
@@ -293,41 +287,8 @@ func (db *DB) InsertChunks(ctx context.Context, agentID, scope, model string, ch
 	}
 	now := db.now()
 	for _, c := range chunks {
-		if c.AgentID == "" {
-			c.AgentID = agentID
-		}
-		if c.Scope == "" {
-			c.Scope = scope
-		}
-		if err := hippo.ValidateAgentID(c.AgentID); err != nil {
+		if err := engine.PrepareBulk(c, agentID, scope, db.cfg.DefaultIntensity, now, len(chunks[0].Embedding)); err != nil {
 			return err
-		}
-		if c.ID == "" {
-			c.ID = newChunkID(now)
-		}
-		if c.Kind == "" {
-			c.Kind = hippo.KindMemory
-		}
-		if c.Kind == hippo.KindMemory {
-			c.ContentHash = ContentHash(c.Content)
-		}
-		if c.EncounterCount == 0 {
-			c.EncounterCount = 1
-			if c.RunningIntensity == 0 {
-				c.RunningIntensity = db.cfg.DefaultIntensity
-			}
-		}
-		if c.CreatedAt.IsZero() {
-			c.CreatedAt = now
-		}
-		if c.LastAccessedAt.IsZero() {
-			c.LastAccessedAt = c.CreatedAt
-		}
-		if c.Provenance == nil {
-			c.Provenance = &hippo.Provenance{Origin: hippo.OriginBulk, Caller: hippo.CallerLibrary}
-		}
-		if len(c.Embedding) != len(chunks[0].Embedding) {
-			return hippo.Errorf(hippo.EINVALID, "chunk %s has %d dimensions, others %d", c.ID, len(c.Embedding), len(chunks[0].Embedding))
 		}
 		if err := insertChunk(ctx, tx, c); err != nil {
 			return err

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/hippo-mem/hippo"
+	"github.com/hippo-mem/hippo/engine"
 )
 
 // TestLightTx checks that the boost's transaction commits, rolls back on
@@ -124,13 +125,13 @@ func TestUniqueViolationIsConflict(t *testing.T) {
 	}
 	defer db.Close()
 	now := time.Now()
-	c := &hippo.Chunk{ID: newChunkID(now), AgentID: "a", Kind: hippo.KindMemory, Content: "x", ContentHash: ContentHash("x"),
+	c := &hippo.Chunk{ID: engine.NewChunkID(now), AgentID: "a", Kind: hippo.KindMemory, Content: "x", ContentHash: ContentHash("x"),
 		Embedding: []float32{1, 0}, RunningIntensity: 0.5, EncounterCount: 1, LastAccessedAt: now, CreatedAt: now}
 	if err := insertChunk(ctx, db.write, c); err != nil {
 		t.Fatal(err)
 	}
 	dup := *c
-	dup.ID = newChunkID(now)
+	dup.ID = engine.NewChunkID(now)
 	err = insertChunk(ctx, db.write, &dup)
 	if code := hippo.ErrorCode(err); code != hippo.ECONFLICT {
 		t.Errorf("same memory twice: code %q (%v), want %q", code, err, hippo.ECONFLICT)
@@ -151,7 +152,7 @@ func TestExportTimesNeutral(t *testing.T) {
 	}
 	defer db.Close()
 	now := time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)
-	c := &hippo.Chunk{ID: newChunkID(now), AgentID: "a", Kind: hippo.KindFact, Content: "x",
+	c := &hippo.Chunk{ID: engine.NewChunkID(now), AgentID: "a", Kind: hippo.KindFact, Content: "x",
 		Embedding: []float32{1, 0}, RunningIntensity: 0.5, EncounterCount: 1, LastAccessedAt: now, CreatedAt: now}
 	if err := db.InsertChunks(ctx, "a", "", "m", []*hippo.Chunk{c}); err != nil {
 		t.Fatal(err)

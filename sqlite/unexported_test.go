@@ -3,6 +3,8 @@ package sqlite
 import (
 	"context"
 	"time"
+
+	"github.com/hippo-mem/hippo/engine"
 )
 
 // The sqlite_test tests and the scale benchmark reach these unexported
@@ -25,4 +27,4 @@ func (db *DB) CodesRead(ctx context.Context, agentID string) (time.Duration, err
 func (db *DB) Pragmas(ctx context.Context) map[string]string { return db.pragmas(ctx) }
 
 // NewID returns a new chunk ID.
-func NewID(now time.Time) string { return newChunkID(now) }
+func NewID(now time.Time) string { return engine.NewChunkID(now) }
