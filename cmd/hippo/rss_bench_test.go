@@ -1,14 +1,12 @@
 package main
 
 import (
-	"bufio"
 	"context"
 	"fmt"
 	"io"
 	"math/rand/v2"
 	"net/http"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"regexp"
 	"strconv"
@@ -70,32 +68,7 @@ func BenchmarkIndexMemoryRSS(b *testing.B) {
 	b.Logf("%d agents × %d chunks × %d dims written in %v", agents, chunks, dim, time.Since(start).Round(time.Second))
 
 	env := withEnv(cleanEnv(dir, path), []string{"HIPPO_EMBED_URL=" + srv.BaseURL(), "HIPPO_EMBED_KEY=sk-test", "HIPPO_EMBED_MODEL=mock-embed"})
-	cmd := exec.Command(hippoBin, "serve", "--addr", "127.0.0.1:0", "--index-memory", limit)
-	cmd.Env = env
-	stderr, err := cmd.StderrPipe()
-	if err != nil {
-		b.Fatal(err)
-	}
-	if err := cmd.Start(); err != nil {
-		b.Fatal(err)
-	}
-	defer func() {
-		cmd.Process.Signal(os.Interrupt)
-		cmd.Wait()
-	}()
-	base := ""
-	sc := bufio.NewScanner(stderr)
-	urlRe := regexp.MustCompile(`MCP server on (http://127\.0\.0\.1:\d+)`)
-	for sc.Scan() {
-		if m := urlRe.FindStringSubmatch(sc.Text()); m != nil {
-			base = m[1]
-			break
-		}
-	}
-	go io.Copy(io.Discard, stderr)
-	if base == "" {
-		b.Fatal("hippo serve printed no URL")
-	}
+	cmd, base := startServe(b, env, "serve", "--addr", "127.0.0.1:0", "--index-memory", limit)
 	cs, err := sdk.NewClient(&sdk.Implementation{Name: "rss", Version: "0"}, nil).Connect(ctx,
 		&sdk.StreamableClientTransport{Endpoint: base + "/mcp", HTTPClient: &http.Client{}, MaxRetries: -1}, nil)
 	if err != nil {

@@ -62,32 +62,7 @@ func benchServeStores(b *testing.B, embedder string, clients int, db string) {
 	if w := os.Getenv("HIPPO_BENCH_EMBED_WINDOW"); w != "" {
 		args = append(args, "--embed-window", w) // 0 compares without coalescing
 	}
-	cmd := exec.Command(hippoBin, args...)
-	cmd.Env = env
-	stderr, err := cmd.StderrPipe()
-	if err != nil {
-		b.Fatal(err)
-	}
-	if err := cmd.Start(); err != nil {
-		b.Fatal(err)
-	}
-	defer func() {
-		cmd.Process.Signal(os.Interrupt)
-		cmd.Wait()
-	}()
-	base := ""
-	sc := bufio.NewScanner(stderr)
-	urlRe := regexp.MustCompile(`MCP server on (http://127\.0\.0\.1:\d+)`)
-	for sc.Scan() {
-		if m := urlRe.FindStringSubmatch(sc.Text()); m != nil {
-			base = m[1]
-			break
-		}
-	}
-	go io.Copy(io.Discard, stderr)
-	if base == "" {
-		b.Fatal("hippo serve printed no URL")
-	}
+	cmd, base := startServe(b, env, args...)
 	connect := func() *sdk.ClientSession {
 		cs, err := sdk.NewClient(&sdk.Implementation{Name: "bench", Version: "0"}, nil).Connect(ctx,
 			&sdk.StreamableClientTransport{Endpoint: base + "/mcp", HTTPClient: &http.Client{}, MaxRetries: -1}, nil)
@@ -196,6 +171,40 @@ func procCPU(b *testing.B, pid int) time.Duration {
 		b.Fatalf("/proc/%d/stat: %q", pid, data)
 	}
 	return time.Duration(utime+stime) * 10 * time.Millisecond
+}
+
+// startServe starts `hippo <args>` (a serve on an HTTP port) with env
+// and returns it with the base URL it printed; it is interrupted when the
+// benchmark ends.
+func startServe(b *testing.B, env []string, args ...string) (*exec.Cmd, string) {
+	b.Helper()
+	cmd := exec.Command(hippoBin, args...)
+	cmd.Env = env
+	stderr, err := cmd.StderrPipe()
+	if err != nil {
+		b.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		b.Fatal(err)
+	}
+	b.Cleanup(func() {
+		cmd.Process.Signal(os.Interrupt)
+		cmd.Wait()
+	})
+	base := ""
+	sc := bufio.NewScanner(stderr)
+	urlRe := regexp.MustCompile(`MCP server on (http://127\.0\.0\.1:\d+)`)
+	for sc.Scan() {
+		if m := urlRe.FindStringSubmatch(sc.Text()); m != nil {
+			base = m[1]
+			break
+		}
+	}
+	go io.Copy(io.Discard, stderr)
+	if base == "" {
+		b.Fatal("hippo serve printed no URL")
+	}
+	return cmd, base
 }
 
 func pct(d []time.Duration, p int) time.Duration {
