@@ -108,9 +108,9 @@ func recalledChunks(ctx context.Context, q querier, agent string, ids []string) 
 // the triggers (hippo.bulk is on for the transaction), which cost the
 // boost more than the update itself. Each row returns the chunk, the new
 // version (NULL when nothing was boosted) and the epoch.
-const boostSQL = `WITH u AS (UPDATE chunks SET access_count = access_count + 1, last_accessed_at = $1,
+var boostSQL = `WITH u AS (UPDATE chunks SET access_count = access_count + 1, last_accessed_at = $1,
 		running_intensity = least(1.0, running_intensity + $2)
-		WHERE id = ANY($3) AND agent_id = $4 RETURNING ` + chunkColumns + `),
+		WHERE id = ANY($3) AND agent_id = $4 RETURNING ` + recalledColumns + `),
 	v AS (INSERT INTO hippo_agents AS h (agent_id, version) SELECT $4, 1 WHERE EXISTS (SELECT 1 FROM u)
 		ON CONFLICT (agent_id) DO UPDATE SET version = h.version + 1 RETURNING version),
 	l AS (INSERT INTO hippo_changes (agent_id, version, chunk_id) SELECT $4, v.version, u.id FROM u, v)
