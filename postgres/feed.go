@@ -60,8 +60,14 @@ const readLockSQL = `SELECT (SELECT value FROM hippo_meta WHERE key = 'embedding
 // and raises the feed's epoch, so every reader reloads: an import or a
 // re-embedding's switch rewrites too many rows to fold in one by one. The
 // epoch row's lock, taken first, serialises bulk writes with each other.
+//
+// Then it refreshes the planner's statistics of chunks: right after a bulk
+// load they still describe the table before it, and a recall's boost
+// (id = ANY(…) AND agent_id = …) was planned as a scan of every row of the
+// agent beside the primary key's ten (0.5 ms instead of 0.05 at 10,000
+// rows) until autovacuum got round to it.
 func (db *DB) bulk(ctx context.Context, fn func(pgx.Tx) error) error {
-	return pgx.BeginFunc(ctx, db.pool, func(tx pgx.Tx) error {
+	err := pgx.BeginFunc(ctx, db.pool, func(tx pgx.Tx) error {
 		if _, err := tx.Exec(ctx, `UPDATE hippo_meta SET value = (value::bigint + 1)::text WHERE key = 'changes_epoch'`); err != nil {
 			return fmt.Errorf("raise change epoch: %w", err)
 		}
@@ -70,6 +76,12 @@ func (db *DB) bulk(ctx context.Context, fn func(pgx.Tx) error) error {
 		}
 		return fn(tx)
 	})
+	if err != nil {
+		return err
+	}
+	// The load is committed; stale statistics only cost speed.
+	_, _ = db.pool.Exec(context.WithoutCancel(ctx), `ANALYZE chunks`)
+	return nil
 }
 
 // syncIndexFor returns the agent's index brought up to date, with lock
