@@ -10,6 +10,7 @@ import (
 	"net/http/pprof"
 	"os"
 	"runtime/debug"
+	"strconv"
 	"strings"
 	"time"
 
@@ -51,10 +52,14 @@ offline defaults are used: no key, no network.`,
 			if logFormat != "text" && logFormat != "json" {
 				return usageErrorf("--log-format must be text or json, got %q", logFormat)
 			}
-			if indexMemory != "" && indexMemory != "0" {
+			switch indexMemory {
+			case "auto":
+				a.indexMemory = autoIndexMemory(readFile("/proc/meminfo"), readFile("/sys/fs/cgroup/memory.max"))
+			case "", "0":
+			default:
 				n, err := humanize.ParseBytes(indexMemory)
 				if err != nil || n > 1<<50 {
-					return usageErrorf("--index-memory must be a size such as 256MB or 2GiB (0: no bound), got %q", indexMemory)
+					return usageErrorf("--index-memory must be a size such as 256MB or 2GiB, auto (a quarter of the memory), or 0 (no bound), got %q", indexMemory)
 				}
 				a.indexMemory = int64(n)
 			}
@@ -166,7 +171,7 @@ offline defaults are used: no key, no network.`,
 	f.StringSliceVar(&origins, "allow-origin", nil, "browser origins allowed besides loopback")
 	f.BoolVar(&insecure, "insecure", false, "allow a non-loopback address without --auth-token")
 	f.StringVar(&logFormat, "log-format", "text", "log lines as text or json")
-	f.StringVar(&indexMemory, "index-memory", "0", "bound the agents' vector indexes held in memory, e.g. 256MB; the least recently used are dropped and reloaded on demand (0: no bound)")
+	f.StringVar(&indexMemory, "index-memory", "auto", "bound the agents' vector indexes held in memory, e.g. 256MB; the least recently used are dropped and reloaded on demand (auto: a quarter of the machine's or the container's memory; 0: no bound)")
 	f.StringVar(&pprofAddr, "pprof", "", "serve net/http/pprof on this loopback address (e.g. 127.0.0.1:6060)")
 	f.DurationVar(&embedWindow, "embed-window", coalesce.DefaultWindow, "how long concurrent calls wait to share one embedding request (0 turns it off)")
 	f.StringVar(&messages, "messages-table", os.Getenv("HIPPO_MESSAGES_TABLE"), "enable recall_conversation over this table and its <table>_fts index")
@@ -248,4 +253,31 @@ func applyMemoryLimit(indexMemory int64) int64 {
 	limit := indexMemory + memoryOverhead
 	debug.SetMemoryLimit(limit)
 	return limit
+}
+
+// autoIndexMemory is --index-memory auto: a quarter of the memory the
+// server may use, the smaller of the machine's (/proc/meminfo's MemTotal)
+// and its cgroup's limit (memory.max), so that the indexes, the runtime's
+// slack and the page cache fit beside each other. 0 (no bound) when
+// neither can be read, as on systems other than Linux.
+func autoIndexMemory(meminfo, cgroupMax string) int64 {
+	var total int64
+	for _, line := range strings.Split(meminfo, "\n") {
+		if rest, ok := strings.CutPrefix(line, "MemTotal:"); ok {
+			kb, err := strconv.ParseInt(strings.TrimSpace(strings.TrimSuffix(strings.TrimSpace(rest), "kB")), 10, 64)
+			if err == nil {
+				total = kb << 10
+			}
+		}
+	}
+	if limit, err := strconv.ParseInt(strings.TrimSpace(cgroupMax), 10, 64); err == nil && limit > 0 && (total == 0 || limit < total) {
+		total = limit
+	}
+	return total / 4
+}
+
+// readFile is a file's content, "" when it cannot be read.
+func readFile(path string) string {
+	b, _ := os.ReadFile(path)
+	return string(b)
 }

@@ -202,7 +202,7 @@ func TestServeFlagErrors(t *testing.T) {
 		{"--log-format xml", `--log-format must be text or json, got "xml"`},
 		{"--pprof 0.0.0.0:6060", "--pprof must be a loopback address"},
 		{"--pprof nonsense", `--pprof "nonsense"`},
-		{"--index-memory lots", `--index-memory must be a size such as 256MB or 2GiB (0: no bound), got "lots"`},
+		{"--index-memory lots", `--index-memory must be a size such as 256MB or 2GiB, auto (a quarter of the memory), or 0 (no bound), got "lots"`},
 	} {
 		r := c.run(append([]string{"serve"}, strings.Fields(tt.args)...)...)
 		if r.code != 2 || !strings.Contains(r.stderr, tt.want) {
@@ -211,5 +211,29 @@ func TestServeFlagErrors(t *testing.T) {
 	}
 	if _, err := os.Stat(c.db); !os.IsNotExist(err) {
 		t.Errorf("a refused serve left a database behind: %v", err)
+	}
+}
+
+// TestAutoIndexMemory checks --index-memory auto: a quarter of the smaller
+// of the machine's memory and the cgroup's limit, no bound when neither
+// is known.
+func TestAutoIndexMemory(t *testing.T) {
+	const meminfo = "MemTotal:       24684084 kB\nMemFree:        19461000 kB\n"
+	tests := []struct {
+		name, meminfo, cgroup string
+		want                  int64
+	}{
+		{"machine", meminfo, "", 24684084 << 10 / 4},
+		{"unlimited cgroup", meminfo, "max\n", 24684084 << 10 / 4},
+		{"cgroup below the machine", meminfo, "2147483648\n", 512 << 20},
+		{"cgroup above the machine", meminfo, "107374182400\n", 24684084 << 10 / 4},
+		{"cgroup only", "", "1073741824", 256 << 20},
+		{"nothing known", "", "", 0},
+		{"garbage", "MemTotal: lots kB", "nope", 0},
+	}
+	for _, tt := range tests {
+		if got := autoIndexMemory(tt.meminfo, tt.cgroup); got != tt.want {
+			t.Errorf("%s: autoIndexMemory = %d, want %d", tt.name, got, tt.want)
+		}
 	}
 }
