@@ -69,9 +69,8 @@ type DB struct {
 	cfg     hippo.Config
 	now     func() time.Time
 
-	activeClock  bool
-	activityMu   sync.Mutex
-	activityHour map[string]int64
+	activeClock bool
+	activity    *engine.Activity // the active clock's hours, written once per agent and hour
 
 	indexes *engine.Indexes
 	writes  atomic.Int64 // to pace change-feed pruning
@@ -122,7 +121,13 @@ func Open(ctx context.Context, dsn string, opts Options) (*DB, error) {
 	if err != nil {
 		return nil, hippo.Errorf(hippo.EINVALID, "connect to %s: %s", d, hippo.RedactDSN(err.Error()))
 	}
-	db := &DB{dsn: d.String(), pool: pool, cfg: hippo.DefaultConfig(), now: time.Now, activityHour: map[string]int64{}}
+	db := &DB{dsn: d.String(), pool: pool, cfg: hippo.DefaultConfig(), now: time.Now}
+	db.activity = engine.NewActivity(func(ctx context.Context, agentID string, hour int64) error {
+		if _, err := db.pool.Exec(ctx, `INSERT INTO hippo_activity (agent_id, hour) VALUES ($1, $2) ON CONFLICT DO NOTHING`, agentID, hour); err != nil {
+			return fmt.Errorf("record activity: %w", err)
+		}
+		return nil
+	})
 	if opts.Config != nil {
 		db.cfg = *opts.Config
 	}
@@ -267,20 +272,7 @@ func (db *DB) recordActivity(ctx context.Context, agentID string) error {
 	if !db.activeClock {
 		return nil
 	}
-	hour := db.now().Unix() / 3600
-	db.activityMu.Lock()
-	done := db.activityHour[agentID] == hour
-	db.activityMu.Unlock()
-	if done {
-		return nil
-	}
-	if _, err := db.pool.Exec(ctx, `INSERT INTO hippo_activity (agent_id, hour) VALUES ($1, $2) ON CONFLICT DO NOTHING`, agentID, hour); err != nil {
-		return fmt.Errorf("record activity: %w", err)
-	}
-	db.activityMu.Lock()
-	db.activityHour[agentID] = hour
-	db.activityMu.Unlock()
-	return nil
+	return db.activity.Record(ctx, agentID, db.now())
 }
 
 // Service implements hippo.Store: the engine's memory over the database.

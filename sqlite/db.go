@@ -86,8 +86,7 @@ type DB struct {
 
 	activeClock bool
 
-	activityMu   sync.Mutex
-	activityHour map[string]int64 // last hour recorded per agent
+	activity *engine.Activity // the active clock's hours, written once per agent and hour
 
 	group   committer       // Update's group commit (group.go)
 	indexes *engine.Indexes // by agent ID, loaded on first search
@@ -205,7 +204,12 @@ func (db *DB) setDecayClock(ctx context.Context, clock string) error {
 		return fmt.Errorf("read decay clock: %w", err)
 	}
 	db.activeClock = recorded == ActiveClock
-	db.activityHour = map[string]int64{}
+	db.activity = engine.NewActivity(func(ctx context.Context, agentID string, hour int64) error {
+		if _, err := db.write.ExecContext(ctx, `INSERT OR IGNORE INTO hippo_activity (agent_id, hour) VALUES (?, ?)`, agentID, hour); err != nil {
+			return fmt.Errorf("record activity: %w", err)
+		}
+		return nil
+	})
 	return nil
 }
 
@@ -259,20 +263,7 @@ func (db *DB) recordActivity(ctx context.Context, agentID string) error {
 	if !db.activeClock {
 		return nil
 	}
-	hour := db.now().Unix() / 3600
-	db.activityMu.Lock()
-	done := db.activityHour[agentID] == hour
-	db.activityMu.Unlock()
-	if done {
-		return nil
-	}
-	if _, err := db.write.ExecContext(ctx, `INSERT OR IGNORE INTO hippo_activity (agent_id, hour) VALUES (?, ?)`, agentID, hour); err != nil {
-		return fmt.Errorf("record activity: %w", err)
-	}
-	db.activityMu.Lock()
-	db.activityHour[agentID] = hour
-	db.activityMu.Unlock()
-	return nil
+	return db.activity.Record(ctx, agentID, db.now())
 }
 
 // PageSizeFor is the page size of a new database for embeddings of dim
