@@ -30,7 +30,10 @@ type Store interface {
 	Contents(ctx context.Context, ids []string) (map[string]string, error)
 	// Update runs fn in one write transaction, serialised with every other
 	// writer of the agent (across processes), and commits it when fn
-	// returns nil.
+	// returns nil: fn's writes are durable when Update returns nil, and
+	// none of them is when it returns an error. A store may run concurrent
+	// calls' fns in one transaction, each in a savepoint of its own (group
+	// commit), as long as each call keeps that all-or-nothing.
 	Update(ctx context.Context, fn func(Tx) error) error
 	// View runs fn in one read-only snapshot.
 	View(ctx context.Context, fn func(Tx) error) error
