@@ -7,6 +7,7 @@ import (
 	"unicode"
 
 	"github.com/hippo-mem/hippo"
+	"github.com/hippo-mem/hippo/engine"
 	"github.com/jackc/pgx/v5"
 	"golang.org/x/text/unicode/norm"
 )
@@ -264,21 +265,10 @@ func (db *DB) PurgeSuperseded(ctx context.Context, f hippo.PurgeFilter) ([]*hipp
 		if purged, err = queryChunks(ctx, tx, query+` FOR UPDATE`, args...); err != nil {
 			return err
 		}
-		successor := make(map[string]string, len(purged))
+		next := engine.PurgeSuccessors(purged)
 		for _, c := range purged {
-			successor[c.ID] = c.SupersededBy
-		}
-		for _, c := range purged {
-			next := c.SupersededBy
-			for i := 0; i < len(purged); i++ {
-				s, ok := successor[next]
-				if !ok {
-					break
-				}
-				next = s
-			}
 			if _, err := tx.Exec(ctx, `UPDATE chunks SET superseded_by = $1 WHERE superseded_by = $2 AND agent_id = $3`,
-				next, c.ID, c.AgentID); err != nil {
+				next[c.ID], c.ID, c.AgentID); err != nil {
 				return fmt.Errorf("re-point chunks superseded by %s: %w", c.ID, err)
 			}
 		}

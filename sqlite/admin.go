@@ -10,6 +10,7 @@ import (
 	"strings"
 
 	"github.com/hippo-mem/hippo"
+	"github.com/hippo-mem/hippo/engine"
 )
 
 // Stats is hippo.Stats.
@@ -319,22 +320,10 @@ func (db *DB) PurgeSuperseded(ctx context.Context, f PurgeFilter) ([]*hippo.Chun
 	if err != nil {
 		return nil, err
 	}
-	successor := make(map[string]string, len(purged))
+	next := engine.PurgeSuccessors(purged)
 	for _, c := range purged {
-		successor[c.ID] = c.SupersededBy
-	}
-	for _, c := range purged {
-		// Follow the chain past purged chunks; the bound guards a cycle.
-		next := c.SupersededBy
-		for i := 0; i < len(purged); i++ {
-			s, ok := successor[next]
-			if !ok {
-				break
-			}
-			next = s
-		}
 		if _, err := tx.ExecContext(ctx, `UPDATE chunks SET superseded_by = ? WHERE superseded_by = ? AND agent_id = ?`,
-			next, c.ID, c.AgentID); err != nil {
+			next[c.ID], c.ID, c.AgentID); err != nil {
 			return nil, fmt.Errorf("re-point chunks superseded by %s: %w", c.ID, err)
 		}
 	}
