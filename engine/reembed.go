@@ -2,6 +2,7 @@ package engine
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"strings"
 
@@ -28,6 +29,13 @@ type ReembedStore interface {
 	// AfterSwitch is called after a committed switch (sqlite: the change
 	// log trimmed and a WAL checkpoint).
 	AfterSwitch(ctx context.Context)
+}
+
+// ReembedKey is a re-embedding's target as a store records it (hippo_meta
+// 'reembed_target'), to tell its own shadow vectors from another run's.
+func ReembedKey(l hippo.ModelLock) string {
+	b, _ := json.Marshal(l)
+	return string(b)
 }
 
 // ReembedTx is one write transaction of a re-embedding.

@@ -80,11 +80,11 @@ func (s reembedStore) StartReembed(ctx context.Context, target hippo.ModelLock) 
 		if err != nil {
 			return err
 		}
-		if prev != lockKey(target) {
+		if prev != engine.ReembedKey(target) {
 			if _, err := tx.Exec(ctx, `DELETE FROM hippo_reembed`); err != nil {
 				return fmt.Errorf("reset re-embedding state: %w", err)
 			}
-			if err := setMeta(ctx, tx, "reembed_target", lockKey(target)); err != nil {
+			if err := setMeta(ctx, tx, "reembed_target", engine.ReembedKey(target)); err != nil {
 				return err
 			}
 		}
@@ -133,7 +133,7 @@ func (t reembedTx) CheckTarget(ctx context.Context, target hippo.ModelLock) erro
 	if err != nil {
 		return err
 	}
-	if key != lockKey(target) {
+	if key != engine.ReembedKey(target) {
 		return hippo.Errorf(hippo.ECONFLICT, "another re-embedding of this database finished or started over meanwhile; run it again")
 	}
 	return nil
@@ -196,12 +196,6 @@ func reembedTarget(ctx context.Context, q querier) (string, error) {
 	var key string
 	err := q.QueryRow(ctx, `SELECT coalesce((SELECT value FROM hippo_meta WHERE key = 'reembed_target'), '')`).Scan(&key)
 	return key, err
-}
-
-// lockKey is the lock as recorded in hippo_meta 'reembed_target'.
-func lockKey(l hippo.ModelLock) string {
-	b, _ := json.Marshal(l)
-	return string(b)
 }
 
 // missingShadow returns up to n chunks after cursor, in ID order, that

@@ -81,7 +81,7 @@ func (t reembedTx) CheckTarget(ctx context.Context, target ModelLock) error {
 	if err := t.tx.QueryRowContext(ctx, `SELECT COALESCE((SELECT value FROM hippo_meta WHERE key = 'reembed_target'), '')`).Scan(&key); err != nil {
 		return err
 	}
-	if key != lockKey(target) {
+	if key != engine.ReembedKey(target) {
 		return hippo.Errorf(hippo.ECONFLICT, "another re-embedding of this database finished or started over meanwhile; run it again")
 	}
 	return nil
@@ -125,12 +125,6 @@ func (t reembedTx) Switch(ctx context.Context, target ModelLock) (int, error) {
 		return 0, err
 	}
 	return int(n), nil
-}
-
-// lockKey is the lock as recorded in hippo_meta 'reembed_target'.
-func lockKey(l ModelLock) string {
-	b, _ := json.Marshal(l)
-	return string(b)
 }
 
 // reembedPlan is Reembed's dry run.
@@ -213,11 +207,11 @@ func (db *DB) startReembed(ctx context.Context, target ModelLock) (*ReembedResul
 	if err := tx.QueryRowContext(ctx, `SELECT COALESCE((SELECT value FROM hippo_meta WHERE key = 'reembed_target'), '')`).Scan(&prev); err != nil {
 		return nil, err
 	}
-	if prev != lockKey(target) {
+	if prev != engine.ReembedKey(target) {
 		if _, err := tx.ExecContext(ctx, `DELETE FROM hippo_reembed`); err != nil {
 			return nil, fmt.Errorf("reset re-embedding state: %w", err)
 		}
-		if err := setMeta(ctx, tx, "reembed_target", lockKey(target)); err != nil {
+		if err := setMeta(ctx, tx, "reembed_target", engine.ReembedKey(target)); err != nil {
 			return nil, err
 		}
 	}
