@@ -4,12 +4,10 @@ import (
 	"context"
 	"fmt"
 	"strings"
-	"unicode"
 
 	"github.com/hippo-mem/hippo"
 	"github.com/hippo-mem/hippo/engine"
 	"github.com/jackc/pgx/v5"
-	"golang.org/x/text/unicode/norm"
 )
 
 // Stats implements hippo.Admin: counts in one read snapshot. FileSize is
@@ -68,7 +66,7 @@ func (db *DB) Agents(ctx context.Context) ([]hippo.AgentSummary, error) {
 	return out, rows.Err()
 }
 
-// foldSQL folds a text column as fold does a Go string: compatibility
+// foldSQL folds a text column as hippo.Fold does a Go string: compatibility
 // decomposition, combining accents dropped, lower case.
 const foldSQL = `lower(regexp_replace(normalize(%s, NFKD), '[\u0300-\u036f]', '', 'g'))`
 
@@ -102,25 +100,13 @@ func chunkWhere(f hippo.ChunkFilter) (string, []any, error) {
 		conds = append(conds, "suspicious IS NOT NULL")
 	}
 	if f.Text != "" {
-		text := fold(f.Text)
+		text := hippo.Fold(f.Text)
 		if text == "" {
 			return "", nil, hippo.Invalidf("text", "%q has nothing to search for once accents are ignored", f.Text)
 		}
 		conds = append(conds, "strpos("+fmt.Sprintf(foldSQL, "content")+", "+arg(text)+") > 0")
 	}
 	return strings.Join(conds, " AND "), args, nil
-}
-
-// fold makes text compare without case or accents (sqlite's fold).
-func fold(s string) string {
-	var b strings.Builder
-	for _, r := range norm.NFKD.String(s) {
-		if unicode.Is(unicode.Mn, r) {
-			continue
-		}
-		b.WriteRune(unicode.ToLower(r))
-	}
-	return b.String()
 }
 
 // listColumns is chunkColumns with an empty vector.

@@ -130,7 +130,7 @@ func chunkWhere(f ChunkFilter) (string, []any, error) {
 		conds = append(conds, "suspicious IS NOT NULL")
 	}
 	if f.Text != "" {
-		text := fold(f.Text)
+		text := hippo.Fold(f.Text)
 		if text == "" {
 			return "", nil, hippo.Invalidf("text", "%q has nothing to search for once accents are ignored", f.Text)
 		}
