@@ -21,6 +21,16 @@ const ExportTimeLayout = "2006-01-02T15:04:05.000000Z"
 // ExportTime is t in ExportTimeLayout.
 func ExportTime(t time.Time) string { return t.UTC().Format(ExportTimeLayout) }
 
+// ExportStoredTime is a store's timestamp, in any form ImportTime reads,
+// in ExportTimeLayout.
+func ExportStoredTime(stored string) (string, error) {
+	t, err := ImportTime(stored, time.Time{})
+	if err != nil {
+		return "", err
+	}
+	return ExportTime(t), nil
+}
+
 // Hippo's export format is one JSON object:
 //
 //	{"format":"hippo-export","version":1,["decay_model":"ebbinghaus",]

@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"io"
 	"strings"
-	"time"
 
 	"github.com/hippo-mem/hippo"
 	"github.com/hippo-mem/hippo/engine"
@@ -62,7 +61,7 @@ func (r exportRows) Blocks(ctx context.Context, opts hippo.ExportOptions, fn fun
 		if err := rows.Scan(&b.AgentID, &b.Scope, &b.Key, &b.Value, &b.Description, &b.UpdatedAt); err != nil {
 			return fmt.Errorf("export blocks: %w", err)
 		}
-		if b.UpdatedAt, err = exportTime(b.UpdatedAt); err != nil {
+		if b.UpdatedAt, err = engine.ExportStoredTime(b.UpdatedAt); err != nil {
 			return fmt.Errorf("export block %q: %w", b.Key, err)
 		}
 		if err := fn(&b); err != nil {
@@ -93,7 +92,7 @@ func (r exportRows) Chunks(ctx context.Context, opts hippo.ExportOptions, fn fun
 		}
 		for _, t := range []*string{&c.LastAccessedAt, &c.CreatedAt, c.SupersededAt} {
 			if t != nil && err == nil {
-				*t, err = exportTime(*t)
+				*t, err = engine.ExportStoredTime(*t)
 			}
 		}
 		if err != nil {
@@ -129,7 +128,7 @@ func (r exportRows) Inputs(ctx context.Context, opts hippo.ExportOptions, fn fun
 		if err := rows.Scan(&in.AgentID, &in.Hash, &in.Text, &in.CreatedAt); err != nil {
 			return fmt.Errorf("export inputs: %w", err)
 		}
-		if in.CreatedAt, err = exportTime(in.CreatedAt); err != nil {
+		if in.CreatedAt, err = engine.ExportStoredTime(in.CreatedAt); err != nil {
 			return fmt.Errorf("export input %s: %w", in.Hash, err)
 		}
 		if err := fn(&in); err != nil {
@@ -140,15 +139,6 @@ func (r exportRows) Inputs(ctx context.Context, opts hippo.ExportOptions, fn fun
 		return fmt.Errorf("export inputs: %w", err)
 	}
 	return nil
-}
-
-// exportTime is a stored timestamp in engine.ExportTimeLayout.
-func exportTime(stored string) (string, error) {
-	t, err := engine.ImportTime(stored, time.Time{})
-	if err != nil {
-		return "", err
-	}
-	return engine.ExportTime(t), nil
 }
 
 func (r exportRows) DecayModel(ctx context.Context) (hippo.DecayModel, error) {

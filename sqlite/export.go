@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"io"
 	"strings"
-	"time"
 
 	"github.com/hippo-mem/hippo"
 	"github.com/hippo-mem/hippo/engine"
@@ -92,7 +91,7 @@ func (r exportRows) Blocks(ctx context.Context, opts ExportOptions, fn func(*eng
 			rows.Close()
 			return fmt.Errorf("export blocks: %w", err)
 		}
-		if b.UpdatedAt, err = exportTime(b.UpdatedAt); err != nil {
+		if b.UpdatedAt, err = engine.ExportStoredTime(b.UpdatedAt); err != nil {
 			rows.Close()
 			return fmt.Errorf("export block %q: %w", b.Key, err)
 		}
@@ -159,7 +158,7 @@ func (r exportRows) Inputs(ctx context.Context, opts ExportOptions, fn func(*eng
 			rows.Close()
 			return fmt.Errorf("export inputs: %w", err)
 		}
-		if in.CreatedAt, err = exportTime(in.CreatedAt); err != nil {
+		if in.CreatedAt, err = engine.ExportStoredTime(in.CreatedAt); err != nil {
 			rows.Close()
 			return fmt.Errorf("export input %s: %w", in.Hash, err)
 		}
@@ -179,20 +178,10 @@ func neutralTimes(c *engine.ExportChunk) error {
 	var err error
 	for _, t := range []*string{&c.LastAccessedAt, &c.CreatedAt, c.SupersededAt} {
 		if t != nil && err == nil {
-			*t, err = exportTime(*t)
+			*t, err = engine.ExportStoredTime(*t)
 		}
 	}
 	return err
-}
-
-// exportTime is a stored timestamp, in any form Import reads, in
-// engine.ExportTimeLayout.
-func exportTime(stored string) (string, error) {
-	t, err := engine.ImportTime(stored, time.Time{})
-	if err != nil {
-		return "", err
-	}
-	return engine.ExportTime(t), nil
 }
 
 func closeRows(rows *sql.Rows) error {
