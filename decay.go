@@ -25,6 +25,17 @@ const (
 // DecayModels are the models a database can choose, the default first.
 var DecayModels = []DecayModel{DecayHippo, DecayEbbinghaus}
 
+// RecordedDecayModel is the model a database records ("" for none:
+// DecayHippo); an unknown one is EINVALID, most likely written by a newer
+// Hippo.
+func RecordedDecayModel(recorded string) (DecayModel, error) {
+	m, err := ParseDecayModel(recorded)
+	if err != nil {
+		return "", Errorf(EINVALID, "this database records an unknown decay model %q (written by a newer hippo?)", recorded)
+	}
+	return m, nil
+}
+
 // ParseDecayModel reads a model name: "hippo" or "ebbinghaus"; "" is
 // DecayHippo.
 func ParseDecayModel(s string) (DecayModel, error) {

@@ -139,11 +139,7 @@ func readDecayModel(ctx context.Context, q querier) (hippo.DecayModel, error) {
 	if err != nil {
 		return "", fmt.Errorf("read decay model: %w", err)
 	}
-	m, err := hippo.ParseDecayModel(recorded)
-	if err != nil {
-		return "", hippo.Errorf(hippo.EINVALID, "this database records an unknown decay model %q (written by a newer hippo?)", recorded)
-	}
-	return m, nil
+	return hippo.RecordedDecayModel(recorded)
 }
 
 // setDecayModel records model when given and reads the recorded one into

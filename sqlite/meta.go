@@ -109,9 +109,5 @@ func readDecayModel(ctx context.Context, q queryRower) (hippo.DecayModel, error)
 	if err != nil {
 		return "", fmt.Errorf("read decay model: %w", err)
 	}
-	m, err := hippo.ParseDecayModel(recorded)
-	if err != nil {
-		return "", hippo.Errorf(hippo.EINVALID, "this database records an unknown decay model %q (written by a newer hippo?)", recorded)
-	}
-	return m, nil
+	return hippo.RecordedDecayModel(recorded)
 }
