@@ -78,9 +78,7 @@ type DB struct {
 	statsMu sync.Mutex
 	stats   corpusStats // BM25's corpus statistics, cached
 
-	groupsMu sync.Mutex
-	groups   map[string]*agentGroup // group commit's queues, by agent
-	commits  commitStats
+	group *engine.GroupCommit[func(querier, *hippo.ModelLock) error] // group commit, by agent (group.go)
 }
 
 var (
@@ -122,6 +120,7 @@ func Open(ctx context.Context, dsn string, opts Options) (*DB, error) {
 		return nil, hippo.Errorf(hippo.EINVALID, "connect to %s: %s", d, hippo.RedactDSN(err.Error()))
 	}
 	db := &DB{dsn: d.String(), pool: pool, cfg: hippo.DefaultConfig(), now: time.Now}
+	db.group = engine.NewGroupCommit(db.commitGroup)
 	db.activity = engine.NewActivity(func(ctx context.Context, agentID string, hour int64) error {
 		if _, err := db.pool.Exec(ctx, `INSERT INTO hippo_activity (agent_id, hour) VALUES ($1, $2) ON CONFLICT DO NOTHING`, agentID, hour); err != nil {
 			return fmt.Errorf("record activity: %w", err)

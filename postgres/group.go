@@ -5,16 +5,16 @@ import (
 	"errors"
 	"fmt"
 	"strconv"
-	"sync"
 	"time"
 
 	"github.com/hippo-mem/hippo"
+	"github.com/hippo-mem/hippo/engine"
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgconn"
 	"github.com/jackc/pgx/v5/pgxpool"
 )
 
-// Group commit, per agent and server. An agent's writers are serialised
+// Group commit (engine.GroupCommit), per agent and server. An agent's writers are serialised
 // (its advisory lock), and each durable commit waits for PostgreSQL's WAL
 // flush while holding that lock: one agent's writes could go no faster
 // than one flush each. So concurrent agentWrite calls of one agent on one
@@ -25,97 +25,23 @@ import (
 // meanwhile form the next group, led by the first of them. One call alone
 // runs without a savepoint. (sqlite's group commit, for one agent.)
 
-// groupCall is one agentWrite waiting for, or running in, a group.
-type groupCall struct {
-	ctx    context.Context
-	queued time.Time
-	fn     func(querier, *hippo.ModelLock) error
-	lead   chan struct{} // this call leads the next group
-	done   chan error    // the call's outcome, after its group's commit
-}
-
-// agentGroup queues one agent's writes.
-type agentGroup struct {
-	mu      sync.Mutex
-	queue   []*groupCall
-	leading bool // a group is running; queue[0] leads the next
-}
-
-// group is the agent's queue, made on first use.
-func (db *DB) group(agent string) *agentGroup {
-	db.groupsMu.Lock()
-	defer db.groupsMu.Unlock()
-	if db.groups == nil {
-		db.groups = map[string]*agentGroup{}
-	}
-	g := db.groups[agent]
-	if g == nil {
-		g = &agentGroup{}
-		db.groups[agent] = g
-	}
-	return g
-}
-
 // agentWrite runs fn in a write transaction of the agent, committed when
 // fn returns nil, possibly together with other calls of the agent
-// (group commit). BEGIN, the locks (lockAgent) and the model lock, read
-// once the locks are held, go in one round trip; fn gets the model lock
-// (nil when none, or when an earlier call of the group may have set it).
+// (group commit: db.group, keyed by agent). BEGIN, the locks (lockAgent)
+// and the model lock, read once the locks are held, go in one round trip;
+// fn gets the model lock (nil when none, or when an earlier call of the
+// group may have set it).
 func (db *DB) agentWrite(ctx context.Context, agent string, fn func(querier, *hippo.ModelLock) error) error {
-	if err := ctx.Err(); err != nil {
-		return err
-	}
-	g := db.group(agent)
-	call := &groupCall{ctx: ctx, queued: time.Now(), fn: fn, lead: make(chan struct{}, 1), done: make(chan error, 1)}
-	g.mu.Lock()
-	g.queue = append(g.queue, call)
-	if !g.leading {
-		g.leading = true
-		g.mu.Unlock()
-		db.runGroup(agent, g)
-		return <-call.done
-	}
-	g.mu.Unlock()
-	select {
-	case err := <-call.done:
-		return err
-	case <-call.lead:
-		db.runGroup(agent, g)
-		return <-call.done
-	}
+	return db.group.Do(ctx, agent, fn)
 }
 
-// runGroup runs the calls queued for the agent as one group, then hands
-// the lead to the first call that arrived meanwhile, if any.
-func (db *DB) runGroup(agent string, g *agentGroup) {
-	g.mu.Lock()
-	calls := g.queue
-	g.queue = nil
-	g.mu.Unlock()
-	db.observeGroup(calls)
-	db.commitGroup(agent, calls)
-	g.mu.Lock()
-	if len(g.queue) > 0 {
-		g.queue[0].lead <- struct{}{}
-	} else {
-		g.leading = false
-		// Forget the idle queue. A caller that took it from the map just
-		// before leads it alone: the agent's lock still serialises it.
-		db.groupsMu.Lock()
-		if db.groups[agent] == g {
-			delete(db.groups, agent)
-		}
-		db.groupsMu.Unlock()
-	}
-	g.mu.Unlock()
-}
-
-// commitGroup runs calls in one transaction and delivers each outcome.
-func (db *DB) commitGroup(agent string, calls []*groupCall) {
+// commitGroup runs one agent's calls in one transaction and sets each
+// outcome (engine.GroupCommit's run).
+func (db *DB) commitGroup(agent string, calls []*engine.GroupCall[func(querier, *hippo.ModelLock) error]) {
 	errs := make([]error, len(calls))
 	defer func() {
 		for i, c := range calls {
-			c.done <- errs[i]
+			c.Err = errs[i]
 		}
 	}()
 	fail := func(err error) {
@@ -129,7 +55,7 @@ func (db *DB) commitGroup(agent string, calls []*groupCall) {
 	// caller: cancelling a statement closes the connection, and with it
 	// the other calls' transaction. A call cancelled while it waited is
 	// skipped. A call alone keeps its cancellation.
-	ctx := calls[0].ctx
+	ctx := calls[0].Ctx
 	if len(calls) > 1 {
 		ctx = context.WithoutCancel(ctx)
 	}
@@ -148,14 +74,14 @@ func (db *DB) commitGroup(agent string, calls []*groupCall) {
 	}
 	rollback := func() { _, _ = conn.Exec(context.WithoutCancel(ctx), `ROLLBACK`) }
 	if len(calls) == 1 {
-		if errs[0] = calls[0].fn(conn, lock); errs[0] != nil {
+		if errs[0] = calls[0].Payload(conn, lock); errs[0] != nil {
 			rollback()
 			return
 		}
 	} else {
 		committed := 0
 		for i, c := range calls {
-			if errs[i] = c.ctx.Err(); errs[i] != nil {
+			if errs[i] = c.Ctx.Err(); errs[i] != nil {
 				continue
 			}
 			if _, err := conn.Exec(ctx, `SAVEPOINT hippo_call`); err != nil {
@@ -163,7 +89,7 @@ func (db *DB) commitGroup(agent string, calls []*groupCall) {
 				fail(err)
 				return
 			}
-			if errs[i] = c.fn(detached{conn}, lock); errs[i] != nil {
+			if errs[i] = c.Payload(detached{conn}, lock); errs[i] != nil {
 				if _, err := conn.Exec(ctx, `ROLLBACK TO SAVEPOINT hippo_call`); err != nil {
 					rollback()
 					fail(err)
@@ -217,45 +143,11 @@ func beginAgent(ctx context.Context, conn *pgxpool.Conn, agent string) (*hippo.M
 	return &hippo.ModelLock{Model: *model, Dimension: n}, nil
 }
 
-// commitStats counts group commits (hippo.CommitReporter).
-type commitStats struct {
-	mu      sync.Mutex
-	stats   hippo.CommitStats
-	observe func(calls int, wait time.Duration)
-}
-
-// observeGroup counts a group as it starts.
-func (db *DB) observeGroup(calls []*groupCall) {
-	var wait time.Duration
-	for _, c := range calls {
-		wait += time.Since(c.queued)
-	}
-	db.commits.mu.Lock()
-	st := &db.commits.stats
-	st.Groups++
-	st.Calls += int64(len(calls))
-	st.Largest = max(st.Largest, len(calls))
-	st.Wait += wait
-	observe := db.commits.observe
-	db.commits.mu.Unlock()
-	if observe != nil {
-		observe(len(calls), wait)
-	}
-}
-
 // CommitStats implements hippo.CommitReporter.
-func (db *DB) CommitStats() hippo.CommitStats {
-	db.commits.mu.Lock()
-	defer db.commits.mu.Unlock()
-	return db.commits.stats
-}
+func (db *DB) CommitStats() hippo.CommitStats { return db.group.Stats() }
 
 // ObserveCommits implements hippo.CommitReporter.
-func (db *DB) ObserveCommits(fn func(calls int, wait time.Duration)) {
-	db.commits.mu.Lock()
-	db.commits.observe = fn
-	db.commits.mu.Unlock()
-}
+func (db *DB) ObserveCommits(fn func(calls int, wait time.Duration)) { db.group.Observe(fn) }
 
 var _ hippo.CommitReporter = (*DB)(nil)
 

@@ -92,9 +92,7 @@ func TestGroupCommit(t *testing.T) {
 	if st := db.CommitStats(); st.Calls != n-n/10 || st.Largest < 2 { // the cancelled calls never queue
 		t.Errorf("commit stats %+v: want %d calls, some in groups", st, n-n/10)
 	}
-	db.groupsMu.Lock()
-	left := len(db.groups)
-	db.groupsMu.Unlock()
+	left := db.group.Keys()
 	if left != 0 {
 		t.Errorf("%d idle queues kept", left)
 	}

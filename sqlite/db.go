@@ -88,9 +88,9 @@ type DB struct {
 
 	activity *engine.Activity // the active clock's hours, written once per agent and hour
 
-	group   committer       // Update's group commit (group.go)
-	indexes *engine.Indexes // by agent ID, loaded on first search
-	writes  atomic.Int64    // recalls and writes, to pace change-log pruning
+	group   *engine.GroupCommit[update] // Update's group commit (group.go)
+	indexes *engine.Indexes             // by agent ID, loaded on first search
+	writes  atomic.Int64                // recalls and writes, to pace change-log pruning
 
 	stmtMu sync.Mutex
 	stmts  map[string]*sql.Stmt // prepared on the write pool, by query
@@ -136,7 +136,7 @@ func Open(ctx context.Context, path string, opts Options) (*DB, error) {
 	}
 
 	db := &DB{path: abs, created: created, cfg: hippo.DefaultConfig(), now: time.Now}
-	db.group.db = db
+	db.group = newCommitter(db)
 	db.indexes = engine.NewIndexes(db.vectorLoader)
 	db.indexes.SetLimit(opts.IndexMemory)
 	if opts.Config != nil {

@@ -5,22 +5,20 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
-	"sync"
 	"time"
 
 	"github.com/hippo-mem/hippo"
 	"github.com/hippo-mem/hippo/engine"
 )
 
-// Group commit. Writers of every agent share one write connection, and a
-// durable commit (an fsync of the WAL) costs more than most writes do. So
-// concurrent calls to agentStore.Update queue, and the first of them leads:
-// it runs every call waiting in one transaction, each inside its own
-// savepoint, commits once, and only then acknowledges each caller. A call
-// whose function fails is rolled back to its savepoint and gets its error;
-// the others commit. Calls that arrive meanwhile form the next group, led
-// by the first of them. With one writer at a time a group is one call, run
-// as before.
+// Group commit (engine.GroupCommit). Writers of every agent share one
+// write connection, and a durable commit (an fsync of the WAL) costs more
+// than most writes do. So concurrent calls to agentStore.Update queue, and
+// the first of them runs every call waiting in one transaction, each
+// inside its own savepoint, and commits once before any returns. A call
+// whose function fails is rolled back to its savepoint and gets its
+// error; the others commit. With one writer at a time a group is one
+// call, run as before.
 
 // sqlTx is what a transaction's statements need: *sql.Tx, or a grouped
 // call's view of the group's transaction.
@@ -81,110 +79,48 @@ func (w writeTx) QueryRowContext(ctx context.Context, query string, args ...any)
 	return st.QueryRowContext(ctx, args...)
 }
 
-// groupCall is one Update waiting for, or running in, a group.
-type groupCall struct {
-	ctx    context.Context
-	m      *agentStore
-	fn     func(engine.Tx) error
-	queued time.Time
-	lead   chan struct{} // this call leads the next group
-	done   chan error    // the call's outcome, after its group's commit
+// update is one Update's payload in a group: the agent's store and fn.
+type update struct {
+	m  *agentStore
+	fn func(engine.Tx) error
 }
 
-// committer queues Update calls into groups.
-type committer struct {
-	db      *DB
-	mu      sync.Mutex
-	queue   []*groupCall
-	leading bool // a group is running; the call at queue[0] leads next
-
-	statsMu sync.Mutex
-	stats   hippo.CommitStats
-	observe func(calls int, wait time.Duration)
-}
-
-// update runs fn as one call of a group and returns once the group has
-// committed (or fn has failed).
-func (c *committer) update(ctx context.Context, m *agentStore, fn func(engine.Tx) error) error {
-	if err := ctx.Err(); err != nil {
-		return err
-	}
-	call := &groupCall{ctx: ctx, m: m, fn: fn, queued: time.Now(), lead: make(chan struct{}, 1), done: make(chan error, 1)}
-	c.mu.Lock()
-	c.queue = append(c.queue, call)
-	if !c.leading {
-		c.leading = true
-		c.mu.Unlock()
-		return c.runGroup(call)
-	}
-	c.mu.Unlock()
-	// Waiting ignores ctx: the call stays queued and is skipped with ctx's
-	// error when its group finds ctx done (run).
-	select {
-	case err := <-call.done:
-		return err
-	case <-call.lead:
-		return c.runGroup(call)
-	}
-}
-
-// runGroup runs every queued call (call among them) as one group, hands
-// the lead to the first call queued meanwhile, and returns call's outcome.
-func (c *committer) runGroup(call *groupCall) error {
-	c.mu.Lock()
-	group := c.queue
-	c.queue = nil
-	c.mu.Unlock()
-	c.run(group)
-	c.mu.Lock()
-	if len(c.queue) > 0 {
-		c.queue[0].lead <- struct{}{}
-	} else {
-		c.leading = false
-	}
-	c.mu.Unlock()
-	return <-call.done
-}
-
-// run runs a group in one transaction and delivers each call's outcome.
-func (c *committer) run(group []*groupCall) {
-	start := time.Now()
-	errs := make([]error, len(group))
-	live := 0
-	for i, g := range group {
-		if err := g.ctx.Err(); err != nil {
-			errs[i] = err
-		} else {
-			live++
-		}
-	}
-	if live > 0 {
-		if err := c.runTx(group, errs, live > 1); err != nil {
-			for i := range errs {
-				if errs[i] == nil {
-					errs[i] = err
-				}
+// newCommitter returns the database's group commit: one queue, since
+// every agent's writes share the one write connection.
+func newCommitter(db *DB) *engine.GroupCommit[update] {
+	return engine.NewGroupCommit(func(_ string, calls []*engine.GroupCall[update]) {
+		errs := make([]error, len(calls))
+		live := 0
+		for i, c := range calls {
+			if err := c.Ctx.Err(); err != nil {
+				errs[i] = err // cancelled while it waited
+			} else {
+				live++
 			}
 		}
-	}
-	if live > 0 {
-		c.db.prepareNoted(context.Background(), false)
-	}
-	var wait time.Duration
-	for i, g := range group {
-		wait += start.Sub(g.queued)
-		g.done <- errs[i]
-	}
-	c.record(live, wait)
+		if live > 0 {
+			if err := runGroupTx(db, calls, errs, live > 1); err != nil {
+				for i := range errs {
+					if errs[i] == nil {
+						errs[i] = err
+					}
+				}
+			}
+			db.prepareNoted(context.Background(), false)
+		}
+		for i, c := range calls {
+			c.Err = errs[i]
+		}
+	})
 }
 
-// runTx runs the group's live calls in one transaction, a savepoint each
-// when there are several, and commits. A call's own failure goes to its
-// errs entry; the error returned is one that failed the whole group (the
-// transaction could not start, roll back to a savepoint, or commit), and
-// nothing of the group is then committed.
-func (c *committer) runTx(group []*groupCall, errs []error, savepoints bool) (err error) {
-	tx, err := c.db.write.BeginTx(context.Background(), nil)
+// runGroupTx runs the group's live calls in one transaction, a savepoint
+// each when there are several, and commits. A call's own failure goes to
+// its errs entry; the error returned is one that failed the whole group
+// (the transaction could not start, roll back to a savepoint, or commit),
+// and nothing of the group is then committed.
+func runGroupTx(db *DB, calls []*engine.GroupCall[update], errs []error, savepoints bool) (err error) {
+	tx, err := db.write.BeginTx(context.Background(), nil)
 	if err != nil {
 		return err
 	}
@@ -193,12 +129,13 @@ func (c *committer) runTx(group []*groupCall, errs []error, savepoints bool) (er
 			tx.Rollback()
 		}
 	}()
-	for i, g := range group {
+	for i, c := range calls {
 		if errs[i] != nil {
 			continue
 		}
+		u := c.Payload
 		if !savepoints {
-			errs[i] = g.fn(storeTx{agentTx{writeTx{tx: tx, db: c.db}, g.m.opts.AgentID}, g.m})
+			errs[i] = u.fn(storeTx{agentTx{writeTx{tx: tx, db: db}, u.m.opts.AgentID}, u.m})
 			if errs[i] != nil {
 				return errs[i]
 			}
@@ -207,7 +144,7 @@ func (c *committer) runTx(group []*groupCall, errs []error, savepoints bool) (er
 		if _, err := tx.Exec(`SAVEPOINT grouped`); err != nil {
 			return fmt.Errorf("group commit: savepoint: %w", err)
 		}
-		errs[i] = g.fn(storeTx{agentTx{writeTx{tx: tx, db: c.db, detach: true}, g.m.opts.AgentID}, g.m})
+		errs[i] = u.fn(storeTx{agentTx{writeTx{tx: tx, db: db, detach: true}, u.m.opts.AgentID}, u.m})
 		if errs[i] != nil {
 			if _, err := tx.Exec(`ROLLBACK TO grouped`); err != nil {
 				// The failure ended the transaction: nothing of the
@@ -222,38 +159,13 @@ func (c *committer) runTx(group []*groupCall, errs []error, savepoints bool) (er
 	return tx.Commit()
 }
 
-func (c *committer) record(calls int, wait time.Duration) {
-	if calls == 0 {
-		return
-	}
-	c.statsMu.Lock()
-	c.stats.Groups++
-	c.stats.Calls += int64(calls)
-	c.stats.Wait += wait
-	if calls > c.stats.Largest {
-		c.stats.Largest = calls
-	}
-	observe := c.observe
-	c.statsMu.Unlock()
-	if observe != nil {
-		observe(calls, wait)
-	}
-}
-
 // CommitStats implements hippo.CommitReporter: the groups committed so
 // far by this process.
-func (db *DB) CommitStats() hippo.CommitStats {
-	db.group.statsMu.Lock()
-	defer db.group.statsMu.Unlock()
-	return db.group.stats
-}
+func (db *DB) CommitStats() hippo.CommitStats { return db.group.Stats() }
 
-// ObserveCommits implements hippo.CommitReporter: fn is called after each
-// group with its number of calls and their summed wait in the queue.
-func (db *DB) ObserveCommits(fn func(calls int, wait time.Duration)) {
-	db.group.statsMu.Lock()
-	defer db.group.statsMu.Unlock()
-	db.group.observe = fn
-}
+// ObserveCommits implements hippo.CommitReporter: fn is called as each
+// group starts with its number of calls and their summed wait in the
+// queue.
+func (db *DB) ObserveCommits(fn func(calls int, wait time.Duration)) { db.group.Observe(fn) }
 
 var _ hippo.CommitReporter = (*DB)(nil)

@@ -46,9 +46,7 @@ func grouped(t *testing.T, db *DB, agent string, fns []func(engine.Tx) error) []
 		}()
 	}
 	for deadline := time.Now().Add(10 * time.Second); ; time.Sleep(time.Millisecond) {
-		db.group.mu.Lock()
-		n := len(db.group.queue)
-		db.group.mu.Unlock()
+		n := db.group.Queued("")
 		if n == len(fns) {
 			break
 		}
@@ -208,9 +206,7 @@ func TestGroupCommitCancelledWhileQueued(t *testing.T) {
 func waitQueued(t *testing.T, db *DB, n int) {
 	t.Helper()
 	for deadline := time.Now().Add(10 * time.Second); ; time.Sleep(time.Millisecond) {
-		db.group.mu.Lock()
-		q := len(db.group.queue)
-		db.group.mu.Unlock()
+		q := db.group.Queued("")
 		if q == n {
 			return
 		}

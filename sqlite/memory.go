@@ -79,7 +79,7 @@ func (m *agentStore) AfterBulkWrite(ctx context.Context) { m.db.afterBulkWrite(c
 // transaction on the write connection (BEGIN IMMEDIATE) with the calls
 // waiting beside it.
 func (m *agentStore) Update(ctx context.Context, fn func(engine.Tx) error) error {
-	return m.db.group.update(ctx, m, fn)
+	return m.db.group.Do(ctx, "", update{m, fn})
 }
 
 // View implements engine.Store: a read-only transaction on the read pool.
