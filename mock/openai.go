@@ -279,14 +279,54 @@ func HashVector(text string, dim int) []float32 {
 		words = []string{text}
 	}
 	for _, w := range words {
-		h := fnv.New64a()
-		h.Write([]byte(w))
-		r := rand.New(rand.NewPCG(h.Sum64(), 7))
-		for i := range v {
-			v[i] += float32(r.NormFloat64())
+		for i, x := range wordVector(w, dim) {
+			v[i] += x
 		}
 	}
 	return unit(v)
+}
+
+// wordVectors caches the pseudo-random vector of recent words: drawing
+// 1536 normal values per word was most of a fake provider's CPU in the
+// throughput benchmarks, which share the machine with the server.
+var wordVectors struct {
+	sync.Mutex
+	m map[wordKey][]float32
+}
+
+type wordKey struct {
+	word string
+	dim  int
+}
+
+// maxWordVectors bounds the cache (about 25 MB at 1536 dimensions); it
+// starts over when full.
+const maxWordVectors = 4096
+
+// wordVector is word's pseudo-random vector of dim normal values, seeded
+// by its FNV-1a hash. The returned slice is shared: do not modify it.
+func wordVector(word string, dim int) []float32 {
+	k := wordKey{word, dim}
+	wordVectors.Lock()
+	v, ok := wordVectors.m[k]
+	wordVectors.Unlock()
+	if ok {
+		return v
+	}
+	h := fnv.New64a()
+	h.Write([]byte(word))
+	r := rand.New(rand.NewPCG(h.Sum64(), 7))
+	v = make([]float32, dim)
+	for i := range v {
+		v[i] = float32(r.NormFloat64())
+	}
+	wordVectors.Lock()
+	if wordVectors.m == nil || len(wordVectors.m) >= maxWordVectors {
+		wordVectors.m = make(map[wordKey][]float32)
+	}
+	wordVectors.m[k] = v
+	wordVectors.Unlock()
+	return v
 }
 
 // Axis is the unit vector along dimension i.

@@ -73,7 +73,10 @@ type DB struct {
 	activity    *engine.Activity // the active clock's hours, written once per agent and hour
 
 	indexes *engine.Indexes
-	writes  atomic.Int64 // to pace change-feed pruning
+	writes  atomic.Int64 // to pace change-feed pruning and statistics
+	// analyzing is set while maybeAnalyze looks at (or refreshes) the
+	// statistics of chunks.
+	analyzing atomic.Bool
 
 	statsMu sync.Mutex
 	stats   corpusStats // BM25's corpus statistics, cached

@@ -220,11 +220,53 @@ func (s *snapshot) Rows(ctx context.Context, ids []string, add func(*engine.Row,
 	return readIndexRows(ctx, s.tx, `WHERE id = ANY($1) AND agent_id = $2`, []any{ids, s.agent}, true, add)
 }
 
-// maybePrune drops old changes every so many writes of this server.
+// maybePrune drops old changes every so many writes of this server, and
+// looks whether chunks has outgrown its planner statistics every
+// analyzeEvery (maybeAnalyze).
 func (db *DB) maybePrune(ctx context.Context) {
-	if db.writes.Add(1)%1024 == 0 {
+	n := db.writes.Add(1)
+	if n%1024 == 0 {
 		_ = db.pruneChanges(ctx)
 	}
+	if n%analyzeEvery == 0 {
+		db.maybeAnalyze(ctx)
+	}
+}
+
+// analyzeEvery is how many writes of a server pass between two looks at
+// the statistics of chunks.
+const analyzeEvery = 64
+
+// youngTableSQL says whether chunks has changed by more rows since its
+// last ANALYZE than the statistics describe: it has at least doubled (or
+// holds rows it has never been analysed with).
+const youngTableSQL = `SELECT coalesce((SELECT s.n_mod_since_analyze > greatest(c.reltuples, 0) + 50
+	FROM pg_stat_user_tables AS s JOIN pg_class AS c ON c.oid = s.relid
+	WHERE s.relid = 'chunks'::regclass), false)`
+
+// maybeAnalyze refreshes the planner's statistics of chunks, in the
+// background, once the table has outgrown them. Autovacuum does it too,
+// but only after its nap (a minute by default), and a new database fills
+// faster than that: its statements were planned on a table of a page or
+// two, and a prepared statement keeps its generic plan until statistics
+// change. Measured with 8 clients storing into a new database, the dedup
+// lookup stayed a scan of every row of the agent (149 buffers, 0.82 ms
+// where the index takes 0.07), so ingest ran at 212 memories/s instead of
+// 293. The rule is a doubling, so a table grows through a few dozen
+// ANALYZEs over its life and a large one is left to autovacuum's 10%.
+func (db *DB) maybeAnalyze(ctx context.Context) {
+	if !db.analyzing.CompareAndSwap(false, true) {
+		return
+	}
+	go func() {
+		defer db.analyzing.Store(false)
+		ctx := context.WithoutCancel(ctx)
+		var young bool
+		if err := db.pool.QueryRow(ctx, youngTableSQL).Scan(&young); err != nil || !young {
+			return
+		}
+		_, _ = db.pool.Exec(ctx, `ANALYZE chunks`)
+	}()
 }
 
 // pruneChanges drops the changes more than changesKeep versions behind

@@ -62,10 +62,17 @@ func benchServeStores(b *testing.B, embedder string, clients int, db string) {
 	if w := os.Getenv("HIPPO_BENCH_EMBED_WINDOW"); w != "" {
 		args = append(args, "--embed-window", w) // 0 compares without coalescing
 	}
+	if a := os.Getenv("HIPPO_BENCH_PPROF"); a != "" {
+		args = append(args, "--pprof", a) // profile the server while it runs
+	}
 	cmd, base := startServe(b, env, args...)
+	// One kept-alive connection per session: the default transport keeps
+	// two idle connections per host, and the others would reconnect on
+	// every call.
+	hc := &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: clients + 1}}
 	connect := func() *sdk.ClientSession {
 		cs, err := sdk.NewClient(&sdk.Implementation{Name: "bench", Version: "0"}, nil).Connect(ctx,
-			&sdk.StreamableClientTransport{Endpoint: base + "/mcp", HTTPClient: &http.Client{}, MaxRetries: -1}, nil)
+			&sdk.StreamableClientTransport{Endpoint: base + "/mcp", HTTPClient: hc, MaxRetries: -1}, nil)
 		if err != nil {
 			b.Fatal(err)
 		}
@@ -114,6 +121,7 @@ func benchServeStores(b *testing.B, embedder string, clients int, db string) {
 		}
 	}()
 	cpuBefore := procCPU(b, cmd.Process.Pid)
+	harnessBefore := procCPU(b, os.Getpid())
 	b.ResetTimer()
 	var wg sync.WaitGroup
 	for _, cs := range sessions {
@@ -137,6 +145,7 @@ func benchServeStores(b *testing.B, embedder string, clients int, db string) {
 	b.StopTimer()
 	elapsed := b.Elapsed()
 	serverCPU := procCPU(b, cmd.Process.Pid) - cpuBefore
+	harnessCPU := procCPU(b, os.Getpid()) - harnessBefore
 	close(stop)
 	<-probed
 	var idle []time.Duration
@@ -147,6 +156,9 @@ func benchServeStores(b *testing.B, embedder string, clients int, db string) {
 	// The server's own CPU per memory stored (its recall probe
 	// included): the clients and the fake embedder share the machine.
 	b.ReportMetric(ms(serverCPU)/float64(b.N), "server-cpu-ms/memory")
+	// The benchmark's own: its MCP clients and the fake embedder (with
+	// PostgreSQL, its server processes are neither).
+	b.ReportMetric(ms(harnessCPU)/float64(b.N), "harness-cpu-ms/memory")
 	if len(loaded) > 0 {
 		b.ReportMetric(ms(pct(loaded, 50)), "load-recall-p50-ms")
 		b.ReportMetric(ms(pct(loaded, 95)), "load-recall-p95-ms")
