@@ -3,6 +3,7 @@ package main
 import (
 	"bufio"
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"net/http"
@@ -226,3 +227,64 @@ func pct(d []time.Duration, p int) time.Duration {
 }
 
 func ms(d time.Duration) float64 { return float64(d.Microseconds()) / 1000 }
+
+// BenchmarkServeCalls is the floor under BenchmarkServeStores: clients
+// MCP sessions call list_memory_blocks, one small read of the database and
+// no embedding, b.N times in all, as fast as `hippo serve` answers. What it
+// reaches is the most tool calls per second the MCP layer (the SDK's
+// Streamable HTTP, JSON-RPC, the clients) leaves room for on this machine,
+// whatever the store does.
+//
+//	go test -run '^$' -bench ServeCalls -benchtime 5000x ./cmd/hippo/
+func BenchmarkServeCalls(b *testing.B) {
+	for _, clients := range []int{1, 8, 32} {
+		b.Run(fmt.Sprintf("clients=%d", clients), func(b *testing.B) {
+			ctx := context.Background()
+			dir := b.TempDir()
+			env := withEnv(cleanEnv(dir, filepath.Join(dir, "hippo.db")), []string{"HIPPO_EMBEDDER=glove"})
+			cmd, base := startServe(b, env, "serve", "--addr", "127.0.0.1:0")
+			hc := &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: clients}}
+			sessions := make([]*sdk.ClientSession, clients)
+			for i := range sessions {
+				cs, err := sdk.NewClient(&sdk.Implementation{Name: "bench", Version: "0"}, nil).Connect(ctx,
+					&sdk.StreamableClientTransport{Endpoint: base + "/mcp", HTTPClient: hc, MaxRetries: -1}, nil)
+				if err != nil {
+					b.Fatal(err)
+				}
+				defer cs.Close()
+				sessions[i] = cs
+			}
+			call := func(cs *sdk.ClientSession) error {
+				res, err := cs.CallTool(ctx, &sdk.CallToolParams{Name: "list_memory_blocks", Arguments: map[string]any{"agent_id": "bench"}})
+				if err == nil && res.IsError {
+					err = errors.New("list_memory_blocks: error result")
+				}
+				return err
+			}
+			if err := call(sessions[0]); err != nil {
+				b.Fatal(err)
+			}
+			cpuBefore, harnessBefore := procCPU(b, cmd.Process.Pid), procCPU(b, os.Getpid())
+			b.ResetTimer()
+			var next atomic.Int64
+			var wg sync.WaitGroup
+			for _, cs := range sessions {
+				wg.Add(1)
+				go func() {
+					defer wg.Done()
+					for next.Add(1) <= int64(b.N) {
+						if err := call(cs); err != nil {
+							b.Error(err)
+							return
+						}
+					}
+				}()
+			}
+			wg.Wait()
+			b.StopTimer()
+			b.ReportMetric(float64(b.N)/b.Elapsed().Seconds(), "calls/s")
+			b.ReportMetric(ms(procCPU(b, cmd.Process.Pid)-cpuBefore)/float64(b.N), "server-cpu-ms/call")
+			b.ReportMetric(ms(procCPU(b, os.Getpid())-harnessBefore)/float64(b.N), "harness-cpu-ms/call")
+		})
+	}
+}
