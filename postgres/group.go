@@ -80,27 +80,22 @@ func (db *DB) commitGroup(agent string, calls []*engine.GroupCall[func(querier, 
 		}
 	} else {
 		committed := 0
+		sp := &savepointed{conn: conn}
 		for i, c := range calls {
 			if errs[i] = c.Ctx.Err(); errs[i] != nil {
 				continue
 			}
-			if _, err := conn.Exec(ctx, `SAVEPOINT hippo_call`); err != nil {
-				rollback()
-				fail(err)
-				return
-			}
-			if errs[i] = c.Payload(detached{conn}, lock); errs[i] != nil {
+			sp.next()
+			if errs[i] = c.Payload(sp, lock); errs[i] != nil {
+				if !sp.sent {
+					continue // it ran no statement: nothing to undo
+				}
 				if _, err := conn.Exec(ctx, `ROLLBACK TO SAVEPOINT hippo_call`); err != nil {
 					rollback()
 					fail(err)
 					return
 				}
 				continue
-			}
-			if _, err := conn.Exec(ctx, `RELEASE SAVEPOINT hippo_call`); err != nil {
-				rollback()
-				fail(err)
-				return
 			}
 			committed++
 			lock = nil // an earlier call may have taken the model lock: read it again
@@ -151,19 +146,132 @@ func (db *DB) ObserveCommits(fn func(calls int, wait time.Duration)) { db.group.
 
 var _ hippo.CommitReporter = (*DB)(nil)
 
-// detached runs a grouped call's statements without its cancellation: a
+// savepointed is the querier of a group's calls when there are several.
+// Each call runs inside a savepoint of its own, set lazily: the SAVEPOINT,
+// and the RELEASE of the previous call's, travel in one round trip with
+// the call's first statement (a pgx.Batch) rather than in one round trip
+// each, inside the agent's lock, where every round trip delays the whole
+// group. A call that runs no statement sets no savepoint. COMMIT releases
+// the last one. Statements run without their caller's cancellation: a
 // cancelled statement closes the connection, and the other calls'
-// transaction with it. A call that has started runs to its end.
-type detached struct{ q querier }
-
-func (d detached) Exec(ctx context.Context, sql string, args ...any) (pgconn.CommandTag, error) {
-	return d.q.Exec(context.WithoutCancel(ctx), sql, args...)
+// transaction with it, so a call that has started runs to its end.
+type savepointed struct {
+	conn *pgxpool.Conn
+	open bool // a savepoint of an earlier call is set and not released
+	sent bool // this call's savepoint has been sent
 }
 
-func (d detached) Query(ctx context.Context, sql string, args ...any) (pgx.Rows, error) {
-	return d.q.Query(context.WithoutCancel(ctx), sql, args...)
+// next starts the next call.
+func (s *savepointed) next() { s.sent = false }
+
+// send sends sql, preceded by the call's savepoint when it is not set yet,
+// and returns the batch positioned on sql's result (nil: sql is to be run
+// on its own).
+func (s *savepointed) send(ctx context.Context, sql string, args []any) (pgx.BatchResults, error) {
+	if s.sent {
+		return nil, nil
+	}
+	b := &pgx.Batch{}
+	prefix := 1
+	if s.open {
+		b.Queue(`RELEASE SAVEPOINT hippo_call`)
+		prefix++
+	}
+	b.Queue(`SAVEPOINT hippo_call`)
+	b.Queue(sql, args...)
+	s.sent, s.open = true, true
+	br := s.conn.SendBatch(context.WithoutCancel(ctx), b)
+	for range prefix {
+		if _, err := br.Exec(); err != nil {
+			br.Close()
+			return nil, fmt.Errorf("group commit: savepoint: %w", err)
+		}
+	}
+	return br, nil
 }
 
-func (d detached) QueryRow(ctx context.Context, sql string, args ...any) pgx.Row {
-	return d.q.QueryRow(context.WithoutCancel(ctx), sql, args...)
+func (s *savepointed) Exec(ctx context.Context, sql string, args ...any) (pgconn.CommandTag, error) {
+	br, err := s.send(ctx, sql, args)
+	switch {
+	case err != nil:
+		return pgconn.CommandTag{}, err
+	case br == nil:
+		return s.conn.Exec(context.WithoutCancel(ctx), sql, args...)
+	}
+	tag, err := br.Exec()
+	if cerr := br.Close(); err == nil {
+		err = cerr
+	}
+	return tag, err
 }
+
+func (s *savepointed) Query(ctx context.Context, sql string, args ...any) (pgx.Rows, error) {
+	br, err := s.send(ctx, sql, args)
+	switch {
+	case err != nil:
+		return nil, err
+	case br == nil:
+		return s.conn.Query(context.WithoutCancel(ctx), sql, args...)
+	}
+	rows, err := br.Query()
+	if err != nil {
+		br.Close()
+		return nil, err
+	}
+	return &batchRows{Rows: rows, br: br}, nil
+}
+
+func (s *savepointed) QueryRow(ctx context.Context, sql string, args ...any) pgx.Row {
+	br, err := s.send(ctx, sql, args)
+	switch {
+	case err != nil:
+		return errRow{err}
+	case br == nil:
+		return s.conn.QueryRow(context.WithoutCancel(ctx), sql, args...)
+	}
+	return batchRow{br.QueryRow(), br}
+}
+
+// batchRows are the rows of a batch's last statement: closing them
+// closes the batch.
+type batchRows struct {
+	pgx.Rows
+	br     pgx.BatchResults
+	closed bool
+	err    error
+}
+
+func (r *batchRows) Close() {
+	r.Rows.Close()
+	if !r.closed {
+		r.closed = true
+		r.err = r.br.Close()
+	}
+}
+
+func (r *batchRows) Err() error {
+	if err := r.Rows.Err(); err != nil {
+		return err
+	}
+	return r.err
+}
+
+// batchRow is the row of a batch's last statement: scanning it closes the
+// batch.
+type batchRow struct {
+	row pgx.Row
+	br  pgx.BatchResults
+}
+
+func (r batchRow) Scan(dest ...any) error {
+	err := r.row.Scan(dest...)
+	if cerr := r.br.Close(); err == nil {
+		err = cerr
+	}
+	return err
+}
+
+// errRow is a row that failed before it was read.
+type errRow struct{ err error }
+
+func (r errRow) Scan(...any) error { return r.err }

@@ -40,6 +40,27 @@ func TestGroupCommit(t *testing.T) {
 				if i%13 == 6 {
 					cancel() // cancelled once running: it runs to its end
 				}
+				if i%17 == 8 {
+					return errFail // before any statement: no savepoint to undo
+				}
+				// A call's first statement carries its savepoint, whatever
+				// kind of statement it is.
+				switch i % 5 {
+				case 1:
+					var n int
+					if err := q.QueryRow(cctx, `SELECT count(*) FROM memory_blocks WHERE agent_id = 'alice'`).Scan(&n); err != nil {
+						return err
+					}
+				case 2:
+					rows, err := q.Query(cctx, `SELECT key FROM memory_blocks WHERE agent_id = 'alice'`)
+					if err != nil {
+						return err
+					}
+					rows.Close()
+					if err := rows.Err(); err != nil {
+						return err
+					}
+				}
 				if _, err := q.Exec(cctx, `INSERT INTO memory_blocks (agent_id, scope, key, value, updated_at)
 					VALUES ('alice', '', $1, 'v', '2026-01-01T00:00:00.000000Z')`, fmt.Sprintf("k%02d", i)); err != nil {
 					return err
@@ -71,7 +92,7 @@ func TestGroupCommit(t *testing.T) {
 			if !errors.Is(err, context.Canceled) || stored[key] {
 				t.Errorf("call %d, cancelled: %v, stored %v", i, err, stored[key])
 			}
-		case i%7 == 3:
+		case i%7 == 3 || i%17 == 8:
 			if !errors.Is(err, errFail) || stored[key] {
 				t.Errorf("call %d, failing: %v, stored %v", i, err, stored[key])
 			}
