@@ -86,7 +86,17 @@ func (db *DB) commitGroup(agent string, calls []*engine.GroupCall[func(querier, 
 				continue
 			}
 			sp.next()
-			if errs[i] = c.Payload(sp, lock); errs[i] != nil {
+			errs[i] = c.Payload(sp, lock)
+			if sp.broken != nil {
+				// The savepoint could not be set or the previous one
+				// released: the transaction had failed before this call
+				// (a statement error that an earlier call did not return),
+				// so nothing of the group can commit.
+				rollback()
+				fail(sp.broken)
+				return
+			}
+			if errs[i] != nil {
 				if !sp.sent {
 					continue // it ran no statement: nothing to undo
 				}
@@ -159,6 +169,9 @@ type savepointed struct {
 	conn *pgxpool.Conn
 	open bool // a savepoint of an earlier call is set and not released
 	sent bool // this call's savepoint has been sent
+	// broken is the error of a RELEASE or SAVEPOINT that failed: the
+	// transaction cannot be trusted to hold the earlier calls' writes.
+	broken error
 }
 
 // next starts the next call.
@@ -184,7 +197,8 @@ func (s *savepointed) send(ctx context.Context, sql string, args []any) (pgx.Bat
 	for range prefix {
 		if _, err := br.Exec(); err != nil {
 			br.Close()
-			return nil, fmt.Errorf("group commit: savepoint: %w", err)
+			s.broken = fmt.Errorf("group commit: savepoint: %w", err)
+			return nil, s.broken
 		}
 	}
 	return br, nil

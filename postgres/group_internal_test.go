@@ -4,10 +4,12 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"sync"
 	"testing"
 
 	"github.com/hippo-mem/hippo"
+	"github.com/hippo-mem/hippo/engine"
 	"github.com/hippo-mem/hippo/internal/pgtest"
 )
 
@@ -116,5 +118,81 @@ func TestGroupCommit(t *testing.T) {
 	left := db.group.Keys()
 	if left != 0 {
 		t.Errorf("%d idle queues kept", left)
+	}
+}
+
+// TestCommitGroupSavepoints runs groups of calls as they come, one group
+// at a time: a call that fails before any statement or after writing
+// leaves the others committed, and a call that swallows a statement error
+// (the transaction has failed under it) fails the whole group instead of
+// losing its own writes while it is told they committed.
+func TestCommitGroupSavepoints(t *testing.T) {
+	ctx := context.Background()
+	db, err := Open(ctx, pgtest.New(t), Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	errFail := errors.New("scripted failure")
+	insert := func(key string) func(querier, *hippo.ModelLock) error {
+		return func(q querier, _ *hippo.ModelLock) error {
+			_, err := q.Exec(ctx, `INSERT INTO memory_blocks (agent_id, scope, key, value, updated_at)
+				VALUES ('alice', '', $1, 'v', '2026-01-01T00:00:00.000000Z')`, key)
+			return err
+		}
+	}
+	then := func(first, second func(querier, *hippo.ModelLock) error) func(querier, *hippo.ModelLock) error {
+		return func(q querier, l *hippo.ModelLock) error {
+			if err := first(q, l); err != nil {
+				return err
+			}
+			return second(q, l)
+		}
+	}
+	fails := func(querier, *hippo.ModelLock) error { return errFail }
+	swallows := func(q querier, _ *hippo.ModelLock) error {
+		_, _ = q.Exec(ctx, `SELECT 1/0`)
+		return nil
+	}
+	type fn = func(querier, *hippo.ModelLock) error
+	for _, tc := range []struct {
+		name   string
+		prefix byte // of the case's keys
+		calls  []fn
+		failed []bool // which calls must fail
+		stored []string
+	}{
+		{"a call fails before any statement", 'a', []fn{insert("a1"), fails, insert("a3")}, []bool{false, true, false}, []string{"a1", "a3"}},
+		{"a call fails after writing", 'b', []fn{insert("b1"), then(insert("b2"), fails), insert("b3")}, []bool{false, true, false}, []string{"b1", "b3"}},
+		{"the first call fails", 'c', []fn{then(insert("c1"), fails), insert("c2")}, []bool{true, false}, []string{"c2"}},
+		{"a call swallows a statement error", 'd', []fn{insert("d1"), then(insert("d2"), swallows), insert("d3")}, []bool{true, true, true}, nil},
+		{"the last call swallows a statement error", 'e', []fn{insert("e1"), then(insert("e2"), swallows)}, []bool{true, true}, nil},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			var calls []*engine.GroupCall[fn]
+			for _, f := range tc.calls {
+				calls = append(calls, &engine.GroupCall[fn]{Ctx: ctx, Payload: f})
+			}
+			db.commitGroup("alice", calls)
+			for i, c := range calls {
+				if (c.Err != nil) != tc.failed[i] {
+					t.Errorf("call %d: error %v, want failed %v", i, c.Err, tc.failed[i])
+				}
+			}
+			blocks, err := db.ListBlocks(ctx, "alice", nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			var got []string
+			for _, b := range blocks {
+				if b.Key[0] == tc.prefix {
+					got = append(got, b.Key)
+				}
+			}
+			slices.Sort(got)
+			if !slices.Equal(got, tc.stored) {
+				t.Errorf("stored %q, want %q", got, tc.stored)
+			}
+		})
 	}
 }
