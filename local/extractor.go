@@ -693,12 +693,17 @@ func matchPhrase(toks []token, phrases []string) int {
 
 // clauseFact is the fact of one clause, rewritten in the third person.
 type clauseFact struct {
-	content  string
-	subject  []token // the rewritten subject: "User", "User's wife"
-	verbEnd  int     // in body: the end of subject, auxiliaries and verb
-	body     []token // the rewritten clause
-	identity bool
-	hedged   bool
+	content string
+	subject []token // the rewritten subject: "User", "User's wife"
+	verbEnd int     // in body: the end of subject, auxiliaries and verb
+	// np and npVerbEnd are, in body, the ends of the whole subject and of
+	// its auxiliaries and verb, which a clause that shares them takes: a
+	// possessive subject goes on to the verb ("User's old car" in "User's
+	// old car was red"); any other subject is subject itself.
+	np, npVerbEnd int
+	body          []token // the rewritten clause
+	identity      bool
+	hedged        bool
 	// asWritten: the clause was in the third person already ("The user
 	// lives in Toronto", "Alice works at Google"), so a clause sharing its
 	// subject keeps its verbs as they are.
@@ -812,15 +817,20 @@ func rewriteClause(c clause, prev *clauseFact) *clauseFact {
 		}
 		w := toks[i].lower
 		if determiners[w] || isNumber(w) {
-			// Shared subject and verb: "I have two kids and a dog".
-			body := append(append([]token{}, prev.body[:prev.verbEnd]...), toks...)
+			// Shared subject and verb: "I have two kids and a dog", "my
+			// sister has a cat and a dog".
+			body := append(append([]token{}, prev.body[:prev.npVerbEnd]...), toks...)
 			cf := finish(prev.subject, body[len(prev.subject):])
 			cf.asWritten = prev.asWritten
 			return cf
 		}
-		subject = prev.subject
+		// Shared subject: "I live in Utrecht and work at the hospital",
+		// "my flat is on the fourth floor and has no lift". Only the
+		// user's own verbs ("work") agree with "I" and need the third
+		// person; a possessive subject's already have it ("has").
+		subject = prev.body[:prev.np]
 		rest = toks
-		if !prev.asWritten {
+		if !prev.asWritten && len(subject) == 1 && subject[0].text == "User" {
 			rest = conjugate(toks)
 		}
 	case verbBase(first) == first && !hasFiniteBe(toks[1:]):
@@ -1064,20 +1074,14 @@ func finish(subject, rest []token) *clauseFact {
 	user := len(subject) == 1 && subject[0].text == "User"
 	body := append(append([]token{}, subject...), rewritePronouns(rest, user)...)
 	cf := &clauseFact{subject: subject, body: body}
-	// verbEnd: past the auxiliaries and the first verb.
-	cf.verbEnd = len(subject)
-	for i := len(subject); i < len(body); i++ {
-		w := body[i].lower
-		cf.verbEnd = i + 1
-		if adverbs[w] || w == "not" || modals[w] {
-			continue
+	cf.verbEnd = afterVerb(body, len(subject))
+	cf.np, cf.npVerbEnd = len(subject), cf.verbEnd
+	if n := len(subject); n > 0 && subject[n-1].lower == "'s" && n < len(body) {
+		// What follows a possessive is what is owned, even when it reads
+		// as a verb too: "my work is stressful".
+		if v := verbIndex(body, n+1); v < len(body) {
+			cf.np, cf.npVerbEnd = v, afterVerb(body, v)
 		}
-		if b := verbBase(w); b == "be" || b == "have" || b == "do" {
-			if i+1 < len(body) && (verbBase(body[i+1].lower) != "" || body[i+1].lower == "not" || adverbs[body[i+1].lower]) && !determiners[body[i+1].lower] {
-				continue
-			}
-		}
-		break
 	}
 	// A verb alone states something of someone else ("Kiwi still
 	// bites"), not of the user: "I see", "I agree" are replies.
@@ -1096,6 +1100,26 @@ func finish(subject, rest []token) *clauseFact {
 	}
 	cf.content = render(body)
 	return cf
+}
+
+// afterVerb is the end, in body, of the auxiliaries and the first verb
+// from index from on.
+func afterVerb(body []token, from int) int {
+	end := from
+	for i := from; i < len(body); i++ {
+		w := body[i].lower
+		end = i + 1
+		if adverbs[w] || w == "not" || modals[w] {
+			continue
+		}
+		if b := verbBase(w); b == "be" || b == "have" || b == "do" {
+			if i+1 < len(body) && (verbBase(body[i+1].lower) != "" || body[i+1].lower == "not" || adverbs[body[i+1].lower]) && !determiners[body[i+1].lower] {
+				continue
+			}
+		}
+		break
+	}
+	return end
 }
 
 // formerState returns, for a past habit "User used to prefer VS Code"
