@@ -417,7 +417,7 @@ func splitClauses(toks []token) []clause {
 		if len(c.toks) == 0 {
 			continue
 		}
-		if len(out) > 0 && !opensClause(c) && !opensStatement(c, out[len(out)-1]) {
+		if len(out) > 0 && (!opensClause(c) && !opensStatement(c, out[len(out)-1]) || completesAttitude(c, out[len(out)-1])) {
 			prev := &out[len(out)-1]
 			if c.connector != "" {
 				word := lastWord(c.connector)
@@ -430,6 +430,26 @@ func splitClauses(toks []token) []clause {
 	}
 	return out
 }
+
+// completesAttitude reports whether c, a "when" or "if" clause, is what the
+// clause before it likes or hates: "I hate it when people are late", "I
+// love when the build is green". Alone, "User hates it" states nothing
+// and the condition would be dropped with the rest of the sentence.
+func completesAttitude(c, prev clause) bool {
+	if conn := lastWord(c.connector); conn != "when" && conn != "if" {
+		return false
+	}
+	toks := trimPunct(prev.toks)
+	if n := len(toks); n > 0 && toks[n-1].lower == "it" {
+		toks = toks[:n-1]
+	}
+	n := len(toks)
+	return n >= 2 && attitudeVerbs[verbBase(toks[n-1].lower)] && firstNonAdverb(toks) < n-1
+}
+
+// attitudeVerbs say what someone likes or hates, and can take a "when"
+// clause for their object.
+var attitudeVerbs = setOf(`hate love like prefer enjoy dislike adore despise mind appreciate`)
 
 // opensClause reports whether c can stand as a clause of its own after its
 // connector.
@@ -816,6 +836,19 @@ func rewriteClause(c clause, prev *clauseFact) *clauseFact {
 			return nil
 		}
 		w := toks[i].lower
+		if isParticiple(w) {
+			if aux := progressiveAux(prev.body, len(prev.subject)); aux > 0 {
+				// Shared subject and auxiliary: "I'm reading a book and
+				// watching TV".
+				body := append(append([]token{}, prev.body[:aux]...), toks...)
+				cf := finish(prev.subject, body[len(prev.subject):])
+				cf.asWritten = prev.asWritten
+				return cf
+			}
+			// The last item of a list: "I go running, swimming and
+			// cycling every week". It stays with the fact before it.
+			return &clauseFact{dangling: render(toks)}
+		}
 		if determiners[w] || isNumber(w) {
 			// Shared subject and verb: "I have two kids and a dog", "my
 			// sister has a cat and a dog".
@@ -833,6 +866,13 @@ func rewriteClause(c clause, prev *clauseFact) *clauseFact {
 		if !prev.asWritten && len(subject) == 1 && subject[0].text == "User" {
 			rest = conjugate(toks)
 		}
+		if cf := finish(subject, rest); cf.content != "" || !hasContent(toks) {
+			return cf
+		}
+		// No statement of its own, the last item of a list: "I love
+		// hiking, cycling and swimming". It stays with the fact before
+		// it rather than being lost.
+		return &clauseFact{dangling: render(toks)}
 	case verbBase(first) == first && !hasFiniteBe(toks[1:]):
 		return nil // an imperative: "Write a haiku", "Remember this"
 	default:
@@ -867,11 +907,17 @@ var possessivePronouns = map[string]string{"his": "he", "her": "she", "its": "it
 // unless it only judges what came before ("it was a nightmare"): its
 // signals say that.
 func resolvePronoun(toks []token, prev *clauseFact) *clauseFact {
-	if ref := referent(prev, toks[0].lower); ref != nil {
+	if ref := referent(prev, toks[0].lower); len(ref) > 0 {
 		if isJudgement(toks[1:]) {
 			return nil // "and he is great": the signals of the fact before
 		}
-		cf := finish(ref, toks[1:])
+		rest := toks[1:]
+		if head := ref[len(ref)-1].lower; toks[0].lower == "they" && (!strings.HasSuffix(head, "s") || strings.HasSuffix(head, "ss")) {
+			// A singular "they": "my partner ... and they work in
+			// finance" is "User's partner works in finance".
+			rest = conjugate(rest)
+		}
+		cf := finish(ref, rest)
 		cf.asWritten = true
 		return cf
 	}
@@ -1102,6 +1148,30 @@ func finish(subject, rest []token) *clauseFact {
 	return cf
 }
 
+// isParticiple reports whether w is a verb's -ing form ("swimming"), not a
+// verb whose base ends so ("sing").
+func isParticiple(w string) bool {
+	return strings.HasSuffix(w, "ing") && !verbBases[w] && verbBase(w) != ""
+}
+
+// progressiveAux is the end, in body, of a form of "be" that makes its
+// verb progressive ("User is reading"), 0 when there is none.
+func progressiveAux(body []token, from int) int {
+	for i := from; i+1 < len(body); i++ {
+		if verbBase(body[i].lower) == "be" {
+			j := i + 1
+			for j < len(body) && adverbs[body[j].lower] {
+				j++
+			}
+			if j < len(body) && isParticiple(body[j].lower) {
+				return i + 1
+			}
+			return 0
+		}
+	}
+	return 0
+}
+
 // afterVerb is the end, in body, of the auxiliaries and the first verb
 // from index from on.
 func afterVerb(body []token, from int) int {
@@ -1239,11 +1309,11 @@ func thirdPerson(t token) string {
 	case "go":
 		return "goes"
 	}
-	if modals[w] || w == "was" || w == "is" || w == "has" || w == "does" || w == "not" {
+	if modals[w] || w == "was" || w == "is" || w == "has" || w == "does" || w == "not" || isParticiple(w) {
 		return w
 	}
-	if strings.HasSuffix(w, "ed") || irregularVerbs[w] != "" && irregularVerbs[w] != w {
-		return w // past tense
+	if strings.HasSuffix(w, "ed") && !verbBases[w] || irregularVerbs[w] != "" && irregularVerbs[w] != w {
+		return w // past tense, not "need" or "feed"
 	}
 	n := len(w)
 	switch {

@@ -123,6 +123,25 @@ func TestExtractFactsThirdPersonAndWording(t *testing.T) {
 		{"My old car was red and had no radio.", []string{"User's old car was red", "User's old car had no radio"}},
 		{"The user's laptop is old and runs Linux.", []string{"User's laptop is old", "User's laptop runs Linux"}},
 		{"I live in Utrecht and work at the hospital.", []string{"User lives in Utrecht", "User works at the hospital"}},
+		// The last item of a list stays with its list; an -ing clause
+		// after a progressive shares "User is"; an -ing form and a base
+		// verb ending in "ed" are not conjugated again.
+		{"I love hiking, cycling and swimming.", []string{"User loves hiking, cycling and swimming"}},
+		{"I go running, swimming and cycling every week.", []string{"User goes running, swimming and cycling every week"}},
+		{"I'm reading a book and watching TV.", []string{"User is reading a book", "User is watching TV"}},
+		{"I was working late and missing dinner.", []string{"User was working late", "User was missing dinner"}},
+		{"I need to finish my thesis by March.", []string{"User needs to finish their thesis by March"}},
+		{"I feed the cat twice a day.", []string{"User feeds the cat twice a day"}},
+		{"I play guitar and sing in a choir.", []string{"User plays guitar", "User sings in a choir"}},
+		// What the user likes or hates "when" or "if" something happens.
+		{"I hate it when people are late.", []string{"User hates it when people are late"}},
+		{"I like it if answers are short.", []string{"User likes it if answers are short"}},
+		{"I hate it.", nil},
+		{"I live in Berlin when I'm not travelling.", []string{"User lives in Berlin"}},
+		// A singular "they" agrees with its referent.
+		{"My partner's name is Alex and they work in finance.", []string{"User's partner's name is Alex", "User's partner works in finance"}},
+		{"My boss is strict but they are fair.", []string{"User's boss is strict", "User's boss is fair"}},
+		{"My grandparents live in Utrecht and they ride bikes.", []string{"User's grandparents live in Utrecht", "User's grandparents ride bikes"}},
 		// Not about a person: kept as said, not rewritten as the user.
 		{"Docker is running again.", []string{"Docker is running again"}},
 		{"The user interface is slow.", []string{"The user interface is slow"}},
@@ -361,7 +380,11 @@ func TestExtractionSet(t *testing.T) {
 		// 0.98, 0.81 (exact 0.88, 0.72). The 14 held-out texts added
 		// with the shared possessive subject rule, written before it
 		// ran on them: 0.89, 0.89 (exact 0.54, 0.54) before it, 1.00,
-		// 1.00 (exact 0.96, 0.96) after.
+		// 1.00 (exact 0.96, 0.96) after. The 9 held-out texts added with
+		// the list, "-ing", "need" and "hate it when" rules, also written
+		// before those rules ran on them: exact recall 0.11 before, 0.78
+		// after; their two misses (gerund lists) were then fixed, so 9/9
+		// now is no longer a held-out figure.
 		{"testdata/extraction.json", 0.95, 0.95, 0.9, 0.92, 0.92},
 		{"testdata/extraction_holdout.json", 0.92, 0.92, 0.85, 0.8, 0.8},
 	}
