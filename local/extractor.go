@@ -804,6 +804,15 @@ func rewriteClause(c clause, prev *clauseFact) *clauseFact {
 			cf.hedged = true
 		}
 		return cf
+	case first == "i" && conn == "and" && len(toks) > 1 && prev != nil && prev.content == "" && prev.dangling == "" &&
+		len(prev.subject) > 0 && prev.subject[len(prev.subject)-1].lower == "'s" &&
+		prev.np == len(prev.subject) && len(prev.body) > len(prev.subject):
+		// A subject of two: "My wife and I have been together for ten
+		// years" is about both, and its verb agrees with both already.
+		subject = append([]token{word("User"), word("and")}, prev.body...)
+		cf := finish(subject, toks[1:])
+		cf.asWritten = true
+		return cf
 	case first == "i" || first == "we":
 		subject = []token{word("User")}
 		rest = conjugate(toks[1:])
