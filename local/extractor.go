@@ -758,6 +758,10 @@ func rewriteClause(c clause, prev *clauseFact) *clauseFact {
 	if len(toks) == 0 {
 		return nil
 	}
+	if n := memoLead(toks); n > 0 {
+		// "Remember that I prefer metric units": what to remember.
+		return rewriteClause(clause{toks: toks[n:], connector: c.connector}, prev)
+	}
 	if name := calledName(toks); name != nil {
 		// "Call me Sam", "You can call me Jo": the name the user goes by.
 		return finish([]token{word("User"), possessive()}, append([]token{word("name"), word("is")}, name...))
@@ -783,6 +787,17 @@ func rewriteClause(c clause, prev *clauseFact) *clauseFact {
 			i++
 		} else if j := firstNonAdverb(toks[i:]); j < 0 || verbBase(toks[i+j].lower) == "" && !modals[toks[i+j].lower] && !negations[toks[i+j].lower] {
 			return plainStatement(toks) // "the user interface is slow": not about the user
+		}
+		if len(subject) == 1 && i+1 < len(toks) && reportingVerbs[verbBase(toks[i].lower)] {
+			// "The user mentioned that they have two dogs": what the user
+			// said of themselves, as if said in the first person.
+			j := i + 1
+			if toks[j].lower == "that" {
+				j++
+			}
+			if cf := rewriteClause(clause{toks: firstPersonOf(toks[j:]), connector: c.connector}, prev); cf != nil && cf.content != "" {
+				return cf
+			}
 		}
 		cf := finish(subject, toks[i:])
 		cf.asWritten = true
@@ -900,6 +915,63 @@ func rewriteClause(c clause, prev *clauseFact) *clauseFact {
 	return finish(subject, rest)
 }
 
+// memoLead is the length of a lead that asks to remember what follows it
+// ("remember that", "please note that", "keep in mind", "don't forget
+// that") when a statement of the user's follows, else 0.
+func memoLead(toks []token) int {
+	i := 0
+	if i < len(toks) && toks[i].lower == "please" {
+		i++
+	}
+	switch {
+	case i < len(toks) && (toks[i].lower == "remember" || toks[i].lower == "note"):
+		i++
+	case i+2 < len(toks) && toks[i].lower == "keep" && toks[i+1].lower == "in" && toks[i+2].lower == "mind":
+		i += 3
+	case i+2 < len(toks) && toks[i].lower == "do" && toks[i+1].lower == "not" && toks[i+2].lower == "forget",
+		i+1 < len(toks) && toks[i].lower == "never" && toks[i+1].lower == "forget":
+		i += 2
+		if toks[i].lower == "forget" {
+			i++
+		}
+	default:
+		return 0
+	}
+	if i < len(toks) && toks[i].lower == "that" {
+		i++
+	}
+	if i < len(toks) && (toks[i].lower == "i" || toks[i].lower == "my" || toks[i].lower == "we" || toks[i].lower == "our") {
+		return i
+	}
+	return 0
+}
+
+// reportingVerbs report what someone said: "the user mentioned that ...".
+var reportingVerbs = setOf(`mention say tell explain note state share report add confirm clarify write`)
+
+// firstPersonOf puts what the user was reported to say back in the first
+// person: "they have two dogs" is "I have two dogs", "their favourite
+// language" "my favourite language".
+func firstPersonOf(toks []token) []token {
+	out := make([]token, len(toks))
+	for i, t := range toks {
+		switch t.lower {
+		case "they", "he", "she":
+			t = word("I")
+		case "their", "his":
+			t = word("my")
+		case "them", "him":
+			t = word("me")
+		case "themselves", "himself", "herself":
+			t = word("myself")
+		case "theirs":
+			t = word("mine")
+		}
+		out[i] = t
+	}
+	return out
+}
+
 // referringPronouns open a clause about someone or something named
 // before: "My sister is called Lotte and she works as a midwife".
 var referringPronouns = setOf(`he she it they`)
@@ -982,6 +1054,11 @@ func referent(prev *clauseFact, pronoun string) []token {
 		}
 	}
 	head := np[len(np)-1].lower
+	if p := lastPossessive(np); p > 0 && head == "name" && pronoun != "it" {
+		// "User's name is Priya and she is a data scientist": the one
+		// the name is of, the user too.
+		return append([]token{}, np[:p]...)
+	}
 	if p := lastPossessive(np); p > 0 && !(p == 1 && np[0].text == "User") {
 		person := relatives[lemma(head)] || roleNouns[head]
 		if (pronoun == "he" || pronoun == "she") && !person || personalNouns[head] {

@@ -143,6 +143,13 @@ func TestExtractFactsThirdPersonAndWording(t *testing.T) {
 		{"My husband and I run a small bakery.", []string{"User and User's husband run a small bakery"}},
 		{"My son plays chess and I play go.", []string{"User's son plays chess", "User plays go"}},
 		{"I have a dog and I walk it every day.", []string{"User has a dog", "User walks it every day"}},
+		// What the user was reported to say, and what to remember.
+		{"The user mentioned that they have two dogs.", []string{"User has two dogs"}},
+		{"The user said their favourite language is Go.", []string{"User's favourite language is Go"}},
+		{"Remember that I prefer metric units.", []string{"User prefers metric units"}},
+		{"Don't forget that we have a meeting on Thursday.", []string{"User has a meeting on Thursday"}},
+		{"Remember this.", nil},
+		{"The user's name is Priya and she is a data scientist.", []string{"User's name is Priya", "User is a data scientist"}},
 		// A singular "they" agrees with its referent.
 		{"My partner's name is Alex and they work in finance.", []string{"User's partner's name is Alex", "User's partner works in finance"}},
 		{"My boss is strict but they are fair.", []string{"User's boss is strict", "User's boss is fair"}},
@@ -392,6 +399,9 @@ func TestExtractionSet(t *testing.T) {
 		// now is no longer a held-out figure. The rule for a subject of
 		// two ("my girlfriend and I are going...") mended a held-out miss
 		// seen before it was written: exact 0.90, 0.94 → 0.91, 0.95.
+		// The 9 held-out texts added with the reported-speech, "remember
+		// that" and "her name is ... and she" rules, written before they
+		// ran: exact recall 0.10 before, 1.00 after.
 		{"testdata/extraction.json", 0.95, 0.95, 0.9, 0.92, 0.92},
 		{"testdata/extraction_holdout.json", 0.92, 0.92, 0.85, 0.8, 0.8},
 	}
