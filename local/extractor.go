@@ -455,6 +455,9 @@ var attitudeVerbs = setOf(`hate love like prefer enjoy dislike adore despise min
 // connector.
 func opensClause(c clause) bool {
 	conn := lastWord(c.connector)
+	if (conn == "since" || conn == "until") && statementVerb(c.toks, true) < 0 {
+		return false // "since 2015", "until March": a time, not a clause
+	}
 	if conn == "" || dependentWords[conn] {
 		return true
 	}
@@ -1375,11 +1378,38 @@ func conjugate(rest []token) []token {
 		if t.lower == "of" && i > 0 && (out[i-1].lower == "kind" || out[i-1].lower == "sort") {
 			continue
 		}
+		if t.lower == "no" && i+1 < len(out) && out[i+1].lower == "longer" || t.lower == "longer" && i > 0 && out[i-1].lower == "no" {
+			continue // "I no longer eat meat"
+		}
+		if sameFormPast[t.lower] && saysPast(out[i+1:]) {
+			return out // "I quit my job last month": past, not "quits"
+		}
 		out[i] = word(thirdPerson(t))
 		return out
 	}
 	return out
 }
+
+// sameFormPast are verbs whose past tense is their base form.
+var sameFormPast = setOf(`quit put set cut hit let shut cost hurt read spread bet split upset burst cast`)
+
+// saysPast reports whether toks place what they say in the past:
+// "yesterday", "… ago", "last week", "in 2019".
+func saysPast(toks []token) bool {
+	for i, t := range toks {
+		switch {
+		case t.lower == "yesterday" || t.lower == "ago":
+			return true
+		case t.lower == "last" && i+1 < len(toks) && pastUnits[toks[i+1].lower]:
+			return true
+		case t.lower == "in" && i+1 < len(toks) && len(toks[i+1].lower) == 4 && isNumber(toks[i+1].lower):
+			return true
+		}
+	}
+	return false
+}
+
+var pastUnits = setOf(`night week weekend month year summer winter spring autumn fall time monday tuesday wednesday thursday friday saturday sunday`)
 
 func thirdPerson(t token) string {
 	w := t.lower
@@ -1419,7 +1449,25 @@ func thirdPerson(t token) string {
 // sister". "me" and "us" are "User".
 func rewritePronouns(toks []token, user bool) []token {
 	out := make([]token, 0, len(toks))
+	agree := false // a subject "I" was rewritten: its verb is next
 	for _, t := range toks {
+		if agree && !t.punct && !adverbs[t.lower] && t.lower != "no" && t.lower != "longer" {
+			agree = false
+			if user {
+				// "User is not sure they like it": "they" takes the
+				// verb as "I" did, but for "am" and "was".
+				switch t.lower {
+				case "am":
+					t = word("are")
+				case "was":
+					t = word("were")
+				}
+			} else if verbBase(t.lower) != "" || modals[t.lower] {
+				t = word(thirdPerson(t)) // "User's mum says User works too hard"
+			}
+			out = append(out, t)
+			continue
+		}
 		switch t.lower {
 		case "my", "our":
 			if user {
@@ -1433,7 +1481,14 @@ func rewritePronouns(toks []token, user bool) []token {
 			} else {
 				out = append(out, word("User"), possessive())
 			}
-		case "me", "us", "i", "we":
+		case "i", "we":
+			if user {
+				out = append(out, word("they"))
+			} else {
+				out = append(out, word("User"))
+			}
+			agree = true
+		case "me", "us":
 			out = append(out, word("User"))
 		case "myself", "ourselves":
 			out = append(out, word("themselves"))
