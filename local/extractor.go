@@ -391,7 +391,18 @@ func splitClauses(toks []token) []clause {
 		}
 		cur = clause{connector: conn}
 	}
-	for i, t := range toks {
+	for i := 0; i < len(toks); i++ {
+		t := toks[i]
+		if t.lower == "(" {
+			if end := asideEnd(toks, i); end > 0 {
+				// An aside with no verb of its own stays in its clause:
+				// "I'm a software engineer (backend, mostly Go) at a
+				// logistics company".
+				cur.toks = append(cur.toks, toks[i:end+1]...)
+				i = end
+				continue
+			}
+		}
 		switch {
 		case t.punct && (clausePunct[t.lower] || t.lower == "-" && i > 0 && !toks[i-1].punct):
 			flush(t.lower)
@@ -451,6 +462,32 @@ func completesAttitude(c, prev clause) bool {
 // clause for their object.
 var attitudeVerbs = setOf(`hate love like prefer enjoy dislike adore despise mind appreciate`)
 
+// asideEnd is the index of the ")" closing the "(" at toks[i] when what
+// they enclose has no verb of its own, else 0.
+func asideEnd(toks []token, i int) int {
+	for j := i + 1; j < len(toks); j++ {
+		switch toks[j].lower {
+		case "(":
+			return 0
+		case ")":
+			if j == i+1 || statementVerb(toks[i+1:j], true) >= 0 {
+				return 0
+			}
+			for _, t := range toks[i+1 : j] {
+				if dependentWords[t.lower] || subjectPronouns[t.lower] {
+					return 0
+				}
+			}
+			return j
+		}
+	}
+	return 0
+}
+
+// possessiveDeterminers open a noun phrase, not always a clause: "my
+// partner and our two cats".
+var possessiveDeterminers = setOf(`my our his her their`)
+
 // opensClause reports whether c can stand as a clause of its own after its
 // connector.
 func opensClause(c clause) bool {
@@ -467,6 +504,8 @@ func opensClause(c clause) bool {
 	}
 	w := c.toks[first].lower
 	switch {
+	case possessiveDeterminers[w] && (conn == "and" || conn == "or") && statementVerb(c.toks, true) < 0:
+		return false // "I live with my partner and our two cats in Lyon"
 	case subjectPronouns[w] || w == "please" || w == "let":
 		return true
 	case conn == ":" || conn == ";" || conn == "(" || conn == ")" || conn == "—" || conn == "–" || conn == "-":
@@ -1637,7 +1676,11 @@ func render(toks []token) string {
 			b.WriteString("not")
 			continue
 		}
-		if b.Len() > 0 && !t.glued && !(t.punct && t.lower != "(" && t.lower != "-" && t.lower != "—") {
+		switch {
+		case t.lower == "(" && b.Len() > 0:
+			b.WriteByte(' ') // an aside: "engineer (backend, mostly Go)"
+		case i > 0 && toks[i-1].lower == "(":
+		case b.Len() > 0 && !t.glued && !(t.punct && t.lower != "(" && t.lower != "-" && t.lower != "—"):
 			b.WriteByte(' ')
 		}
 		b.WriteString(t.text)

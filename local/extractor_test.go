@@ -158,6 +158,12 @@ func TestExtractFactsThirdPersonAndWording(t *testing.T) {
 		{"I quit my job last month.", []string{"User quit their job last month"}},
 		{"I quit sugar.", []string{"User quits sugar"}},
 		{"I've lived in Berlin since 2015.", []string{"User has lived in Berlin since 2015"}},
+		// An aside with no verb stays where it was said; "and my ..."
+		// with no verb of its own goes on the noun phrase.
+		{"I'm a software engineer (backend, mostly Go) at a logistics company.", []string{"User is a software engineer (backend, mostly Go) at a logistics company"}},
+		{"By the way, I'm allergic to cats (which is sad because I love them).", []string{"User is allergic to cats"}},
+		{"I live with my partner and our two cats in a flat in Lyon.", []string{"User lives with their partner and their two cats in a flat in Lyon"}},
+		{"My son plays chess and my daughter plays go.", []string{"User's son plays chess", "User's daughter plays go"}},
 		// A singular "they" agrees with its referent.
 		{"My partner's name is Alex and they work in finance.", []string{"User's partner's name is Alex", "User's partner works in finance"}},
 		{"My boss is strict but they are fair.", []string{"User's boss is strict", "User's boss is fair"}},
@@ -411,7 +417,10 @@ func TestExtractionSet(t *testing.T) {
 		// that" and "her name is ... and she" rules, written before they
 		// ran: exact recall 0.10 before, 1.00 after. The 8 added with the
 		// nested "I", "no longer", same-form past and "since 2015" rules,
-		// likewise: exact 0.00 before (soft 1.00), 1.00 after.
+		// likewise: exact 0.00 before (soft 1.00), 1.00 after. The 6
+		// added with the aside and "and my ..." rules: exact 0.17 before,
+		// 1.00 after (one band miss: an aside hides "is a nurse" from the
+		// identity rule).
 		{"testdata/extraction.json", 0.95, 0.95, 0.9, 0.92, 0.92},
 		{"testdata/extraction_holdout.json", 0.92, 0.92, 0.85, 0.8, 0.8},
 	}
