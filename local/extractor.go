@@ -285,7 +285,11 @@ func lex(s string) []token {
 			continue
 		}
 		if !isWordRune(r) {
-			add(s[i:i+size], true, true)
+			// Punctuation is written against the word before it, but
+			// for what opens a word after a space: "is @mira-dev",
+			// "called 'buddy'".
+			prev, _ := utf8.DecodeLastRuneInString(s[:i])
+			add(s[i:i+size], true, !leadPunct[string(r)] || i > 0 && !unicode.IsSpace(prev))
 			i += size
 			continue
 		}
@@ -461,6 +465,24 @@ func completesAttitude(c, prev clause) bool {
 // attitudeVerbs say what someone likes or hates, and can take a "when"
 // clause for their object.
 var attitudeVerbs = setOf(`hate love like prefer enjoy dislike adore despise mind appreciate`)
+
+// leadPunct open what follows them: a handle, a tag, an amount, a quote.
+var leadPunct = setOf(`@ # $ ' " “ ‘ (`)
+
+// closes reports whether the punctuation p closes a quote or an aside
+// that toks open.
+func closes(toks []token, p string) bool {
+	open := map[string]string{"'": "'", "’": "'", ")": "(", "\"": "\"", "”": "“"}[p]
+	if open == "" {
+		return false
+	}
+	for _, t := range toks {
+		if t.lower == open && (open == "(" || !t.glued) {
+			return true
+		}
+	}
+	return false
+}
 
 // asideEnd is the index of the ")" closing the "(" at toks[i] when what
 // they enclose has no verb of its own, else 0.
@@ -1642,6 +1664,9 @@ func trimPunct(toks []token) []token {
 		if n >= 4 && toks[n-1].lower == "." && toks[n-1].glued && !toks[n-2].punct && toks[n-2].glued && toks[n-3].lower == "." {
 			break
 		}
+		if closes(toks[:n-1], toks[n-1].lower) {
+			break // "called 'buddy'", "an engineer (backend)"
+		}
 		toks = toks[:n-1]
 	}
 	return toks
@@ -1680,7 +1705,7 @@ func render(toks []token) string {
 		case t.lower == "(" && b.Len() > 0:
 			b.WriteByte(' ') // an aside: "engineer (backend, mostly Go)"
 		case i > 0 && toks[i-1].lower == "(":
-		case b.Len() > 0 && !t.glued && !(t.punct && t.lower != "(" && t.lower != "-" && t.lower != "—"):
+		case b.Len() > 0 && !t.glued && (!t.punct || leadPunct[t.lower] || t.lower == "-" || t.lower == "—"):
 			b.WriteByte(' ')
 		}
 		b.WriteString(t.text)
