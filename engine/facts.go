@@ -26,6 +26,25 @@ type FactEntry struct {
 	Intensity float64
 }
 
+// ScanFactEntry reads one row of a store's FactsSince (chunk ID,
+// content, little-endian float32 embedding, running intensity) through
+// scan, its vector normalised.
+func ScanFactEntry(scan func(dest ...any) error) (*FactEntry, error) {
+	var (
+		e    FactEntry
+		blob []byte
+	)
+	if err := scan(&e.Ref.ChunkID, &e.Content, &blob, &e.Intensity); err != nil {
+		return nil, fmt.Errorf("load new facts: %w", err)
+	}
+	var err error
+	if e.Vec, err = vector.Decode(nil, blob); err != nil {
+		return nil, err
+	}
+	vector.Normalize(e.Vec)
+	return &e, nil
+}
+
 // FactMatch is a candidate with its similarity to a new fact.
 type FactMatch struct {
 	Entry      *FactEntry

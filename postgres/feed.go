@@ -110,7 +110,7 @@ func (f feed) Head(ctx context.Context, agent string, since int64, active bool, 
 	if err := f.db.pool.QueryRow(ctx, headSQL, agent, lastHour, active).Scan(&epoch, &version, &model, &dim, &newHours); err != nil {
 		return false, fmt.Errorf("read change feed: %w", err)
 	}
-	if err := checkQuery(lock, model, dim); err != nil {
+	if err := hippo.CheckRecorded(lock, deref(model), deref(dim)); err != nil {
 		return false, err
 	}
 	return since == position(epoch, version) && !newHours, nil
@@ -143,7 +143,7 @@ func (s *snapshot) head(ctx context.Context, lock *hippo.ModelLock) error {
 		return fmt.Errorf("read change feed: %w", err)
 	}
 	s.read = true
-	return checkQuery(lock, model, dim)
+	return hippo.CheckRecorded(lock, deref(model), deref(dim))
 }
 
 // Floor implements engine.Snapshot: the epoch with the version below

@@ -220,18 +220,11 @@ func (t agentTx) FactsSince(ctx context.Context, scope string, since int64) ([]*
 	defer rows.Close()
 	var entries []*engine.FactEntry
 	for rows.Next() {
-		var (
-			e    engine.FactEntry
-			blob []byte
-		)
-		if err := rows.Scan(&e.Ref.ChunkID, &e.Content, &blob, &e.Intensity); err != nil {
-			return nil, fmt.Errorf("load new facts: %w", err)
-		}
-		if e.Vec, err = vector.Decode(nil, blob); err != nil {
+		e, err := engine.ScanFactEntry(rows.Scan)
+		if err != nil {
 			return nil, err
 		}
-		vector.Normalize(e.Vec)
-		entries = append(entries, &e)
+		entries = append(entries, e)
 	}
 	return entries, rows.Err()
 }
@@ -288,7 +281,7 @@ func (t storeTx) SameMemory(ctx context.Context, scope, hash string) (*hippo.Chu
 // transaction's locks is checked, else the lock is taken.
 func (t storeTx) LockModel(ctx context.Context, model string, dim int) error {
 	if t.lock != nil {
-		return checkLock(*t.lock, model, dim)
+		return t.lock.Check(model, dim)
 	}
 	return lockModelTx(ctx, t.tx, model, dim)
 }

@@ -33,7 +33,7 @@ func (db *DB) VerifyEmbeddingModel(ctx context.Context, model string, dim int) e
 		if err != nil || lock == nil {
 			return err
 		}
-		return checkLock(*lock, model, dim)
+		return lock.Check(model, dim)
 	}
 	return pgx.BeginFunc(ctx, db.pool, func(tx pgx.Tx) error { return lockModelTx(ctx, tx, model, dim) })
 }
@@ -47,7 +47,7 @@ func lockModelTx(ctx context.Context, tx querier, model string, dim int) error {
 		return err
 	}
 	if lock != nil {
-		return checkLock(*lock, model, dim)
+		return lock.Check(model, dim)
 	}
 	if model == "" {
 		return hippo.Errorf(hippo.EINVALID, "embedding model name must not be empty")
@@ -66,31 +66,7 @@ func lockModelTx(ctx context.Context, tx querier, model string, dim int) error {
 	if lock == nil {
 		return hippo.Errorf(hippo.EINTERNAL, "embedding model lock is incomplete")
 	}
-	return checkLock(*lock, model, dim)
-}
-
-// checkLock refuses a model and dimension other than the lock's.
-func checkLock(lock hippo.ModelLock, model string, dim int) error {
-	if lock.Model != model || (dim > 0 && lock.Dimension != dim) {
-		got := hippo.ModelLock{Model: model, Dimension: dim}
-		return hippo.Errorf(hippo.ECONFLICT,
-			"embedding model mismatch: this database is locked to %s, but the embedder gives %s; "+
-				"configure that model again, or switch the database with `hippo reembed --force` (re-embeds every chunk)", lock, got)
-	}
-	return nil
-}
-
-// checkQuery checks a query's model and dimension (lock; nil: nothing)
-// against the model lock read as model and dim ("" when none).
-func checkQuery(lock *hippo.ModelLock, model, dim *string) error {
-	if lock == nil || model == nil || *model == "" {
-		return nil
-	}
-	n := 0
-	if dim != nil {
-		n, _ = strconv.Atoi(*dim)
-	}
-	return checkLock(hippo.ModelLock{Model: *model, Dimension: n}, lock.Model, lock.Dimension)
+	return lock.Check(model, dim)
 }
 
 // readLock reads the model lock through q.

@@ -8,7 +8,6 @@ import (
 
 	"github.com/hippo-mem/hippo"
 	"github.com/hippo-mem/hippo/engine"
-	"github.com/hippo-mem/hippo/vector"
 )
 
 // factsSinceQuery reads the live facts of an agent in a scope changed
@@ -29,18 +28,11 @@ func (t agentTx) FactsSince(ctx context.Context, scope string, seq int64) ([]*en
 	defer rows.Close()
 	var entries []*engine.FactEntry
 	for rows.Next() {
-		var (
-			e    engine.FactEntry
-			blob []byte
-		)
-		if err := rows.Scan(&e.Ref.ChunkID, &e.Content, &blob, &e.Intensity); err != nil {
-			return nil, fmt.Errorf("load new facts: %w", err)
-		}
-		if e.Vec, err = vector.Decode(nil, blob); err != nil {
+		e, err := engine.ScanFactEntry(rows.Scan)
+		if err != nil {
 			return nil, err
 		}
-		vector.Normalize(e.Vec)
-		entries = append(entries, &e)
+		entries = append(entries, e)
 	}
 	return entries, rows.Err()
 }

@@ -64,7 +64,7 @@ func (f feed) Head(ctx context.Context, agent string, since int64, active bool, 
 	if err := st.QueryRowContext(ctx, args...).Scan(dest...); err != nil {
 		return false, fmt.Errorf("read change log: %w", err)
 	}
-	if err := checkQuery(lock, model, dim); err != nil {
+	if err := hippo.CheckRecorded(lock, model, dim); err != nil {
 		return false, err
 	}
 	return since >= floor && !changed && !newHours, nil
@@ -78,16 +78,6 @@ func (f feed) Snapshot(ctx context.Context, agent string, fn func(engine.Snapsho
 	}
 	defer tx.Rollback()
 	return fn(&snapshot{db: f.db, tx: tx, agent: agent})
-}
-
-// checkQuery checks a query's model and dimension against the model lock
-// read as text from hippo_meta; nil lock or no model lock passes.
-func checkQuery(lock *ModelLock, model, dim string) error {
-	if lock == nil || model == "" {
-		return nil
-	}
-	n, _ := strconv.Atoi(dim)
-	return checkLock(ModelLock{Model: model, Dimension: n}, lock.Model, lock.Dimension)
 }
 
 // snapshot is one read transaction as engine.Snapshot.
@@ -111,7 +101,7 @@ func (s *snapshot) Floor(ctx context.Context, lock *ModelLock) (int64, error) {
 	if err := s.tx.StmtContext(ctx, st).QueryRowContext(ctx).Scan(&floor, nullable(&model), nullable(&dim)); err != nil {
 		return 0, fmt.Errorf("read change log: %w", err)
 	}
-	if err := checkQuery(lock, model, dim); err != nil {
+	if err := hippo.CheckRecorded(lock, model, dim); err != nil {
 		return 0, err
 	}
 	f, _ := strconv.ParseInt(floor, 10, 64)

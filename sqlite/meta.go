@@ -27,7 +27,7 @@ func (db *DB) VerifyEmbeddingModel(ctx context.Context, model string, dim int) e
 		if err != nil || lock == nil {
 			return err
 		}
-		return checkLock(*lock, model, dim)
+		return lock.Check(model, dim)
 	}
 	tx, err := db.write.BeginTx(ctx, nil)
 	if err != nil {
@@ -48,7 +48,7 @@ func (db *DB) lockModelTx(ctx context.Context, tx sqlTx, model string, dim int) 
 		return err
 	}
 	if lock != nil {
-		return checkLock(*lock, model, dim)
+		return lock.Check(model, dim)
 	}
 	if model == "" {
 		return hippo.Errorf(hippo.EINVALID, "embedding model name must not be empty")
@@ -56,23 +56,6 @@ func (db *DB) lockModelTx(ctx context.Context, tx sqlTx, model string, dim int) 
 	if _, err := tx.ExecContext(ctx, `INSERT INTO hippo_meta (key, value) VALUES
 		('embedding_model', ?), ('embedding_dimension', ?)`, model, strconv.Itoa(dim)); err != nil {
 		return fmt.Errorf("record embedding model: %w", err)
-	}
-	return nil
-}
-
-// checkLock refuses a query vector that cannot be compared with the
-// stored ones (queryIndex calls it).
-//
-// The lock is read from the database every time, never from a copy kept
-// in memory: Reembed, in this process or another, switches it, and a stale
-// copy would refuse the new model or, worse, accept the old one. The read
-// shares the snapshot that brings the index up to date.
-func checkLock(lock ModelLock, model string, dim int) error {
-	if lock.Model != model || (dim > 0 && lock.Dimension != dim) {
-		got := ModelLock{Model: model, Dimension: dim}
-		return hippo.Errorf(hippo.ECONFLICT,
-			"embedding model mismatch: this database is locked to %s, but the embedder gives %s; "+
-				"configure that model again, or switch the database with `hippo reembed --force` (re-embeds every chunk)", lock, got)
 	}
 	return nil
 }
