@@ -380,7 +380,14 @@ type clause struct {
 var (
 	clauseWords    = setOf(`and but so because or then`)
 	dependentWords = setOf(`which since when while although though whereas if until unless whenever`)
-	clausePunct    = setOf(`, ; : — – ( ) "`)
+	// qualifierWords open a clause that says when, on what condition or
+	// of what the clause before it holds: it stays with that clause's
+	// fact ("User gets seasick if the sea is rough").
+	qualifierWords = setOf(`which since when while if until unless whenever`)
+	// concessiveWords open a clause that states a fact of its own
+	// ("although I grew up in Wales").
+	concessiveWords = setOf(`although though whereas`)
+	clausePunct     = setOf(`, ; : — – ( ) "`)
 )
 
 // splitClauses cuts a sentence at punctuation and conjunctions, then glues
@@ -406,6 +413,17 @@ func splitClauses(toks []token) []clause {
 				i = end
 				continue
 			}
+		}
+		if t.lower == ":" && listFollows(cur.toks, toks[i+1:]) {
+			// "I have two brothers: Tom, who is a pilot, and Sam": what
+			// the clause counts stays with it, to a ";" or the end.
+			j := i + 1
+			for j < len(toks) && toks[j].lower != ";" {
+				j++
+			}
+			cur.toks = append(cur.toks, toks[i:j]...)
+			i = j - 1
+			continue
 		}
 		switch {
 		case t.punct && (clausePunct[t.lower] || t.lower == "-" && i > 0 && !toks[i-1].punct):
@@ -444,6 +462,37 @@ func splitClauses(toks []token) []clause {
 		out = append(out, c)
 	}
 	return out
+}
+
+// listFollows reports whether what follows a colon, after, lists what the
+// statement before it, before, counts or names ("I speak three
+// languages: English, Dutch and Turkish"), rather than stating something
+// of its own ("Big news: I got the job"). Its first item has no verb.
+func listFollows(before, after []token) bool {
+	if statementVerb(before, true) < 0 && !firstPersonVerb(before) {
+		return false
+	}
+	end := 0
+	for end < len(after) && !after[end].punct && after[end].lower != "and" && after[end].lower != "or" {
+		end++
+	}
+	if end == 0 {
+		return false
+	}
+	first := after[0].lower
+	return !subjectPronouns[first] && !possessiveDeterminers[first] && !dependentWords[first] &&
+		statementVerb(after[:end], true) < 0
+}
+
+// firstPersonVerb reports whether toks open with "I" or "we" and a verb:
+// "I have", "we've got".
+func firstPersonVerb(toks []token) bool {
+	i := firstNonAdverb(toks)
+	if i < 0 || toks[i].lower != "i" && toks[i].lower != "we" {
+		return false
+	}
+	j := i + 1 + max(0, firstNonAdverb(toks[i+1:]))
+	return j < len(toks) && (verbBase(toks[j].lower) != "" || modals[toks[j].lower])
 }
 
 // completesAttitude reports whether c, a "when" or "if" clause, is what the
@@ -632,9 +681,37 @@ func extractSentence(s sentence, last *extracted, lastClause *clauseFact) ([]*ex
 	var pending signals // from fact-less clauses waiting for a fact
 	prev := lastClause
 	var lastFact *clauseFact
+	// made: the clause before made the sentence's latest fact, which a
+	// qualifying clause after it ("when I run") then completes. lead is
+	// a qualifying clause opening the sentence ("When I'm stressed, I
+	// bake bread"), for the fact of the clause after it.
+	made := false
+	var lead []token
 	for k, c := range splitClauses(toks) {
-		cf := rewriteClause(c, prev)
 		sig := scan(c.toks)
+		if q := qualifier(c, k == 0); q != nil {
+			switch {
+			case made:
+				f := facts[len(facts)-1]
+				f.content += joinQualifier(c.connector) + renderQualifier(q, lastFact)
+				f.sig.attach(sig)
+				continue
+			case k == 0:
+				lead = q
+			}
+			made = false
+			if len(facts) > 0 {
+				facts[len(facts)-1].sig.attach(sig)
+			} else {
+				pending.merge(sig)
+			}
+			continue
+		}
+		if k == 0 && len(c.toks) > 0 && concessiveWords[c.toks[0].lower] {
+			c.toks = c.toks[1:] // "Although I grew up in Wales, ..."
+		}
+		cf := rewriteClause(c, prev)
+		made = false
 		if cf != nil && cf.dangling != "" {
 			if len(facts) > 0 {
 				// "I have an uncle in Lagos and he runs a restaurant":
@@ -665,6 +742,11 @@ func extractSentence(s sentence, last *extracted, lastClause *clauseFact) ([]*ex
 			sig.hedges++
 		}
 		f := &extracted{content: cf.content, sig: sig, replaces: cf.replaces, former: cf.former}
+		if lead != nil {
+			f.content += " " + renderQualifier(lead, cf)
+			lead = nil
+		}
+		made = true
 		f.turn = k == 0 && opensWithTurn || isTurn(c)
 		if len(facts) == 0 {
 			f.sig.attach(pending)
@@ -679,6 +761,70 @@ func extractSentence(s sentence, last *extracted, lastClause *clauseFact) ([]*ex
 		}
 	}
 	return facts, lastFact
+}
+
+// qualifier returns a clause that says when, on what condition or of what
+// the clause before it holds, from its qualifying word on ("when I run",
+// "which I charge at work"), or nil. At the start of a sentence (first),
+// the word opens the clause ("When I'm stressed, ..."). A clause that
+// speaks to the assistant or holds nothing is no qualifier of a fact.
+func qualifier(c clause, first bool) []token {
+	toks := trimPunct(c.toks)
+	conn := lastWord(c.connector)
+	switch {
+	case qualifierWords[conn]:
+		toks = append([]token{word(conn)}, toks...)
+	case !first || c.connector != "" || len(toks) < 2 || !qualifierWords[toks[0].lower] || toks[0].lower == "which":
+		return nil
+	}
+	if !hasContent(toks[1:]) || toks[0].lower == "which" && (isJudgement(toks[1:]) || isComment(toks[1:])) {
+		return nil // "which is sad": the signals of the fact before
+	}
+	for _, t := range toks {
+		if t.lower == "you" || t.lower == "your" {
+			return nil
+		}
+	}
+	return toks
+}
+
+// commentWords say how the speaker feels about what they said: "which
+// is sad", "which is a shame".
+var commentWords = setOf(`sad shame pity annoying unfortunate funny weird ironic frustrating
+	amazing awesome terrible awful hilarious lucky unlucky`)
+
+// isComment reports whether toks, after "which", only comment on what came
+// before: a form of "be" and a word of commentWords.
+func isComment(toks []token) bool {
+	i := firstNonAdverb(toks)
+	if i < 0 || verbBase(toks[i].lower) != "be" {
+		return false
+	}
+	for _, t := range toks[i+1:] {
+		if commentWords[t.lower] {
+			return true
+		}
+	}
+	return false
+}
+
+// renderQualifier renders a qualifying clause, its word first, as part of
+// the fact of cf: the user's "I" is "they" in a fact about the user ("User
+// listens to podcasts when they run") and "User" in any other
+// ("User's grandmother passed away when User was twelve").
+func renderQualifier(q []token, cf *clauseFact) string {
+	user := cf != nil && len(cf.subject) == 1 && cf.subject[0].text == "User"
+	return q[0].lower + " " + render(rewritePronouns(q[1:], user))
+}
+
+// joinQualifier is what comes between a fact and a qualifying clause
+// after it: a comma when one stood before the qualifying word ("…
+// car, which I charge at work"), else a space.
+func joinQualifier(connector string) string {
+	if strings.HasPrefix(connector, ",") {
+		return ", "
+	}
+	return " "
 }
 
 // joinClause is what joins a clause kept attached to the fact before it:
@@ -810,7 +956,7 @@ var conversational = setOf(`mean meant said say asked ask wonder wondering wonde
 func rewriteClause(c clause, prev *clauseFact) *clauseFact {
 	toks := trimPunct(c.toks)
 	conn := lastWord(c.connector)
-	if dependentWords[conn] {
+	if qualifierWords[conn] {
 		return nil
 	}
 	// Leading discourse words.
@@ -829,6 +975,11 @@ func rewriteClause(c clause, prev *clauseFact) *clauseFact {
 	if name := calledName(toks); name != nil {
 		// "Call me Sam", "You can call me Jo": the name the user goes by.
 		return finish([]token{word("User"), possessive()}, append([]token{word("name"), word("is")}, name...))
+	}
+	if body := assistantWish(toks); body != nil {
+		// "I'd like you to reply in Spanish", "Never suggest peanuts":
+		// how the user wants to be answered, from now on.
+		return finish([]token{word("User")}, body)
 	}
 	for _, t := range toks {
 		if t.lower == "you" || t.lower == "your" || t.lower == "yours" {
@@ -977,6 +1128,56 @@ func rewriteClause(c clause, prev *clauseFact) *clauseFact {
 		}
 	}
 	return finish(subject, rest)
+}
+
+// wishVerbs say what the user wants of the assistant: "I want you to".
+var wishVerbs = setOf(`want like prefer need expect`)
+
+// assistantWish returns, after "User", what the user wants of the
+// assistant for good: "I'd like you to always reply in English" ("would
+// like the assistant to always reply in English"), or an order that says
+// always or never ("Never suggest recipes with peanuts": "wants the
+// assistant to never suggest recipes with peanuts"). A one-off order
+// ("Write a haiku") or anything else returns nil.
+func assistantWish(toks []token) []token {
+	var body []token
+	switch i := firstNonAdverb(toks); {
+	case i >= 0 && toks[i].lower == "i":
+		j := i + 1
+		for j < len(toks) && (adverbs[toks[j].lower] || modals[toks[j].lower]) {
+			j++
+		}
+		if j+2 >= len(toks) || !wishVerbs[verbBase(toks[j].lower)] || toks[j+1].lower != "you" || toks[j+2].lower != "to" {
+			return nil
+		}
+		body = conjugate(toks[i+1:])
+	default:
+		k := 0
+		if k < len(toks) && toks[k].lower == "please" {
+			k++
+		}
+		if k+1 >= len(toks) || toks[k].lower != "always" && toks[k].lower != "never" {
+			return nil
+		}
+		if v := toks[k+1].lower; verbBase(v) != v || v == "be" && k+2 >= len(toks) {
+			return nil
+		}
+		body = append([]token{word("wants"), word("you"), word("to"), word(toks[k].lower)}, toks[k+1:]...)
+	}
+	out := make([]token, 0, len(body)+2)
+	for _, t := range body {
+		switch t.lower {
+		case "you":
+			out = append(out, word("the"), word("assistant"))
+		case "your":
+			out = append(out, word("the"), word("assistant"), possessive())
+		case "yourself":
+			out = append(out, word("itself"))
+		default:
+			out = append(out, t)
+		}
+	}
+	return out
 }
 
 // memoLead is the length of a lead that asks to remember what follows it
@@ -1584,7 +1785,7 @@ func calledName(toks []token) []token {
 }
 
 // callLead may come before "call me": "you can", "please", "just".
-var callLead = setOf(`you can could may please just simply feel free to`)
+var callLead = setOf(`you can could may please just simply feel free to always`)
 
 func isCapitalized(t token) bool {
 	r, _ := utf8.DecodeRuneInString(t.text)

@@ -137,7 +137,7 @@ func TestExtractFactsThirdPersonAndWording(t *testing.T) {
 		{"I hate it when people are late.", []string{"User hates it when people are late"}},
 		{"I like it if answers are short.", []string{"User likes it if answers are short"}},
 		{"I hate it.", nil},
-		{"I live in Berlin when I'm not travelling.", []string{"User lives in Berlin"}},
+		{"I live in Berlin when I'm not travelling.", []string{"User lives in Berlin when they are not travelling"}},
 		// A subject of two, the user and someone of theirs.
 		{"My wife and I have been together for ten years.", []string{"User and User's wife have been together for ten years"}},
 		{"My husband and I run a small bakery.", []string{"User and User's husband run a small bakery"}},
@@ -175,6 +175,34 @@ func TestExtractFactsThirdPersonAndWording(t *testing.T) {
 		{"My partner's name is Alex and they work in finance.", []string{"User's partner's name is Alex", "User's partner works in finance"}},
 		{"My boss is strict but they are fair.", []string{"User's boss is strict", "User's boss is fair"}},
 		{"My grandparents live in Utrecht and they ride bikes.", []string{"User's grandparents live in Utrecht", "User's grandparents ride bikes"}},
+		// A clause saying when, on what condition or of what the clause
+		// before it holds stays with that clause's fact; opening the
+		// sentence, it goes with the fact after it. "although" and
+		// "though" state a fact of their own.
+		{"My parents divorced when I was ten.", []string{"User's parents divorced when User was ten"}},
+		{"I get headaches if I skip breakfast.", []string{"User gets headaches if they skip breakfast"}},
+		{"I started programming while I was at university.", []string{"User started programming while they were at university"}},
+		{"I drive a Tesla, which I bought in 2020.", []string{"User drives a Tesla, which they bought in 2020"}},
+		{"If I skip breakfast, I get headaches.", []string{"User gets headaches if they skip breakfast"}},
+		{"When my son was born, we moved to Delft.", []string{"User moved to Delft when their son was born"}},
+		{"Although I live in London, I work in Reading.", []string{"User lives in London", "User works in Reading"}},
+		{"I like running, though my knees hurt afterwards.", []string{"User likes running", "User's knees hurt afterwards"}},
+		{"It cost us the client when the deploy failed.", nil},
+		{"I cook dinner if you want.", []string{"User cooks dinner"}},
+		// What a colon lists stays with what it counts; a statement
+		// after a colon stands alone.
+		{"I have two kids: Emma, who is 6, and Noah, who is 3.", []string{"User has two kids: Emma, who is 6, and Noah, who is 3"}},
+		{"I have three siblings: two brothers and a sister.", []string{"User has three siblings: two brothers and a sister"}},
+		{"Big news: I got the job.", []string{"User got the job"}},
+		// What the user wants of the assistant from now on; a one-off
+		// order stays no fact.
+		{"I'd like you to always answer in Spanish.", []string{"User would like the assistant to always answer in Spanish"}},
+		{"I want you to keep your answers short.", []string{"User wants the assistant to keep the assistant's answers short"}},
+		{"Never use emojis.", []string{"User wants the assistant to never use emojis"}},
+		{"Please always call me Dr. Lee.", []string{"User's name is Dr. Lee"}},
+		{"Always be honest.", []string{"User wants the assistant to always be honest"}},
+		{"Write a haiku.", nil},
+		{"I told you I was busy.", nil},
 		// Not about a person: kept as said, not rewritten as the user.
 		{"Docker is running again.", []string{"Docker is running again"}},
 		{"The user interface is slow.", []string{"The user interface is slow"}},
