@@ -450,8 +450,11 @@ func splitClauses(toks []token) []clause {
 		if len(c.toks) == 0 {
 			continue
 		}
-		if len(out) > 0 && (!opensClause(c) && !opensStatement(c, out[len(out)-1]) || completesAttitude(c, out[len(out)-1])) {
+		if len(out) > 0 && (!opensClause(c) && !opensStatement(c, out[len(out)-1]) || completesAttitude(c, out[len(out)-1]) || inSubject(c, out[len(out)-1])) {
 			prev := &out[len(out)-1]
+			if strings.HasPrefix(c.connector, ", ") && inSubject(c, *prev) {
+				prev.toks = append(prev.toks, token{text: ",", lower: ",", punct: true, glued: true})
+			}
 			if c.connector != "" {
 				word := lastWord(c.connector)
 				prev.toks = append(prev.toks, token{text: word, lower: word, punct: clausePunct[word], glued: clausePunct[word]})
@@ -464,11 +467,22 @@ func splitClauses(toks []token) []clause {
 	return out
 }
 
+// inSubject reports whether c, a "which" clause, describes prev, a noun
+// phrase with no verb, inside the subject of the clause to come: "My
+// office, which is in Soho, has a rooftop bar".
+func inSubject(c, prev clause) bool {
+	return lastWord(c.connector) == "which" && len(prev.toks) >= 2 &&
+		possessiveDeterminers[prev.toks[0].lower] && finiteVerb(prev.toks, 1, true) < 0
+}
+
 // listFollows reports whether what follows a colon, after, lists what the
 // statement before it, before, counts or names ("I speak three
 // languages: English, Dutch and Turkish"), rather than stating something
 // of its own ("Big news: I got the job"). Its first item has no verb.
 func listFollows(before, after []token) bool {
+	if len(after) > 0 && len(before) >= 2 && possessiveDeterminers[before[0].lower] && finiteVerb(before, 1, true) < 0 && !subjectPronouns[after[0].lower] {
+		return true // "My plans for the weekend: clean the garage and ..."
+	}
 	if statementVerb(before, true) < 0 && !firstPersonVerb(before) {
 		return false
 	}
@@ -675,6 +689,7 @@ func extractSentence(s sentence, last *extracted, lastClause *clauseFact) ([]*ex
 	opensWithTurn := len(toks) > 0 && turnWords[toks[0].lower]
 	var shared signals // markers that apply to the whole sentence
 	toks = stripMarkers(toks, &shared)
+	toks = neitherNor(toks)
 	shared.bangs = s.bangs
 
 	var facts []*extracted
@@ -685,9 +700,13 @@ func extractSentence(s sentence, last *extracted, lastClause *clauseFact) ([]*ex
 	// qualifying clause after it ("when I run") then completes. lead is
 	// a qualifying clause opening the sentence ("When I'm stressed, I
 	// bake bread"), for the fact of the clause after it.
+	// bare is the clause before when it has a subject and a verb but
+	// states nothing alone ("I went there"): a qualifying clause after
+	// it makes it a fact ("… when my father was ill").
 	made := false
 	var lead []token
-	for k, c := range splitClauses(toks) {
+	var bare *clauseFact
+	for k, c := range splitLead(splitClauses(toks)) {
 		sig := scan(c.toks)
 		if q := qualifier(c, k == 0); q != nil {
 			switch {
@@ -695,6 +714,16 @@ func extractSentence(s sentence, last *extracted, lastClause *clauseFact) ([]*ex
 				f := facts[len(facts)-1]
 				f.content += joinQualifier(c.connector) + renderQualifier(q, lastFact)
 				f.sig.attach(sig)
+				continue
+			case bare != nil:
+				sig.merge(shared)
+				if len(facts) == 0 {
+					sig.attach(pending)
+					pending = signals{}
+				}
+				content := render(bare.body) + joinQualifier(c.connector) + renderQualifier(q, bare)
+				facts = append(facts, &extracted{content: content, sig: sig})
+				prev, lastFact, bare, made = bare, bare, nil, true
 				continue
 			case k == 0:
 				lead = q
@@ -711,7 +740,10 @@ func extractSentence(s sentence, last *extracted, lastClause *clauseFact) ([]*ex
 			c.toks = c.toks[1:] // "Although I grew up in Wales, ..."
 		}
 		cf := rewriteClause(c, prev)
-		made = false
+		made, bare = false, nil
+		if cf != nil && cf.content == "" && cf.dangling == "" && len(cf.subject) > 0 && cf.verbEnd > len(cf.subject) {
+			bare = cf
+		}
 		if cf != nil && cf.dangling != "" {
 			if len(facts) > 0 {
 				// "I have an uncle in Lagos and he runs a restaurant":
@@ -761,6 +793,79 @@ func extractSentence(s sentence, last *extracted, lastClause *clauseFact) ([]*ex
 		}
 	}
 	return facts, lastFact
+}
+
+// splitLead splits a qualifying clause opening a sentence with no comma
+// after it from the statement that follows: "When I was a student I
+// worked in a bar" is "When I was a student" and "I worked in a bar".
+// The statement starts at the first "I" or "we" after the qualifying
+// clause's own subject and verb.
+func splitLead(cs []clause) []clause {
+	if len(cs) == 0 || cs[0].connector != "" {
+		return cs
+	}
+	toks := cs[0].toks
+	if len(toks) < 5 || !qualifierWords[toks[0].lower] || toks[0].lower == "which" {
+		return cs
+	}
+	for j := 3; j+1 < len(toks); j++ {
+		if w := toks[j].lower; (w == "i" || w == "we") && toks[j-1].lower != "that" && hasVerb(toks[1:j]) {
+			out := []clause{{toks: toks[:j]}, {toks: toks[j:], connector: ","}}
+			return append(out, cs[1:]...)
+		}
+	}
+	return cs
+}
+
+// hasVerb reports whether toks hold a verb after their first word.
+func hasVerb(toks []token) bool {
+	for _, t := range toks[1:] {
+		if verbBase(t.lower) != "" || modals[t.lower] {
+			return true
+		}
+	}
+	return false
+}
+
+// neitherNor rewrites "Neither my wife nor I drink alcohol" as "my wife
+// and I do not drink alcohol", which the subject-of-two rule reads.
+func neitherNor(toks []token) []token {
+	if len(toks) < 5 || toks[0].lower != "neither" {
+		return toks
+	}
+	nor := -1
+	for i, t := range toks {
+		if t.punct {
+			return toks
+		}
+		if t.lower == "nor" {
+			nor = i
+			break
+		}
+	}
+	if nor < 2 {
+		return toks
+	}
+	v := -1
+	for j := nor + 2; j < len(toks) && v < 0; j++ {
+		if w := toks[j].lower; verbBase(w) != "" || modals[w] {
+			v = j
+		}
+	}
+	if v < 0 {
+		return toks
+	}
+	out := append(append([]token{}, toks[1:nor]...), word("and"))
+	out = append(out, toks[nor+1:v]...)
+	switch w := toks[v].lower; {
+	case modals[w] || verbBase(w) == "be":
+		out = append(out, toks[v], word("not"))
+	case verbBase(w) != w && !strings.HasSuffix(w, "s"):
+		out = append(out, word("did"), word("not"), word(verbBase(w)))
+	default:
+		out = append(out, word("do"), word("not"), word(verbBase(w)))
+	}
+	return append(out, toks[v+1:]...)
 }
 
 // qualifier returns a clause that says when, on what condition or of what
@@ -1130,6 +1235,9 @@ func rewriteClause(c clause, prev *clauseFact) *clauseFact {
 	return finish(subject, rest)
 }
 
+// standingLeads say that an order holds from now on.
+var standingLeads = []string{"from now on", "going forward", "in future", "in the future"}
+
 // wishVerbs say what the user wants of the assistant: "I want you to".
 var wishVerbs = setOf(`want like prefer need expect`)
 
@@ -1153,7 +1261,10 @@ func assistantWish(toks []token) []token {
 		body = conjugate(toks[i+1:])
 	default:
 		k := 0
-		if k < len(toks) && toks[k].lower == "please" {
+		if n := matchPhrase(toks, standingLeads); n > 0 {
+			k = n // "From now on, always answer in French"
+		}
+		for k < len(toks) && (toks[k].lower == "please" || toks[k].lower == ",") {
 			k++
 		}
 		if k+1 >= len(toks) || toks[k].lower != "always" && toks[k].lower != "never" {
@@ -1185,7 +1296,7 @@ func assistantWish(toks []token) []token {
 // that") when a statement of the user's follows, else 0.
 func memoLead(toks []token) int {
 	i := 0
-	if i < len(toks) && toks[i].lower == "please" {
+	for i < len(toks) && (toks[i].lower == "please" || toks[i].lower == "always") {
 		i++
 	}
 	switch {
