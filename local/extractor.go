@@ -690,6 +690,7 @@ func extractSentence(s sentence, last *extracted, lastClause *clauseFact) ([]*ex
 	var shared signals // markers that apply to the whole sentence
 	toks = stripMarkers(toks, &shared)
 	toks = neitherNor(toks)
+	toks = profileField(toks)
 	shared.bangs = s.bangs
 
 	var facts []*extracted
@@ -825,6 +826,52 @@ func hasVerb(toks []token) bool {
 		}
 	}
 	return false
+}
+
+// profileField rewrites a field of a profile, "Occupation: civil
+// engineer" or "Allergies: shellfish and latex", as the user's: "my
+// occupation is civil engineer", "my allergies are shellfish and latex".
+// The field is one to three words; its value has no verb and opens with
+// no pronoun, so "Big news: I got the job" is left as it is.
+func profileField(toks []token) []token {
+	colon := -1
+	for i := 1; i < len(toks) && i <= 3; i++ {
+		if toks[i].lower == ":" {
+			colon = i
+			break
+		}
+		if toks[i].punct {
+			return toks
+		}
+	}
+	if colon < 0 || colon+1 >= len(toks) || toks[0].punct {
+		return toks
+	}
+	key, value := toks[:colon], trimPunct(toks[colon+1:])
+	for _, t := range key {
+		if subjectPronouns[t.lower] || stopwords[t.lower] && t.lower != "name" {
+			return toks
+		}
+	}
+	if len(value) == 0 || subjectPronouns[value[0].lower] || questionWords[value[0].lower] ||
+		!hasContent(value) || hasVerb(append([]token{{}}, value...)) && statementVerb(value, true) >= 0 {
+		return toks
+	}
+	for _, t := range value {
+		if t.lower == "i" || t.lower == "you" || modals[t.lower] || verbBase(t.lower) == "be" {
+			return toks
+		}
+	}
+	be := "is"
+	if last := key[len(key)-1].lower; strings.HasSuffix(last, "s") && !strings.HasSuffix(last, "ss") {
+		be = "are"
+	}
+	out := []token{word("my")}
+	for _, t := range key {
+		out = append(out, word(t.lower))
+	}
+	out = append(out, word(be))
+	return append(out, toks[colon+1:]...)
 }
 
 // neitherNor rewrites "Neither my wife nor I drink alcohol" as "my wife
@@ -1171,9 +1218,9 @@ func rewriteClause(c clause, prev *clauseFact) *clauseFact {
 		return plainStatement(toks) // "That laptop is mine", "There is a park", not "That is all"
 	case subjectPronouns[first] || first == "these" || first == "those" || first == "let" || first == "please":
 		return nil
-	case questionWords[first]:
-		return nil
-	case (conn == "and" || conn == "or" || conn == "but" || conn == "then") && prev != nil && len(prev.subject) > 0 &&
+	case questionWords[first] && !(sharesSubject(conn) && prev != nil && len(prev.subject) > 0 && verbBase(first) != ""):
+		return nil // a question, not "and is training for a marathon"
+	case (sharesSubject(conn) || conn == ";" && prev != nil && prev.asWritten && thirdPersonVerb(toks)) && prev != nil && len(prev.subject) > 0 &&
 		statementVerb(toks, false) < 0: // not "and the nearest shop is ten miles away"
 		i := firstNonAdverb(toks)
 		if i < 0 {
@@ -1289,6 +1336,25 @@ func assistantWish(toks []token) []token {
 		}
 	}
 	return out
+}
+
+// thirdPersonVerb reports whether toks open with a verb in the third
+// person, as notes written about the user go on: "…; prefers concise
+// answers".
+func thirdPersonVerb(toks []token) bool {
+	i := firstNonAdverb(toks)
+	if i < 0 {
+		return false
+	}
+	w := toks[i].lower
+	b := verbBase(w)
+	return b != "" && b != w && strings.HasSuffix(w, "s") && !strings.HasSuffix(w, "ss")
+}
+
+// sharesSubject reports whether a clause after conn may share the subject
+// of the clause before it: "and works at Google".
+func sharesSubject(conn string) bool {
+	return conn == "and" || conn == "or" || conn == "but" || conn == "then"
 }
 
 // memoLead is the length of a lead that asks to remember what follows it
@@ -1987,7 +2053,10 @@ func trimPunct(toks []token) []token {
 // hasContent reports whether toks hold a word beyond function words, or a
 // name.
 func hasContent(toks []token) bool {
-	for _, t := range toks {
+	for i, t := range toks {
+		if t.lower == "/" && i > 0 && i+1 < len(toks) && !toks[i-1].punct && !toks[i+1].punct {
+			return true // pronouns, "she/her", or a choice, "and/or"
+		}
 		if !t.punct && !stopwords[t.lower] && !negations[t.lower] && t.lower != "'s" && verbBase(t.lower) != "be" && verbBase(t.lower) != "have" {
 			return true
 		}

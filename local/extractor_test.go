@@ -203,6 +203,19 @@ func TestExtractFactsThirdPersonAndWording(t *testing.T) {
 		{"My goals for this year: run a marathon and learn Spanish.", []string{"User's goals for this year: run a marathon and learn Spanish"}},
 		{"From now on, always answer in French.", []string{"User wants the assistant to always answer in French"}},
 		{"Always remember I hate spam.", []string{"User hates spam"}},
+		// A verb shared after "and" may be one that also asks ("and is
+		// training"); pronouns with a slash are content; a profile field
+		// is the user's; notes about the user go on after ";" without
+		// their subject.
+		{"The user has a peanut allergy and is training for a half marathon.", []string{"User has a peanut allergy", "User is training for a half marathon"}},
+		{"I have a dog and am learning Spanish.", []string{"User has a dog", "User is learning Spanish"}},
+		{"I go by they/them.", []string{"User goes by they/them"}},
+		{"My pronouns are she/her.", []string{"User's pronouns are she/her"}},
+		{"Name: Maria Lopez. Role: product manager. Location: Austin, TX.", []string{"User's name is Maria Lopez", "User's role is product manager", "User's location is Austin, TX"}},
+		{"Hobbies: chess and climbing.", []string{"User's hobbies are chess and climbing"}},
+		{"Big news: I got the job.", []string{"User got the job"}},
+		{"Update: the server is down.", []string{"The server is down"}},
+		{"User is a 34-year-old designer based in Oslo; prefers concise answers.", []string{"User is a 34-year-old designer based in Oslo", "User prefers concise answers"}},
 		// What a colon lists stays with what it counts; a statement
 		// after a colon stands alone.
 		{"I have two kids: Emma, who is 6, and Noah, who is 3.", []string{"User has two kids: Emma, who is 6, and Noah, who is 3"}},
@@ -477,7 +490,12 @@ func TestExtractionSet(t *testing.T) {
 		// comma-less lead, "neither ... nor", "which" in the subject and
 		// "from now on" rules: 0.33/0.20 before, 0.90/0.90 after (one
 		// miss: "visit my aunt" after "My plans" is "User's aunt", where
-		// the text wants "their aunt").
+		// the text wants "their aunt"). The 8 added with the "and is",
+		// "she/her", profile-field and "; prefers" rules (the first two
+		// rules were written before these texts, the last two after):
+		// exact recall 0.31 before all four, 0.54 with the first two,
+		// 1.00 with all (bands 0.69: the texts want "identity" for "works
+		// as a nurse" and "is vegan", the rating gives mild and strong).
 		{"testdata/extraction.json", 0.95, 0.95, 0.9, 0.92, 0.92},
 		{"testdata/extraction_holdout.json", 0.92, 0.92, 0.85, 0.8, 0.8},
 	}
