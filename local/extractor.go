@@ -682,10 +682,14 @@ var (
 // A clause whose pronoun refers to nothing clear stays attached to the
 // fact before it in the sentence, so that it is not lost.
 func extractSentence(s sentence, last *extracted, lastClause *clauseFact) ([]*extracted, *clauseFact) {
-	if s.question {
-		return nil, nil
-	}
 	toks := lex(s.text)
+	if s.question {
+		// "I just adopted a kitten, what should I feed her?": the
+		// statements before the question are kept, the question is not.
+		if toks = statementsBefore(toks); toks == nil {
+			return nil, nil
+		}
+	}
 	opensWithTurn := len(toks) > 0 && turnWords[toks[0].lower]
 	var shared signals // markers that apply to the whole sentence
 	toks = stripMarkers(toks, &shared)
@@ -795,6 +799,43 @@ func extractSentence(s sentence, last *extracted, lastClause *clauseFact) ([]*ex
 	}
 	return facts, lastFact
 }
+
+// statementsBefore returns the part of a question before the question
+// itself when the user states something first: "I just adopted a kitten"
+// of "I just adopted a kitten, what should I feed her?". The question
+// starts after a comma or conjunction, at a question word ("what",
+// "can"), "any tips" or "I was wondering". A question with no statement
+// of the user's first ("So I need to restart it?") returns nil.
+func statementsBefore(toks []token) []token {
+	i := firstNonAdverb(toks)
+	if i < 0 {
+		return nil
+	}
+	if w := toks[i].lower; w != "i" && w != "my" && w != "we" && w != "our" {
+		return nil
+	}
+	for j := i + 2; j+1 < len(toks); j++ {
+		if w := toks[j].lower; w != "," && w != ";" && w != "-" && w != "—" && !clauseWords[w] {
+			continue
+		}
+		k := j + 1
+		if clauseWords[toks[k].lower] {
+			k++
+		}
+		if k >= len(toks) {
+			break
+		}
+		w := toks[k].lower
+		wondering := w == "i" && k+2 < len(toks) && (conversational[toks[k+1].lower] || conversational[toks[k+2].lower])
+		if questionWords[w] || askingWords[w] || wondering {
+			return toks[:j]
+		}
+	}
+	return nil
+}
+
+// askingWords open a question with no question word: "any tips?", "thoughts?"
+var askingWords = setOf(`any anything thoughts ideas suggestions tips advice`)
 
 // splitLead splits a qualifying clause opening a sentence with no comma
 // after it from the statement that follows: "When I was a student I
@@ -1227,6 +1268,15 @@ func rewriteClause(c clause, prev *clauseFact) *clauseFact {
 			return nil
 		}
 		w := toks[i].lower
+		if v := i + max(0, firstNonAuxiliary(toks[i:])); v < len(toks) && (conversational[toks[v].lower] || conversational[verbBase(toks[v].lower)]) {
+			return nil // "and was wondering if you could help"
+		}
+		if isParticiple(w) && gerundAfterPreposition(prev.body) || verbBase(w) == w && !isParticiple(w) && infinitiveIn(prev.body) {
+			// A gerund or an infinitive goes on: "thinking about selling
+			// my car or lending it", "want to learn Portuguese and visit
+			// Brazil". It stays with the fact before it.
+			return &clauseFact{dangling: render(rewritePronouns(toks, len(prev.subject) == 1 && prev.subject[0].text == "User"))}
+		}
 		if isParticiple(w) {
 			if aux := progressiveAux(prev.body, len(prev.subject)); aux > 0 {
 				// Shared subject and auxiliary: "I'm reading a book and
@@ -1349,6 +1399,47 @@ func thirdPersonVerb(toks []token) bool {
 	w := toks[i].lower
 	b := verbBase(w)
 	return b != "" && b != w && strings.HasSuffix(w, "s") && !strings.HasSuffix(w, "ss")
+}
+
+// firstNonAuxiliary is the index in toks of the first word that is not
+// an adverb or a form of "be" or "have", -1 when there is none.
+func firstNonAuxiliary(toks []token) int {
+	for i, t := range toks {
+		if t.punct || adverbs[t.lower] {
+			continue
+		}
+		if b := verbBase(t.lower); b == "be" || b == "have" {
+			continue
+		}
+		return i
+	}
+	return -1
+}
+
+// gerundPrepositions come before a gerund that a list may go on: "by
+// cooking at home and cycling everywhere".
+var gerundPrepositions = setOf(`of about by for in on from without at into after before`)
+
+// gerundAfterPreposition reports whether body's last -ing word follows a
+// preposition: "thinking about selling my car".
+func gerundAfterPreposition(body []token) bool {
+	for i := len(body) - 1; i > 0; i-- {
+		if isParticiple(body[i].lower) {
+			return gerundPrepositions[body[i-1].lower]
+		}
+	}
+	return false
+}
+
+// infinitiveIn reports whether body holds "to" and a verb's base form,
+// which a verb after "and" continues: "wants to learn Portuguese".
+func infinitiveIn(body []token) bool {
+	for i := 0; i+1 < len(body); i++ {
+		if w := body[i+1].lower; body[i].lower == "to" && verbBase(w) == w && !isParticiple(w) {
+			return true
+		}
+	}
+	return false
 }
 
 // sharesSubject reports whether a clause after conn may share the subject

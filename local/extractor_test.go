@@ -216,6 +216,18 @@ func TestExtractFactsThirdPersonAndWording(t *testing.T) {
 		{"Big news: I got the job.", []string{"User got the job"}},
 		{"Update: the server is down.", []string{"The server is down"}},
 		{"User is a 34-year-old designer based in Oslo; prefers concise answers.", []string{"User is a 34-year-old designer based in Oslo", "User prefers concise answers"}},
+		// An infinitive or a gerund after a preposition goes on after
+		// "and"/"or"; "and was wondering" is no fact; what the user
+		// states before asking is kept, the question is not.
+		{"I'm planning to visit the fish market and try some sushi.", []string{"User is planning to visit the fish market and try some sushi"}},
+		{"I'm thinking of using the bus or biking to work.", []string{"User is thinking of using the bus or biking to work"}},
+		{"I moved to London and work in finance.", []string{"User moved to London", "User works in finance"}},
+		{"I'm painting my kitchen and was wondering if you have tips.", []string{"User is painting their kitchen"}},
+		{"I've been using my Starbucks app and I was wondering if you know any tips?", []string{"User has been using their Starbucks app"}},
+		{"My son is turning five and I'd love some party ideas, can you help?", []string{"User's son is turning five", "User would love some party ideas"}},
+		{"I just adopted a kitten, what should I feed her?", []string{"User just adopted a kitten"}},
+		{"So I need to restart it?", nil},
+		{"Do you know any good hiking trails near Denver?", nil},
 		// What a colon lists stays with what it counts; a statement
 		// after a colon stands alone.
 		{"I have two kids: Emma, who is 6, and Noah, who is 3.", []string{"User has two kids: Emma, who is 6, and Noah, who is 3"}},
@@ -496,6 +508,9 @@ func TestExtractionSet(t *testing.T) {
 		// exact recall 0.31 before all four, 0.54 with the first two,
 		// 1.00 with all (bands 0.69: the texts want "identity" for "works
 		// as a nurse" and "is vegan", the rating gives mild and strong).
+		// The 8 added with the infinitive, gerund, "was wondering" and
+		// statement-before-a-question rules, written before they ran:
+		// exact 0.12/0.12 before, 1.00/1.00 after.
 		{"testdata/extraction.json", 0.95, 0.95, 0.9, 0.92, 0.92},
 		{"testdata/extraction_holdout.json", 0.92, 0.92, 0.85, 0.8, 0.8},
 	}
