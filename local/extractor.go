@@ -414,6 +414,14 @@ func splitClauses(toks []token) []clause {
 				continue
 			}
 		}
+		if (t.lower == "\"" || t.lower == "“") && !t.glued {
+			if end := quoteEnd(toks, i); end > 0 {
+				// A title or a saying stays whole: "War and Peace".
+				cur.toks = append(cur.toks, toks[i:end+1]...)
+				i = end
+				continue
+			}
+		}
 		if t.lower == ":" && listFollows(cur.toks, toks[i+1:]) {
 			// "I have two brothers: Tom, who is a pilot, and Sam": what
 			// the clause counts stays with it, to a ";" or the end.
@@ -428,6 +436,8 @@ func splitClauses(toks []token) []clause {
 		switch {
 		case t.punct && (clausePunct[t.lower] || t.lower == "-" && i > 0 && !toks[i-1].punct):
 			flush(t.lower)
+		case t.lower == "while" && i > 0 && determiners[toks[i-1].lower]:
+			cur.toks = append(cur.toks, t) // "after a while": a noun
 		case !t.punct && (clauseWords[t.lower] || dependentWords[t.lower]) && i > 0:
 			conn := t.lower
 			if cur.connector != "" && len(cur.toks) == 0 {
@@ -473,6 +483,18 @@ func splitClauses(toks []token) []clause {
 func inSubject(c, prev clause) bool {
 	return lastWord(c.connector) == "which" && len(prev.toks) >= 2 &&
 		possessiveDeterminers[prev.toks[0].lower] && finiteVerb(prev.toks, 1, true) < 0
+}
+
+// quoteEnd is the index of the quote closing the one opening at toks[i],
+// 0 when none closes it.
+func quoteEnd(toks []token, i int) int {
+	closing := map[string]string{"\"": "\"", "“": "”"}[toks[i].lower]
+	for j := i + 1; j < len(toks); j++ {
+		if toks[j].lower == closing && j > i+1 {
+			return j
+		}
+	}
+	return 0
 }
 
 // listFollows reports whether what follows a colon, after, lists what the
@@ -695,6 +717,7 @@ func extractSentence(s sentence, last *extracted, lastClause *clauseFact) ([]*ex
 	toks = stripMarkers(toks, &shared)
 	toks = neitherNor(toks)
 	toks = profileField(toks)
+	toks = frontAdverbial(toks)
 	shared.bangs = s.bangs
 
 	var facts []*extracted
@@ -815,6 +838,9 @@ func statementsBefore(toks []token) []token {
 		return nil
 	}
 	for j := i + 2; j+1 < len(toks); j++ {
+		if questionWords[toks[j].lower] && isCapitalized(toks[j]) && !toks[j-1].punct {
+			return toks[:j] // "I'm learning the banjo Can you recommend …": a stop left out
+		}
 		if w := toks[j].lower; w != "," && w != ";" && w != "-" && w != "—" && !clauseWords[w] {
 			continue
 		}
@@ -867,6 +893,60 @@ func hasVerb(toks []token) bool {
 		}
 	}
 	return false
+}
+
+// adverbialLeads open a phrase of time or place before the subject:
+// "On Sundays I cook", "Last year, I moved to Spain".
+var adverbialLeads = setOf(`on in at during after before for every last next this each most
+	yesterday today tomorrow tonight recently lately as growing back over since until`)
+
+// timeAdverbs are a time on their own: "Yesterday I bought a bike".
+var timeAdverbs = setOf(`yesterday today tomorrow tonight recently lately`)
+
+// frontAdverbial moves a phrase of time or place that opens a sentence,
+// before "I", "we", "my" or "our", to its end: "On Sundays I cook" is "I
+// cook on Sundays", "Last year, I moved to Spain" "I moved to Spain last
+// year". The phrase has no verb and at most five words.
+func frontAdverbial(toks []token) []token {
+	if len(toks) < 3 || !adverbialLeads[toks[0].lower] {
+		return toks
+	}
+	j := -1
+	for k := 1; k < len(toks) && k <= 6; k++ {
+		w := toks[k].lower
+		if w == "i" || w == "we" || w == "my" || w == "our" {
+			j = k
+			break
+		}
+		if subjectPronouns[w] || w == "you" || w == "your" || modals[w] || toks[k].punct && w != "," && w != "'s" && w != "'" {
+			return toks
+		}
+	}
+	if j < 0 || j+1 >= len(toks) {
+		return toks
+	}
+	phrase := trimPunct(toks[:j])
+	if len(phrase) == 1 && !timeAdverbs[phrase[0].lower] || len(phrase) == 0 || len(phrase) > 5 {
+		return toks // "Since I moved here, …" is no phrase
+	}
+	for _, t := range phrase[1:] {
+		if b := verbBase(t.lower); b == "be" || b == "have" || modals[t.lower] || b != "" && strings.HasSuffix(t.lower, "ed") {
+			return toks
+		}
+	}
+	rest := toks[j:]
+	end := len(rest)
+	for end > 0 && rest[end-1].punct && !closes(rest[:end-1], rest[end-1].lower) {
+		end--
+	}
+	out := append([]token{}, rest[:end]...)
+	lead := phrase[0]
+	if !isProperNoun(lead) || adverbialLeads[lead.lower] {
+		lead = word(lead.lower)
+	}
+	out = append(out, lead)
+	out = append(out, phrase[1:]...)
+	return append(out, rest[end:]...)
 }
 
 // profileField rewrites a field of a profile, "Occupation: civil
@@ -1169,6 +1249,19 @@ func rewriteClause(c clause, prev *clauseFact) *clauseFact {
 		// "Call me Sam", "You can call me Jo": the name the user goes by.
 		return finish([]token{word("User"), possessive()}, append([]token{word("name"), word("is")}, name...))
 	}
+	if n := matchPhrase(toks, opinionLeads); n > 0 {
+		// "For me, the best editor is Vim": the user's opinion.
+		rest := toks[n:]
+		for len(rest) > 0 && rest[0].punct {
+			rest = rest[1:]
+		}
+		if len(rest) > 1 && statementVerb(rest, true) >= 0 {
+			if !isProperNoun(rest[0]) {
+				rest = append([]token{word(rest[0].lower)}, rest[1:]...)
+			}
+			return finish([]token{word("User"), word("thinks")}, rest)
+		}
+	}
 	if body := assistantWish(toks); body != nil {
 		// "I'd like you to reply in Spanish", "Never suggest peanuts":
 		// how the user wants to be answered, from now on.
@@ -1271,11 +1364,18 @@ func rewriteClause(c clause, prev *clauseFact) *clauseFact {
 		if v := i + max(0, firstNonAuxiliary(toks[i:])); v < len(toks) && (conversational[toks[v].lower] || conversational[verbBase(toks[v].lower)]) {
 			return nil // "and was wondering if you could help"
 		}
-		if isParticiple(w) && gerundAfterPreposition(prev.body) || verbBase(w) == w && !isParticiple(w) && infinitiveIn(prev.body) {
+		user := len(prev.subject) == 1 && prev.subject[0].text == "User"
+		nounAfterI := user && !prev.asWritten && thirdPersonVerb(toks[i:])
+		if user && !prev.asWritten && verbBase(w) == w && !isParticiple(w) && listOfVerbs(prev.body) {
+			// The last verb of a list: "I cook, clean and do the
+			// laundry". It stays with the list.
+			return &clauseFact{dangling: render(rewritePronouns(conjugate(toks), true))}
+		}
+		if nounAfterI || isParticiple(w) && gerundAfterPreposition(prev.body) || verbBase(w) == w && !isParticiple(w) && infinitiveIn(prev.body) {
 			// A gerund or an infinitive goes on: "thinking about selling
 			// my car or lending it", "want to learn Portuguese and visit
 			// Brazil". It stays with the fact before it.
-			return &clauseFact{dangling: render(rewritePronouns(toks, len(prev.subject) == 1 && prev.subject[0].text == "User"))}
+			return &clauseFact{dangling: render(rewritePronouns(toks, user))}
 		}
 		if isParticiple(w) {
 			if aux := progressiveAux(prev.body, len(prev.subject)); aux > 0 {
@@ -1331,6 +1431,9 @@ func rewriteClause(c clause, prev *clauseFact) *clauseFact {
 	}
 	return finish(subject, rest)
 }
+
+// opinionLeads say that what follows is the speaker's opinion.
+var opinionLeads = []string{"for me", "to me", "in my opinion", "in my view", "imo", "personally"}
 
 // standingLeads say that an order holds from now on.
 var standingLeads = []string{"from now on", "going forward", "in future", "in the future"}
@@ -1414,6 +1517,17 @@ func firstNonAuxiliary(toks []token) int {
 		return i
 	}
 	return -1
+}
+
+// listOfVerbs reports whether body holds a comma and a verb after it:
+// "User cooks, cleans".
+func listOfVerbs(body []token) bool {
+	for i := 0; i+1 < len(body); i++ {
+		if w := body[i+1].lower; body[i].lower == "," && verbBase(w) != "" && verbBase(w) != w && !isParticiple(w) {
+			return true
+		}
+	}
+	return false
 }
 
 // gerundPrepositions come before a gerund that a list may go on: "by
@@ -1914,10 +2028,43 @@ func conjugate(rest []token) []token {
 		if sameFormPast[t.lower] && saysPast(out[i+1:]) {
 			return out // "I quit my job last month": past, not "quits"
 		}
+		first := t.lower
 		out[i] = word(thirdPerson(t))
+		if verbBase(first) == first {
+			conjugateList(out[i+1:])
+		}
 		return out
 	}
 	return out
+}
+
+// conjugateList puts the verbs of a list that goes on after a comma in
+// the third person, as its first verb was: "I cook, clean and do the
+// laundry" is "User cooks, cleans and does the laundry". An item is a
+// verb when it is a verb's base form right after a comma, or after "and"
+// or "or" that follows a comma item, and no infinitive before the first
+// comma owns the list.
+func conjugateList(toks []token) {
+	for i, t := range toks {
+		if t.lower == "," {
+			if infinitiveIn(append([]token{word("")}, toks[:i]...)) {
+				return // "I love to cook, bake and garden": the list is of "to"
+			}
+			break
+		}
+	}
+	inList := false
+	for i := 1; i < len(toks); i++ {
+		w := toks[i].lower
+		prev := toks[i-1].lower
+		if verbBase(w) != w || isParticiple(w) || adverbs[w] || attitudeVerbs[w] {
+			continue // "like five cups a day" is no verb
+		}
+		if prev == "," || inList && (prev == "and" || prev == "or") {
+			toks[i] = word(thirdPerson(toks[i]))
+			inList = true
+		}
+	}
 }
 
 // sameFormPast are verbs whose past tense is their base form.
@@ -2177,6 +2324,8 @@ func render(toks []token) string {
 		case t.lower == "(" && b.Len() > 0:
 			b.WriteByte(' ') // an aside: "engineer (backend, mostly Go)"
 		case i > 0 && toks[i-1].lower == "(":
+		case i > 0 && !toks[i-1].glued && (toks[i-1].lower == "\"" || toks[i-1].lower == "“"):
+			// after an opening quote: "War and Peace"
 		case b.Len() > 0 && !t.glued && (!t.punct || leadPunct[t.lower] || t.lower == "-" || t.lower == "—"):
 			b.WriteByte(' ')
 		}

@@ -228,6 +228,25 @@ func TestExtractFactsThirdPersonAndWording(t *testing.T) {
 		{"I just adopted a kitten, what should I feed her?", []string{"User just adopted a kitten"}},
 		{"So I need to restart it?", nil},
 		{"Do you know any good hiking trails near Denver?", nil},
+		// A list of verbs after a comma agrees with "User"; a quoted
+		// title stays whole; "a while" is a noun; a phrase of time or
+		// place before the subject goes to the end; "for me" says an
+		// opinion; a stop left out before a question.
+		{"I cook, clean and do the laundry.", []string{"User cooks, cleans and does the laundry"}},
+		{"I run, swim, and cycle.", []string{"User runs, swims and cycles"}},
+		{"I love to cook, bake and garden.", []string{"User loves to cook, bake and garden"}},
+		{"I drink way too much coffee, like five cups a day.", []string{"User drinks way too much coffee, like five cups a day"}},
+		{"My favourite films are \"Alien\" and \"Bonnie and Clyde\".", []string{"User's favourite films are \"Alien\" and \"Bonnie and Clyde\""}},
+		{"I rest after a while.", []string{"User rests after a while"}},
+		{"I wrote about my fears and hopes.", []string{"User wrote about their fears and hopes"}},
+		{"Last year, I moved to Spain.", []string{"User moved to Spain last year"}},
+		{"On Mondays I go to the gym.", []string{"User goes to the gym on Mondays"}},
+		{"Since 2015 I have lived in Berlin.", []string{"User has lived in Berlin since 2015"}},
+		{"Yesterday I bought a bike.", []string{"User bought a bike yesterday"}},
+		{"At work I use Windows.", []string{"User uses Windows at work"}},
+		{"Since I moved here, I sleep better.", []string{"User sleeps better since they moved here"}},
+		{"For me, the best editor is Vim.", []string{"User thinks the best editor is Vim"}},
+		{"I'm learning the banjo Can you recommend a teacher?", []string{"User is learning the banjo"}},
 		// What a colon lists stays with what it counts; a statement
 		// after a colon stands alone.
 		{"I have two kids: Emma, who is 6, and Noah, who is 3.", []string{"User has two kids: Emma, who is 6, and Noah, who is 3"}},
@@ -510,7 +529,12 @@ func TestExtractionSet(t *testing.T) {
 		// as a nurse" and "is vegan", the rating gives mild and strong).
 		// The 8 added with the infinitive, gerund, "was wondering" and
 		// statement-before-a-question rules, written before they ran:
-		// exact 0.12/0.12 before, 1.00/1.00 after.
+		// exact 0.12/0.12 before, 1.00/1.00 after. The 10 added with the
+		// verb-list, quoted-title, "a while", "and hopes", leading-phrase
+		// and missing-stop rules: exact 0.00/0.00 before, 0.90/0.82 after
+		// ("and stretch" is missed: "stretch" is not in the verb
+		// lexicon; its expected facts were corrected from one
+		// ungrammatical fact to two before any rule ran on it).
 		{"testdata/extraction.json", 0.95, 0.95, 0.9, 0.92, 0.92},
 		{"testdata/extraction_holdout.json", 0.92, 0.92, 0.85, 0.8, 0.8},
 	}
