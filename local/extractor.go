@@ -318,6 +318,18 @@ func lex(s string) []token {
 		}
 		i = j
 	}
+	// "'s" and "'d" before "been" are "has" and "had": "she's been".
+	for i := 0; i+1 < len(toks); i++ {
+		if toks[i+1].lower != "been" {
+			continue
+		}
+		switch toks[i].lower {
+		case "is", "'s":
+			toks[i] = word("has")
+		case "would":
+			toks[i] = word("had")
+		}
+	}
 	return toks
 }
 
@@ -773,6 +785,7 @@ func extractSentence(s sentence, last *extracted, lastClause *clauseFact) ([]*ex
 			bare = cf
 		}
 		if cf != nil && cf.dangling != "" {
+			prev = nil // its subject is not the one before it
 			if len(facts) > 0 {
 				// "I have an uncle in Lagos and he runs a restaurant":
 				// the clause stays with the fact it continues.
@@ -785,9 +798,10 @@ func extractSentence(s sentence, last *extracted, lastClause *clauseFact) ([]*ex
 			continue
 		}
 		if cf == nil || cf.content == "" {
-			if cf != nil {
-				prev = cf // keeps its subject for "and ..." clauses
-			}
+			// A clause with a subject keeps it for "and ..." clauses;
+			// one with none ends the subject before it: "It looks nice
+			// and helps my back" is not about the user.
+			prev = cf
 			if len(facts) > 0 {
 				facts[len(facts)-1].sig.attach(sig)
 			} else {
@@ -1267,8 +1281,9 @@ func rewriteClause(c clause, prev *clauseFact) *clauseFact {
 		// how the user wants to be answered, from now on.
 		return finish([]token{word("User")}, body)
 	}
-	for _, t := range toks {
-		if t.lower == "you" || t.lower == "your" || t.lower == "yours" {
+	quoted := quotedSpans(toks)
+	for i, t := range toks {
+		if (t.lower == "you" || t.lower == "your" || t.lower == "yours") && !quoted[i] {
 			return nil // about or for the assistant
 		}
 	}
@@ -1412,7 +1427,11 @@ func rewriteClause(c clause, prev *clauseFact) *clauseFact {
 		}
 		// No statement of its own, the last item of a list: "I love
 		// hiking, cycling and swimming". It stays with the fact before
-		// it rather than being lost.
+		// it rather than being lost, a verb agreeing with "User" ("…
+		// after a while and stretches").
+		if verbBase(w) == w && !isParticiple(w) {
+			return &clauseFact{dangling: render(rest)}
+		}
 		return &clauseFact{dangling: render(toks)}
 	case verbBase(first) == first && !hasFiniteBe(toks[1:]):
 		return nil // an imperative: "Write a haiku", "Remember this"
@@ -1422,6 +1441,11 @@ func rewriteClause(c clause, prev *clauseFact) *clauseFact {
 		// it was said: "Noor is eight years old".
 		if !hasOpinion(toks) {
 			return plainStatement(toks)
+		}
+		if statementVerb(toks, true) < 0 {
+			// A fragment, "- exhausted but proud!": it stays with the
+			// fact before it rather than read as an opinion.
+			return &clauseFact{dangling: render(rewritePronouns(toks, true))}
 		}
 		subject = []token{word("User"), word("thinks")}
 		rest = toks
@@ -1549,12 +1573,20 @@ func gerundAfterPreposition(body []token) bool {
 // which a verb after "and" continues: "wants to learn Portuguese".
 func infinitiveIn(body []token) bool {
 	for i := 0; i+1 < len(body); i++ {
-		if w := body[i+1].lower; body[i].lower == "to" && verbBase(w) == w && !isParticiple(w) {
+		if body[i].lower != "to" {
+			continue
+		}
+		if w := body[i+1].lower; verbBase(w) == w && !isParticiple(w) || i > 0 && catenative[verbBase(body[i-1].lower)] && !body[i+1].punct {
 			return true
 		}
 	}
 	return false
 }
+
+// catenative verbs take an infinitive: "try to approach it calmly",
+// whatever verb follows, known to the lexicon or not.
+var catenative = setOf(`try want need plan hope like love decide learn start begin continue prefer
+	intend aim agree refuse manage forget remember expect wish have use`)
 
 // sharesSubject reports whether a clause after conn may share the subject
 // of the clause before it: "and works at Google".
@@ -2127,7 +2159,12 @@ func thirdPerson(t token) string {
 func rewritePronouns(toks []token, user bool) []token {
 	out := make([]token, 0, len(toks))
 	agree := false // a subject "I" was rewritten: its verb is next
-	for _, t := range toks {
+	quoted := quotedSpans(toks)
+	for i, t := range toks {
+		if quoted[i] {
+			out = append(out, t) // what was said stays as said: "I feel"
+			continue
+		}
 		if agree && !t.punct && !adverbs[t.lower] && t.lower != "no" && t.lower != "longer" {
 			agree = false
 			if user {
@@ -2177,6 +2214,28 @@ func rewritePronouns(toks []token, user bool) []token {
 		}
 	}
 	return out
+}
+
+// quotedSpans marks the tokens of toks inside quotes that close.
+func quotedSpans(toks []token) []bool {
+	var in []bool
+	for i := 0; i < len(toks); i++ {
+		if t := toks[i]; (t.lower == "\"" || t.lower == "“") && !t.glued {
+			if end := quoteEnd(toks, i); end > 0 {
+				if in == nil {
+					in = make([]bool, len(toks))
+				}
+				for j := i + 1; j < end; j++ {
+					in[j] = true
+				}
+				i = end
+			}
+		}
+	}
+	if in == nil {
+		return make([]bool, len(toks))
+	}
+	return in
 }
 
 // possessive is the glued "'s" token.
