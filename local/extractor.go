@@ -318,15 +318,14 @@ func lex(s string) []token {
 		}
 		i = j
 	}
-	// "'s" and "'d" before "been" are "has" and "had": "she's been".
+	// "'s" and "'d" before "been" are "has" and "had": "she's been";
+	// so is "'s" before a participle that only "has" takes: "it's
+	// become a habit".
 	for i := 0; i+1 < len(toks); i++ {
-		if toks[i+1].lower != "been" {
-			continue
-		}
-		switch toks[i].lower {
-		case "is", "'s":
+		switch next := toks[i+1].lower; {
+		case (toks[i].lower == "'s" || toks[i].lower == "is") && hasParticiples[next]:
 			toks[i] = word("has")
-		case "would":
+		case toks[i].lower == "would" && next == "been":
 			toks[i] = word("had")
 		}
 	}
@@ -446,6 +445,8 @@ func splitClauses(toks []token) []clause {
 			continue
 		}
 		switch {
+		case t.lower == "-" && i > 0 && i+1 < len(toks) && isNumber(toks[i-1].lower) && (isNumber(toks[i+1].lower) || leadPunct[toks[i+1].lower]):
+			cur.toks = append(cur.toks, t) // a range: "$300-$400"
 		case t.punct && (clausePunct[t.lower] || t.lower == "-" && i > 0 && !toks[i-1].punct):
 			flush(t.lower)
 		case t.lower == "while" && i > 0 && determiners[toks[i-1].lower]:
@@ -472,7 +473,8 @@ func splitClauses(toks []token) []clause {
 		if len(c.toks) == 0 {
 			continue
 		}
-		if len(out) > 0 && (!opensClause(c) && !opensStatement(c, out[len(out)-1]) || completesAttitude(c, out[len(out)-1]) || inSubject(c, out[len(out)-1])) {
+		if len(out) > 0 && (!opensClause(c) && !opensStatement(c, out[len(out)-1]) || completesAttitude(c, out[len(out)-1]) ||
+			inSubject(c, out[len(out)-1]) || hedgedSubject(c, out[len(out)-1])) {
 			prev := &out[len(out)-1]
 			if strings.HasPrefix(c.connector, ", ") && inSubject(c, *prev) {
 				prev.toks = append(prev.toks, token{text: ",", lower: ",", punct: true, glued: true})
@@ -487,6 +489,26 @@ func splitClauses(toks []token) []clause {
 		out = append(out, c)
 	}
 	return out
+}
+
+// hedgedSubject reports whether c, after "or" or "and", goes on the
+// subject of what prev thinks: "I think a hoodie or a scarf would suit
+// him". prev is "I think" or the like and a noun phrase with no verb.
+func hedgedSubject(c, prev clause) bool {
+	conn := lastWord(c.connector)
+	if conn != "or" && conn != "and" {
+		return false
+	}
+	toks := prev.toks
+	i := firstNonAdverb(toks)
+	if i < 0 || toks[i].lower != "i" || i+2 >= len(toks) || !hedgeVerbs[toks[i+1].lower] {
+		return false
+	}
+	np := toks[i+2:]
+	if np[0].lower == "that" {
+		np = np[1:]
+	}
+	return len(np) > 0 && !subjectPronouns[np[0].lower] && !hasVerb(append([]token{{}}, np...))
 }
 
 // inSubject reports whether c, a "which" clause, describes prev, a noun
@@ -963,6 +985,13 @@ func frontAdverbial(toks []token) []token {
 	return append(out, rest[end:]...)
 }
 
+// relativeStops end a subject: a verb after them is not its verb ("digital
+// coupons to see what is available").
+var relativeStops = setOf(`what where how why to`)
+
+// hasParticiples follow "has", never "is": "it's become", "she's got".
+var hasParticiples = setOf(`been become got gotten had`)
+
 // profileField rewrites a field of a profile, "Occupation: civil
 // engineer" or "Allergies: shellfish and latex", as the user's: "my
 // occupation is civil engineer", "my allergies are shellfish and latex".
@@ -1405,6 +1434,11 @@ func rewriteClause(c clause, prev *clauseFact) *clauseFact {
 			// cycling every week". It stays with the fact before it.
 			return &clauseFact{dangling: render(toks)}
 		}
+		if (determiners[w] || isNumber(w)) && (gerundAfterPreposition(prev.body) || infinitiveIn(prev.body)) {
+			// What a gerund or an infinitive takes goes on: "thinking of
+			// buying a tent or a hammock".
+			return &clauseFact{dangling: render(rewritePronouns(toks, user))}
+		}
 		if determiners[w] || isNumber(w) {
 			// Shared subject and verb: "I have two kids and a dog", "my
 			// sister has a cat and a dog".
@@ -1419,7 +1453,12 @@ func rewriteClause(c clause, prev *clauseFact) *clauseFact {
 		// person; a possessive subject's already have it ("has").
 		subject = prev.body[:prev.np]
 		rest = toks
-		if !prev.asWritten && len(subject) == 1 && subject[0].text == "User" {
+		if m := prev.np; conn != "but" && m < len(prev.body) && modals[prev.body[m].lower] && verbBase(w) == w && !isParticiple(w) &&
+			(m+1 == len(prev.body) || !negations[prev.body[m+1].lower]) {
+			// Shared subject and modal: "I'll email the landlord and
+			// then call the plumber" is "User will call the plumber".
+			rest = append([]token{prev.body[m]}, toks...)
+		} else if !prev.asWritten && len(subject) == 1 && subject[0].text == "User" {
 			rest = conjugate(toks)
 		}
 		if cf := finish(subject, rest); cf.content != "" || !hasContent(toks) {
@@ -1831,7 +1870,7 @@ func finiteVerb(toks []token, from int, pastToo bool) int {
 			return -1
 		case w == "'s" || adverbs[w] || w == "not":
 			continue
-		case subjectPronouns[w] || clauseWords[w] || dependentWords[w]:
+		case subjectPronouns[w] || clauseWords[w] || dependentWords[w] || relativeStops[w]:
 			return -1
 		}
 		switch w {
