@@ -765,17 +765,27 @@ func extractSentence(s sentence, last *extracted, lastClause *clauseFact) ([]*ex
 	// bare is the clause before when it has a subject and a verb but
 	// states nothing alone ("I went there"): a qualifying clause after
 	// it makes it a fact ("… when my father was ill").
-	made := false
+	made, afterQualifier := false, false
 	var lead []token
 	var bare *clauseFact
 	for k, c := range splitLead(splitClauses(toks)) {
 		sig := scan(c.toks)
+		if afterQualifier && len(facts) > 0 && sharesSubject(lastWord(c.connector)) && baseVerbFirst(c.toks) {
+			// The qualifying clause goes on: "not sure if I should get
+			// more or try something different".
+			f := facts[len(facts)-1]
+			f.content += joinClause(c.connector) + render(rewritePronouns(trimPunct(c.toks), lastFact != nil && len(lastFact.subject) == 1 && lastFact.subject[0].text == "User"))
+			f.sig.attach(sig)
+			continue
+		}
+		afterQualifier = false
 		if q := qualifier(c, k == 0); q != nil {
 			switch {
 			case made:
 				f := facts[len(facts)-1]
 				f.content += joinQualifier(c.connector) + renderQualifier(q, lastFact)
 				f.sig.attach(sig)
+				afterQualifier = true
 				continue
 			case bare != nil:
 				sig.merge(shared)
@@ -785,7 +795,7 @@ func extractSentence(s sentence, last *extracted, lastClause *clauseFact) ([]*ex
 				}
 				content := render(bare.body) + joinQualifier(c.connector) + renderQualifier(q, bare)
 				facts = append(facts, &extracted{content: content, sig: sig})
-				prev, lastFact, bare, made = bare, bare, nil, true
+				prev, lastFact, bare, made, afterQualifier = bare, bare, nil, true, true
 				continue
 			case k == 0:
 				lead = q
@@ -1263,7 +1273,7 @@ type clauseFact struct {
 }
 
 // conversational verbs talk about the conversation, not the user.
-var conversational = setOf(`mean meant said say asked ask wonder wondering wondered`)
+var conversational = setOf(`mean meant said say asked ask wonder wondering wondered apologize apologise apologizes apologises apologized apologised`)
 
 // rewriteClause turns a clause into a fact about the user, or returns nil
 // when it holds none. A clause with a subject but no fact returns a
@@ -1376,7 +1386,7 @@ func rewriteClause(c clause, prev *clauseFact) *clauseFact {
 	case first == "i" || first == "we":
 		subject = []token{word("User")}
 		rest = conjugate(toks[1:])
-		if i := firstNonAdverb(rest); i >= 0 && conversational[rest[i].lower] {
+		if i := firstNonAdverb(rest); i >= 0 && (conversational[rest[i].lower] || conversational[verbBase(rest[i].lower)]) {
 			return nil
 		}
 	case first == "my" || first == "our":
@@ -1626,6 +1636,17 @@ func infinitiveIn(body []token) bool {
 // whatever verb follows, known to the lexicon or not.
 var catenative = setOf(`try want need plan hope like love decide learn start begin continue prefer
 	intend aim agree refuse manage forget remember expect wish have use`)
+
+// baseVerbFirst reports whether toks open with a verb's base form: "try
+// something different".
+func baseVerbFirst(toks []token) bool {
+	i := firstNonAdverb(toks)
+	if i < 0 {
+		return false
+	}
+	w := toks[i].lower
+	return verbBase(w) == w && !isParticiple(w) && !modals[w] && w != "be" && w != "have"
+}
 
 // sharesSubject reports whether a clause after conn may share the subject
 // of the clause before it: "and works at Google".

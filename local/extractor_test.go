@@ -269,6 +269,9 @@ func TestExtractFactsThirdPersonAndWording(t *testing.T) {
 		{"I'm thinking of buying a tent or a hammock.", []string{"User is thinking of buying a tent or a hammock"}},
 		{"My garden's become a jungle.", []string{"User's garden has become a jungle"}},
 		{"I'll check the weekly ad and digital coupons to see what's available.", []string{"User will check the weekly ad and digital coupons to see what is available"}},
+		// A qualifying clause goes on after "or"; an apology is no fact.
+		{"I'm not sure if I should repaint it or try something different.", []string{"User is not sure if they should repaint it or try something different"}},
+		{"I apologize for the confusion.", nil},
 		// What a colon lists stays with what it counts; a statement
 		// after a colon stands alone.
 		{"I have two kids: Emma, who is 6, and Noah, who is 3.", []string{"User has two kids: Emma, who is 6, and Noah, who is 3"}},
