@@ -739,6 +739,11 @@ var (
 // fact before it in the sentence, so that it is not lost.
 func extractSentence(s sentence, last *extracted, lastClause *clauseFact) ([]*extracted, *clauseFact) {
 	toks := lex(s.text)
+	if lastClause != nil && lastClause.asWritten && len(lastClause.subject) == 1 && lastClause.subject[0].text == "User" && notesGoOn(toks) {
+		// Notes about the user go on without their subject: "The user is
+		// a teacher. Prefers short answers."
+		toks = append([]token{word("User"), word(toks[0].lower)}, toks[1:]...)
+	}
 	if s.question {
 		// "I just adopted a kitten, what should I feed her?": the
 		// statements before the question are kept, the question is not.
@@ -757,6 +762,11 @@ func extractSentence(s sentence, last *extracted, lastClause *clauseFact) ([]*ex
 	var facts []*extracted
 	var pending signals // from fact-less clauses waiting for a fact
 	prev := lastClause
+	if lastClause != nil {
+		c := *lastClause
+		c.earlier = true
+		prev = &c
+	}
 	var lastFact *clauseFact
 	// made: the clause before made the sentence's latest fact, which a
 	// qualifying clause after it ("when I run") then completes. lead is
@@ -1009,7 +1019,11 @@ var hasParticiples = setOf(`been become got gotten had`)
 // no pronoun, so "Big news: I got the job" is left as it is.
 func profileField(toks []token) []token {
 	colon := -1
-	for i := 1; i < len(toks) && i <= 3; i++ {
+	lead := ownerLead(toks)
+	if lead < 2 {
+		lead = 0 // "My goals: …" is a list of the user's, kept as written
+	}
+	for i := 1; i < len(toks) && i <= 3+lead; i++ {
 		if toks[i].lower == ":" {
 			colon = i
 			break
@@ -1022,6 +1036,9 @@ func profileField(toks []token) []token {
 		return toks
 	}
 	key, value := toks[:colon], trimPunct(toks[colon+1:])
+	if lead > 0 && lead < len(key) {
+		key = key[lead:] // "User's preferred IDE: VS Code"
+	}
 	for _, t := range key {
 		if subjectPronouns[t.lower] || stopwords[t.lower] && t.lower != "name" {
 			return toks
@@ -1041,11 +1058,76 @@ func profileField(toks []token) []token {
 		be = "are"
 	}
 	out := []token{word("my")}
-	for _, t := range key {
-		out = append(out, word(t.lower))
+	for i, t := range key {
+		if i == 0 && !isShouted(t) {
+			t = word(t.lower) // "Preferred language", not "IDE"
+		}
+		out = append(out, t)
 	}
 	out = append(out, word(be))
 	return append(out, toks[colon+1:]...)
+}
+
+// writersWords rewrites the first person in a note about the user as
+// the one who wrote it, the assistant: "The user told me to avoid
+// jargon" is "User told the assistant to avoid jargon".
+func writersWords(toks []token) []token {
+	quoted := quotedSpans(toks)
+	out := make([]token, 0, len(toks))
+	for i, t := range toks {
+		switch {
+		case quoted[i]:
+			out = append(out, t)
+		case t.lower == "me" || t.lower == "i" && i > 0:
+			out = append(out, word("the"), word("assistant"))
+		case t.lower == "my":
+			out = append(out, word("the"), word("assistant"), possessive())
+		default:
+			out = append(out, t)
+		}
+	}
+	return out
+}
+
+// relativeObject returns the relative the user has, from after "has":
+// "has a sister" gives "sister", "has an older brother" "older brother";
+// nil for anything else.
+func relativeObject(rest []token, pronoun string) []token {
+	if len(rest) < 3 || rest[0].lower != "has" {
+		return nil
+	}
+	plural := rest[1].lower != "a" && rest[1].lower != "an" && rest[1].lower != "one"
+	if !determiners[rest[1].lower] && !isNumber(rest[1].lower) && rest[1].lower != "one" || plural != (pronoun == "they") {
+		return nil // "I have two sisters. They …", "I have a sister. She …"
+	}
+	np := rest[2:]
+	for i, t := range np {
+		if t.punct || i > 2 {
+			return nil
+		}
+		if w := lemma(t.lower); relatives[w] || pets[w] {
+			return np[:i+1]
+		}
+	}
+	return nil
+}
+
+// pets are what "he", "she" or "they" may be besides people: "I have a
+// dog. He is called Max."
+var pets = setOf(`dog cat puppy kitten rabbit hamster horse parrot budgie tortoise turtle`)
+
+// ownerLead is the length of a lead naming the user as owner: "User's",
+// "The user's", "My", "Our"; else 0.
+func ownerLead(toks []token) int {
+	switch {
+	case len(toks) > 0 && (toks[0].lower == "my" || toks[0].lower == "our"):
+		return 1
+	case len(toks) > 1 && toks[0].lower == "user" && toks[1].lower == "'s":
+		return 2
+	case len(toks) > 2 && toks[0].lower == "the" && toks[1].lower == "user" && toks[2].lower == "'s":
+		return 3
+	}
+	return 0
 }
 
 // neitherNor rewrites "Neither my wife nor I drink alcohol" as "my wife
@@ -1266,6 +1348,11 @@ type clauseFact struct {
 	asWritten bool
 	former    string // see extracted
 	replaces  string // see extracted
+	// earlier: the clause ended an earlier sentence. A pronoun opening a
+	// sentence may refer to what it said the user has ("I have a
+	// sister. She lives in Rome."); within one sentence, "and she" after
+	// it stays attached to it.
+	earlier bool
 	// dangling is set, with no content, on a clause whose subject is a
 	// pronoun with no clear referent: the clause as it would read
 	// attached to the fact before it, "he runs a restaurant there".
@@ -1354,7 +1441,7 @@ func rewriteClause(c clause, prev *clauseFact) *clauseFact {
 				return cf
 			}
 		}
-		cf := finish(subject, toks[i:])
+		cf := finish(subject, writersWords(toks[i:]))
 		cf.asWritten = true
 		return cf
 	case namedSubject(toks) > 0:
@@ -1637,6 +1724,20 @@ func infinitiveIn(body []token) bool {
 var catenative = setOf(`try want need plan hope like love decide learn start begin continue prefer
 	intend aim agree refuse manage forget remember expect wish have use`)
 
+// notesGoOn reports whether toks, a sentence, open with a verb in the
+// third person and no subject ("Prefers short answers"), but not as a
+// reply does ("Sounds good", "Makes sense", "Works for me").
+func notesGoOn(toks []token) bool {
+	if len(toks) < 2 || !thirdPersonVerb(toks[:1]) {
+		return false
+	}
+	switch toks[1].lower {
+	case "good", "great", "fine", "sense", "nice", "perfect", "ok", "okay", "like", "for", "right", "about":
+		return false
+	}
+	return true
+}
+
 // baseVerbFirst reports whether toks open with a verb's base form: "try
 // something different".
 func baseVerbFirst(toks []token) bool {
@@ -1734,8 +1835,11 @@ func resolvePronoun(toks []token, prev *clauseFact) *clauseFact {
 		rest := toks[1:]
 		if head := ref[len(ref)-1].lower; toks[0].lower == "they" && (!strings.HasSuffix(head, "s") || strings.HasSuffix(head, "ss")) {
 			// A singular "they": "my partner ... and they work in
-			// finance" is "User's partner works in finance".
-			rest = conjugate(rest)
+			// finance" is "User's partner works in finance". The verbs
+			// as written do not agree with it.
+			cf := finish(ref, conjugate(rest))
+			cf.asWritten = len(ref) != 1 || ref[0].text != "User"
+			return cf
 		}
 		cf := finish(ref, rest)
 		cf.asWritten = true
@@ -1783,6 +1887,17 @@ func referent(prev *clauseFact, pronoun string) []token {
 	np := body[start:end]
 	for len(np) > 0 && (adverbs[np[len(np)-1].lower] || np[len(np)-1].lower == "not") {
 		np = np[:len(np)-1]
+	}
+	if len(np) == 1 && np[0].text == "User" && pronoun != "it" && !prev.asWritten && prev.earlier {
+		if rel := relativeObject(body[end:], pronoun); rel != nil {
+			// "I have a sister. She lives in Rome": the sister.
+			return append([]token{word("User"), possessive()}, rel...)
+		}
+	}
+	if len(np) == 1 && np[0].text == "User" && prev.asWritten && pronoun != "it" {
+		// Notes about the user in the third person go on with "they",
+		// "she" or "he": "User works as a chef. She has a dog."
+		return append([]token{}, np...)
 	}
 	if len(np) == 0 || len(np) == 1 && (np[0].text == "User" || np[0].lower == "there") {
 		return nil // "I", "there is": no one "he" or "it" could be
