@@ -474,7 +474,7 @@ func splitClauses(toks []token) []clause {
 			continue
 		}
 		if len(out) > 0 && (!opensClause(c) && !opensStatement(c, out[len(out)-1]) || completesAttitude(c, out[len(out)-1]) ||
-			inSubject(c, out[len(out)-1]) || hedgedSubject(c, out[len(out)-1])) {
+			inSubject(c, out[len(out)-1]) || hedgedSubject(c, out[len(out)-1]) || namedPair(c, out[len(out)-1])) {
 			prev := &out[len(out)-1]
 			if strings.HasPrefix(c.connector, ", ") && inSubject(c, *prev) {
 				prev.toks = append(prev.toks, token{text: ",", lower: ",", punct: true, glued: true})
@@ -489,6 +489,33 @@ func splitClauses(toks []token) []clause {
 		out = append(out, c)
 	}
 	return out
+}
+
+// namedPair reports whether c, "and I …", makes a subject of two with the
+// name prev ends with: "Anna and I went to Rome", "When Sam and I met".
+func namedPair(c, prev clause) bool {
+	if lastWord(c.connector) != "and" || len(c.toks) < 2 || c.toks[0].lower != "i" || len(prev.toks) == 0 || len(prev.toks) > 4 {
+		return false
+	}
+	last := prev.toks[len(prev.toks)-1]
+	return isCapitalized(last) && isProperNoun(last) && last.lower != "i" && !hasVerb(append([]token{{}}, prev.toks...))
+}
+
+// namedPairLen is the length of the name in toks opening with "Name and
+// I" and a verb, else 0.
+func namedPairLen(toks []token) int {
+	for n := 1; n <= 3 && n+2 < len(toks); n++ {
+		if !isCapitalized(toks[n-1]) || !isProperNoun(toks[n-1]) || toks[n-1].lower == "i" {
+			return 0
+		}
+		if toks[n].lower == "and" && toks[n+1].lower == "i" {
+			if w := toks[n+2].lower; verbBase(w) != "" || modals[w] || adverbs[w] {
+				return n
+			}
+			return 0
+		}
+	}
+	return 0
 }
 
 // hedgedSubject reports whether c, after "or" or "and", goes on the
@@ -743,6 +770,13 @@ func extractSentence(s sentence, last *extracted, lastClause *clauseFact) ([]*ex
 		// Notes about the user go on without their subject: "The user is
 		// a teacher. Prefers short answers."
 		toks = append([]token{word("User"), word(toks[0].lower)}, toks[1:]...)
+	}
+	if impliedI(toks) {
+		// "Just got back from a week in Crete": the user, left out.
+		if w := toks[0].lower; !isProperNoun(toks[0]) || adverbs[w] || verbBase(w) != "" {
+			toks = append([]token{word(w)}, toks[1:]...)
+		}
+		toks = append([]token{word("I")}, toks...)
 	}
 	if s.question {
 		// "I just adopted a kitten, what should I feed her?": the
@@ -1381,6 +1415,14 @@ func rewriteClause(c clause, prev *clauseFact) *clauseFact {
 	if len(toks) == 0 {
 		return nil
 	}
+	if n := len(toks); n > 3 && toks[n-2].lower == "i" && hedgeVerbs[toks[n-1].lower] {
+		// "My tablet runs Windows I think": a hedge at the end.
+		if cf := rewriteClause(clause{toks: toks[:n-2], connector: c.connector}, prev); cf != nil {
+			cf.hedged = true
+			return cf
+		}
+		return nil
+	}
 	if n := memoLead(toks); n > 0 {
 		// "Remember that I prefer metric units": what to remember.
 		return rewriteClause(clause{toks: toks[n:], connector: c.connector}, prev)
@@ -1442,6 +1484,13 @@ func rewriteClause(c clause, prev *clauseFact) *clauseFact {
 			}
 		}
 		cf := finish(subject, writersWords(toks[i:]))
+		cf.asWritten = true
+		return cf
+	case namedPairLen(toks) > 0:
+		// The user and someone named: "Anna and I went to Rome".
+		n := namedPairLen(toks)
+		subject = append([]token{word("User"), word("and")}, toks[:n]...)
+		cf := finish(subject, toks[n+2:])
 		cf.asWritten = true
 		return cf
 	case namedSubject(toks) > 0:
@@ -1530,6 +1579,11 @@ func rewriteClause(c clause, prev *clauseFact) *clauseFact {
 			// The last item of a list: "I go running, swimming and
 			// cycling every week". It stays with the fact before it.
 			return &clauseFact{dangling: render(toks)}
+		}
+		if (determiners[w] || isNumber(w)) && ownStatement(toks) {
+			// A statement of its own after all: "but the repair shop
+			// replaced the battery".
+			return plainStatement(toks)
 		}
 		if (determiners[w] || isNumber(w)) && (gerundAfterPreposition(prev.body) || infinitiveIn(prev.body)) {
 			// What a gerund or an infinitive takes goes on: "thinking of
@@ -1690,6 +1744,18 @@ func listOfVerbs(body []token) bool {
 	return false
 }
 
+// ownStatement reports whether toks, opening with an article or a
+// number, state something of their own in the past or present: "the
+// tickets sold out", not "a dog named Max".
+func ownStatement(toks []token) bool {
+	v := statementVerb(toks, true)
+	return v > 0 && !participleAdjectives[toks[v].lower]
+}
+
+// participleAdjectives describe a noun rather than say what it did: "a
+// dog named Max", "a company based in Oslo".
+var participleAdjectives = setOf(`named called born based located known made built`)
+
 // gerundPrepositions come before a gerund that a list may go on: "by
 // cooking at home and cycling everywhere".
 var gerundPrepositions = setOf(`of about by for in on from without at into after before`)
@@ -1723,6 +1789,27 @@ func infinitiveIn(body []token) bool {
 // whatever verb follows, known to the lexicon or not.
 var catenative = setOf(`try want need plan hope like love decide learn start begin continue prefer
 	intend aim agree refuse manage forget remember expect wish have use`)
+
+// impliedI reports whether a sentence leaves out its "I" before a verb in
+// the past: "Just got back from Crete", "Finally finished my thesis".
+// "Got it" and other replies state nothing and stay no fact.
+func impliedI(toks []token) bool {
+	i := firstNonAdverb(toks)
+	if i < 0 || i+1 >= len(toks) || isCapitalized(toks[i]) && i > 0 {
+		return false
+	}
+	w := toks[i].lower
+	b := verbBase(w)
+	past := b != "" && b != w && !strings.HasSuffix(w, "s") && !isParticiple(w) && !participleAdjectives[w]
+	end := i + 1
+	for end < len(toks) && !toks[end].punct {
+		end++
+	}
+	if end < len(toks) && toks[end].lower == ":" {
+		return false // a field: "Preferred language: Go"
+	}
+	return past && !subjectPronouns[w] && hasContent(toks[i+1:end]) // not "Got it, thanks"
+}
 
 // notesGoOn reports whether toks, a sentence, open with a verb in the
 // third person and no subject ("Prefers short answers"), but not as a
@@ -2336,7 +2423,7 @@ func rewritePronouns(toks []token, user bool) []token {
 	agree := false // a subject "I" was rewritten: its verb is next
 	quoted := quotedSpans(toks)
 	for i, t := range toks {
-		if quoted[i] {
+		if quoted[i] || romanI(toks, i) {
 			out = append(out, t) // what was said stays as said: "I feel"
 			continue
 		}
@@ -2355,6 +2442,10 @@ func rewritePronouns(toks []token, user bool) []token {
 				t = word(thirdPerson(t)) // "User's mum says User works too hard"
 			}
 			out = append(out, t)
+			continue
+		}
+		if t.lower == "i" && i >= 2 && toks[i-1].lower == "and" && isCapitalized(toks[i-2]) {
+			out = append(out, word("User")) // "when Sam and User met"
 			continue
 		}
 		switch t.lower {
@@ -2389,6 +2480,17 @@ func rewritePronouns(toks []token, user bool) []token {
 		}
 	}
 	return out
+}
+
+// romanI reports whether toks[i] is an "I" inside a name, between two
+// capitalised words: "a Fender Mustang I V2".
+func romanI(toks []token, i int) bool {
+	if toks[i].text != "I" || i == 0 || i+1 >= len(toks) {
+		return false
+	}
+	before, after := toks[i-1], toks[i+1]
+	return isCapitalized(before) && before.text != "User" && !before.punct &&
+		(isCapitalized(after) || isNumber(after.lower)) && !after.punct
 }
 
 // quotedSpans marks the tokens of toks inside quotes that close.
