@@ -449,8 +449,8 @@ func splitClauses(toks []token) []clause {
 			cur.toks = append(cur.toks, t) // a range: "$300-$400"
 		case t.punct && (clausePunct[t.lower] || t.lower == "-" && i > 0 && !toks[i-1].punct):
 			flush(t.lower)
-		case t.lower == "while" && i > 0 && determiners[toks[i-1].lower]:
-			cur.toks = append(cur.toks, t) // "after a while": a noun
+		case t.lower == "while" && i > 0 && determiners[toks[i-1].lower], t.lower == "since" && i > 0 && toks[i-1].lower == "ever":
+			cur.toks = append(cur.toks, t) // "after a while": a noun; "ever since"
 		case !t.punct && (clauseWords[t.lower] || dependentWords[t.lower]) && i > 0:
 			conn := t.lower
 			if cur.connector != "" && len(cur.toks) == 0 {
@@ -814,7 +814,7 @@ func extractSentence(s sentence, last *extracted, lastClause *clauseFact) ([]*ex
 	var bare *clauseFact
 	for k, c := range splitLead(splitClauses(toks)) {
 		sig := scan(c.toks)
-		if afterQualifier && len(facts) > 0 && sharesSubject(lastWord(c.connector)) && baseVerbFirst(c.toks) {
+		if afterQualifier && len(facts) > 0 && sharesSubject(lastWord(c.connector)) && verbFirst(c.toks) {
 			// The qualifying clause goes on: "not sure if I should get
 			// more or try something different".
 			f := facts[len(facts)-1]
@@ -1788,7 +1788,7 @@ func infinitiveIn(body []token) bool {
 // catenative verbs take an infinitive: "try to approach it calmly",
 // whatever verb follows, known to the lexicon or not.
 var catenative = setOf(`try want need plan hope like love decide learn start begin continue prefer
-	intend aim agree refuse manage forget remember expect wish have use`)
+	intend aim agree refuse manage forget remember expect wish have use be`)
 
 // impliedI reports whether a sentence leaves out its "I" before a verb in
 // the past: "Just got back from Crete", "Finally finished my thesis".
@@ -1825,15 +1825,15 @@ func notesGoOn(toks []token) bool {
 	return true
 }
 
-// baseVerbFirst reports whether toks open with a verb's base form: "try
-// something different".
-func baseVerbFirst(toks []token) bool {
+// verbFirst reports whether toks open with a verb, not a subject: "try
+// something different", "took me three weeks".
+func verbFirst(toks []token) bool {
 	i := firstNonAdverb(toks)
 	if i < 0 {
 		return false
 	}
 	w := toks[i].lower
-	return verbBase(w) == w && !isParticiple(w) && !modals[w] && w != "be" && w != "have"
+	return verbBase(w) != "" && !isParticiple(w) && !subjectPronouns[w] && !determiners[w]
 }
 
 // sharesSubject reports whether a clause after conn may share the subject
@@ -2093,6 +2093,8 @@ func finiteVerb(toks []token, from int, pastToo bool) int {
 			return -1
 		case w == "'s" || adverbs[w] || w == "not":
 			continue
+		case possessiveDeterminers[w] && k > from:
+			continue // "the purpose of my visit is"
 		case subjectPronouns[w] || clauseWords[w] || dependentWords[w] || relativeStops[w]:
 			return -1
 		}
@@ -2469,6 +2471,10 @@ func rewritePronouns(toks []token, user bool) []token {
 			}
 			agree = true
 		case "me", "us":
+			if t.text == "US" {
+				out = append(out, t) // the country
+				continue
+			}
 			out = append(out, word("User"))
 		case "myself", "ourselves":
 			out = append(out, word("themselves"))

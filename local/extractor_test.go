@@ -298,6 +298,10 @@ func TestExtractFactsThirdPersonAndWording(t *testing.T) {
 		{"My tablet runs Windows I think.", []string{"User's tablet runs Windows"}},
 		{"I practise more since I got my Fender Mustang I V2.", []string{"User practises more since they got their Fender Mustang I V2"}},
 		{"Anna and I went to Rome.", []string{"User and Anna went to Rome"}},
+		{"I'm a US citizen.", []string{"User is a US citizen"}},
+		{"I finished a novel, which had 400 pages and took me a month.", []string{"User finished a novel, which had 400 pages and took User a month"}},
+		{"The purpose of my visit is to see my aunt and explore the city.", []string{"The purpose of User's visit is to see User's aunt and explore the city"}},
+		{"I've felt better ever since.", []string{"User has felt better ever since"}},
 		{"When Sam and I met, I was 20.", []string{"User was 20 when Sam and User met"}},
 		// What a colon lists stays with what it counts; a statement
 		// after a colon stands alone.
