@@ -15,10 +15,13 @@ const maxFacts = 50
 
 // Extractor is the offline default hippo.Extractor: rules instead of an
 // LLM. It splits text into sentences and clauses, keeps the clauses in
-// which the user states a fact, preference, decision or trait, drops
-// questions, greetings, requests to the assistant and filler, rewrites
-// first person as "User ..." and rates each fact's intensity from the
-// signals of seed 000. The zero value is ready to use.
+// which the user states a fact, preference, decision or trait (with what
+// qualifies it: "when", "if", "which" clauses stay with their fact),
+// keeps what the user wants of the assistant for good ("always answer in
+// Spanish"), drops questions, greetings, one-off requests to the
+// assistant and filler, rewrites first person as "User ..." and rates
+// each fact's intensity from the signals of seed 000. The zero value is
+// ready to use.
 type Extractor struct{}
 
 var _ hippo.Extractor = (*Extractor)(nil)
