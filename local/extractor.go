@@ -669,6 +669,9 @@ func opensClause(c clause) bool {
 	if conn == "" || dependentWords[conn] {
 		return true
 	}
+	if (conn == "and" || conn == "or") && len(c.toks) > 0 && (c.toks[0].lower == "\"" || c.toks[0].lower == "“") {
+		return false // a quoted title goes on a list: "Amélie" and "The Lives of Others"
+	}
 	first := firstNonAdverb(c.toks)
 	if first < 0 {
 		return false
@@ -704,8 +707,12 @@ func opensStatement(c, prev clause) bool {
 	if conn != "and" && conn != "but" && conn != "or" && conn != "," {
 		return false
 	}
-	if statementVerb(c.toks, false) < 0 {
+	v := statementVerb(c.toks, false)
+	if v < 0 {
 		return false
+	}
+	if last := trimPunct(c.toks); v == len(last)-1 && strings.HasSuffix(last[v].lower, "s") && conn != "," {
+		return false // "or thrift stores": a plural noun, not "thrift" that stores
 	}
 	for i, t := range prev.toks {
 		if b := verbBase(t.lower); i > 0 && b != "" && !strings.HasSuffix(t.lower, "ing") && !nounDeterminers[prev.toks[i-1].lower] && prev.toks[i-1].lower != "'s" {
@@ -1588,7 +1595,7 @@ func rewriteClause(c clause, prev *clauseFact) *clauseFact {
 			// replaced the battery".
 			return plainStatement(toks)
 		}
-		if (determiners[w] || isNumber(w)) && (gerundAfterPreposition(prev.body) || infinitiveIn(prev.body)) {
+		if (determiners[w] || isNumber(w)) && (gerundAfterPreposition(prev.body) || infinitiveIn(prev.body) || objectOfPreposition(prev.body)) {
 			// What a gerund or an infinitive takes goes on: "thinking of
 			// buying a tent or a hammock".
 			return &clauseFact{dangling: render(rewritePronouns(toks, user))}
@@ -1758,6 +1765,22 @@ func ownStatement(toks []token) bool {
 // participleAdjectives describe a noun rather than say what it did: "a
 // dog named Max", "a company based in Oslo".
 var participleAdjectives = setOf(`named called born based located known made built`)
+
+// objectOfPreposition reports whether body ends with a noun phrase after
+// a preposition, which "and the …" goes on: "went to the bakery and the
+// post office", "like the black jeans and the white shirt".
+func objectOfPreposition(body []token) bool {
+	for i := len(body) - 1; i > 0; i-- {
+		w := body[i].lower
+		if body[i].punct || verbBase(w) != "" && !determiners[w] {
+			return false
+		}
+		if determiners[w] || possessiveDeterminers[w] {
+			return gerundPrepositions[body[i-1].lower] || body[i-1].lower == "to" || body[i-1].lower == "like" || body[i-1].lower == "with"
+		}
+	}
+	return false
+}
 
 // gerundPrepositions come before a gerund that a list may go on: "by
 // cooking at home and cycling everywhere".
@@ -2096,6 +2119,8 @@ func finiteVerb(toks []token, from int, pastToo bool) int {
 			return -1
 		case w == "'s" || adverbs[w] || w == "not":
 			continue
+		case (w == "am" || w == "pm") && k > 0 && isNumber(toks[k-1].lower):
+			continue // "from 10 am": a time
 		case possessiveDeterminers[w] && k > from:
 			continue // "the purpose of my visit is"
 		case subjectPronouns[w] || clauseWords[w] || dependentWords[w] || relativeStops[w]:
