@@ -1117,17 +1117,31 @@ func profileField(toks []token) []token {
 // jargon" is "User told the assistant to avoid jargon".
 func writersWords(toks []token) []token {
 	quoted := quotedSpans(toks)
-	out := make([]token, 0, len(toks))
+	return asAssistant(toks, func(i int, t token) bool {
+		if quoted[i] {
+			return false
+		}
+		return t.lower == "me" || t.lower == "my" || t.lower == "i" && i > 0
+	})
+}
+
+// asAssistant rewrites the words of toks that pick names as the
+// assistant: "you" or "me" as "the assistant", "your" or "my" as "the
+// assistant's", "yourself" as "itself".
+func asAssistant(toks []token, pick func(i int, t token) bool) []token {
+	out := make([]token, 0, len(toks)+2)
 	for i, t := range toks {
-		switch {
-		case quoted[i]:
+		if !pick(i, t) {
 			out = append(out, t)
-		case t.lower == "me" || t.lower == "i" && i > 0:
-			out = append(out, word("the"), word("assistant"))
-		case t.lower == "my":
+			continue
+		}
+		switch t.lower {
+		case "your", "my":
 			out = append(out, word("the"), word("assistant"), possessive())
+		case "yourself":
+			out = append(out, word("itself"))
 		default:
-			out = append(out, t)
+			out = append(out, word("the"), word("assistant"))
 		}
 	}
 	return out
@@ -1699,33 +1713,27 @@ func assistantWish(toks []token) []token {
 		}
 		body = append([]token{word("wants"), word("you"), word("to"), word(toks[k].lower)}, toks[k+1:]...)
 	}
-	out := make([]token, 0, len(body)+2)
-	for _, t := range body {
-		switch t.lower {
-		case "you":
-			out = append(out, word("the"), word("assistant"))
-		case "your":
-			out = append(out, word("the"), word("assistant"), possessive())
-		case "yourself":
-			out = append(out, word("itself"))
-		default:
-			out = append(out, t)
-		}
-	}
-	return out
+	return asAssistant(body, func(_ int, t token) bool {
+		return t.lower == "you" || t.lower == "your" || t.lower == "yourself"
+	})
 }
 
 // thirdPersonVerb reports whether toks open with a verb in the third
 // person, as notes written about the user go on: "…; prefers concise
 // answers".
 func thirdPersonVerb(toks []token) bool {
-	i := firstNonAdverb(toks)
-	if i < 0 {
-		return false
-	}
-	w := toks[i].lower
+	w := firstWord(toks)
 	b := verbBase(w)
 	return b != "" && b != w && strings.HasSuffix(w, "s") && !strings.HasSuffix(w, "ss")
+}
+
+// firstWord is the first word of toks that is not an adverb, lower case;
+// "" when there is none.
+func firstWord(toks []token) string {
+	if i := firstNonAdverb(toks); i >= 0 {
+		return toks[i].lower
+	}
+	return ""
 }
 
 // firstNonAuxiliary is the index in toks of the first word that is not
@@ -1854,11 +1862,7 @@ func notesGoOn(toks []token) bool {
 // verbFirst reports whether toks open with a verb, not a subject: "try
 // something different", "took me three weeks".
 func verbFirst(toks []token) bool {
-	i := firstNonAdverb(toks)
-	if i < 0 {
-		return false
-	}
-	w := toks[i].lower
+	w := firstWord(toks)
 	return verbBase(w) != "" && !isParticiple(w) && !subjectPronouns[w] && !determiners[w]
 }
 
