@@ -822,6 +822,15 @@ func extractSentence(s sentence, last *extracted, lastClause *clauseFact) ([]*ex
 	made, afterQualifier := false, false
 	var lead []token
 	var bare *clauseFact
+	// keepSignals gives a clause's signals to the fact before it in the
+	// sentence, or to the first one after it.
+	keepSignals := func(sig signals) {
+		if len(facts) > 0 {
+			facts[len(facts)-1].sig.attach(sig)
+		} else {
+			pending.merge(sig)
+		}
+	}
 	for k, c := range splitLead(splitClauses(toks)) {
 		sig := scan(c.toks)
 		if afterQualifier && len(facts) > 0 && sharesSubject(lastWord(c.connector)) && verbFirst(c.toks) {
@@ -855,11 +864,7 @@ func extractSentence(s sentence, last *extracted, lastClause *clauseFact) ([]*ex
 				lead = q
 			}
 			made = false
-			if len(facts) > 0 {
-				facts[len(facts)-1].sig.attach(sig)
-			} else {
-				pending.merge(sig)
-			}
+			keepSignals(sig)
 			continue
 		}
 		if k == 0 && len(c.toks) > 0 && concessiveWords[c.toks[0].lower] {
@@ -875,12 +880,9 @@ func extractSentence(s sentence, last *extracted, lastClause *clauseFact) ([]*ex
 			if len(facts) > 0 {
 				// "I have an uncle in Lagos and he runs a restaurant":
 				// the clause stays with the fact it continues.
-				f := facts[len(facts)-1]
-				f.content += joinClause(c.connector) + cf.dangling
-				f.sig.attach(sig)
-			} else {
-				pending.merge(sig)
+				facts[len(facts)-1].content += joinClause(c.connector) + cf.dangling
 			}
+			keepSignals(sig)
 			continue
 		}
 		if cf == nil || cf.content == "" {
@@ -888,11 +890,7 @@ func extractSentence(s sentence, last *extracted, lastClause *clauseFact) ([]*ex
 			// one with none ends the subject before it: "It looks nice
 			// and helps my back" is not about the user.
 			prev = cf
-			if len(facts) > 0 {
-				facts[len(facts)-1].sig.attach(sig)
-			} else {
-				pending.merge(sig)
-			}
+			keepSignals(sig)
 			continue
 		}
 		prev, lastFact = cf, cf
