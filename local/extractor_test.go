@@ -777,3 +777,35 @@ func contentLemmas(s string) []string {
 	}
 	return out
 }
+
+// BenchmarkExtractFacts extracts every text of the tuning and held-out
+// sets once per iteration: the cost of remember_facts' offline default
+// before embedding. go test -run '^$' -bench ExtractFacts ./local/
+func BenchmarkExtractFacts(b *testing.B) {
+	var texts []string
+	for _, file := range []string{"testdata/extraction.json", "testdata/extraction_holdout.json"} {
+		raw, err := os.ReadFile(file)
+		if err != nil {
+			b.Fatal(err)
+		}
+		var cases []extractionCase
+		if err := json.Unmarshal(raw, &cases); err != nil {
+			b.Fatal(err)
+		}
+		for _, c := range cases {
+			texts = append(texts, c.Text)
+		}
+	}
+	x := NewExtractor()
+	ctx := context.Background()
+	b.ReportAllocs()
+	b.ResetTimer()
+	for b.Loop() {
+		for _, t := range texts {
+			if _, err := x.ExtractFacts(ctx, t); err != nil {
+				b.Fatal(err)
+			}
+		}
+	}
+	b.ReportMetric(float64(b.Elapsed().Microseconds())/float64(b.N*len(texts)), "µs/text")
+}
