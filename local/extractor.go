@@ -881,6 +881,10 @@ func extractSentence(s sentence, last *extracted, lastClause *clauseFact) ([]*ex
 				// "I have an uncle in Lagos and he runs a restaurant":
 				// the clause stays with the fact it continues.
 				facts[len(facts)-1].content += joinClause(c.connector) + cf.dangling
+			} else if k == 0 && last != nil && goesOnAbout(cf.dangling) {
+				// A sentence going on about the fact before it: "I bought
+				// a rowing machine. It has made a huge difference."
+				last.content += "; " + cf.dangling
 			}
 			keepSignals(sig)
 			continue
@@ -1544,6 +1548,9 @@ func rewriteClause(c clause, prev *clauseFact) *clauseFact {
 	case first == "i" || first == "we":
 		subject = []token{word("User")}
 		rest = conjugate(toks[1:])
+		if n := len(trimPunct(rest)); n >= 2 && rest[n-2].lower == "to" && conversational[verbBase(rest[n-1].lower)] {
+			return nil // "I want to ask, …", "I just want to say"
+		}
 		if i := firstNonAdverb(rest); i >= 0 && (conversational[rest[i].lower] || conversational[verbBase(rest[i].lower)]) {
 			return nil
 		}
@@ -1856,6 +1863,26 @@ func notesGoOn(toks []token) bool {
 	}
 	return true
 }
+
+// goesOnAbout reports whether a clause left with no referent, opening a
+// sentence, says what "it" did, more about the fact before it: "it has
+// made a huge difference", not "it looks nice", "it was okay" or "sounds
+// good", which only judge it (their signals go to that fact).
+func goesOnAbout(dangling string) bool {
+	toks := lex(dangling)
+	if len(toks) < 3 || toks[0].lower != "it" {
+		return false
+	}
+	i := 1 + max(0, firstNonAuxiliary(toks[1:]))
+	if i >= len(toks) {
+		return false
+	}
+	b := verbBase(toks[i].lower)
+	return b != "" && !appearanceVerbs[b] && !isJudgement(toks[1:]) && !hasOpinion(toks[1:])
+}
+
+// appearanceVerbs say how something seems: "it looks nice".
+var appearanceVerbs = setOf(`look seem sound feel appear`)
 
 // verbFirst reports whether toks open with a verb, not a subject: "try
 // something different", "took me three weeks".
