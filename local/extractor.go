@@ -56,9 +56,20 @@ func (x *Extractor) ExtractFacts(ctx context.Context, text string) ([]hippo.Fact
 	// Intensities last: later sentences may have added to the signals.
 	facts := make([]hippo.Fact, len(all))
 	for i, f := range all {
-		facts[i] = hippo.Fact{Content: f.content, Intensity: f.sig.intensity(), Replaces: f.replaces}
+		facts[i] = hippo.Fact{Content: capitalized(f.content), Intensity: f.sig.intensity(), Replaces: f.replaces}
 	}
 	return facts, nil
+}
+
+// capitalized returns content with its first letter upper case when its
+// first word is a common one ("the narrative structure was non-linear"),
+// as a sentence starts; a name keeps its case ("iPhone").
+func capitalized(content string) string {
+	w, _, _ := strings.Cut(content, " ")
+	if w == "" || !stopwords[w] && !determiners[w] {
+		return content
+	}
+	return strings.ToUpper(content[:1]) + content[1:]
 }
 
 // linkChanges folds "used to X, but now Y" into one current fact: Y, which
@@ -303,8 +314,8 @@ func lex(s string) []token {
 				j += size
 				continue
 			}
-			if j > i && (r == '\'' || r == '’' || r == '-' || (r == '.' || r == ',') && isDigit(s[j-1])) {
-				if next, _ := utf8.DecodeRuneInString(s[j+size:]); isWordRune(next) && (r != '.' && r != ',' || unicode.IsDigit(next)) {
+			if j > i && (r == '\'' || r == '’' || r == '-' || (r == '.' || r == ',' || r == ':') && isDigit(s[j-1])) {
+				if next, _ := utf8.DecodeRuneInString(s[j+size:]); isWordRune(next) && (r != '.' && r != ',' && r != ':' || unicode.IsDigit(next)) {
 					j += size
 					continue
 				}
@@ -500,8 +511,15 @@ func namedPair(c, prev clause) bool {
 	if lastWord(c.connector) != "and" || len(c.toks) < 2 || c.toks[0].lower != "i" || len(prev.toks) == 0 || len(prev.toks) > 4 {
 		return false
 	}
-	last := prev.toks[len(prev.toks)-1]
-	return isCapitalized(last) && isProperNoun(last) && last.lower != "i" && !hasVerb(append([]token{{}}, prev.toks...))
+	for k, t := range prev.toks {
+		if !isCapitalized(t) || t.lower == "i" || k > 0 && !isProperNoun(t) {
+			return false // "the Grand Canyon and I'm excited" is no pair
+		}
+		if k == 0 && !isProperNoun(t) && !qualifierWords[t.lower] {
+			return false
+		}
+	}
+	return !hasVerb(append([]token{{}}, prev.toks...))
 }
 
 // namedPairLen is the length of the name in toks opening with "Name and
@@ -1028,8 +1046,8 @@ func frontAdverbial(toks []token) []token {
 		return toks
 	}
 	phrase := trimPunct(toks[:j])
-	if len(phrase) == 1 && !timeAdverbs[phrase[0].lower] || len(phrase) == 0 || len(phrase) > 5 {
-		return toks // "Since I moved here, …" is no phrase
+	if len(phrase) == 1 && !timeAdverbs[phrase[0].lower] || len(phrase) == 0 || len(phrase) > 5 || !hasContent(append([]token{word(phrase[0].lower)}, phrase[1:]...)) && !isNumber(phrase[len(phrase)-1].lower) {
+		return toks // "Since I moved here, …", "As for my …" are no phrase
 	}
 	for _, t := range phrase[1:] {
 		if b := verbBase(t.lower); b == "be" || b == "have" || modals[t.lower] || b != "" && strings.HasSuffix(t.lower, "ed") {
@@ -2133,9 +2151,17 @@ func statementVerb(toks []token, pastToo bool) int {
 // past tense ("raised").
 func finiteVerb(toks []token, from int, pastToo bool) int {
 	plural := false
-	for k := from; k < len(toks) && k < from+8; k++ {
+	limit := from + 8
+	for k := from; k < len(toks) && k < limit; k++ {
 		t := toks[k]
 		w := t.lower
+		if (w == "\"" || w == "“") && !t.glued {
+			if end := quoteEnd(toks, k); end > 0 {
+				limit += end - k // a quoted title is one noun: "the structure of "The Weight of Water" was"
+				k = end
+				continue
+			}
+		}
 		if (w == "and" || w == "or") && k > 0 {
 			plural = true // "Ben and Alice live"
 			continue
