@@ -851,7 +851,8 @@ func extractSentence(s sentence, last *extracted, lastClause *clauseFact) ([]*ex
 	}
 	for k, c := range splitLead(splitClauses(toks)) {
 		sig := scan(c.toks)
-		if afterQualifier && len(facts) > 0 && sharesSubject(lastWord(c.connector)) && verbFirst(c.toks) {
+		if afterQualifier && len(facts) > 0 && sharesSubject(lastWord(c.connector)) &&
+			(verbFirst(c.toks) || isParticiple(firstWord(c.toks)) && gerundAfterPreposition(lex(facts[len(facts)-1].content))) {
 			// The qualifying clause goes on: "not sure if I should get
 			// more or try something different".
 			f := facts[len(facts)-1]
@@ -1608,10 +1609,12 @@ func rewriteClause(c clause, prev *clauseFact) *clauseFact {
 			// laundry". It stays with the list.
 			return &clauseFact{dangling: render(rewritePronouns(conjugate(toks), true))}
 		}
-		if nounAfterI || isParticiple(w) && gerundAfterPreposition(prev.body) || verbBase(w) == w && !isParticiple(w) && infinitiveIn(prev.body) {
-			// A gerund or an infinitive goes on: "thinking about selling
-			// my car or lending it", "want to learn Portuguese and visit
-			// Brazil". It stays with the fact before it.
+		pairedParticiple := strings.HasSuffix(w, "ed") && len(prev.body) > 0 && strings.HasSuffix(prev.body[len(prev.body)-1].lower, "ed")
+		if nounAfterI || pairedParticiple || isParticiple(w) && gerundAfterPreposition(prev.body) || verbBase(w) == w && !isParticiple(w) && infinitiveIn(prev.body) {
+			// A gerund, an infinitive or a participle goes on: "thinking
+			// about selling my car or lending it", "want to learn
+			// Portuguese and visit Brazil", "feeling more energized and
+			// focused". It stays with the fact before it.
 			return &clauseFact{dangling: render(rewritePronouns(toks, user))}
 		}
 		if isParticiple(w) {
@@ -1821,7 +1824,9 @@ var gerundPrepositions = setOf(`of about by for in on from without at into after
 // preposition: "thinking about selling my car".
 func gerundAfterPreposition(body []token) bool {
 	for i := len(body) - 1; i > 0; i-- {
-		if isParticiple(body[i].lower) {
+		// Any -ing word after a preposition, known to the lexicon or
+		// not: "before showering".
+		if w := body[i].lower; isParticiple(w) || len(w) > 5 && strings.HasSuffix(w, "ing") && gerundPrepositions[body[i-1].lower] {
 			return gerundPrepositions[body[i-1].lower]
 		}
 	}

@@ -311,6 +311,8 @@ func TestExtractFactsThirdPersonAndWording(t *testing.T) {
 		{"I visited Yosemite, and the Grand Canyon, and I'm excited to go back.", []string{"User visited Yosemite", "User visited the Grand Canyon", "User is excited to go back"}},
 		{"As for my trip, it was great.", nil},
 		{"I get up at 6:30 on weekdays.", []string{"User gets up at 6:30 on weekdays"}},
+		{"I've been feeling more energized and focused lately.", []string{"User has been feeling more energized and focused lately"}},
+		{"I wake at 8, which gives me time to jog before showering and getting ready.", []string{"User wakes at 8, which gives User time to jog before showering and getting ready"}},
 		{"I liked the film because it was short.", []string{"User liked the film because it was short"}},
 		{"I went to the bakery and the post office.", []string{"User went to the bakery and the post office"}},
 		{"My favourite films are \"Amélie\" and \"The Lives of Others\".", []string{"User's favourite films are \"Amélie\" and \"The Lives of Others\""}},
