@@ -463,7 +463,9 @@ func splitClauses(toks []token) []clause {
 			cur.toks = append(cur.toks, t) // a range: "$300-$400"
 		case t.punct && (clausePunct[t.lower] || t.lower == "-" && i > 0 && !toks[i-1].punct):
 			flush(t.lower)
-		case t.lower == "while" && i > 0 && determiners[toks[i-1].lower], t.lower == "since" && i > 0 && toks[i-1].lower == "ever":
+		case t.lower == "while" && i > 0 && determiners[toks[i-1].lower], t.lower == "since" && i > 0 && toks[i-1].lower == "ever",
+			t.lower == "so" && i > 0 && verbBase(toks[i-1].lower) == "be" && i+1 < len(toks) && !toks[i+1].punct && !subjectPronouns[toks[i+1].lower]:
+			// "I'm so glad": "so" says how much, it joins nothing.
 			cur.toks = append(cur.toks, t) // "after a while": a noun; "ever since"
 		case !t.punct && (clauseWords[t.lower] || dependentWords[t.lower]) && i > 0:
 			conn := t.lower
@@ -1021,6 +1023,9 @@ func hasVerb(toks []token) bool {
 var adverbialLeads = setOf(`on in at during after before for every last next this each most
 	yesterday today tomorrow tonight recently lately as growing back over since until`)
 
+// leadingHedges open a clause the speaker is unsure of: "Maybe I'll go".
+var leadingHedges = setOf(`maybe perhaps probably possibly hopefully`)
+
 // timeAdverbs are a time on their own: "Yesterday I bought a bike".
 var timeAdverbs = setOf(`yesterday today tomorrow tonight recently lately`)
 
@@ -1458,6 +1463,14 @@ func rewriteClause(c clause, prev *clauseFact) *clauseFact {
 		toks = toks[1:]
 	}
 	if len(toks) == 0 {
+		return nil
+	}
+	if len(toks) > 2 && leadingHedges[toks[0].lower] && (subjectPronouns[toks[1].lower] || toks[1].lower == "user") {
+		// "Maybe I'll check out the garden": a hedge before the subject.
+		if cf := rewriteClause(clause{toks: toks[1:], connector: c.connector}, prev); cf != nil {
+			cf.hedged = true
+			return cf
+		}
 		return nil
 	}
 	if n := len(toks); n > 3 && toks[n-2].lower == "i" && hedgeVerbs[toks[n-1].lower] {
@@ -2397,8 +2410,8 @@ func movedFrom(body []token, subj int) (moved []token, from string) {
 func conjugate(rest []token) []token {
 	out := append([]token{}, rest...)
 	for i, t := range out {
-		if t.punct || adverbs[t.lower] {
-			continue
+		if t.punct || adverbs[t.lower] || strings.HasSuffix(t.lower, "ly") && verbBase(t.lower) == "" {
+			continue // "I especially like"
 		}
 		if (t.lower == "kind" || t.lower == "sort") && i+1 < len(out) && out[i+1].lower == "of" {
 			continue
