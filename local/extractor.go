@@ -161,6 +161,7 @@ type sentence struct {
 	text     string
 	bangs    int  // "!" at the end
 	question bool // ends with "?"
+	item     bool // a list item: "- Lives in Berlin"
 }
 
 // splitSentences splits text at ".", "!", "?" and "…" followed by a space
@@ -171,11 +172,12 @@ func splitSentences(text string) []sentence {
 	var out []sentence
 	emit := func(s string, end string) {
 		s = strings.TrimSpace(s)
+		item := len(s) > 0 && strings.ContainsRune("-*•", rune(s[0]))
 		s = strings.TrimLeft(s, "-*•>·# \t")
 		if s == "" {
 			return
 		}
-		out = append(out, sentence{text: s, bangs: strings.Count(end, "!"), question: strings.Contains(end, "?")})
+		out = append(out, sentence{text: s, bangs: strings.Count(end, "!"), question: strings.Contains(end, "?"), item: item})
 	}
 	start := 0
 	for i := 0; i < len(text); {
@@ -796,9 +798,10 @@ var (
 // fact before it in the sentence, so that it is not lost.
 func extractSentence(s sentence, last *extracted, lastClause *clauseFact) ([]*extracted, *clauseFact) {
 	toks := lex(s.text)
-	if lastClause != nil && lastClause.asWritten && len(lastClause.subject) == 1 && lastClause.subject[0].text == "User" && notesGoOn(toks) {
+	aboutUser := lastClause != nil && lastClause.asWritten && len(lastClause.subject) == 1 && lastClause.subject[0].text == "User"
+	if (aboutUser || s.item) && notesGoOn(toks) {
 		// Notes about the user go on without their subject: "The user is
-		// a teacher. Prefers short answers."
+		// a teacher. Prefers short answers.", "- Lives in Berlin".
 		toks = append([]token{word("User"), word(toks[0].lower)}, toks[1:]...)
 	}
 	if impliedI(toks) {
