@@ -1626,7 +1626,8 @@ func rewriteClause(c clause, prev *clauseFact) *clauseFact {
 			return &clauseFact{dangling: render(rewritePronouns(conjugate(toks), true))}
 		}
 		pairedParticiple := strings.HasSuffix(w, "ed") && len(prev.body) > 0 && strings.HasSuffix(prev.body[len(prev.body)-1].lower, "ed")
-		if nounAfterI || pairedParticiple || isParticiple(w) && gerundAfterPreposition(prev.body) || verbBase(w) == w && !isParticiple(w) && infinitiveIn(prev.body) {
+		if nounAfterI || pairedParticiple || isParticiple(w) && (gerundAfterPreposition(prev.body) || infinitiveIn(prev.body)) ||
+			verbBase(w) == w && !isParticiple(w) && infinitiveIn(prev.body) {
 			// A gerund, an infinitive or a participle goes on: "thinking
 			// about selling my car or lending it", "want to learn
 			// Portuguese and visit Brazil", "feeling more energized and

@@ -320,6 +320,7 @@ func TestExtractFactsThirdPersonAndWording(t *testing.T) {
 		{"* Runs marathons\n* Owns a Tesla", []string{"User runs marathons", "User owns a Tesla"}},
 		{"- Sounds good\n- Makes sense", nil},
 		{"I hate spam. Drives me crazy.", []string{"User hates spam"}},
+		{"I'm planning to bring a stove and cooking pot.", []string{"User is planning to bring a stove and cooking pot"}},
 		{"I wake at 8, which gives me time to jog before showering and getting ready.", []string{"User wakes at 8, which gives User time to jog before showering and getting ready"}},
 		{"I liked the film because it was short.", []string{"User liked the film because it was short"}},
 		{"I went to the bakery and the post office.", []string{"User went to the bakery and the post office"}},
