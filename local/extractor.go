@@ -898,6 +898,26 @@ func extractSentence(s sentence, last *extracted, lastClause *clauseFact) ([]*ex
 		made, bare = false, nil
 		if cf != nil && cf.content == "" && cf.dangling == "" && len(cf.subject) > 0 && cf.verbEnd > len(cf.subject) {
 			bare = cf
+			var to *extracted
+			switch {
+			case len(facts) > 0:
+				to = facts[len(facts)-1]
+			case k == 0:
+				to = last
+			}
+			if to != nil && isUser(cf.subject) && pronounObject(cf.body[cf.verbEnd:]) {
+				// What the user feels about what they just said:
+				// "I got a Kindle and I love it", "… I hate it so much".
+				verb := render(cf.body[len(cf.subject):])
+				if strings.HasPrefix(to.content, "User ") {
+					to.content += " and " + verb
+				} else {
+					to.content += " and User " + verb
+				}
+				to.sig.attach(sig)
+				bare = nil
+				continue
+			}
 		}
 		if cf != nil && cf.dangling != "" {
 			prev = nil // its subject is not the one before it
@@ -1923,6 +1943,27 @@ func goesOnAbout(dangling string) bool {
 
 // appearanceVerbs say how something seems: "it looks nice".
 var appearanceVerbs = setOf(`look seem sound feel appear`)
+
+// isUser reports whether subject is the user alone.
+func isUser(subject []token) bool { return len(subject) == 1 && subject[0].text == "User" }
+
+// pronounObject reports whether toks, after a verb, are only a pronoun
+// for what was said before and words of degree: "it", "them so much".
+func pronounObject(toks []token) bool {
+	toks = trimPunct(toks)
+	if len(toks) == 0 || toks[0].lower != "it" && toks[0].lower != "them" {
+		return false
+	}
+	for _, t := range toks[1:] {
+		if !adverbs[t.lower] && !degreeWords[t.lower] {
+			return false
+		}
+	}
+	return true
+}
+
+// degreeWords say how much: "I love it so much", "a lot".
+var degreeWords = setOf(`so much a lot too already now`)
 
 // verbFirst reports whether toks open with a verb, not a subject: "try
 // something different", "took me three weeks".

@@ -161,7 +161,7 @@ func TestExtractFactsThirdPersonAndWording(t *testing.T) {
 		// An aside with no verb stays where it was said; "and my ..."
 		// with no verb of its own goes on the noun phrase.
 		{"I'm a software engineer (backend, mostly Go) at a logistics company.", []string{"User is a software engineer (backend, mostly Go) at a logistics company"}},
-		{"By the way, I'm allergic to cats (which is sad because I love them).", []string{"User is allergic to cats"}},
+		{"By the way, I'm allergic to cats (which is sad because I love them).", []string{"User is allergic to cats and loves them"}},
 		{"I live with my partner and our two cats in a flat in Lyon.", []string{"User lives with their partner and their two cats in a flat in Lyon"}},
 		{"My son plays chess and my daughter plays go.", []string{"User's son plays chess", "User's daughter plays go"}},
 		// What opens a word keeps its space; a closing quote or
@@ -321,6 +321,11 @@ func TestExtractFactsThirdPersonAndWording(t *testing.T) {
 		{"- Sounds good\n- Makes sense", nil},
 		{"I hate spam. Drives me crazy.", []string{"User hates spam"}},
 		{"I'm planning to bring a stove and cooking pot.", []string{"User is planning to bring a stove and cooking pot"}},
+		{"I got a Kindle last week and I love it.", []string{"User got a Kindle last week and loves it"}},
+		{"I bought new boots. I love them so much.", []string{"User bought new boots and loves them so much"}},
+		{"My partner got me a Kindle and I love it.", []string{"User's partner got User a Kindle and User loves it"}},
+		{"I have a Subaru. I drive it to work.", []string{"User has a Subaru", "User drives it to work"}},
+		{"I see it.", nil},
 		{"I wake at 8, which gives me time to jog before showering and getting ready.", []string{"User wakes at 8, which gives User time to jog before showering and getting ready"}},
 		{"I liked the film because it was short.", []string{"User liked the film because it was short"}},
 		{"I went to the bakery and the post office.", []string{"User went to the bakery and the post office"}},
@@ -634,7 +639,9 @@ func TestExtractionSet(t *testing.T) {
 		// after. The last 15, written for no rule once all of these
 		// were in, as a user might talk: exact 0.95/0.90, soft
 		// 1.00/0.95, bands 1.00 (missed: "or I won't sleep" and "I
-		// can't stand them", whose "them" refers back).
+		// can't stand them", whose "them" refers back). The 4 added with
+		// the "… and I love it" rule: exact 0.67/0.67 before, 1.00/1.00
+		// after.
 		{"testdata/extraction.json", 0.95, 0.95, 0.9, 0.92, 0.92},
 		{"testdata/extraction_holdout.json", 0.92, 0.92, 0.85, 0.8, 0.8},
 	}
