@@ -364,6 +364,11 @@ func classify(v *vocab, a, b statement) hippo.Verdict {
 			return hippo.Supersedes
 		case a.relation == "prefer" && b.relation == "prefer" && comparable(v, aOnly, bOnly, true):
 			return hippo.Supersedes
+		case ofAssistant(av) && ofAssistant(bv) && context > 1 && (len(aOnly) == 1 && len(bOnly) == 1 || comparable(v, aOnly, bOnly, true)):
+			// A standing wish of the assistant changed, one word in the
+			// same frame: "always answer in Spanish", then "… in
+			// French"; "use metric units", then "imperial".
+			return hippo.Supersedes
 		}
 		return hippo.Distinct
 	}
@@ -429,6 +434,10 @@ func classify(v *vocab, a, b statement) hippo.Verdict {
 	}
 	return hippo.Distinct
 }
+
+// ofAssistant reports whether value lemmas are a wish of the assistant
+// ("would like the assistant to always answer in Spanish").
+func ofAssistant(lemmas []string) bool { return slices.Contains(lemmas, "assistant") }
 
 // contextual are relations that hold many values unless a shared context
 // pins one slot.

@@ -32,6 +32,11 @@ func TestClassifyFacts(t *testing.T) {
 		{"User drinks coffee every morning", "User quit coffee", hippo.Supersedes},
 		{"User prefers tabs over spaces", "User prefers spaces over tabs", hippo.Supersedes},
 		{"User prefers dark mode", "User prefers light mode", hippo.Supersedes},
+		// A standing wish of the assistant, changed or added to.
+		{"User would like the assistant to always answer in Spanish", "User would like the assistant to always answer in French", hippo.Supersedes},
+		{"User wants the assistant to use metric units", "User wants the assistant to use imperial units", hippo.Supersedes},
+		{"User wants the assistant to use metric units", "User wants the assistant to keep answers short", hippo.Distinct},
+		{"User wants the assistant to use bullet points", "User wants the assistant to use tables", hippo.Distinct},
 		{"User is single", "User is married", hippo.Supersedes},
 		{"User works at Shopify", "User worked at Google before", hippo.Distinct},
 		{"User never wants to use Redux again", "User tried a new café on Sukhumvit", hippo.Distinct},
