@@ -4,6 +4,7 @@ import (
 	"context"
 	"math"
 	"slices"
+	"strings"
 
 	"github.com/hippo-mem/hippo"
 )
@@ -87,7 +88,16 @@ var exclusiveClasses = [][]string{
 // parseStatement reads a fact.
 func parseStatement(fact string) statement {
 	var toks []token
-	for _, t := range lex(fact) {
+	all := lex(fact)
+	for i := 0; i < len(all); i++ {
+		t := all[i]
+		if t.lower == "/" && len(toks) > 0 && i+1 < len(all) && !all[i+1].punct {
+			// "she/her", "and/or": one value, kept whole.
+			w := toks[len(toks)-1].text + "/" + all[i+1].text
+			toks[len(toks)-1] = token{text: w, lower: strings.ToLower(w)}
+			i++
+			continue
+		}
 		if !t.punct {
 			toks = append(toks, t)
 		}
@@ -403,6 +413,8 @@ func classify(v *vocab, a, b statement) hippo.Verdict {
 
 	// Same subject and relation.
 	switch {
+	case countsDiffer(a.value, b.value):
+		return hippo.Supersedes // "two kids: Emma, who is 6, …", "three kids"
 	case a.negated != b.negated:
 		if context > 0 || len(av) == 0 || len(bv) == 0 {
 			return hippo.Supersedes
@@ -433,6 +445,28 @@ func classify(v *vocab, a, b statement) hippo.Verdict {
 		return hippo.Supersedes
 	}
 	return hippo.Distinct
+}
+
+// countsDiffer reports whether a and b count the same thing differently:
+// "2 kid" and "3 kid", whatever else either says ("two kids: Emma, who is
+// 6, and Noah, who is 3" has a 3 too, but not of kids).
+func countsDiffer(a, b []term) bool {
+	counts := func(ts []term) map[string]string {
+		m := map[string]string{}
+		for i := 0; i+1 < len(ts); i++ {
+			if ts[i].number && !ts[i+1].number {
+				m[ts[i+1].lemma] = ts[i].lemma
+			}
+		}
+		return m
+	}
+	ca, cb := counts(a), counts(b)
+	for noun, n := range ca {
+		if m, ok := cb[noun]; ok && m != n {
+			return true
+		}
+	}
+	return false
 }
 
 // ofAssistant reports whether value lemmas are a wish of the assistant

@@ -37,6 +37,12 @@ func TestClassifyFacts(t *testing.T) {
 		{"User wants the assistant to use metric units", "User wants the assistant to use imperial units", hippo.Supersedes},
 		{"User wants the assistant to use metric units", "User wants the assistant to keep answers short", hippo.Distinct},
 		{"User wants the assistant to use bullet points", "User wants the assistant to use tables", hippo.Distinct},
+		// A count changed, whatever else the old fact said; pronouns
+		// written with a slash are a value.
+		{"User has two kids: Emma, who is 6, and Noah, who is 3", "User has three kids", hippo.Supersedes},
+		{"User has two kids: Emma, who is 6, and Noah, who is 3", "User has two kids", hippo.Duplicate},
+		{"User's pronouns are she/her", "User's pronouns are they/them", hippo.Supersedes},
+		{"User's pronouns are she/her", "User's pronouns are she/her", hippo.Duplicate},
 		{"User is single", "User is married", hippo.Supersedes},
 		{"User works at Shopify", "User worked at Google before", hippo.Distinct},
 		{"User never wants to use Redux again", "User tried a new café on Sukhumvit", hippo.Distinct},
