@@ -222,6 +222,9 @@ func parseStatement(fact string) statement {
 			}
 		}
 	}
+	if verb == "turn" && len(rest) > 0 && (isNumber(rest[0].lower) || numberWords[rest[0].lower] != "") {
+		verb, rest = "age", rest[:1] // "turned 35 last week"
+	}
 	if verb == "refuse" {
 		s.negated = !s.negated // "refuses to use Redux": does not want to
 	}

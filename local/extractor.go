@@ -1043,14 +1043,14 @@ func hasVerb(toks []token) bool {
 
 // adverbialLeads open a phrase of time or place before the subject:
 // "On Sundays I cook", "Last year, I moved to Spain".
-var adverbialLeads = setOf(`on in at during after before for every last next this each most
-	yesterday today tomorrow tonight recently lately as growing back over since until`)
+var adverbialLeads = setOf(`on in at during after before for every last next this these each most
+	yesterday today tomorrow tonight recently lately nowadays as growing back over since until`)
 
 // leadingHedges open a clause the speaker is unsure of: "Maybe I'll go".
 var leadingHedges = setOf(`maybe perhaps probably possibly hopefully`)
 
 // timeAdverbs are a time on their own: "Yesterday I bought a bike".
-var timeAdverbs = setOf(`yesterday today tomorrow tonight recently lately`)
+var timeAdverbs = setOf(`yesterday today tomorrow tonight recently lately nowadays`)
 
 // frontAdverbial moves a phrase of time or place that opens a sentence,
 // before "I", "we", "my" or "our", to its end: "On Sundays I cook" is "I
@@ -1075,7 +1075,7 @@ func frontAdverbial(toks []token) []token {
 		return toks
 	}
 	phrase := trimPunct(toks[:j])
-	if len(phrase) == 1 && !timeAdverbs[phrase[0].lower] || len(phrase) == 0 || len(phrase) > 5 || !hasContent(append([]token{word(phrase[0].lower)}, phrase[1:]...)) && !isNumber(phrase[len(phrase)-1].lower) {
+	if len(phrase) == 1 && !timeAdverbs[phrase[0].lower] || len(phrase) == 0 || len(phrase) > 5 || !hasContent(append([]token{word(phrase[0].lower)}, phrase[1:]...)) && !isNumber(phrase[len(phrase)-1].lower) && !timeUnits[phrase[len(phrase)-1].lower] && !timeAdverbs[phrase[0].lower] {
 		return toks // "Since I moved here, …", "As for my …" are no phrase
 	}
 	for _, t := range phrase[1:] {
