@@ -222,6 +222,9 @@ func parseStatement(fact string) statement {
 			}
 		}
 	}
+	if (verb == "get" || verb == "become") && len(rest) > 0 && marital[rest[0].lower] {
+		verb, rest = "marital", rest[:1] // "got engaged last month"
+	}
 	if verb == "turn" && len(rest) > 0 && (isNumber(rest[0].lower) || numberWords[rest[0].lower] != "") {
 		verb, rest = "age", rest[:1] // "turned 35 last week"
 	}

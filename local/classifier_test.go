@@ -45,6 +45,8 @@ func TestClassifyFacts(t *testing.T) {
 		{"User's pronouns are she/her", "User's pronouns are she/her", hippo.Duplicate},
 		{"User is 34", "User turned 35 last week", hippo.Supersedes},
 		{"User is 34", "User turned 34 in May", hippo.Duplicate},
+		{"User is single", "User got engaged last month", hippo.Supersedes},
+		{"User is married", "User got married in 2019", hippo.Duplicate},
 		{"User is single", "User is married", hippo.Supersedes},
 		{"User works at Shopify", "User worked at Google before", hippo.Distinct},
 		{"User never wants to use Redux again", "User tried a new café on Sukhumvit", hippo.Distinct},
