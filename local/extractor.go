@@ -854,7 +854,8 @@ func extractSentence(s sentence, last *extracted, lastClause *clauseFact) ([]*ex
 			pending.merge(sig)
 		}
 	}
-	for k, c := range splitLead(splitClauses(toks)) {
+	clauses := splitLead(splitClauses(toks))
+	for k, c := range clauses {
 		sig := scan(c.toks)
 		if afterQualifier && len(facts) > 0 && sharesSubject(lastWord(c.connector)) &&
 			(verbFirst(c.toks) || isParticiple(firstWord(c.toks)) && gerundAfterPreposition(lex(facts[len(facts)-1].content))) {
@@ -909,12 +910,28 @@ func extractSentence(s sentence, last *extracted, lastClause *clauseFact) ([]*ex
 				// What the user feels about what they just said:
 				// "I got a Kindle and I love it", "… I hate it so much".
 				verb := render(cf.body[len(cf.subject):])
+				join := " and "
+				if len(facts) > 0 && sharesSubject(lastWord(c.connector)) {
+					join = joinClause(c.connector) // "… but did not like it"
+				}
 				if strings.HasPrefix(to.content, "User ") {
-					to.content += " and " + verb
+					to.content += join + verb
 				} else {
-					to.content += " and User " + verb
+					to.content += join + "User " + verb
 				}
 				to.sig.attach(sig)
+				bare = nil
+				continue
+			}
+			qualified := k+1 < len(clauses) && (qualifier(clauses[k+1], false) != nil || sharesSubject(lastWord(clauses[k+1].connector))) // "but I'm not sure if …"
+			v := cf.body[len(cf.subject)+max(0, firstNonAuxiliary(cf.body[len(cf.subject):]))].lower
+			if len(facts) > 0 && isUser(cf.subject) && sharesSubject(lastWord(c.connector)) && firstWord(c.toks) == "i" && !qualified &&
+				!conversational[verbBase(v)] && !conversational[v] {
+				// A verb of the user's with nothing else, after a fact:
+				// "I can't have caffeine after 2 pm or I won't sleep".
+				f := facts[len(facts)-1]
+				f.content += joinClause(c.connector) + render(rewritePronouns(trimPunct(c.toks), true))
+				f.sig.attach(sig)
 				bare = nil
 				continue
 			}
