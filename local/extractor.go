@@ -183,6 +183,11 @@ func extractSentence(s sentence, last *extracted, lastClause *clauseFact) ([]*ex
 		// a teacher. Prefers short answers.", "- Lives in Berlin".
 		toks = append([]token{word("User"), word(toks[0].lower)}, toks[1:]...)
 	}
+	if last != nil && len(toks) > 1 && focusLeads[toks[0].lower] && isFragment(toks[1:]) {
+		// "Especially ones with trading": the fact before, narrowed.
+		last.content += ", " + render(append([]token{word(toks[0].lower)}, trimPunct(toks[1:])...))
+		return nil, nil
+	}
 	if impliedI(toks) {
 		// "Just got back from a week in Crete": the user, left out.
 		if w := toks[0].lower; !isProperNoun(toks[0]) || adverbs[w] || verbBase(w) != "" {
@@ -363,6 +368,17 @@ func extractSentence(s sentence, last *extracted, lastClause *clauseFact) ([]*ex
 		}
 	}
 	return facts, lastFact
+}
+
+// isFragment reports whether toks have no subject and no finite verb:
+// "ones with trading and negotiation".
+func isFragment(toks []token) bool {
+	for _, t := range toks {
+		if w := t.lower; subjectPronouns[w] && !possessiveDeterminers[w] || modals[w] || verbBase(w) == "be" || verbBase(w) == "have" {
+			return false
+		}
+	}
+	return finiteVerb(toks, 0, true) < 0
 }
 
 // qualifier returns a clause that says when, on what condition or of what

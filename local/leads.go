@@ -117,6 +117,18 @@ var adverbialLeads = setOf(`on in at during after before for every last next thi
 // leadingHedges open a clause the speaker is unsure of: "Maybe I'll go".
 var leadingHedges = setOf(`maybe perhaps probably possibly hopefully`)
 
+// quantityLeads open a phrase of time only with a noun of time after
+// them: "Some nights I read until 2 am".
+var quantityLeads = setOf(`some many most`)
+
+// timeNouns end such a phrase.
+var timeNouns = setOf(`day days night nights morning mornings evening evenings week weeks weekend
+	weekends month months year years time times`)
+
+// focusLeads open a sentence that only narrows the one before it:
+// "Especially ones with trading."
+var focusLeads = setOf(`especially specifically particularly mainly mostly`)
+
 // timeAdverbs are a time on their own: "Yesterday I bought a bike".
 var timeAdverbs = setOf(`yesterday today tomorrow tonight recently lately nowadays`)
 
@@ -125,7 +137,7 @@ var timeAdverbs = setOf(`yesterday today tomorrow tonight recently lately nowada
 // cook on Sundays", "Last year, I moved to Spain" "I moved to Spain last
 // year". The phrase has no verb and at most five words.
 func frontAdverbial(toks []token) []token {
-	if len(toks) < 3 || !adverbialLeads[toks[0].lower] {
+	if len(toks) < 3 || !adverbialLeads[toks[0].lower] && !quantityLeads[toks[0].lower] {
 		return toks
 	}
 	j := -1
@@ -150,6 +162,9 @@ func frontAdverbial(toks []token) []token {
 		if b := verbBase(t.lower); b == "be" || b == "have" || modals[t.lower] || b != "" && strings.HasSuffix(t.lower, "ed") {
 			return toks
 		}
+	}
+	if quantityLeads[toks[0].lower] && !timeNouns[phrase[len(phrase)-1].lower] {
+		return toks // "Many people I know …" is no phrase of time
 	}
 	rest := toks[j:]
 	end := len(rest)

@@ -58,6 +58,9 @@ func rewriteClause(c clause, prev *clauseFact) *clauseFact {
 	if len(toks) == 0 {
 		return nil
 	}
+	if sharesSubject(conn) || conn == "," {
+		toks = frontAdverbial(toks) // "…, and some nights I read until 2 am"
+	}
 	if len(toks) > 2 && leadingHedges[toks[0].lower] && (subjectPronouns[toks[1].lower] || toks[1].lower == "user") {
 		// "Maybe I'll check out the garden": a hedge before the subject.
 		if cf := rewriteClause(clause{toks: toks[1:], connector: c.connector}, prev); cf != nil {

@@ -188,10 +188,14 @@ func lex(s string) []token {
 	// so is "'s" before a participle that only "has" takes: "it's
 	// become a habit".
 	for i := 0; i+1 < len(toks); i++ {
-		switch next := toks[i+1].lower; {
-		case (toks[i].lower == "'s" || toks[i].lower == "is") && hasParticiples[next]:
+		j := i + 1
+		for j+1 < len(toks) && adverbs[toks[j].lower] {
+			j++ // "it's really become", "she's always had"
+		}
+		switch next := toks[j].lower; {
+		case (toks[i].lower == "'s" || toks[i].lower == "is") && (hasParticiples[next] || participleWithObject(toks, j)):
 			toks[i] = word("has")
-		case toks[i].lower == "would" && next == "been":
+		case toks[i].lower == "would" && next == "been" && j == i+1:
 			toks[i] = word("had")
 		}
 	}
@@ -200,6 +204,22 @@ func lex(s string) []token {
 
 // hasParticiples follow "has", never "is": "it's become", "she's got".
 var hasParticiples = setOf(`been become got gotten had`)
+
+// participleWithObject reports whether toks[j] is a verb's past form with
+// an object after it, which only "has" takes: "it's really changed our
+// routine", "she's helped me a lot".
+func participleWithObject(toks []token, j int) bool {
+	w := toks[j].lower
+	b := verbBase(w)
+	if b == "" || b == w || strings.HasSuffix(w, "s") || strings.HasSuffix(w, "ing") || j+1 >= len(toks) {
+		return false
+	}
+	switch toks[j+1].lower {
+	case "my", "our", "your", "his", "her", "their", "me", "us", "him", "them":
+		return true
+	}
+	return false
+}
 
 type wordPart struct {
 	text  string
