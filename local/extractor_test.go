@@ -332,6 +332,8 @@ func TestExtractFactsThirdPersonAndWording(t *testing.T) {
 		{"I tried sushi but I didn't like it.", []string{"User tried sushi but did not like it"}},
 		{"I can't have caffeine after 2 pm or I won't sleep.", []string{"User cannot have caffeine after 2 pm or they will not sleep"}},
 		{"I see.", nil},
+		{"I finished the race in 27 minutes and 12 seconds.", []string{"User finished the race in 27 minutes and 12 seconds"}},
+		{"I recently put in an offer on a townhouse.", []string{"User recently put in an offer on a townhouse"}},
 		{"We got a puppy and it's really changed our routine.", []string{"User got a puppy and it has really changed User's routine"}},
 		{"I read a chapter a night, and some nights I read until 2 am.", []string{"User reads a chapter a night", "User reads until 2 am some nights"}},
 		{"I'm into board games. Especially ones with trading.", []string{"User is into board games, especially ones with trading"}},

@@ -416,14 +416,15 @@ func ownStatement(toks []token) bool {
 
 // objectOfPreposition reports whether body ends with a noun phrase after
 // a preposition, which "and the …" goes on: "went to the bakery and the
-// post office", "like the black jeans and the white shirt".
+// post office", "like the black jeans and the white shirt", "in 27
+// minutes and 12 seconds".
 func objectOfPreposition(body []token) bool {
 	for i := len(body) - 1; i > 0; i-- {
 		w := body[i].lower
 		if body[i].punct || verbBase(w) != "" && !determiners[w] {
 			return false
 		}
-		if determiners[w] || possessiveDeterminers[w] {
+		if determiners[w] || possessiveDeterminers[w] || isNumber(w) {
 			return gerundPrepositions[body[i-1].lower] || body[i-1].lower == "to" || body[i-1].lower == "like" || body[i-1].lower == "with"
 		}
 	}

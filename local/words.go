@@ -201,7 +201,7 @@ func conjugate(rest []token) []token {
 		if t.lower == "no" && i+1 < len(out) && out[i+1].lower == "longer" || t.lower == "longer" && i > 0 && out[i-1].lower == "no" {
 			continue // "I no longer eat meat"
 		}
-		if sameFormPast[t.lower] && saysPast(out[i+1:]) {
+		if sameFormPast[t.lower] && (saysPast(out[i+1:]) || i > 0 && pastAdverbs[out[i-1].lower]) {
 			return out // "I quit my job last month": past, not "quits"
 		}
 		first := t.lower
@@ -263,6 +263,10 @@ func saysPast(toks []token) bool {
 }
 
 var pastUnits = setOf(`night week weekend month year summer winter spring autumn fall time monday tuesday wednesday thursday friday saturday sunday`)
+
+// pastAdverbs before a verb that has one form for present and past say
+// it is the past: "I recently put in an offer".
+var pastAdverbs = setOf(`recently just already once`)
 
 func thirdPerson(t token) string {
 	w := t.lower
