@@ -166,7 +166,17 @@ func hedgedSubject(c, prev clause) bool {
 	if np[0].lower == "that" {
 		np = np[1:]
 	}
-	return len(np) > 0 && !subjectPronouns[np[0].lower] && !hasVerb(append([]token{{}}, np...))
+	if len(np) == 0 || subjectPronouns[np[0].lower] {
+		return false
+	}
+	for k, t := range np {
+		// "like" before an article is a preposition: "something like a
+		// cooking class or …".
+		if w := t.lower; (verbBase(w) != "" && !isParticiple(w) || modals[w]) && !(w == "like" && k+1 < len(np) && determiners[np[k+1].lower]) {
+			return false
+		}
+	}
+	return true
 }
 
 // inSubject reports whether c, a "which" clause, describes prev, a noun

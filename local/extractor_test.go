@@ -332,6 +332,8 @@ func TestExtractFactsThirdPersonAndWording(t *testing.T) {
 		{"I tried sushi but I didn't like it.", []string{"User tried sushi but did not like it"}},
 		{"I can't have caffeine after 2 pm or I won't sleep.", []string{"User cannot have caffeine after 2 pm or they will not sleep"}},
 		{"I see.", nil},
+		{"I think something like a cooking class or a pottery workshop would be fun.", []string{"User thinks something like a cooking class or a pottery workshop would be fun"}},
+		{"I joined a club where we swap novels and review them.", []string{"User joined a club where they swap novels and review them"}},
 		{"I finished the race in 27 minutes and 12 seconds.", []string{"User finished the race in 27 minutes and 12 seconds"}},
 		{"I recently put in an offer on a townhouse.", []string{"User recently put in an offer on a townhouse"}},
 		{"We got a puppy and it's really changed our routine.", []string{"User got a puppy and it has really changed User's routine"}},

@@ -212,6 +212,11 @@ func rewriteClause(c clause, prev *clauseFact) *clauseFact {
 			return nil // "and was wondering if you could help"
 		}
 		user := len(prev.subject) == 1 && prev.subject[0].text == "User"
+		if verbBase(w) == w && !isParticiple(w) && pluralRelative(prev.body) {
+			// The relative clause goes on: "a book club where we swap
+			// novels and review them".
+			return &clauseFact{dangling: render(rewritePronouns(toks, user))}
+		}
 		nounAfterI := user && !prev.asWritten && thirdPersonVerb(toks[i:])
 		if user && !prev.asWritten && verbBase(w) == w && !isParticiple(w) && listOfVerbs(prev.body) {
 			// The last verb of a list: "I cook, clean and do the
@@ -393,6 +398,20 @@ func writersWords(toks []token) []token {
 // of the clause before it: "and works at Google".
 func sharesSubject(conn string) bool {
 	return conn == "and" || conn == "or" || conn == "but" || conn == "then"
+}
+
+// pluralRelative reports whether body ends with a relative clause whose
+// subject is plural, "where they swap novels", so that a verb's base form
+// after "and" is its own.
+func pluralRelative(body []token) bool {
+	for i := len(body) - 2; i > 0; i-- {
+		switch body[i].lower {
+		case "where", "who", "which", "that":
+			w := body[i+1].lower
+			return w == "they" || w == "we"
+		}
+	}
+	return false
 }
 
 // listOfVerbs reports whether body holds a comma and a verb after it:
