@@ -350,7 +350,9 @@ func opensClause(c clause) bool {
 		// A verb opens a clause sharing the subject ("and work at
 		// Google"); an article or number, one sharing subject and verb
 		// ("and a dog named Max").
-		return verbBase(w) != "" || determiners[w] || isNumber(w)
+		// A capitalised word is a name, not a verb: "give Pomofocus and
+		// Focus Booster a try".
+		return verbBase(w) != "" && !isCapitalized(c.toks[first]) || determiners[w] || isNumber(w)
 	case conn == "because":
 		return w != "of"
 	case conn == "so":

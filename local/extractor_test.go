@@ -334,6 +334,7 @@ func TestExtractFactsThirdPersonAndWording(t *testing.T) {
 		{"I see.", nil},
 		{"I think something like a cooking class or a pottery workshop would be fun.", []string{"User thinks something like a cooking class or a pottery workshop would be fun"}},
 		{"I joined a club where we swap novels and review them.", []string{"User joined a club where they swap novels and review them"}},
+		{"I'll give Pomofocus and Focus Booster a try.", []string{"User will give Pomofocus and Focus Booster a try"}},
 		{"I finished the race in 27 minutes and 12 seconds.", []string{"User finished the race in 27 minutes and 12 seconds"}},
 		{"I recently put in an offer on a townhouse.", []string{"User recently put in an offer on a townhouse"}},
 		{"We got a puppy and it's really changed our routine.", []string{"User got a puppy and it has really changed User's routine"}},
