@@ -129,7 +129,7 @@ func namedPair(c, prev clause) bool {
 			return false
 		}
 	}
-	return !hasVerb(append([]token{{}}, prev.toks...))
+	return !hasVerb(prev.toks)
 }
 
 // namedPairLen is the length of the name in toks opening with "Name and

@@ -177,7 +177,7 @@ var (
 // fact before it in the sentence, so that it is not lost.
 func extractSentence(s sentence, last *extracted, lastClause *clauseFact) ([]*extracted, *clauseFact) {
 	toks := lex(s.text)
-	aboutUser := lastClause != nil && lastClause.asWritten && len(lastClause.subject) == 1 && lastClause.subject[0].text == "User"
+	aboutUser := lastClause != nil && lastClause.asWritten && isUser(lastClause.subject)
 	if (aboutUser || s.item) && notesGoOn(toks) {
 		// Notes about the user go on without their subject: "The user is
 		// a teacher. Prefers short answers.", "- Lives in Berlin".
@@ -185,7 +185,7 @@ func extractSentence(s sentence, last *extracted, lastClause *clauseFact) ([]*ex
 	}
 	if last != nil && len(toks) > 1 && focusLeads[toks[0].lower] && isFragment(toks[1:]) {
 		// "Especially ones with trading": the fact before, narrowed.
-		last.content += ", " + render(append([]token{word(toks[0].lower)}, trimPunct(toks[1:])...))
+		last.content += ", " + render(lowerFirst(trimPunct(toks)))
 		return nil, nil
 	}
 	if impliedI(toks) {
@@ -246,7 +246,7 @@ func extractSentence(s sentence, last *extracted, lastClause *clauseFact) ([]*ex
 			// The qualifying clause goes on: "not sure if I should get
 			// more or try something different".
 			f := facts[len(facts)-1]
-			f.content += joinClause(c.connector) + render(rewritePronouns(trimPunct(c.toks), lastFact != nil && len(lastFact.subject) == 1 && lastFact.subject[0].text == "User"))
+			f.content += joinClause(c.connector) + render(rewritePronouns(trimPunct(c.toks), lastFact != nil && isUser(lastFact.subject)))
 			f.sig.attach(sig)
 			continue
 		}
@@ -283,39 +283,9 @@ func extractSentence(s sentence, last *extracted, lastClause *clauseFact) ([]*ex
 		made, bare = false, nil
 		if cf != nil && cf.content == "" && cf.dangling == "" && len(cf.subject) > 0 && cf.verbEnd > len(cf.subject) {
 			bare = cf
-			var to *extracted
-			switch {
-			case len(facts) > 0:
-				to = facts[len(facts)-1]
-			case k == 0:
-				to = last
-			}
-			if to != nil && isUser(cf.subject) && pronounObject(cf.body[cf.verbEnd:]) {
-				// What the user feels about what they just said:
-				// "I got a Kindle and I love it", "… I hate it so much".
-				verb := render(cf.body[len(cf.subject):])
-				join := " and "
-				if len(facts) > 0 && sharesSubject(lastWord(c.connector)) {
-					join = joinClause(c.connector) // "… but did not like it"
-				}
-				if strings.HasPrefix(to.content, "User ") {
-					to.content += join + verb
-				} else {
-					to.content += join + "User " + verb
-				}
+			if to, text := bareGoesOn(cf, c, clauses[k+1:], facts, last, k == 0); to != nil {
+				to.content += text
 				to.sig.attach(sig)
-				bare = nil
-				continue
-			}
-			qualified := k+1 < len(clauses) && (qualifier(clauses[k+1], false) != nil || sharesSubject(lastWord(clauses[k+1].connector))) // "but I'm not sure if …"
-			v := cf.body[len(cf.subject)+max(0, firstNonAuxiliary(cf.body[len(cf.subject):]))].lower
-			if len(facts) > 0 && isUser(cf.subject) && sharesSubject(lastWord(c.connector)) && firstWord(c.toks) == "i" && !qualified &&
-				!conversational[verbBase(v)] && !conversational[v] {
-				// A verb of the user's with nothing else, after a fact:
-				// "I can't have caffeine after 2 pm or I won't sleep".
-				f := facts[len(facts)-1]
-				f.content += joinClause(c.connector) + render(rewritePronouns(trimPunct(c.toks), true))
-				f.sig.attach(sig)
 				bare = nil
 				continue
 			}
@@ -368,6 +338,47 @@ func extractSentence(s sentence, last *extracted, lastClause *clauseFact) ([]*ex
 		}
 	}
 	return facts, lastFact
+}
+
+// bareGoesOn returns the fact that bare, a clause of the user's with a
+// verb but nothing stated ("I love it", "I won't sleep"), goes on, and
+// the text it adds to it; nil when it goes on none. c is its clause, rest
+// the clauses after it in the sentence, facts the sentence's facts so far
+// and last the latest fact of an earlier sentence, for a clause opening
+// its sentence (first).
+func bareGoesOn(bare *clauseFact, c clause, rest []clause, facts []*extracted, last *extracted, first bool) (*extracted, string) {
+	if !isUser(bare.subject) {
+		return nil, ""
+	}
+	var to *extracted
+	switch {
+	case len(facts) > 0:
+		to = facts[len(facts)-1]
+	case first:
+		to = last
+	}
+	if to != nil && pronounObject(bare.body[bare.verbEnd:]) {
+		// What the user feels about what they just said: "I got a
+		// Kindle and I love it", "… I hate it so much".
+		join := " and "
+		if len(facts) > 0 && sharesSubject(lastWord(c.connector)) {
+			join = joinClause(c.connector) // "… but did not like it"
+		}
+		if !strings.HasPrefix(to.content, "User ") {
+			join += "User "
+		}
+		return to, join + render(bare.body[len(bare.subject):])
+	}
+	// A verb of the user's with nothing else, after a fact: "I can't have
+	// caffeine after 2 pm or I won't sleep"; not when a qualifying or
+	// sharing clause follows ("but I'm not sure if …"), or the verb only
+	// talks ("and I was wondering").
+	qualified := len(rest) > 0 && (qualifier(rest[0], false) != nil || sharesSubject(lastWord(rest[0].connector)))
+	v := bare.body[len(bare.subject)+max(0, firstNonAuxiliary(bare.body[len(bare.subject):]))].lower
+	if len(facts) > 0 && sharesSubject(lastWord(c.connector)) && firstWord(c.toks) == "i" && !qualified && !isConversational(v) {
+		return facts[len(facts)-1], joinClause(c.connector) + render(rewritePronouns(trimPunct(c.toks), true))
+	}
+	return nil, ""
 }
 
 // isFragment reports whether toks have no subject and no finite verb:
@@ -431,7 +442,7 @@ func isComment(toks []token) bool {
 // listens to podcasts when they run") and "User" in any other
 // ("User's grandmother passed away when User was twelve").
 func renderQualifier(q []token, cf *clauseFact) string {
-	user := cf != nil && len(cf.subject) == 1 && cf.subject[0].text == "User"
+	user := cf != nil && isUser(cf.subject)
 	return q[0].lower + " " + render(rewritePronouns(q[1:], user))
 }
 

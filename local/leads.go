@@ -56,7 +56,7 @@ func splitLead(cs []clause) []clause {
 		return cs
 	}
 	for j := 3; j+1 < len(toks); j++ {
-		if w := toks[j].lower; (w == "i" || w == "we") && toks[j-1].lower != "that" && hasVerb(toks[1:j]) {
+		if w := toks[j].lower; (w == "i" || w == "we") && toks[j-1].lower != "that" && hasVerb(toks[2:j]) {
 			out := []clause{{toks: toks[:j]}, {toks: toks[j:], connector: ","}}
 			return append(out, cs[1:]...)
 		}
@@ -64,9 +64,9 @@ func splitLead(cs []clause) []clause {
 	return cs
 }
 
-// hasVerb reports whether toks hold a verb after their first word.
+// hasVerb reports whether toks hold a verb.
 func hasVerb(toks []token) bool {
-	for _, t := range toks[1:] {
+	for _, t := range toks {
 		if verbBase(t.lower) != "" || modals[t.lower] {
 			return true
 		}
@@ -155,7 +155,7 @@ func frontAdverbial(toks []token) []token {
 		return toks
 	}
 	phrase := trimPunct(toks[:j])
-	if len(phrase) == 1 && !timeAdverbs[phrase[0].lower] || len(phrase) == 0 || len(phrase) > 5 || !hasContent(append([]token{word(phrase[0].lower)}, phrase[1:]...)) && !isNumber(phrase[len(phrase)-1].lower) && !timeUnits[phrase[len(phrase)-1].lower] && !timeAdverbs[phrase[0].lower] {
+	if len(phrase) == 1 && !timeAdverbs[phrase[0].lower] || len(phrase) == 0 || len(phrase) > 5 || !hasContent(lowerFirst(phrase)) && !isNumber(phrase[len(phrase)-1].lower) && !timeUnits[phrase[len(phrase)-1].lower] && !timeAdverbs[phrase[0].lower] {
 		return toks // "Since I moved here, …", "As for my …" are no phrase
 	}
 	for _, t := range phrase[1:] {
@@ -214,7 +214,7 @@ func profileField(toks []token) []token {
 		}
 	}
 	if len(value) == 0 || subjectPronouns[value[0].lower] || questionWords[value[0].lower] ||
-		!hasContent(value) || hasVerb(append([]token{{}}, value...)) && statementVerb(value, true) >= 0 {
+		!hasContent(value) || statementVerb(value, true) >= 0 {
 		return toks
 	}
 	for _, t := range value {

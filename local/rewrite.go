@@ -39,6 +39,10 @@ type clauseFact struct {
 // conversational verbs talk about the conversation, not the user.
 var conversational = setOf(`mean meant said say asked ask wonder wondering wondered apologize apologise apologizes apologises apologized apologised`)
 
+// isConversational reports whether w, or the verb it is a form of, talks
+// about the conversation: "wondering", "asked".
+func isConversational(w string) bool { return conversational[w] || conversational[verbBase(w)] }
+
 // rewriteClause turns a clause into a fact about the user, or returns nil
 // when it holds none. A clause with a subject but no fact returns a
 // clauseFact with empty content, so that a following "and ..." can share
@@ -93,7 +97,7 @@ func rewriteClause(c clause, prev *clauseFact) *clauseFact {
 		}
 		if len(rest) > 1 && statementVerb(rest, true) >= 0 {
 			if !isProperNoun(rest[0]) {
-				rest = append([]token{word(rest[0].lower)}, rest[1:]...)
+				rest = lowerFirst(rest)
 			}
 			return finish([]token{word("User"), word("thinks")}, rest)
 		}
@@ -179,7 +183,7 @@ func rewriteClause(c clause, prev *clauseFact) *clauseFact {
 		if n := len(trimPunct(rest)); n >= 2 && rest[n-2].lower == "to" && conversational[verbBase(rest[n-1].lower)] {
 			return nil // "I want to ask, …", "I just want to say"
 		}
-		if i := firstNonAdverb(rest); i >= 0 && (conversational[rest[i].lower] || conversational[verbBase(rest[i].lower)]) {
+		if i := firstNonAdverb(rest); i >= 0 && isConversational(rest[i].lower) {
 			return nil
 		}
 	case first == "my" || first == "our":
@@ -208,10 +212,10 @@ func rewriteClause(c clause, prev *clauseFact) *clauseFact {
 			return nil
 		}
 		w := toks[i].lower
-		if v := i + max(0, firstNonAuxiliary(toks[i:])); v < len(toks) && (conversational[toks[v].lower] || conversational[verbBase(toks[v].lower)]) {
+		if v := i + max(0, firstNonAuxiliary(toks[i:])); v < len(toks) && isConversational(toks[v].lower) {
 			return nil // "and was wondering if you could help"
 		}
-		user := len(prev.subject) == 1 && prev.subject[0].text == "User"
+		user := isUser(prev.subject)
 		if verbBase(w) == w && !isParticiple(w) && pluralRelative(prev.body) {
 			// The relative clause goes on: "a book club where we swap
 			// novels and review them".
@@ -274,7 +278,7 @@ func rewriteClause(c clause, prev *clauseFact) *clauseFact {
 			// Shared subject and modal: "I'll email the landlord and
 			// then call the plumber" is "User will call the plumber".
 			rest = append([]token{prev.body[m]}, toks...)
-		} else if !prev.asWritten && len(subject) == 1 && subject[0].text == "User" {
+		} else if !prev.asWritten && isUser(subject) {
 			rest = conjugate(toks)
 		}
 		if cf := finish(subject, rest); cf.content != "" || !hasContent(toks) {
@@ -305,7 +309,7 @@ func rewriteClause(c clause, prev *clauseFact) *clauseFact {
 		subject = []token{word("User"), word("thinks")}
 		rest = toks
 		if !isProperNoun(toks[0]) {
-			rest = append([]token{word(toks[0].lower)}, toks[1:]...)
+			rest = lowerFirst(toks)
 		}
 	}
 	return finish(subject, rest)

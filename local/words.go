@@ -426,6 +426,15 @@ var emphaticShort = setOf(`no not so very all any ever hate love must dont cant 
 // isUser reports whether subject is the user alone.
 func isUser(subject []token) bool { return len(subject) == 1 && subject[0].text == "User" }
 
+// lowerFirst returns toks with their first word in lower case, as it reads
+// inside a sentence: "The best editor is Vim" after "User thinks".
+func lowerFirst(toks []token) []token {
+	if len(toks) == 0 {
+		return toks
+	}
+	return append([]token{word(toks[0].lower)}, toks[1:]...)
+}
+
 // firstWord is the first word of toks that is not an adverb, lower case;
 // "" when there is none.
 func firstWord(toks []token) string {
