@@ -3,7 +3,6 @@ package main
 import (
 	"bufio"
 	"context"
-	"errors"
 	"fmt"
 	"io"
 	"net/http"
@@ -47,7 +46,6 @@ func BenchmarkServeStores(b *testing.B) {
 // benchServeStores runs the benchmark on the database db, a new SQLite
 // file when "".
 func benchServeStores(b *testing.B, embedder string, clients int, db string) {
-	ctx := context.Background()
 	dir := b.TempDir()
 	if db == "" {
 		db = filepath.Join(dir, "hippo.db")
@@ -67,46 +65,21 @@ func benchServeStores(b *testing.B, embedder string, clients int, db string) {
 		args = append(args, "--pprof", a) // profile the server while it runs
 	}
 	cmd, base := startServe(b, env, args...)
-	// One kept-alive connection per session: the default transport keeps
-	// two idle connections per host, and the others would reconnect on
-	// every call.
-	hc := &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: clients + 1}}
-	connect := func() *sdk.ClientSession {
-		cs, err := sdk.NewClient(&sdk.Implementation{Name: "bench", Version: "0"}, nil).Connect(ctx,
-			&sdk.StreamableClientTransport{Endpoint: base + "/mcp", HTTPClient: hc, MaxRetries: -1}, nil)
-		if err != nil {
-			b.Fatal(err)
-		}
-		return cs
-	}
-	call := func(cs *sdk.ClientSession, tool string, args map[string]any) error {
-		res, err := cs.CallTool(ctx, &sdk.CallToolParams{Name: tool, Arguments: args})
-		if err == nil && res.IsError {
-			err = fmt.Errorf("%s: error result", tool)
-		}
-		return err
-	}
-	sessions := make([]*sdk.ClientSession, clients)
-	for i := range sessions {
-		sessions[i] = connect()
-		defer sessions[i].Close()
-	}
-	probe := connect()
-	defer probe.Close()
+	sessions := connectSessions(b, base, clients+1)
+	probe, sessions := sessions[clients], sessions[:clients]
 	recall := func() time.Duration {
 		start := time.Now()
-		if err := call(probe, "recall_memories", map[string]any{"agent_id": "bench", "query": "the deploy of service 7"}); err != nil {
+		if err := mcpCall(probe, "recall_memories", map[string]any{"agent_id": "bench", "query": "the deploy of service 7"}); err != nil {
 			b.Error(err)
 		}
 		return time.Since(start)
 	}
 	// Warm up: the model loads, the agent's index exists.
-	if err := call(probe, "store_memory", map[string]any{"agent_id": "bench", "content": "warm-up memory"}); err != nil {
+	if err := mcpCall(probe, "store_memory", map[string]any{"agent_id": "bench", "content": "warm-up memory"}); err != nil {
 		b.Fatal(err)
 	}
 	recall()
 
-	var next atomic.Int64
 	var loaded []time.Duration
 	stop := make(chan struct{})
 	probed := make(chan struct{})
@@ -124,25 +97,10 @@ func benchServeStores(b *testing.B, embedder string, clients int, db string) {
 	cpuBefore := procCPU(b, cmd.Process.Pid)
 	harnessBefore := procCPU(b, os.Getpid())
 	b.ResetTimer()
-	var wg sync.WaitGroup
-	for _, cs := range sessions {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for {
-				i := next.Add(1)
-				if i > int64(b.N) {
-					return
-				}
-				content := fmt.Sprintf("Note %d: the deploy of service %d moved to slot %d", i, i%50, i%7)
-				if err := call(cs, "store_memory", map[string]any{"agent_id": "bench", "content": content}); err != nil {
-					b.Error(err)
-					return
-				}
-			}
-		}()
-	}
-	wg.Wait()
+	callsN(b, sessions, func(cs *sdk.ClientSession, i int64) error {
+		content := fmt.Sprintf("Note %d: the deploy of service %d moved to slot %d", i, i%50, i%7)
+		return mcpCall(cs, "store_memory", map[string]any{"agent_id": "bench", "content": content})
+	})
 	b.StopTimer()
 	elapsed := b.Elapsed()
 	serverCPU := procCPU(b, cmd.Process.Pid) - cpuBefore
@@ -239,52 +197,73 @@ func ms(d time.Duration) float64 { return float64(d.Microseconds()) / 1000 }
 func BenchmarkServeCalls(b *testing.B) {
 	for _, clients := range []int{1, 8, 32} {
 		b.Run(fmt.Sprintf("clients=%d", clients), func(b *testing.B) {
-			ctx := context.Background()
 			dir := b.TempDir()
 			env := withEnv(cleanEnv(dir, filepath.Join(dir, "hippo.db")), []string{"HIPPO_EMBEDDER=glove"})
 			cmd, base := startServe(b, env, "serve", "--addr", "127.0.0.1:0")
-			hc := &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: clients}}
-			sessions := make([]*sdk.ClientSession, clients)
-			for i := range sessions {
-				cs, err := sdk.NewClient(&sdk.Implementation{Name: "bench", Version: "0"}, nil).Connect(ctx,
-					&sdk.StreamableClientTransport{Endpoint: base + "/mcp", HTTPClient: hc, MaxRetries: -1}, nil)
-				if err != nil {
-					b.Fatal(err)
-				}
-				defer cs.Close()
-				sessions[i] = cs
-			}
-			call := func(cs *sdk.ClientSession) error {
-				res, err := cs.CallTool(ctx, &sdk.CallToolParams{Name: "list_memory_blocks", Arguments: map[string]any{"agent_id": "bench"}})
-				if err == nil && res.IsError {
-					err = errors.New("list_memory_blocks: error result")
-				}
-				return err
-			}
-			if err := call(sessions[0]); err != nil {
+			sessions := connectSessions(b, base, clients)
+			args := map[string]any{"agent_id": "bench"}
+			if err := mcpCall(sessions[0], "list_memory_blocks", args); err != nil {
 				b.Fatal(err)
 			}
 			cpuBefore, harnessBefore := procCPU(b, cmd.Process.Pid), procCPU(b, os.Getpid())
 			b.ResetTimer()
-			var next atomic.Int64
-			var wg sync.WaitGroup
-			for _, cs := range sessions {
-				wg.Add(1)
-				go func() {
-					defer wg.Done()
-					for next.Add(1) <= int64(b.N) {
-						if err := call(cs); err != nil {
-							b.Error(err)
-							return
-						}
-					}
-				}()
-			}
-			wg.Wait()
+			callsN(b, sessions, func(cs *sdk.ClientSession, _ int64) error {
+				return mcpCall(cs, "list_memory_blocks", args)
+			})
 			b.StopTimer()
 			b.ReportMetric(float64(b.N)/b.Elapsed().Seconds(), "calls/s")
 			b.ReportMetric(ms(procCPU(b, cmd.Process.Pid)-cpuBefore)/float64(b.N), "server-cpu-ms/call")
 			b.ReportMetric(ms(procCPU(b, os.Getpid())-harnessBefore)/float64(b.N), "harness-cpu-ms/call")
 		})
 	}
+}
+
+// connectSessions opens n MCP sessions to the `hippo serve` at base,
+// closed when b ends. They share one client with a kept-alive connection
+// each: the default transport keeps two idle connections per host, and
+// the others would reconnect on every call.
+func connectSessions(b *testing.B, base string, n int) []*sdk.ClientSession {
+	b.Helper()
+	hc := &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: n}}
+	sessions := make([]*sdk.ClientSession, n)
+	for i := range sessions {
+		cs, err := sdk.NewClient(&sdk.Implementation{Name: "bench", Version: "0"}, nil).Connect(context.Background(),
+			&sdk.StreamableClientTransport{Endpoint: base + "/mcp", HTTPClient: hc, MaxRetries: -1}, nil)
+		if err != nil {
+			b.Fatal(err)
+		}
+		b.Cleanup(func() { cs.Close() })
+		sessions[i] = cs
+	}
+	return sessions
+}
+
+// mcpCall calls tool with args on cs; an error result is an error.
+func mcpCall(cs *sdk.ClientSession, tool string, args map[string]any) error {
+	res, err := cs.CallTool(context.Background(), &sdk.CallToolParams{Name: tool, Arguments: args})
+	if err == nil && res.IsError {
+		err = fmt.Errorf("%s: error result", tool)
+	}
+	return err
+}
+
+// callsN makes b.N calls in all through sessions, each session calling
+// call in a loop of its own, and returns when they are done; call gets
+// the call's number, from 1.
+func callsN(b *testing.B, sessions []*sdk.ClientSession, call func(cs *sdk.ClientSession, i int64) error) {
+	var next atomic.Int64
+	var wg sync.WaitGroup
+	for _, cs := range sessions {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := next.Add(1); i <= int64(b.N); i = next.Add(1) {
+				if err := call(cs, i); err != nil {
+					b.Error(err)
+					return
+				}
+			}
+		}()
+	}
+	wg.Wait()
 }
