@@ -4,8 +4,6 @@ import (
 	"context"
 	"testing"
 	"time"
-
-	"github.com/hippo-mem/hippo/internal/pgtest"
 )
 
 // TestMaybeAnalyze checks that a table that has outgrown its statistics
@@ -13,11 +11,7 @@ import (
 // statistics does not.
 func TestMaybeAnalyze(t *testing.T) {
 	ctx := context.Background()
-	db, err := Open(ctx, pgtest.New(t), Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer db.Close()
+	db := openInternal(t)
 	analyses := func() (count int64, tuples float64) {
 		t.Helper()
 		if err := db.pool.QueryRow(ctx, `SELECT s.analyze_count, c.reltuples FROM pg_stat_user_tables AS s

@@ -20,11 +20,7 @@ import (
 // cancelled as any transaction).
 func TestGroupCommit(t *testing.T) {
 	ctx := context.Background()
-	db, err := Open(ctx, pgtest.New(t), Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer db.Close()
+	db := openInternal(t)
 	const n = 60
 	errFail := errors.New("scripted failure")
 	var wg sync.WaitGroup
@@ -128,11 +124,7 @@ func TestGroupCommit(t *testing.T) {
 // losing its own writes while it is told they committed.
 func TestCommitGroupSavepoints(t *testing.T) {
 	ctx := context.Background()
-	db, err := Open(ctx, pgtest.New(t), Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer db.Close()
+	db := openInternal(t)
 	errFail := errors.New("scripted failure")
 	insert := func(key string) func(querier, *hippo.ModelLock) error {
 		return func(q querier, _ *hippo.ModelLock) error {
@@ -195,4 +187,15 @@ func TestCommitGroupSavepoints(t *testing.T) {
 			}
 		})
 	}
+}
+
+// openInternal opens a database of its own for t, closed when t ends.
+func openInternal(t *testing.T) *DB {
+	t.Helper()
+	db, err := Open(context.Background(), pgtest.New(t), Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { db.Close() })
+	return db
 }
