@@ -237,7 +237,7 @@ func (a *app) printError(cmd *cobra.Command, err error, code int) {
 		_ = writeJSON(a.stderr, map[string]any{"error": map[string]any{"code": kind, "message": msg}})
 		return
 	}
-	fmt.Fprintf(a.stderr, "hippo: %s\n", msg)
+	fmt.Fprintf(a.stderr, "hippo: %s\n", escapeControls(msg))
 	if code == exitUsage && cmd != nil {
 		fmt.Fprintf(a.stderr, "Run '%s --help' for usage.\n", cmd.CommandPath())
 	}

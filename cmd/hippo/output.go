@@ -16,19 +16,116 @@ import (
 	"golang.org/x/term"
 )
 
-// emit prints v as JSON under --json, else calls text.
+// emit prints v as JSON under --json, else calls text. Human output goes
+// through a terminalWriter: stored text is an agent's, and its control
+// characters must not drive the terminal. JSON stays exact.
 func (a *app) emit(v any, text func(w io.Writer) error) error {
 	if a.json {
 		return writeJSON(a.stdout, v)
 	}
-	return text(a.stdout)
+	tw := &terminalWriter{w: a.stdout}
+	if err := text(tw); err != nil {
+		return err
+	}
+	return tw.Flush()
 }
 
 // note prints a human remark on stderr, never under --json.
 func (a *app) note(format string, args ...any) {
 	if !a.json {
-		fmt.Fprintf(a.stderr, format+"\n", args...)
+		fmt.Fprint(a.stderr, escapeControls(fmt.Sprintf(format, args...))+"\n")
 	}
+}
+
+// terminalWriter writes text with its control characters escaped (see
+// escapeControls). A rune split across writes is held until it is whole.
+type terminalWriter struct {
+	w       io.Writer
+	pending []byte
+}
+
+func (t *terminalWriter) Write(p []byte) (int, error) {
+	b := append(t.pending, p...)
+	t.pending = nil
+	// Hold back an incomplete rune at the end: at most 3 bytes.
+	for i := len(b) - 1; i >= 0 && i >= len(b)-3; i-- {
+		if utf8.RuneStart(b[i]) {
+			if !utf8.FullRune(b[i:]) {
+				t.pending = append([]byte(nil), b[i:]...)
+				b = b[:i]
+			}
+			break
+		}
+	}
+	if _, err := io.WriteString(t.w, escapeControls(string(b))); err != nil {
+		return 0, err
+	}
+	return len(p), nil
+}
+
+// Flush writes what an incomplete rune left held back, escaped.
+func (t *terminalWriter) Flush() error {
+	if len(t.pending) == 0 {
+		return nil
+	}
+	s := escapeControls(string(t.pending))
+	t.pending = nil
+	_, err := io.WriteString(t.w, s)
+	return err
+}
+
+// escapeControls shows the characters a terminal would act on as escapes:
+// C0 controls but newline and tab (ESC, BEL, CR, backspace: window titles,
+// OSC 52 clipboard writes, erased lines), DEL, C1 controls (U+009B is a
+// CSI), the bidirectional overrides that reorder what is shown, and bytes
+// that are not UTF-8. Everything else, newlines and tabs included, is kept.
+func escapeControls(s string) string {
+	if !needsEscape(s) {
+		return s
+	}
+	var b strings.Builder
+	for i := 0; i < len(s); {
+		r, n := utf8.DecodeRuneInString(s[i:])
+		switch {
+		case r == utf8.RuneError && n == 1:
+			fmt.Fprintf(&b, `\x%02x`, s[i])
+		case escapedRune(r):
+			switch {
+			case r < 0x80:
+				fmt.Fprintf(&b, `\x%02x`, r)
+			default:
+				fmt.Fprintf(&b, `\u%04x`, r)
+			}
+		default:
+			b.WriteString(s[i : i+n])
+		}
+		i += n
+	}
+	return b.String()
+}
+
+func needsEscape(s string) bool {
+	if !utf8.ValidString(s) {
+		return true
+	}
+	for _, r := range s {
+		if escapedRune(r) {
+			return true
+		}
+	}
+	return false
+}
+
+func escapedRune(r rune) bool {
+	switch {
+	case r == '\n' || r == '\t':
+		return false
+	case r < 0x20, r >= 0x7f && r < 0xa0:
+		return true
+	case r >= 0x202a && r <= 0x202e, r >= 0x2066 && r <= 0x2069:
+		return true
+	}
+	return false
 }
 
 func writeJSON(w io.Writer, v any) error {
