@@ -58,10 +58,13 @@ import (
 	"net/http"
 	"runtime/debug"
 	"slices"
+	"strconv"
 	"strings"
 	"sync/atomic"
 	"time"
 	"unicode"
+	"unicode/utf16"
+	"unicode/utf8"
 
 	"github.com/google/jsonschema-go/jsonschema"
 	"github.com/hippo-mem/hippo"
@@ -356,17 +359,17 @@ func splitArgs(raw json.RawMessage) (agent string, opts scopeOptions, rest json.
 	if !ok || string(bytes.TrimSpace(v)) == "null" {
 		return "", opts, nil, hippo.Invalidf("agent_id", "is required")
 	}
-	if err := json.Unmarshal(v, &agent); err != nil {
-		return "", opts, nil, hippo.Invalidf("agent_id", "must be a string")
+	if agent, err = stringArg("agent_id", v); err != nil {
+		return "", opts, nil, err
 	}
 	if err := hippo.ValidateAgentID(agent); err != nil {
 		return "", opts, nil, err
 	}
 
 	if v, ok := args["scope"]; ok && string(bytes.TrimSpace(v)) != "null" {
-		var scope string
-		if err := json.Unmarshal(v, &scope); err != nil {
-			return "", opts, nil, hippo.Invalidf("scope", "must be a string")
+		scope, err := stringArg("scope", v)
+		if err != nil {
+			return "", opts, nil, err
 		}
 		if err := hippo.ValidateScope(scope); err != nil {
 			return "", opts, nil, err
@@ -383,6 +386,63 @@ func splitArgs(raw json.RawMessage) (agent string, opts scopeOptions, rest json.
 		return "", opts, nil, hippo.Errorf(hippo.EINVALID, "arguments must be a JSON object")
 	}
 	return agent, opts, rest, nil
+}
+
+// stringArg decodes the JSON string v of field strictly. encoding/json
+// turns bytes that are not UTF-8 and escaped lone surrogates ("\udc00")
+// into U+FFFD, so that different byte strings would name one agent; they
+// are refused instead, as the CLI refuses them.
+func stringArg(field string, v json.RawMessage) (string, error) {
+	var s string
+	if err := json.Unmarshal(v, &s); err != nil {
+		return "", hippo.Invalidf(field, "must be a string")
+	}
+	if !utf8.Valid(v) || loneSurrogate(v) {
+		return "", hippo.Invalidf(field, "is not valid UTF-8")
+	}
+	return s, nil
+}
+
+// loneSurrogate reports whether the JSON string token v escapes a UTF-16
+// surrogate that is not half of a high-low pair.
+func loneSurrogate(v []byte) bool {
+	for i := 0; i < len(v); i++ {
+		if v[i] != '\\' || i+1 >= len(v) {
+			continue
+		}
+		if v[i+1] != 'u' {
+			i++ // an escaped character, \\ included
+			continue
+		}
+		r := hex4(v[i+2:])
+		switch {
+		case utf16.IsSurrogate(r) && r < 0xdc00: // high: a low one must follow
+			if i+7 >= len(v) || v[i+6] != '\\' || v[i+7] != 'u' {
+				return true
+			}
+			if lo := hex4(v[i+8:]); lo < 0xdc00 || lo > 0xdfff {
+				return true
+			}
+			i += 11
+		case utf16.IsSurrogate(r):
+			return true
+		default:
+			i += 5
+		}
+	}
+	return false
+}
+
+// hex4 is the value of the four hex digits at the start of b, or -1.
+func hex4(b []byte) rune {
+	if len(b) < 4 {
+		return -1
+	}
+	n, err := strconv.ParseUint(string(b[:4]), 16, 16)
+	if err != nil {
+		return -1
+	}
+	return rune(n)
 }
 
 // errorResult reports an expected failure the way package tools does.
