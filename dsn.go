@@ -2,6 +2,7 @@ package hippo
 
 import (
 	"net/url"
+	"regexp"
 	"strings"
 )
 
@@ -73,47 +74,85 @@ func (d DSN) String() string {
 	return d.Path
 }
 
-// RedactDSN returns s with the password of a URL's user information, and
-// any password in its query, replaced by "xxxxx", for logs, errors and
-// output; anything else is returned as it is. A string with "://" that
-// does not parse as a URL has its user information's password redacted
-// by position: what lies between the first ":" after "://" and the last
-// "@".
+// RedactDSN returns s with its secrets replaced by "xxxxx", for logs,
+// errors, output and --help: the password of a URL's user information,
+// the values of its secret-looking query parameters (key, api_key, token,
+// secret, password, sig, ...: see secretParam), and the password of a
+// keyword DSN ("host=db password=..."). Anything else is returned as it
+// is. A string with "://" that does not parse as a URL has its user
+// information's password redacted by position: what lies between the
+// first ":" after "://" and the last "@".
 func RedactDSN(s string) string {
 	scheme, rest, ok := strings.Cut(s, "://")
 	if !ok {
-		return s
+		return keywordPassword.ReplaceAllString(s, "${1}xxxxx")
 	}
 	if u, err := url.Parse(s); err == nil {
 		return redactURL(u)
 	}
+	if i := strings.IndexByte(rest, '?'); i >= 0 {
+		rest = rest[:i+1] + redactQuery(rest[i+1:])
+	}
 	at := strings.LastIndex(rest, "@")
 	if at < 0 {
-		return s
+		return scheme + "://" + rest
 	}
 	user, _, hasPassword := strings.Cut(rest[:at], ":")
 	if !hasPassword {
-		return s
+		return scheme + "://" + rest
 	}
 	return scheme + "://" + user + ":xxxxx" + rest[at:]
 }
 
-// redactURL is u as a string, its password and any password parameter of
-// its query redacted.
+// keywordPassword matches the password of a keyword/value DSN, quoted or
+// not: its name and "=" are group 1.
+var keywordPassword = regexp.MustCompile(`(?i)\b((?:ssl)?password\s*=\s*)('(?:[^'\\]|\\.)*'?|[^\s']\S*)`)
+
+// redactURL is u as a string, its password and any secret-looking
+// parameter of its query redacted.
 func redactURL(u *url.URL) string {
 	if u.RawQuery != "" {
-		q, changed := u.Query(), false
-		for k := range q {
-			switch strings.ToLower(k) {
-			case "password", "sslpassword", "pass", "pwd":
-				q[k], changed = []string{"xxxxx"}, true
-			}
-		}
-		if changed {
+		if q := redactQuery(u.RawQuery); q != u.RawQuery {
 			c := *u
-			c.RawQuery = q.Encode()
+			c.RawQuery = q
 			u = &c
 		}
 	}
 	return u.Redacted()
+}
+
+// redactQuery redacts the values of the secret-looking parameters of a
+// raw query, keeping its order and everything else as written (even
+// escapes that do not parse).
+func redactQuery(raw string) string {
+	pairs := strings.Split(raw, "&")
+	for i, p := range pairs {
+		name, _, ok := strings.Cut(p, "=")
+		if !ok {
+			continue
+		}
+		if n, err := url.QueryUnescape(name); err == nil {
+			name = n
+		}
+		if secretParam(name) {
+			pairs[i] = p[:strings.IndexByte(p, '=')] + "=xxxxx"
+		}
+	}
+	return strings.Join(pairs, "&")
+}
+
+// secretParam reports whether a query parameter's name looks like it
+// holds a credential.
+func secretParam(name string) bool {
+	n := strings.ToLower(name)
+	switch n {
+	case "sig", "pwd", "pass", "code":
+		return true
+	}
+	for _, part := range []string{"key", "token", "secret", "password", "passwd", "signature", "credential", "auth"} {
+		if strings.Contains(n, part) {
+			return true
+		}
+	}
+	return false
 }

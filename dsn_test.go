@@ -52,6 +52,23 @@ func TestRedactDSN(t *testing.T) {
 		"postgres://host/db?password=x&sslmode=require": "postgres://host/db?password=xxxxx&sslmode=require",
 		"/path/with:colon@at.db":                        "/path/with:colon@at.db",
 		"mysql://root@tcp(127.0.0.1:3306)/":             "mysql://root@tcp(127.0.0.1:3306)/",
+		// Provider URLs: a userinfo password and secret-looking query
+		// parameters, whatever their case; others are kept.
+		"http://user:PASS@host/v1?key=K":             "http://user:xxxxx@host/v1?key=xxxxx",
+		"https://host/v1?api_key=K&api-version=2024": "https://host/v1?api_key=xxxxx&api-version=2024",
+		"https://host/v1?API-KEY=K":                  "https://host/v1?API-KEY=xxxxx",
+		"https://host/v1?access_token=T&model=m":     "https://host/v1?access_token=xxxxx&model=m",
+		"https://host/v1?sig=S&se=2030":              "https://host/v1?sig=xxxxx&se=2030",
+		"https://host/v1?client_secret=S":            "https://host/v1?client_secret=xxxxx",
+		"https://host/v1?auth=A":                     "https://host/v1?auth=xxxxx",
+		"https://host/v1?pwd=P":                      "https://host/v1?pwd=xxxxx",
+		"https://host/v1?model=m":                    "https://host/v1?model=m",
+		"http://user:PASS@host/v1?key=K%zz":          "http://user:xxxxx@host/v1?key=xxxxx",
+		"http://host/v1?a=1&token=T&b=2":             "http://host/v1?a=1&token=xxxxx&b=2",
+		// Keyword DSNs: a password in any quoting.
+		"host=db.example user=hippo password=s3cret dbname=hippo": "host=db.example user=hippo password=xxxxx dbname=hippo",
+		"host=db password = 's3 cret' dbname=hippo":               "host=db password = xxxxx dbname=hippo",
+		"host=db PASSWORD='it\\'s' sslpassword=x":                 "host=db PASSWORD=xxxxx sslpassword=xxxxx",
 	} {
 		if got := hippo.RedactDSN(in); got != want {
 			t.Errorf("RedactDSN(%q) = %q, want %q", in, got, want)

@@ -37,7 +37,7 @@ const (
 // construction and safe for concurrent use.
 type client struct {
 	url     string // the endpoint requests go to
-	name    string // the endpoint with any userinfo redacted, for messages
+	name    string // the endpoint with its credentials redacted, for messages
 	apiKey  string
 	hc      *http.Client
 	timeout time.Duration
@@ -69,10 +69,10 @@ func newClient(cfg Config, defaultBase, path string, maxBody int64) (*client, er
 	}
 	u, err := url.Parse(base)
 	if err != nil {
-		return nil, hippo.Invalidf("base_url", "%q is not a valid URL", base)
+		return nil, hippo.Invalidf("base_url", "%q is not a valid URL", hippo.RedactDSN(base))
 	}
 	if (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
-		return nil, hippo.Invalidf("base_url", "%q is not an http:// or https:// URL", u.Redacted())
+		return nil, hippo.Invalidf("base_url", "%q is not an http:// or https:// URL", hippo.RedactDSN(base))
 	}
 	if cfg.Timeout < 0 {
 		return nil, hippo.Invalidf("timeout", "must not be negative, got %v", cfg.Timeout)
@@ -80,7 +80,7 @@ func newClient(cfg Config, defaultBase, path string, maxBody int64) (*client, er
 	endpoint := u.JoinPath(path)
 	c := &client{
 		url:     endpoint.String(),
-		name:    endpoint.Redacted(),
+		name:    hippo.RedactDSN(endpoint.String()),
 		apiKey:  cfg.APIKey,
 		hc:      cfg.HTTPClient,
 		timeout: cfg.Timeout,

@@ -852,14 +852,48 @@ func TestConfigInvalid(t *testing.T) {
 	}
 }
 
-func TestUserinfoRedacted(t *testing.T) {
+// TestCredentialsRedacted: a base URL's userinfo password and its
+// secret-looking query parameters appear in no error, whatever failed.
+func TestCredentialsRedacted(t *testing.T) {
 	s := newServer(t, func(w http.ResponseWriter, _ *http.Request, _ int, _ map[string]any) {
 		writeError(w, 400, "nope")
 	})
-	u := strings.Replace(s.URL, "http://", "http://user:hunter2@", 1)
-	e, _ := newEmbedder(t, Config{BaseURL: u})
-	_, err := e.Embed(context.Background(), []string{"a"})
-	if err == nil || strings.Contains(err.Error(), "hunter2") {
-		t.Errorf("err = %v, want one without the URL's password", err)
+	host := strings.TrimPrefix(s.URL, "http://")
+	tests := []struct {
+		name, base string
+	}{
+		{"userinfo password", "http://user:hunter2@" + host},
+		{"query key", "http://" + host + "/v1?key=hunter2"},
+		{"query api-key and password", "http://user:hunter2@" + host + "/v1?api-key=hunter2&model=m"},
+		{"query token", "http://" + host + "/v1?access_token=hunter2"},
+		{"no server", "http://user:hunter2@127.0.0.1:1/v1?key=hunter2"},
+		{"not http", "ftp://user:hunter2@" + host + "/v1?key=hunter2"},
+		{"not a URL", "http://user:hunter2@" + host + "/v1?key=hunter2 %zz\x7f:"},
+		{"bad host", "http://user:hunter2@[::1/v1?key=hunter2"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			var errs []error
+			cfg := Config{BaseURL: tt.base, MaxRetries: -1, Timeout: time.Second}
+			if e, err := NewEmbedder(cfg); err != nil {
+				errs = append(errs, err)
+			} else {
+				fast(e.c)
+				_, err := e.Embed(context.Background(), []string{"a"})
+				errs = append(errs, err)
+			}
+			if l, err := NewLLM(cfg); err != nil {
+				errs = append(errs, err)
+			} else {
+				fast(l.c)
+				_, err := l.Complete(context.Background(), "hi", []hippo.Message{{Role: "user", Content: "hi"}})
+				errs = append(errs, err)
+			}
+			for _, err := range errs {
+				if err == nil || strings.Contains(err.Error(), "hunter2") {
+					t.Errorf("err = %v, want an error without the URL's secrets", err)
+				}
+			}
+		})
 	}
 }

@@ -15,6 +15,7 @@ import (
 	"github.com/hippo-mem/hippo"
 	"github.com/hippo-mem/hippo/metrics"
 	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
 )
 
 // Exit codes.
@@ -135,6 +136,7 @@ go to stderr. Exit codes: 0 success, 1 failure, 2 usage error.`,
 	)
 	root.InitDefaultCompletionCmd()
 	rejectUnknownSubcommands(root)
+	redactFlagDefaults(root)
 	nameArgs(root)
 	a.markRuns(root)
 	return root
@@ -155,6 +157,19 @@ func rejectUnknownSubcommands(cmd *cobra.Command) {
 			}
 		}
 		rejectUnknownSubcommands(sub)
+	}
+}
+
+// redactFlagDefaults redacts the credentials in the defaults --help shows:
+// several defaults come from the environment (HIPPO_DB, HIPPO_EMBED_URL,
+// HIPPO_LLM_URL), which may hold a password or a key. Only what is shown
+// changes; the values stay.
+func redactFlagDefaults(cmd *cobra.Command) {
+	redact := func(f *pflag.Flag) { f.DefValue = hippo.RedactDSN(f.DefValue) }
+	cmd.Flags().VisitAll(redact)
+	cmd.PersistentFlags().VisitAll(redact)
+	for _, sub := range cmd.Commands() {
+		redactFlagDefaults(sub)
 	}
 }
 

@@ -159,15 +159,16 @@ func (a *app) observed(provider string, cfg openai.Config) openai.Config {
 	return cfg
 }
 
-// describeProviders says which embedder and LLM are in use, never a key.
+// describeProviders says which embedder and LLM are in use, never a key
+// nor a credential in their URLs.
 func (a *app) describeProviders(e hippo.Embedder) (embed, chat string) {
 	embed = e.Model() + " (offline default)"
 	if a.providers.embedderConfigured() {
-		embed = e.Model() + " at " + orDefault(a.providers.embedURL, openai.DefaultEmbeddingBaseURL)
+		embed = e.Model() + " at " + hippo.RedactDSN(orDefault(a.providers.embedURL, openai.DefaultEmbeddingBaseURL))
 	}
 	chat = "rule-based extractor (offline default)"
 	if a.providers.llmConfigured() {
-		chat = orDefault(a.providers.llmModel, openai.DefaultChatModel) + " at " + orDefault(a.providers.llmURL, openai.DefaultChatBaseURL)
+		chat = orDefault(a.providers.llmModel, openai.DefaultChatModel) + " at " + hippo.RedactDSN(orDefault(a.providers.llmURL, openai.DefaultChatBaseURL))
 	}
 	return embed, chat
 }
