@@ -124,7 +124,10 @@ func Open(ctx context.Context, path string, opts Options) (*DB, error) {
 	case errors.Is(err, fs.ErrNotExist) && opts.MustExist:
 		return nil, hippo.Errorf(hippo.ENOTFOUND, "database %s does not exist (run `hippo init` to create it)", abs)
 	case errors.Is(err, fs.ErrNotExist):
-		if err := os.MkdirAll(filepath.Dir(abs), 0o755); err != nil {
+		// Memory is private: a directory made here is its owner's alone,
+		// and so is the file (create), which SQLite's WAL and
+		// shared-memory files then copy.
+		if err := os.MkdirAll(filepath.Dir(abs), 0o700); err != nil {
 			return nil, hippo.Errorf(hippo.EINVALID, "cannot create directory for %s: %v", abs, err)
 		}
 		if err := create(ctx, abs, PageSizeFor(opts.Dimension)); err != nil {
@@ -311,6 +314,19 @@ func create(ctx context.Context, path string, pageSize int) error {
 
 // createOnce is one attempt of create.
 func createOnce(ctx context.Context, path string, pageSize int) error {
+	// The file is created empty with mode 0600 before SQLite opens it:
+	// SQLite would create it 0644, and gives the WAL and shared-memory
+	// files the database file's mode. Another process creating it first
+	// is fine: the file is then its.
+	f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE|os.O_EXCL, 0o600)
+	switch {
+	case err == nil:
+		if err := f.Close(); err != nil {
+			return fmt.Errorf("create %s: %w", path, err)
+		}
+	case !errors.Is(err, fs.ErrExist):
+		return hippo.Errorf(hippo.EINVALID, "cannot create %s: %v", path, err)
+	}
 	u := url.URL{Scheme: "file", Path: path}
 	db, err := sql.Open("sqlite", u.String()+"?_pragma=busy_timeout(5000)")
 	if err != nil {
