@@ -70,9 +70,7 @@ func (s *Server) guard(next http.Handler) http.Handler {
 		if !s.checkOriginHost(w, r) {
 			return
 		}
-		if s.cfg.AuthToken != "" && !s.authorized(r) {
-			w.Header().Set("WWW-Authenticate", `Bearer realm="hippo"`)
-			http.Error(w, "unauthorized: a valid bearer token is required", http.StatusUnauthorized)
+		if !s.checkToken(w, r) {
 			return
 		}
 		max := s.cfg.MaxBodyBytes
@@ -103,6 +101,29 @@ func (s *Server) guard(next http.Handler) http.Handler {
 		}
 		next.ServeHTTP(w, r)
 	})
+}
+
+// Protect wraps h, served on a listener of its own (hippo serve --pprof
+// serves net/http/pprof, which shows the command line and memory), in the
+// checks of the MCP endpoints: the Origin and Host headers (DNS
+// rebinding) and, when Config.AuthToken is set, the bearer token.
+func (s *Server) Protect(h http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if s.checkOriginHost(w, r) && s.checkToken(w, r) {
+			h.ServeHTTP(w, r)
+		}
+	})
+}
+
+// checkToken refuses, with 401, a request without the bearer token when
+// Config.AuthToken is set.
+func (s *Server) checkToken(w http.ResponseWriter, r *http.Request) bool {
+	if s.cfg.AuthToken == "" || s.authorized(r) {
+		return true
+	}
+	w.Header().Set("WWW-Authenticate", `Bearer realm="hippo"`)
+	http.Error(w, "unauthorized: a valid bearer token is required", http.StatusUnauthorized)
+	return false
 }
 
 // checkOriginHost refuses, with 403, a request from a browser origin not

@@ -65,7 +65,7 @@ offline defaults are used: no key, no network.`,
 			}
 			memLimit := applyMemoryLimit(a.indexMemory)
 			if pprofAddr != "" {
-				if err := servePprof(ctx, pprofAddr, a.stderr); err != nil {
+				if err := checkPprofAddr(pprofAddr); err != nil {
 					return err
 				}
 			}
@@ -148,6 +148,11 @@ offline defaults are used: no key, no network.`,
 			if err != nil {
 				return err
 			}
+			if pprofAddr != "" {
+				if err := servePprof(ctx, pprofAddr, s.Protect, a.stderr); err != nil {
+					return err
+				}
+			}
 			if transport == "stdio" {
 				return s.ServeStdio(ctx, a.stdin, a.stdout)
 			}
@@ -205,10 +210,9 @@ func defaultAddr() string {
 	return "127.0.0.1:" + p
 }
 
-// servePprof serves net/http/pprof's handlers on addr, which must be a
-// loopback address: profiles show memory contents and cost CPU to make.
-// It stops with ctx.
-func servePprof(ctx context.Context, addr string, stderr io.Writer) error {
+// checkPprofAddr refuses a --pprof address that is not loopback: profiles
+// show memory contents and cost CPU to make.
+func checkPprofAddr(addr string) error {
 	host, _, err := net.SplitHostPort(addr)
 	if err != nil {
 		return usageErrorf("--pprof %q: %v", addr, err)
@@ -216,6 +220,14 @@ func servePprof(ctx context.Context, addr string, stderr io.Writer) error {
 	if ip := net.ParseIP(host); host != "localhost" && (ip == nil || !ip.IsLoopback()) {
 		return usageErrorf("--pprof must be a loopback address (127.0.0.1:6060), got %q", addr)
 	}
+	return nil
+}
+
+// servePprof serves net/http/pprof's handlers on addr (checkPprofAddr),
+// behind protect: the MCP server's Host and Origin checks and its token,
+// since /debug/pprof/cmdline shows every flag, keys and tokens included.
+// It stops with ctx.
+func servePprof(ctx context.Context, addr string, protect func(http.Handler) http.Handler, stderr io.Writer) error {
 	ln, err := net.Listen("tcp", addr)
 	if err != nil {
 		return fmt.Errorf("pprof: listen on %s: %w", addr, err)
@@ -226,7 +238,7 @@ func servePprof(ctx context.Context, addr string, stderr io.Writer) error {
 	mux.HandleFunc("/debug/pprof/profile", pprof.Profile)
 	mux.HandleFunc("/debug/pprof/symbol", pprof.Symbol)
 	mux.HandleFunc("/debug/pprof/trace", pprof.Trace)
-	srv := &http.Server{Handler: mux, ReadHeaderTimeout: 10 * time.Second}
+	srv := &http.Server{Handler: protect(mux), ReadHeaderTimeout: 10 * time.Second, MaxHeaderBytes: 64 << 10}
 	go srv.Serve(ln)
 	go func() {
 		<-ctx.Done()
