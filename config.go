@@ -16,6 +16,13 @@ type Config struct {
 	ResistanceFactor float64
 	// RetrievalBoost is added to running intensity when a chunk is recalled.
 	RetrievalBoost float64
+	// BoostResults is how many of a recall's results, first in rank order,
+	// count as used and get the retrieval event (RetrievalBoost, one more
+	// access); the rest are returned unchanged. 0 boosts every result.
+	// Boosting all ten results of every recall made recall worse with use:
+	// chunks that come back often for other questions grew strong enough
+	// to crowd out the relevant ones.
+	BoostResults int
 	// RecencyRate is the per-day rate of the recency score e^(-rate·days).
 	RecencyRate float64
 	// WeightSimilarity, WeightStrength and WeightRecency weigh the three
@@ -55,6 +62,14 @@ type Config struct {
 	// them (see RelevanceCalibrated).
 	CosineUnrelated float64
 	CosineStrong    float64
+	// CosineMean and CosineSD are the reference distribution the levels
+	// were measured on: the mean and standard deviation of a typical
+	// question's cosines over a memory's chunks. With CosineSD above 0,
+	// recall reads each query's cosines against the query's own
+	// distribution over the agent's chunks first (CosineShift); 0 reads
+	// cosines as they are.
+	CosineMean float64
+	CosineSD   float64
 	// BM25Half is the full-text score that BM25Relevance maps to 0.5: a
 	// score s counts as s/(s+BM25Half), so relevance from shared words
 	// saturates towards 1 and means the same on every query.
@@ -66,6 +81,12 @@ type Config struct {
 	// DefaultMinRelevance, is a tenth of the way to a strong match. 0 sets
 	// no floor.
 	MinRelevance float64
+	// WeakResults: when fewer results than this pass the default
+	// relevance floor, recall adds the closest of the rest, by cosine,
+	// up to WeakResults in all, marked Recalled.Weak and not boosted.
+	// Not when a floor is asked for (RecallInput.MinRelevance) or on a
+	// later page. 0 adds none.
+	WeakResults int
 	// LengthPivot, CosineLengthExponent and BM25LengthExponent discount
 	// the relevance of long content (see Config.LengthFactors): past
 	// LengthPivot bytes the cosine's relevance is multiplied by
@@ -95,6 +116,7 @@ func DefaultConfig() Config {
 		Lambda:               0.001,
 		ResistanceFactor:     0.3,
 		RetrievalBoost:       0.02,
+		BoostResults:         DefaultBoostResults,
 		RecencyRate:          0.01,
 		WeightSimilarity:     0.6,
 		WeightStrength:       0.3,
@@ -109,6 +131,7 @@ func DefaultConfig() Config {
 		CosineStrong:         DefaultCosineStrong,
 		BM25Half:             DefaultBM25Half,
 		MinRelevance:         DefaultMinRelevance,
+		WeakResults:          DefaultWeakResults,
 		LengthPivot:          DefaultLengthPivot,
 		CosineLengthExponent: DefaultCosineLengthExponent,
 		BM25LengthExponent:   DefaultBM25LengthExponent,
@@ -145,9 +168,19 @@ type RelevanceCalibrated interface {
 	RelevanceLevels() (unrelated, strong float64)
 }
 
+// CosineReferenced is implemented by embedders that carry the distribution
+// their relevance levels were measured on: the mean and standard deviation
+// of a typical question's cosines over a memory's chunks. Recall reads each
+// query's cosines against the query's own distribution with them
+// (Config.CosineShift).
+type CosineReferenced interface {
+	CosineReference() (mean, sd float64)
+}
+
 // ForEmbedder returns c with the thresholds of e when e is Calibrated, its
-// hybrid weight when e is Hybrid and its cosine levels when e is
-// RelevanceCalibrated; other embedders keep c's.
+// hybrid weight when e is Hybrid, its cosine levels when e is
+// RelevanceCalibrated and its reference distribution when e is
+// CosineReferenced; other embedders keep c's.
 func (c Config) ForEmbedder(e Embedder) Config {
 	if cal, ok := e.(Calibrated); ok {
 		c.DuplicateThreshold, c.NewThreshold, c.ForgetThreshold = cal.Thresholds()
@@ -157,6 +190,9 @@ func (c Config) ForEmbedder(e Embedder) Config {
 	}
 	if r, ok := e.(RelevanceCalibrated); ok {
 		c.CosineUnrelated, c.CosineStrong = r.RelevanceLevels()
+	}
+	if r, ok := e.(CosineReferenced); ok {
+		c.CosineMean, c.CosineSD = r.CosineReference()
 	}
 	return c
 }

@@ -117,6 +117,20 @@ func (c Config) Boost(intensity float64) float64 {
 	return Boosted(intensity, c.RecallBoost())
 }
 
+// DefaultBoostResults is Config.BoostResults' default: the first three
+// results of a recall count as used.
+const DefaultBoostResults = 3
+
+// BoostedResults is how many of a page of n results, starting at rank
+// offset, get the retrieval event: those among the first BoostResults of
+// the ranking, or all n when BoostResults is 0 or less.
+func (c Config) BoostedResults(offset, n int) int {
+	if c.BoostResults <= 0 {
+		return n
+	}
+	return max(0, min(n, c.BoostResults-offset))
+}
+
 // Boosted is intensity raised by boost, capped at 1: Config.Boost with the
 // boost given, for stores that apply it where the intensity is kept.
 func Boosted(intensity, boost float64) float64 {

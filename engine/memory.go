@@ -721,7 +721,10 @@ func (m *Memory) Context(ctx context.Context, in hippo.ContextInput) (*hippo.Con
 	var recalled []hippo.Recalled
 	if strings.TrimSpace(in.Query) != "" {
 		var err error
-		if recalled, err = m.Recall(ctx, hippo.RecallInput{Query: in.Query, Limit: in.Limit}); err != nil {
+		// The floor given: context holds what is relevant, never the
+		// weak matches a bare recall adds when too little is.
+		floor := m.cfg.MinRelevance
+		if recalled, err = m.Recall(ctx, hippo.RecallInput{Query: in.Query, Limit: in.Limit, MinRelevance: &floor}); err != nil {
 			return nil, err
 		}
 	}

@@ -3,6 +3,7 @@ package engine
 import (
 	"cmp"
 	"context"
+	"maps"
 	"slices"
 	"sync/atomic"
 	"time"
@@ -29,13 +30,86 @@ type Scan struct {
 	Clock   hippo.DecayClock
 	Filter  Filter
 	Stats   *Counts // nil unless counting matches
+	// ShiftA and ShiftB map a cosine to the one relevance reads,
+	// ShiftA + ShiftB·cosine (hippo.Config.CosineShift): set per query
+	// vector by search.
+	ShiftA, ShiftB float64
 }
+
+// cosineSample is how many of an agent's chunks a query's cosine
+// distribution is estimated from (hippo.Config.CosineShift).
+const cosineSample = 512
+
+// level is the cosine relevance reads for cosine: sc's shift applied.
+func (sc *Scan) level(cosine float64) float64 { return sc.ShiftA + sc.ShiftB*cosine }
 
 // Hit is a chunk chosen by recall with the parts of its score.
 type Hit struct {
 	ID                             string
 	Meta                           Meta
 	Cosine, BM25, Relevance, Score float64
+	// Level is the cosine relevance read: Cosine against the query's
+	// own distribution (Scan.level).
+	Level float64
+	// Weak: under the relevance floor, returned because fewer results
+	// passed it (searchWeak).
+	Weak bool
+}
+
+// searchWeak finds the n chunks closest to the query by cosine (read
+// against the query's distribution) that passed the filters and the
+// strength floor but not the relevance floor, skipping those in got: the
+// best there is when nothing, or too little, is relevant. A paraphrase
+// that shares no word with its question can score under the embedder's
+// unrelated level and still be the closest thing stored; the agent gets
+// it marked weak rather than nothing. Call with ai.Mu held.
+func searchWeak(ctx context.Context, cfg hippo.Config, ai *Index, qs [][]float32, sc *Scan, got []Hit, n int) ([]Hit, error) {
+	have := make(map[string]bool, len(got))
+	for _, h := range got {
+		have[h.ID] = true
+	}
+	var out []Hit
+	for i, q := range qs {
+		ws := *sc
+		ws.Stats = nil
+		switch {
+		case len(qs) == 1:
+		case i == 0:
+			ws.Filter.Kind = hippo.KindMemory
+			if sc.Filter.Kind == hippo.KindFact {
+				continue
+			}
+		default:
+			ws.Filter.Kind = hippo.KindFact
+		}
+		ws.ShiftA, ws.ShiftB = 0, 1
+		if cfg.CosineSD > 0 {
+			mean, sd := ai.Idx.CosineStats(q, cosineSample)
+			ws.ShiftA, ws.ShiftB = cfg.CosineShift(hippo.CosineDist{Mean: mean, SD: sd, N: min(ai.Idx.Len(), cosineSample)})
+		}
+		f := &ws.Filter
+		found, err := ai.Idx.Search(ctx, q, n+len(got), func(c *Meta, cos, _ float64, _ bool) (float64, bool) {
+			if !f.Allows(c) || c.Strength(ws.Clock) < ws.Floor {
+				return 0, false
+			}
+			return ws.level(cos), true
+		})
+		if err != nil {
+			return nil, err
+		}
+		for _, h := range found {
+			if have[h.ID] {
+				continue
+			}
+			b := ws.BM25[h.Meta.RowID]
+			level := ws.level(h.Cosine)
+			rel := cfg.SizedRelevance(level, b, int(h.Meta.Size), ws.Alpha)
+			out = append(out, Hit{ID: h.ID, Meta: h.Meta, Cosine: h.Cosine, Level: level, BM25: b, Relevance: rel, Weak: true,
+				Score: cfg.Score(rel, h.Meta.Strength(ws.Clock), h.Meta.Recency(cfg, ws.Now))})
+		}
+	}
+	slices.SortStableFunc(out, func(a, b Hit) int { return cmp.Compare(b.Level, a.Level) })
+	return out[:min(n, len(out))], nil
 }
 
 // search ranks by the recall score WeightSimilarity·relevance +
@@ -55,6 +129,11 @@ type Hit struct {
 // vector.Index search finds the exact top k, every chunk considered:
 // nothing is dropped for speed. Call with ai.Mu held.
 func search(ctx context.Context, cfg hippo.Config, ai *Index, q []float32, sc *Scan) ([]Hit, error) {
+	sc.ShiftA, sc.ShiftB = 0, 1
+	if cfg.CosineSD > 0 {
+		mean, sd := ai.Idx.CosineStats(q, cosineSample)
+		sc.ShiftA, sc.ShiftB = cfg.CosineShift(hippo.CosineDist{Mean: mean, SD: sd, N: min(ai.Idx.Len(), cosineSample)})
+	}
 	found, err := ai.Idx.SearchBounded(ctx, q, sc.K, recallBound(cfg, sc), scorer(cfg, sc))
 	if err != nil {
 		return nil, err
@@ -62,8 +141,9 @@ func search(ctx context.Context, cfg hippo.Config, ai *Index, q []float32, sc *S
 	hits := make([]Hit, len(found))
 	for i, h := range found {
 		b := sc.BM25[h.Meta.RowID]
-		hits[i] = Hit{ID: h.ID, Meta: h.Meta, Cosine: h.Cosine, BM25: b,
-			Relevance: cfg.SizedRelevance(h.Cosine, b, int(h.Meta.Size), sc.Alpha), Score: h.Score}
+		level := sc.level(h.Cosine)
+		hits[i] = Hit{ID: h.ID, Meta: h.Meta, Cosine: h.Cosine, Level: level, BM25: b,
+			Relevance: cfg.SizedRelevance(level, b, int(h.Meta.Size), sc.Alpha), Score: h.Score}
 	}
 	return hits, nil
 }
@@ -99,7 +179,7 @@ func Search(ctx context.Context, cfg hippo.Config, ai *Index, qs [][]float32, sc
 // matches (sc.stats) needs every row scored, so it bounds nothing then,
 // nor with weights or levels a ceiling cannot hold for.
 func recallBound(cfg hippo.Config, sc *Scan) vector.Bound {
-	if sc.Stats != nil || cfg.WeightSimilarity <= 0 || cfg.WeightStrength < 0 || cfg.WeightRecency < 0 ||
+	if sc.Stats != nil || cfg.WeightSimilarity <= 0 || cfg.WeightStrength < 0 || cfg.WeightRecency < 0 || !(sc.ShiftB > 0) ||
 		!(cfg.CosineUnrelated >= 0 && cfg.CosineStrong > cfg.CosineUnrelated && cfg.CosineStrong < 1) || sc.Alpha >= 1 {
 		return vector.Bound{}
 	}
@@ -109,8 +189,9 @@ func recallBound(cfg hippo.Config, sc *Scan) vector.Bound {
 		_, wb := hippo.FuseWeights(sc.Alpha)
 		bm = 1 - hippo.Pow1m(cfg.BM25Relevance(sc.BM25Max), wb)
 	}
-	return vector.Bound{Sim: cfg.WeightSimilarity / cfg.CosineStrong, Prior: cfg.WeightStrength,
-		Const: cfg.WeightRecency + cfg.WeightSimilarity*bm}
+	// The level is ShiftA + ShiftB·cosine ≤ max(0, ShiftA) + ShiftB·max(0, cosine).
+	return vector.Bound{Sim: cfg.WeightSimilarity * sc.ShiftB / cfg.CosineStrong, Prior: cfg.WeightStrength,
+		Const: cfg.WeightRecency + cfg.WeightSimilarity*(bm+max(0, sc.ShiftA)/cfg.CosineStrong)}
 }
 
 // firstPassSlack is how much cosine the first pass adds before it drops a
@@ -135,10 +216,10 @@ func scorer(cfg hippo.Config, sc *Scan) vector.ScoreFunc[Meta] {
 		// its value at the far end of the first pass's error, for the
 		// cuts. The discount only lowers a score, so the bounds hold.
 		fc, fb := cfg.LengthFactors(int(c.Size))
-		rc := cfg.CosineRelevance(cos) * fc
+		rc := cfg.CosineRelevance(sc.level(cos)) * fc
 		most := rc
 		if !exact {
-			most = cfg.CosineRelevance(cos+firstPassSlack) * fc
+			most = cfg.CosineRelevance(sc.level(cos+firstPassSlack)) * fc
 		}
 		// Most rows of a large memory are unrelated to the query: drop
 		// those the floor rules out, however well their words match,
@@ -237,6 +318,10 @@ type RecallQuery struct {
 	// Texts are what to embed: the query as written, then its fact
 	// voice (hippo.FactVoice) when facts are searched and it differs.
 	Texts []string
+	// Weak is how many results recall fills with the closest chunks
+	// under the relevance floor when fewer pass it
+	// (hippo.Config.WeakResults): 0 when a floor was asked for.
+	Weak int
 }
 
 // PrepareRecall checks a recall's input against cfg; scopes are the
@@ -271,7 +356,11 @@ func PrepareRecall(cfg hippo.Config, in hippo.RecallInput, scopes []string) (*Re
 			texts = append(texts, fv)
 		}
 	}
-	return &RecallQuery{In: in, Limit: limit, Alpha: alpha, MinRel: minRel, Scopes: scopes, Texts: texts}, nil
+	weak := 0
+	if in.MinRelevance == nil && in.Offset == 0 {
+		weak = min(limit, max(0, cfg.WeakResults))
+	}
+	return &RecallQuery{In: in, Limit: limit, Alpha: alpha, MinRel: minRel, Scopes: scopes, Texts: texts, Weak: weak}, nil
 }
 
 // RecallStore is what a recall needs of a store besides the index.
@@ -323,6 +412,11 @@ func RecallPage(ctx context.Context, cfg hippo.Config, ai *Index, active bool, r
 			hits, err = Search(ctx, cfg, ai, qs, &sc)
 			hippo.StageDone(ctx, hippo.StageScan, start)
 		}
+		if err == nil && len(hits) < rq.Weak {
+			var weak []Hit
+			weak, err = searchWeak(ctx, cfg, ai, qs, &sc, hits, rq.Weak-len(hits))
+			hits = append(hits, weak...)
+		}
 	}
 	ai.Mu.RUnlock()
 	if err != nil {
@@ -342,12 +436,26 @@ func RecallPage(ctx context.Context, cfg hippo.Config, ai *Index, active bool, r
 		chunks        map[string]*hippo.Chunk
 		before, after int64
 	)
-	if in.DryRun { // a look: nothing boosted
-		chunks, err = st.Peek(ctx, ids)
-	} else {
+	boosted := 0 // the first results, which the retrieval event applies to
+	if !in.DryRun {
+		strong := len(ids)
+		for strong > 0 && hits[strong-1].Weak {
+			strong--
+		}
+		boosted = cfg.BoostedResults(in.Offset, strong)
+	}
+	if boosted > 0 {
 		start := time.Now()
-		chunks, before, after, err = st.Boost(ctx, ids, now)
+		chunks, before, after, err = st.Boost(ctx, ids[:boosted], now)
 		hippo.StageDone(ctx, hippo.StageBoost, start)
+	}
+	if err == nil && boosted < len(ids) { // a look: not boosted
+		var rest map[string]*hippo.Chunk
+		if rest, err = st.Peek(ctx, ids[boosted:]); chunks == nil {
+			chunks = rest
+		} else {
+			maps.Copy(chunks, rest)
+		}
 	}
 	if err != nil {
 		return nil, err
@@ -358,14 +466,15 @@ func RecallPage(ctx context.Context, cfg hippo.Config, ai *Index, active bool, r
 		if !ok {
 			continue // deleted since the search
 		}
-		rc, rb := cfg.SizedParts(h.Cosine, h.BM25, int(h.Meta.Size))
+		rc, rb := cfg.SizedParts(h.Level, h.BM25, int(h.Meta.Size))
 		page.Results = append(page.Results, hippo.Recalled{Chunk: c, Similarity: h.Cosine, BM25: h.BM25,
 			LengthExcess:    cfg.LengthExcess(int(h.Meta.Size)),
 			CosineRelevance: rc, BM25Relevance: rb,
-			Relevance: h.Relevance, Strength: h.Meta.Strength(sc.Clock), Recency: h.Meta.Recency(cfg, now), Score: h.Score})
+			Relevance: h.Relevance, Strength: h.Meta.Strength(sc.Clock), Recency: h.Meta.Recency(cfg, now), Score: h.Score,
+			CosineLevel: h.Level, Weak: h.Weak})
 	}
-	if !in.DryRun {
-		ai.FoldBoost(page.Results, before, after)
+	if boosted > 0 {
+		ai.FoldBoost(page.Results, before, after) // the rest as read: no change
 	}
 	return page, nil
 }

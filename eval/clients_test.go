@@ -43,6 +43,7 @@ type recalled struct {
 	Content   string  `json:"content"`
 	BM25      float64 `json:"bm25"`
 	Relevance float64 `json:"relevance"`
+	Weak      bool    `json:"weak"`
 }
 
 // libClient is the library: sqlite.Open and db.Memory.

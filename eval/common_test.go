@@ -30,6 +30,7 @@ var (
 	flagEmbedder = flag.String("embedder", quickEmbedder, "embedder of the evaluations: "+strings.Join(embedderNames(), "|"))
 	flagFull     = flag.Bool("eval", false, "run the full evaluation of the own set and print its tables")
 	flagLME      = flag.Bool("longmemeval", false, "run LongMemEval through the library and print its tables")
+	flagRealMem  = flag.Bool("realmem", false, "run RealMem through the library and print its tables")
 	flagLMEMCP   = flag.Bool("longmemeval-mcp", false, "run LongMemEval through `hippo serve` over MCP Streamable HTTP")
 	flagStore    = flag.String("store", "sqlite", "the store the own set and LongMemEval runs recall from: sqlite, or postgres (a database per run, at $HIPPO_TEST_POSTGRES or the local server)")
 	flagBin      = flag.Bool("bin", false, "run the first-contact check through the hippo binary too (CLI and MCP)")
@@ -148,6 +149,11 @@ func (m *metrics) add(ranked [][]string, relevant map[string]bool) {
 	m.n++
 }
 
+// merge adds o's queries to m.
+func (m *metrics) merge(o metrics) {
+	m.r5, m.r10, m.hit10, m.mrr, m.n = m.r5+o.r5, m.r10+o.r10, m.hit10+o.hit10, m.mrr+o.mrr, m.n+o.n
+}
+
 func (m metrics) mean(v float64) float64 { return v / float64(max(m.n, 1)) }
 
 func (m metrics) R5() float64    { return m.mean(m.r5) }
@@ -233,13 +239,27 @@ func (m method) counted(relevance, bm25 float64) bool {
 // retrieval boost, and runs are reproducible.
 var evalClock = time.Date(2026, 3, 1, 12, 0, 0, 0, time.UTC)
 
-// openDB opens (creating) a database at path with the default
-// configuration, the retrieval boost on or off, and the evaluation clock.
-func openDB(ctx context.Context, path string, boost bool) (*sqlite.DB, error) {
+// configTweak, when set, changes the configuration of every run: the
+// library sweep (TestLibrarySweep) sets it per variant.
+var configTweak func(*hippo.Config)
+
+// evalConfig is the configuration of a run: the default, the retrieval
+// boost on or off, and configTweak.
+func evalConfig(boost bool) hippo.Config {
 	cfg := hippo.DefaultConfig()
+	if configTweak != nil {
+		configTweak(&cfg)
+	}
 	if !boost {
 		cfg.RetrievalBoost = 0
 	}
+	return cfg
+}
+
+// openDB opens (creating) a database at path with the default
+// configuration, the retrieval boost on or off, and the evaluation clock.
+func openDB(ctx context.Context, path string, boost bool) (*sqlite.DB, error) {
+	cfg := evalConfig(boost)
 	return sqlite.Open(ctx, path, sqlite.Options{Config: &cfg, Now: func() time.Time { return evalClock }, NoSync: true})
 }
 
@@ -292,10 +312,7 @@ func runPostgres(t testing.TB, ctx context.Context, base string, boost bool, age
 		data = buf.Bytes()
 		exports.Store(base, data)
 	}
-	cfg := hippo.DefaultConfig()
-	if !boost {
-		cfg.RetrievalBoost = 0
-	}
+	cfg := evalConfig(boost)
 	pdb, err := postgres.Open(ctx, pgtest.New(t), postgres.Options{Config: &cfg, Now: func() time.Time { return evalClock }})
 	if err != nil {
 		t.Fatal(err)

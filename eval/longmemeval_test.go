@@ -392,7 +392,7 @@ func tagNames(results []result, h half) []string {
 func asRecalled(res []hippo.Recalled) []recalled {
 	out := make([]recalled, len(res))
 	for i, r := range res {
-		out[i] = recalled{r.Chunk.ID, r.Chunk.Content, r.BM25, r.Relevance}
+		out[i] = recalled{r.Chunk.ID, r.Chunk.Content, r.BM25, r.Relevance, r.Weak}
 	}
 	return out
 }

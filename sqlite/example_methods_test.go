@@ -65,6 +65,10 @@ func ExampleMemory_RecallPage() {
 	cfg := mem.Config()
 	fmt.Printf("%d result above the relevance floor %.2f\n", page.Total, page.MinRelevance)
 	for _, r := range page.Results {
+		if r.Weak {
+			fmt.Printf("%s (weak: under the floor, among the closest of the rest)\n", r.Chunk.Content)
+			continue
+		}
 		fmt.Println(r.Chunk.Content)
 		fmt.Printf("  score %.2f = %.1f × relevance %.2f + %.1f × strength %.2f + %.1f × recency %.2f\n",
 			r.Score, cfg.WeightSimilarity, r.Relevance, cfg.WeightStrength, r.Strength, cfg.WeightRecency, r.Recency)
@@ -76,6 +80,8 @@ func ExampleMemory_RecallPage() {
 	// We chose SQLite over PostgreSQL for the embedded store
 	//   score 0.74 = 0.6 × relevance 0.82 + 0.3 × strength 0.50 + 0.1 × recency 1.00
 	//   relevance 0.82 fuses cosine 0.69 (calibrated 0.92) and BM25 0.46 (calibrated 0.04) with α 0.6
+	// The standup moved to 9:30 (weak: under the floor, among the closest of the rest)
+	// Lunch is at noon on Fridays (weak: under the floor, among the closest of the rest)
 }
 
 // Memory blocks are named, always-present text (a persona, what is known

@@ -386,7 +386,9 @@ func TestHybridFiltersMatchVectorRecall(t *testing.T) {
 	}
 	ids := func(in hippo.RecallInput, a float64) ([]string, int) {
 		t.Helper()
-		in.Query, in.Limit, in.Alpha = "billing database dashboard", 50, &a
+		// A dry run: recalls here must not revive faded chunks for the
+		// next ones (only the first results of a recall are boosted).
+		in.Query, in.Limit, in.Alpha, in.DryRun = "billing database dashboard", 50, &a, true
 		page, err := m.RecallPage(ctx, in)
 		if err != nil {
 			t.Fatal(err)
@@ -419,7 +421,7 @@ func TestHybridFiltersMatchVectorRecall(t *testing.T) {
 	seen := map[string]bool{}
 	last := math.Inf(1)
 	for offset := 0; offset < 20; offset += 3 {
-		page, err := m.RecallPage(ctx, hippo.RecallInput{Query: "billing database dashboard", Limit: 3, Offset: offset, Alpha: alpha(0.5)})
+		page, err := m.RecallPage(ctx, hippo.RecallInput{Query: "billing database dashboard", Limit: 3, Offset: offset, Alpha: alpha(0.5), DryRun: true})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -434,7 +436,7 @@ func TestHybridFiltersMatchVectorRecall(t *testing.T) {
 			seen[r.Chunk.ID], last = true, r.Score
 		}
 	}
-	if len(seen) != len(all) || len(all) < 10 {
+	if len(seen) != len(all) || len(all) < 4 { // two pages of 3 at least
 		t.Errorf("paged through %d chunks, want the %d above the floor", len(seen), len(all))
 	}
 }

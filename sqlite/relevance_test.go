@@ -101,11 +101,19 @@ func TestRecallUnrelatedFindsNothing(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if len(page.Results) != 0 || page.Total != 0 || page.MinRelevance != hippo.DefaultMinRelevance {
+		// Nothing relevant: only the closest few, each marked weak, and
+		// none boosted (checked below).
+		weak := 0
+		for _, r := range page.Results {
+			if r.Weak {
+				weak++
+			}
+		}
+		if weak != len(page.Results) || len(page.Results) > hippo.DefaultWeakResults || page.Total != 0 || page.MinRelevance != hippo.DefaultMinRelevance {
 			for _, r := range page.Results {
 				t.Logf("%q: %q relevance %.3f (cosine %.3f, bm25 %.3g)", q, r.Chunk.Content, r.Relevance, r.Similarity, r.BM25)
 			}
-			t.Errorf("%q: %d results, total %d, floor %v; want none", q, len(page.Results), page.Total, page.MinRelevance)
+			t.Errorf("%q: %d results (%d weak), total %d, floor %v; want at most %d, all weak", q, len(page.Results), weak, page.Total, page.MinRelevance, hippo.DefaultWeakResults)
 		}
 	}
 	after := state()
@@ -116,7 +124,7 @@ func TestRecallUnrelatedFindsNothing(t *testing.T) {
 	}
 
 	// min_relevance 0: everything is eligible, the strong fact first, and
-	// what is returned is boosted.
+	// the first results (Config.BoostResults) are boosted, the rest not.
 	all, err := m.Recall(ctx, hippo.RecallInput{Query: "quantum chromodynamics lecture", Limit: 50, MinRelevance: ptr(0)})
 	if err != nil {
 		t.Fatal(err)
@@ -125,9 +133,14 @@ func TestRecallUnrelatedFindsNothing(t *testing.T) {
 		t.Fatalf("min_relevance 0: %d results, want all %d", len(all), len(chunks))
 	}
 	boosted := state()
-	for id, b := range before {
-		if boosted[id][1] != b[1]+1 {
-			t.Errorf("chunk %s: access count %v after a recall with no floor, want %v", id, boosted[id][1], b[1]+1)
+	for i, r := range all {
+		id, b := r.Chunk.ID, before[r.Chunk.ID]
+		want := b[1]
+		if i < hippo.DefaultBoostResults {
+			want++
+		}
+		if boosted[id][1] != want {
+			t.Errorf("chunk %s, rank %d: access count %v after a recall with no floor, want %v", id, i+1, boosted[id][1], want)
 		}
 	}
 
@@ -215,6 +228,9 @@ func TestRelevanceFloorFromEmbedder(t *testing.T) {
 		}
 		var got []string
 		for _, r := range res {
+			if r.Weak {
+				continue // under the floor: the closest of the rest
+			}
 			got = append(got, r.Chunk.Content)
 			if want := cfg.CosineRelevance(r.Similarity); math.Abs(r.Relevance-want) > 1e-12 || r.CosineRelevance != r.Relevance {
 				t.Errorf("%s: %q relevance %v, cosine relevance %v; want %v", tt.name, r.Chunk.Content, r.Relevance, r.CosineRelevance, want)

@@ -440,15 +440,22 @@ func TestRecallMemories(t *testing.T) {
 		kinds       []string // of the results, in order
 		text        []string
 	}{
-		{"relevant", `{"query":"The user's cat is called Miso"}`, []string{"memory", "fact"},
+		// Two pass the floor; the third is the closest of the rest,
+		// marked weak (Config.WeakResults).
+		{"relevant", `{"query":"The user's cat is called Miso"}`, []string{"memory", "fact", "memory"},
+			[]string{`Found 3 results for "The user's cat is called Miso":`, "\n1. [memory] The user's cat is called Miso (score ", "\n2. [fact] User owns a cat (score ", "\n3. [memory] We deploy on Fridays", "[weak match]"}},
+		{"relevant, floor asked for", `{"query":"The user's cat is called Miso","min_relevance":0.1}`, []string{"memory", "fact"},
 			[]string{`Found 2 results for "The user's cat is called Miso":`, "\n1. [memory] The user's cat is called Miso (score ", "\n2. [fact] User owns a cat (score "}},
 		{"all, no relevance floor", `{"query":"The user's cat is called Miso","min_relevance":0}`, []string{"memory", "fact", "memory"},
 			[]string{`Found 3 results for "The user's cat is called Miso":`, "\n1. [memory] The user's cat is called Miso (score ", "\n2. [fact] User owns a cat (score ", "\n3. [memory] We deploy on Fridays"}},
 		{"limit", `{"query":"The user's cat is called Miso","limit":1}`, []string{"memory"}, []string{"Found 1 result for"}},
 		{"facts only", `{"query":"cat","kind":"fact"}`, []string{"fact"}, []string{"1. [fact] User owns a cat"}},
-		{"memories only", `{"query":"cat","kind":"memory","limit":null}`, []string{"memory"}, []string{"Found 1 result"}},
+		{"memories only", `{"query":"cat","kind":"memory","limit":null}`, []string{"memory", "memory"}, []string{"Found 2 results", "[weak match]"}},
+		{"memories only, floor asked for", `{"query":"cat","kind":"memory","min_relevance":0.1}`, []string{"memory"}, []string{"Found 1 result"}},
 		{"memories only, no floor", `{"query":"cat","kind":"memory","min_relevance":0}`, []string{"memory", "memory"}, []string{"Found 2 results"}},
-		{"nothing relevant", `{"query":"quantum chromodynamics lecture"}`, nil, []string{`No facts or memories found for "quantum chromodynamics lecture".`}},
+		{"nothing relevant", `{"query":"quantum chromodynamics lecture"}`, []string{"memory", "fact", "memory"},
+			[]string{`Nothing stored is clearly about "quantum chromodynamics lecture"; the closest 3 items, all weak matches:`}},
+		{"nothing relevant, floor asked for", `{"query":"quantum chromodynamics lecture","min_relevance":0.1}`, nil, []string{`No facts or memories found for "quantum chromodynamics lecture".`}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

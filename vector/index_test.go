@@ -389,3 +389,41 @@ func TestVectorsRepeatedIDs(t *testing.T) {
 		t.Errorf("Vectors = %v, %v (%d read)", got, err, x.reads.Load())
 	}
 }
+
+// TestCosineStats checks the mean and standard deviation of a query's
+// cosines against the exact ones: over every row when the sample covers
+// them, within the int8 error; over an even sample of a large index,
+// within sampling error.
+func TestCosineStats(t *testing.T) {
+	r := rand.New(rand.NewPCG(3, 4))
+	const dim = 64
+	rows := clustered(r, 3000, dim, 5)
+	x := newTestIndex[testMeta](dim)
+	for i, v := range rows {
+		x.Upsert(fmt.Sprint(i), v, testMeta{})
+	}
+	q := rows[7]
+	var sum, sq float64
+	for _, v := range rows {
+		c := Cosine(q, v)
+		sum, sq = sum+c, sq+c*c
+	}
+	mean := sum / float64(len(rows))
+	sd := math.Sqrt(sq/float64(len(rows)) - mean*mean)
+	tests := []struct {
+		sample int
+		tol    float64
+	}{{5000, 0.005}, {3000, 0.005}, {500, 0.05}}
+	for _, tt := range tests {
+		m, s := x.CosineStats(q, tt.sample)
+		if math.Abs(m-mean) > tt.tol || math.Abs(s-sd) > tt.tol {
+			t.Errorf("sample %d: mean %.4f sd %.4f, want %.4f %.4f within %v", tt.sample, m, s, mean, sd, tt.tol)
+		}
+	}
+	if m, s := newTestIndex[testMeta](dim).CosineStats(q, 100); m != 0 || s != 0 {
+		t.Errorf("empty index: %v %v, want 0 0", m, s)
+	}
+	if m, s := x.CosineStats(q[:10], 100); m != 0 || s != 0 {
+		t.Errorf("query of another dimension: %v %v, want 0 0", m, s)
+	}
+}

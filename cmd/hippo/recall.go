@@ -82,7 +82,8 @@ marked when included.`,
 			views := make([]recalledView, len(page.Results))
 			for i, r := range page.Results {
 				views[i] = recalledView{viewChunks([]*hippo.Chunk{r.Chunk}, strengthAt(m.Config()))[0],
-					r.Score, r.Similarity, r.BM25, r.Relevance, r.CosineRelevance, r.BM25Relevance, r.LengthExcess, r.Strength, r.Recency}
+					r.Score, r.Similarity, r.BM25, r.Relevance, r.CosineRelevance, r.BM25Relevance, r.LengthExcess, r.Strength, r.Recency,
+					r.CosineLevel, r.Weak}
 			}
 			out := struct {
 				Results      []recalledView          `json:"results"`
@@ -96,16 +97,26 @@ marked when included.`,
 					_, err := fmt.Fprintf(w, "Nothing relevant recalled (relevance floor %.2f).\n", page.MinRelevance)
 					return err
 				}
+				if views[0].Weak {
+					fmt.Fprintf(w, "Nothing relevant recalled (relevance floor %.2f); the closest, all weak:\n", page.MinRelevance)
+				}
 				for i, v := range views {
-					fmt.Fprintf(w, "%d. [%s] %s  (score %.3f, %s)\n", in.Offset+i+1, v.Kind, oneLine(v.Content, 200), v.Score, v.ID)
+					weak := ""
+					if v.Weak {
+						weak = ", weak"
+					}
+					fmt.Fprintf(w, "%d. [%s] %s  (score %.3f, %s%s)\n", in.Offset+i+1, v.Kind, oneLine(v.Content, 200), v.Score, v.ID, weak)
 					if v.Suspicious {
 						fmt.Fprintf(w, "   SUSPICIOUS: %s\n", v.SuspiciousReason)
 					}
 					if explain {
 						fmt.Fprintf(w, "   score %.3f = %.1f × relevance %.3f + %.1f × strength %.3f + %.1f × recency %.3f\n",
 							v.Score, cfg.WeightSimilarity, v.Relevance, cfg.WeightStrength, v.Strength, cfg.WeightRecency, v.Recency)
-						fmt.Fprintf(w, "   relevance %.3f fuses cosine %.3f (raw %.3f) and bm25 %.3f (raw %.3f) with α %.2f\n",
-							v.Relevance, v.CosineRelevance, v.Similarity, v.BM25Relevance, v.BM25, page.Alpha)
+						fmt.Fprintf(w, "   relevance %.3f fuses cosine %.3f (raw %.3f, read as %.3f against this query's other cosines) and bm25 %.3f (raw %.3f) with α %.2f\n",
+							v.Relevance, v.CosineRelevance, v.Similarity, v.CosineLevel, v.BM25Relevance, v.BM25, page.Alpha)
+						if v.Weak {
+							fmt.Fprintf(w, "   weak: under the relevance floor %.2f, shown because fewer than %d results pass it\n", page.MinRelevance, cfg.WeakResults)
+						}
 						if v.LengthExcess > 0 {
 							size := int(math.Round(float64(cfg.LengthPivot) * math.Exp(v.LengthExcess)))
 							fc, fb := cfg.LengthFactors(size)

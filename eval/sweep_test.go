@@ -1,0 +1,357 @@
+package eval_test
+
+import (
+	"flag"
+	"fmt"
+	"math"
+	"os"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/hippo-mem/hippo"
+)
+
+// The offline sweep: ranking functions scored on every set's candidates
+// (TestCandidates writes them), boost off, relevance alone deciding.
+//
+//	go test ./eval/ -run Sweep -sweep -embedder minilm -v
+var flagSweep = flag.Bool("sweep", false, "score ranking functions on the saved candidates of every set")
+
+// ranker gives a candidate's relevance to its question; qs are the
+// question's own figures (best BM25 and so on), computed once.
+type ranker struct {
+	name string
+	rel  func(q *candQuery, st *qStats, c *cand) float64
+	nw   *newerWins // tau and rho of the newer-wins re-ranking, nil for none
+}
+
+// qStats are a question's figures over its candidates.
+type qStats struct {
+	bmMax, bmMaxSized float64
+}
+
+func statsOf(cfg hippo.Config, q *candQuery) *qStats {
+	st := &qStats{}
+	for i := range q.Cands {
+		c := &q.Cands[i]
+		_, fb := cfg.LengthFactors(c.Size)
+		st.bmMax = max(st.bmMax, c.BM25)
+		st.bmMaxSized = max(st.bmMaxSized, c.BM25*fb)
+	}
+	return st
+}
+
+// newerWins, when set, is the re-ranking of sweepScore's top candidates:
+// a newer candidate close to an older one ranked above it moves just above
+// it (corrections win), when their cosine is at least tau and its relevance
+// at least rho times the older one's.
+type newerWins struct {
+	tau, rho float64
+	vecs     [][]float32
+}
+
+func (nw *newerWins) apply(list []scoredCand) {
+	const window = 30
+	list = list[:min(window, len(list))]
+	for p := 0; p < len(list); {
+		i := list[p]
+		best := -1
+		for j := p + 1; j < len(list); j++ {
+			c := list[j]
+			if c.c.Seq > i.c.Seq && c.rel >= nw.rho*i.rel && cosine(nw.vecs[c.c.Seq], nw.vecs[i.c.Seq]) >= nw.tau &&
+				(best < 0 || c.c.Seq > list[best].c.Seq) {
+				best = j
+			}
+		}
+		if best < 0 {
+			p++
+			continue
+		}
+		moved := list[best]
+		copy(list[p+1:best+1], list[p:best])
+		list[p] = moved
+	}
+}
+
+type scoredCand struct {
+	c   *cand
+	rel float64
+}
+
+// sweepScore ranks q's candidates by r (ties by Seq, newer first), then by
+// nw when set, and scores the top 10 into m.
+func sweepScore(cfg hippo.Config, q *candQuery, r ranker, m *metrics, floor float64, nw *newerWins) {
+	st := statsOf(cfg, q)
+	type scored = scoredCand
+	var list []scored
+	for i := range q.Cands {
+		c := &q.Cands[i]
+		rel := r.rel(q, st, c)
+		if rel > floor {
+			list = append(list, scored{c, rel})
+		}
+	}
+	slices.SortFunc(list, func(a, b scored) int {
+		if a.rel != b.rel {
+			if a.rel > b.rel {
+				return -1
+			}
+			return 1
+		}
+		return b.c.Seq - a.c.Seq
+	})
+	if nw != nil {
+		nw.apply(list)
+	}
+	var ranked [][]string
+	for _, s := range list[:min(10, len(list))] {
+		ranked = append(ranked, s.c.Items)
+	}
+	relevant := map[string]bool{}
+	for _, id := range q.Relevant {
+		relevant[id] = true
+	}
+	m.add(ranked, relevant)
+}
+
+func TestSweep(t *testing.T) {
+	if !*flagSweep {
+		t.Skip("runs with -sweep")
+	}
+	_, emb := newEmbedder(t)
+	cfg := hippo.DefaultConfig().ForEmbedder(emb)
+	var sets []string
+	data := map[string]candSet{}
+	for _, s := range []string{"own", "longmemeval", "realmem", conversationSetA, conversationSetB} {
+		if _, err := os.Stat(cacheFile(emb.Model(), "candidates-"+s)); err != nil {
+			t.Logf("%s: no candidates (%v)", s, err)
+			continue
+		}
+		sets = append(sets, s)
+		data[s] = loadCands(t, s, emb.Model())
+	}
+	// The reference cosine distribution: the median question's mean and
+	// standard deviation over the tune sets.
+	var mus, sds []float64
+	for _, s := range sets {
+		for _, q := range data[s].Queries {
+			if s == conversationSetB || s == "realmem" || (s != conversationSetA && half(q.Half) != tune) {
+				continue
+			}
+			mus, sds = append(mus, q.CosMean), append(sds, q.CosSD)
+		}
+	}
+	slices.Sort(mus)
+	slices.Sort(sds)
+	refMu, refSD := mus[len(mus)/2], sds[len(sds)/2]
+	t.Logf("reference cosine distribution (tune sets): mean %.3f sd %.3f (quartiles of the mean %.3f %.3f, of the sd %.3f %.3f)",
+		refMu, refSD, mus[len(mus)/4], mus[3*len(mus)/4], sds[len(sds)/4], sds[3*len(sds)/4])
+	tb := newTable(append([]string{"ranker"}, sweepColumns(sets)...)...)
+	for _, r := range sweepRankers(cfg, refMu, refSD) {
+		row := []string{r.name}
+		for _, s := range sets {
+			var by [2]metrics
+			for _, q := range data[s].Queries {
+				if len(q.Relevant) == 0 {
+					continue
+				}
+				var nw *newerWins
+				if r.nw != nil {
+					nw = &newerWins{tau: r.nw.tau, rho: r.nw.rho, vecs: data[s].Vecs[q.Agent]}
+				}
+				sweepScore(cfg, q, r, &by[q.Half], 0, nw)
+			}
+			if s == "own" || s == "longmemeval" {
+				row = append(row, f3(by[tune].R10()), f3(by[tune].MRR()), f3(by[heldOut].R10()), f3(by[heldOut].MRR()))
+			} else {
+				all := by[0]
+				all.merge(by[1])
+				row = append(row, f3(all.R10()), f3(all.MRR()))
+			}
+		}
+		tb.row(row...)
+	}
+	t.Logf("\nR@10 and MRR@10, boost off, relevance alone\n%s", tb)
+}
+
+// sweepRankers are the ranking functions the sweep compares.
+func sweepRankers(cfg hippo.Config, refMu, refSD float64) []ranker {
+	a := cfg.HybridAlpha
+	def := func(q *candQuery, st *qStats, c *cand) float64 { return cfg.SizedRelevance(c.Cos, c.BM25, c.Size, a) }
+	rs := []ranker{
+		{name: "vector", rel: func(q *candQuery, st *qStats, c *cand) float64 {
+			fc, _ := cfg.LengthFactors(c.Size)
+			return cfg.CosineRelevance(c.Cos) * fc
+		}},
+		{name: "bm25", rel: func(q *candQuery, st *qStats, c *cand) float64 {
+			_, fb := cfg.LengthFactors(c.Size)
+			return cfg.BM25Relevance(c.BM25 * fb)
+		}},
+		{name: "default", rel: def},
+	}
+	// Standardised cosine: the question's cosines moved (shift) or moved
+	// and scaled (z) onto the reference distribution, then calibrated.
+	shift := func(q *candQuery, c *cand) float64 { return c.Cos - q.CosMean + refMu }
+	zc := cfg
+	zc.CosineMean, zc.CosineSD = refMu, refSD
+	zed := func(q *candQuery, c *cand) float64 {
+		a, b := zc.CosineShift(hippo.CosineDist{Mean: q.CosMean, SD: q.CosSD, N: min(q.Chunks, 512)})
+		return a + b*c.Cos
+	}
+	for _, std := range []struct {
+		name string
+		f    func(q *candQuery, c *cand) float64
+	}{{"shift", shift}, {"z", zed}} {
+		rs = append(rs, ranker{name: "vector " + std.name, rel: func(q *candQuery, st *qStats, c *cand) float64 {
+			fc, _ := cfg.LengthFactors(c.Size)
+			return cfg.CosineRelevance(std.f(q, c)) * fc
+		}})
+		for _, al := range []float64{0.4, 0.5, 0.6} {
+			for _, g := range []float64{0.3, 1} {
+				rs = append(rs, ranker{name: fmt.Sprintf("fuse %s γ%.1f α%.1f", std.name, g, al), rel: func(q *candQuery, st *qStats, c *cand) float64 {
+					fc, fb := cfg.LengthFactors(c.Size)
+					rc := cfg.CosineRelevance(std.f(q, c)) * fc
+					return fuseG(rc, cfg.BM25Relevance(c.BM25*fb), al, g)
+				}})
+				for _, h := range []float64{4, 12} {
+					rs = append(rs, ranker{name: fmt.Sprintf("fuse %s γ%.1f α%.1f maxnorm H%g", std.name, g, al, h), rel: func(q *candQuery, st *qStats, c *cand) float64 {
+						fc, fb := cfg.LengthFactors(c.Size)
+						rc := cfg.CosineRelevance(std.f(q, c)) * fc
+						rb := c.BM25 * fb / math.Max(st.bmMaxSized, h)
+						return fuseG(rc, rb, al, g)
+					}})
+				}
+			}
+			for _, h := range []float64{4, 12} {
+				rs = append(rs, ranker{name: fmt.Sprintf("sum %s w%.1f maxnorm H%g", std.name, al, h), rel: func(q *candQuery, st *qStats, c *cand) float64 {
+					fc, fb := cfg.LengthFactors(c.Size)
+					rc := cfg.CosineRelevance(std.f(q, c)) * fc
+					rb := c.BM25 * fb / math.Max(st.bmMaxSized, h)
+					return (1-al)*rc + al*rb
+				}})
+			}
+		}
+	}
+	for _, w := range []float64{0.3, 0.4, 0.5} {
+		for _, h := range []float64{4, 12} {
+			rs = append(rs, ranker{name: fmt.Sprintf("sum w%.1f maxnorm H%g", w, h), rel: func(q *candQuery, st *qStats, c *cand) float64 {
+				fc, fb := cfg.LengthFactors(c.Size)
+				rc := cfg.CosineRelevance(c.Cos) * fc
+				rb := c.BM25 * fb / math.Max(st.bmMaxSized, h)
+				return (1-w)*rc + w*rb
+			}})
+		}
+	}
+	for _, g := range []float64{0.3, 0.6, 1} {
+		for _, h := range []float64{4, 12} {
+			for _, al := range []float64{0.5, 0.6} {
+				rs = append(rs, ranker{name: fmt.Sprintf("fuse γ%.1f α%.1f H%g", g, al, h), rel: func(q *candQuery, st *qStats, c *cand) float64 {
+					fc, fb := cfg.LengthFactors(c.Size)
+					rc := cfg.CosineRelevance(c.Cos) * fc
+					rb := c.BM25 * fb / (c.BM25*fb + h)
+					return fuseG(rc, rb, al, g)
+				}})
+			}
+		}
+	}
+	return rs
+}
+
+// fuseG is hippo.Fuse with FuseSecond g.
+func fuseG(rc, rb, alpha, g float64) float64 {
+	wc, wb := hippo.FuseWeights(alpha)
+	c, b := 1-hippo.Pow1m(rc, wc), 1-hippo.Pow1m(rb, wb)
+	if c < b {
+		c, b = b, c
+	}
+	return 1 - (1-c)*(1-g*b)
+}
+
+func sweepColumns(sets []string) []string {
+	var out []string
+	for _, s := range sets {
+		if s == "own" || s == "longmemeval" {
+			out = append(out, s+" tune", "MRR", s+" held", "MRR")
+		} else {
+			out = append(out, strings.TrimSuffix(s, ".tsv"), "MRR")
+		}
+	}
+	return out
+}
+
+// TestSweepCorrections shows, on the tune conversation set, how close each
+// correction is to the value it corrects and to the question.
+func TestSweepCorrections(t *testing.T) {
+	if !*flagSweep {
+		t.Skip("runs with -sweep")
+	}
+	_, emb := newEmbedder(t)
+	cs := loadCands(t, conversationSetA, emb.Model())
+	for _, q := range cs.Queries {
+		if len(q.Outdated) == 0 {
+			continue
+		}
+		vecs := cs.Vecs[q.Agent]
+		find := func(item string) *cand {
+			for i := range q.Cands {
+				if slices.Contains(q.Cands[i].Items, item) {
+					return &q.Cands[i]
+				}
+			}
+			return nil
+		}
+		for _, r := range q.Relevant {
+			for _, o := range q.Outdated {
+				cr, co := find(r), find(o)
+				if cr == nil || co == nil {
+					continue
+				}
+				t.Logf("%q: correction %s cos %.3f bm25 %.1f; outdated %s cos %.3f bm25 %.1f; their cosine %.3f",
+					q.Text, r, cr.Cos, cr.BM25, o, co.Cos, co.BM25, cosine(vecs[cr.Seq], vecs[co.Seq]))
+			}
+		}
+	}
+}
+
+// TestSweepFloor shows, on the tune conversation set and the own set, the
+// best candidate's cosine and z-score (against the question's cosines
+// over all the agent's chunks) for off-topic questions, and the answer's
+// for questions whose answer is under the relevance floor.
+func TestSweepFloor(t *testing.T) {
+	if !*flagSweep {
+		t.Skip("runs with -sweep")
+	}
+	_, emb := newEmbedder(t)
+	cfg := hippo.DefaultConfig().ForEmbedder(emb)
+	for _, set := range []string{conversationSetA, "own"} {
+		cs := loadCands(t, set, emb.Model())
+		for _, q := range cs.Queries {
+			best, bestZ := -1.0, 0.0
+			ans, ansZ, ansRank := -1.0, 0.0, 0
+			for _, c := range q.Cands {
+				z := (c.Cos - q.CosMean) / q.CosSD
+				if c.Cos > best {
+					best, bestZ = c.Cos, z
+				}
+				for _, it := range c.Items {
+					if slices.Contains(q.Relevant, it) && c.Cos > ans {
+						ans, ansZ = c.Cos, z
+					}
+				}
+			}
+			for _, c := range q.Cands {
+				if c.Cos > ans {
+					ansRank++
+				}
+			}
+			rel := cfg.CosineRelevance(ans)
+			switch {
+			case len(q.Relevant) == 0:
+				t.Logf("OFF-TOPIC %q: best cos %.3f z %.2f (mean %.3f sd %.3f)", q.Text, best, bestZ, q.CosMean, q.CosSD)
+			case rel < cfg.MinRelevance:
+				t.Logf("UNDER FLOOR %q: answer cos %.3f z %.2f rank %d; best cos %.3f z %.2f", q.Text, ans, ansZ, ansRank+1, best, bestZ)
+			}
+		}
+	}
+}
