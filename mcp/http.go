@@ -38,11 +38,11 @@ func (s *Server) Handler() http.Handler { return s.handler }
 
 func (s *Server) newHandler() http.Handler {
 	streamable := sdk.NewStreamableHTTPHandler(func(*http.Request) *sdk.Server { return s.mcp },
-		&sdk.StreamableHTTPOptions{Logger: s.sdkLog, MaxRequestBodyBytes: s.cfg.MaxBodyBytes})
+		&sdk.StreamableHTTPOptions{Logger: s.sdkLog, MaxRequestBodyBytes: s.cfg.MaxBodyBytes, SessionTimeout: s.cfg.SessionTimeout})
 	s.sse = newSSEHandler(s)
 
 	mux := http.NewServeMux()
-	mux.Handle("/mcp", s.guard(streamable))
+	mux.Handle("/mcp", s.guard(s.boundSessions(streamable)))
 	mux.Handle("/sse", s.guard(http.HandlerFunc(s.sse.stream)))
 	mux.Handle("/messages", s.guard(http.HandlerFunc(s.sse.message)))
 	mux.HandleFunc("GET /health", s.health)
@@ -92,6 +92,7 @@ func (s *Server) guard(next http.Handler) http.Handler {
 				return
 			}
 			r.Body = io.NopCloser(bytes.NewReader(body))
+			r = r.WithContext(context.WithValue(r.Context(), bodyKey{}, body))
 		}
 		if r.Method != http.MethodGet && !isListen(body) {
 			// Calls are answered within their POST (Streamable HTTP), or
@@ -101,6 +102,71 @@ func (s *Server) guard(next http.Handler) http.Handler {
 		}
 		next.ServeHTTP(w, r)
 	})
+}
+
+// bodyKey is the context key of a request's body, once guard has read it.
+type bodyKey struct{}
+
+// boundSessions admits a request that opens a Streamable HTTP session (an
+// initialize, or a batch, posted without Mcp-Session-Id) only while fewer
+// than Config.MaxSessions are open (admitSession).
+func (s *Server) boundSessions(next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		body, _ := r.Context().Value(bodyKey{}).([]byte)
+		if r.Method != http.MethodPost || r.Header.Get("Mcp-Session-Id") != "" || !opensSession(body) {
+			next.ServeHTTP(w, r)
+			return
+		}
+		release, ok := s.admitSession(w)
+		if !ok {
+			return
+		}
+		defer release()
+		next.ServeHTTP(w, r)
+	})
+}
+
+// opensSession reports whether body, posted without a session ID, may
+// open a session that outlives its request: an initialize request, or a
+// batch (which may hold one).
+func opensSession(body []byte) bool {
+	body = bytes.TrimSpace(body)
+	if len(body) > 0 && body[0] == '[' {
+		return true
+	}
+	var req struct {
+		Method string `json:"method"`
+	}
+	return json.Unmarshal(body, &req) == nil && req.Method == "initialize"
+}
+
+// admitSession lets one session open, when fewer than Config.MaxSessions
+// are: the caller opens it, then calls release. Sessions open one at a
+// time (an initialize takes no database work), so the bound holds under
+// concurrent clients. Past the bound it answers 503, saying why.
+func (s *Server) admitSession(w http.ResponseWriter) (release func(), ok bool) {
+	s.sessionMu.Lock()
+	n := 0
+	for range s.mcp.Sessions() {
+		n++
+	}
+	if n < s.cfg.MaxSessions {
+		return s.sessionMu.Unlock, true
+	}
+	s.sessionMu.Unlock()
+	if now := time.Now().Unix(); s.refusedAt.Swap(now) < now-60 { // at most once a minute
+		s.log.Warn("refusing new MCP sessions: the bound is reached", "sessions", n, "max_sessions", s.cfg.MaxSessions,
+			"session_timeout", s.cfg.SessionTimeout)
+	}
+	idle := "idle ones are never closed (the session timeout is off)"
+	if s.cfg.SessionTimeout > 0 {
+		idle = fmt.Sprintf("idle ones close after %v", s.cfg.SessionTimeout)
+	}
+	w.Header().Set("Retry-After", "60")
+	http.Error(w, fmt.Sprintf("too many sessions: %d MCP sessions are open, the most this server allows (--max-sessions); "+
+		"close the sessions you no longer use (DELETE /mcp with their Mcp-Session-Id) or try again later: %s", n, idle),
+		http.StatusServiceUnavailable)
+	return nil, false
 }
 
 // Protect wraps h, served on a listener of its own (hippo serve --pprof

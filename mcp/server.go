@@ -60,6 +60,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"time"
 	"unicode"
@@ -80,6 +81,15 @@ const DefaultMaxBodyBytes = 4 << 20
 // DefaultShutdownTimeout is how long a graceful shutdown waits for
 // in-flight calls when Config.ShutdownTimeout is zero.
 const DefaultShutdownTimeout = 10 * time.Second
+
+// DefaultSessionTimeout is how long an idle Streamable HTTP session
+// lives when Config.SessionTimeout is zero.
+const DefaultSessionTimeout = 30 * time.Minute
+
+// DefaultMaxSessions bounds the sessions open at once when
+// Config.MaxSessions is zero: a session costs a few kilobytes, so the
+// bound keeps abandoned ones from growing the server without end.
+const DefaultMaxSessions = 1000
 
 // Config configures NewServer.
 type Config struct {
@@ -111,6 +121,15 @@ type Config struct {
 	// ShutdownTimeout bounds a graceful shutdown; 0 means
 	// DefaultShutdownTimeout.
 	ShutdownTimeout time.Duration
+	// SessionTimeout closes a Streamable HTTP session that has received
+	// no request for that long, so that sessions clients abandon (never
+	// DELETEd) are freed; 0 means DefaultSessionTimeout, a negative value
+	// never closes them. A legacy SSE session lasts as long as its stream.
+	SessionTimeout time.Duration
+	// MaxSessions bounds the sessions open at once, Streamable HTTP and
+	// SSE together: past it a new session is refused with 503 until one
+	// closes or times out. 0 means DefaultMaxSessions.
+	MaxSessions int
 
 	// UI, if set, is served under /ui/ behind the Origin and Host checks;
 	// it does its own authentication (see package ui).
@@ -140,6 +159,11 @@ type Server struct {
 	sse     *sseHandler
 	// requests counts HTTP requests in progress other than streams.
 	requests atomic.Int64
+	// sessionMu makes opening a session one at a time, so that
+	// MaxSessions holds (admitSession); refusedAt is when a refusal was
+	// last logged, in Unix seconds.
+	sessionMu sync.Mutex
+	refusedAt atomic.Int64
 	// readTimeout and readHeaderTimeout are the http.Server's; tests
 	// shorten them.
 	readTimeout, readHeaderTimeout time.Duration
@@ -172,6 +196,18 @@ func NewServer(cfg Config) (*Server, error) {
 	}
 	if cfg.ShutdownTimeout <= 0 {
 		cfg.ShutdownTimeout = DefaultShutdownTimeout
+	}
+	switch {
+	case cfg.SessionTimeout == 0:
+		cfg.SessionTimeout = DefaultSessionTimeout
+	case cfg.SessionTimeout < 0:
+		cfg.SessionTimeout = 0 // the SDK's "never"
+	}
+	switch {
+	case cfg.MaxSessions == 0:
+		cfg.MaxSessions = DefaultMaxSessions
+	case cfg.MaxSessions < 0:
+		return nil, fmt.Errorf("mcp: the session bound must not be negative, got %d", cfg.MaxSessions)
 	}
 	if cfg.Version == "" {
 		cfg.Version = "dev"

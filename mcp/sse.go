@@ -51,6 +51,10 @@ func (h *sseHandler) stream(w http.ResponseWriter, r *http.Request) {
 		http.Error(w, "method not allowed", http.StatusMethodNotAllowed)
 		return
 	}
+	release, ok := h.s.admitSession(w)
+	if !ok {
+		return
+	}
 	w.Header().Set("Content-Type", "text/event-stream")
 	w.Header().Set("Cache-Control", "no-cache")
 	w.Header().Set("Connection", "keep-alive")
@@ -73,6 +77,7 @@ func (h *sseHandler) stream(w http.ResponseWriter, r *http.Request) {
 		h.mu.Unlock()
 	}()
 	ss, err := h.s.mcp.Connect(r.Context(), &countedTransport{sess}, nil)
+	release()
 	if err != nil {
 		h.s.log.Warn("SSE session failed to start", "error", err)
 		http.Error(w, "cannot start the session", http.StatusInternalServerError)

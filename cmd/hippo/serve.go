@@ -28,7 +28,8 @@ func (a *app) newServeCommand() *cobra.Command {
 		transport, addr, token, messages  string
 		origins                           []string
 		insecure                          bool
-		embedWindow                       time.Duration
+		embedWindow, sessionTimeout       time.Duration
+		maxSessions                       int
 		logFormat, pprofAddr, indexMemory string
 	)
 	cmd := &cobra.Command{
@@ -71,6 +72,15 @@ offline defaults are used: no key, no network.`,
 			}
 			if embedWindow < 0 || embedWindow > time.Second {
 				return usageErrorf("--embed-window must be between 0 (off) and 1s, got %v", embedWindow)
+			}
+			if sessionTimeout < 0 {
+				return usageErrorf("--session-timeout must not be negative (0 never closes idle sessions), got %v", sessionTimeout)
+			}
+			if maxSessions < 1 {
+				return usageErrorf("--max-sessions must be at least 1, got %d", maxSessions)
+			}
+			if sessionTimeout == 0 {
+				sessionTimeout = -1 // mcp.Config: never
 			}
 			if token == "" {
 				token = os.Getenv("HIPPO_AUTH_TOKEN")
@@ -144,6 +154,7 @@ offline defaults are used: no key, no network.`,
 				DB: db, Embedder: emb, Extractor: extractor, Classifier: classifier,
 				MessagesTable: messages, AuthToken: token, AllowedOrigins: origins, Insecure: insecure,
 				Logger: log, Version: buildVersion().Version, Metrics: a.metrics, UI: web,
+				SessionTimeout: sessionTimeout, MaxSessions: maxSessions,
 			})
 			if err != nil {
 				return err
@@ -178,6 +189,8 @@ offline defaults are used: no key, no network.`,
 	f.StringVar(&logFormat, "log-format", "text", "log lines as text or json")
 	f.StringVar(&indexMemory, "index-memory", "auto", "bound the agents' vector indexes held in memory, e.g. 256MB; the least recently used are dropped and reloaded on demand (auto: a quarter of the machine's or the container's memory; 0: no bound)")
 	f.StringVar(&pprofAddr, "pprof", "", "serve net/http/pprof on this loopback address (e.g. 127.0.0.1:6060)")
+	f.DurationVar(&sessionTimeout, "session-timeout", mcp.DefaultSessionTimeout, "close a Streamable HTTP session idle this long (0: never)")
+	f.IntVar(&maxSessions, "max-sessions", mcp.DefaultMaxSessions, "MCP sessions open at once (Streamable HTTP and SSE); past it new sessions are refused with 503")
 	f.DurationVar(&embedWindow, "embed-window", coalesce.DefaultWindow, "how long concurrent calls wait to share one embedding request (0 turns it off)")
 	f.StringVar(&messages, "messages-table", os.Getenv("HIPPO_MESSAGES_TABLE"), "enable recall_conversation over this table and its <table>_fts index")
 	return cmd
