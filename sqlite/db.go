@@ -136,6 +136,19 @@ func Open(ctx context.Context, path string, opts Options) (*DB, error) {
 		created = true
 	case err != nil:
 		return nil, hippo.Errorf(hippo.EINVALID, "cannot open %s: %v", abs, err)
+	case st.Size() == 0 && opts.MustExist:
+		return nil, hippo.Invalidf("db", "%s is empty: it is not a Hippo database yet (`hippo init` creates one there)", abs)
+	case st.Size() == 0:
+		// No database yet: one made by hand, or left by a create killed
+		// before SQLite wrote to it.
+		if err := create(ctx, abs, PageSizeFor(opts.Dimension)); err != nil {
+			return nil, err
+		}
+		created = true
+	default:
+		if err := checkHippoFile(ctx, abs); err != nil {
+			return nil, err
+		}
 	}
 
 	db := &DB{path: abs, created: created, cfg: hippo.DefaultConfig(), now: time.Now}
@@ -310,6 +323,64 @@ func create(ctx context.Context, path string, pageSize int) error {
 		}
 	}
 	return err
+}
+
+// sqliteHeader starts every SQLite database file.
+const sqliteHeader = "SQLite format 3\x00"
+
+// checkHippoFile refuses a file that is not a Hippo database before
+// anything is written to it (migrations would add Hippo's tables to
+// another application's database and switch it to WAL): a file that is
+// not SQLite, and a SQLite database whose schema holds objects but not
+// Hippo's migrations table. A SQLite file with an empty schema is a
+// Hippo database whose creation was cut short: migrating completes it.
+// Reading the schema writes nothing to the file.
+func checkHippoFile(ctx context.Context, path string) error {
+	f, err := os.Open(path)
+	if err != nil {
+		return hippo.Errorf(hippo.EINVALID, "cannot open %s: %v", path, err)
+	}
+	header := make([]byte, 100) // the database header
+	n, _ := io.ReadFull(f, header)
+	f.Close()
+	if n < len(header) || string(header[:len(sqliteHeader)]) != sqliteHeader {
+		return hippo.Invalidf("db", "%s is not a database: it is not a SQLite file; Hippo left it as it was "+
+			"(open a new file or a Hippo database instead)", path)
+	}
+	u := url.URL{Scheme: "file", Path: path}
+	conn, err := sql.Open("sqlite", u.String()+"?_pragma=busy_timeout(5000)")
+	if err != nil {
+		return fmt.Errorf("open %s: %w", path, err)
+	}
+	defer conn.Close()
+	rows, err := conn.QueryContext(ctx, `SELECT type, name FROM sqlite_schema ORDER BY type DESC, name`)
+	if err != nil {
+		return hippo.Invalidf("db", "%s cannot be read as a SQLite database (%v); Hippo left it as it was. If it is "+
+			"a Hippo database, it is damaged: check it with `sqlite3 %s 'PRAGMA integrity_check'` and restore it from "+
+			"your last export (hippo import) or a backup", path, err, path)
+	}
+	defer rows.Close()
+	var objects []string
+	hippoDB := false
+	for rows.Next() {
+		var typ, name string
+		if err := rows.Scan(&typ, &name); err != nil {
+			return fmt.Errorf("read the schema of %s: %w", path, err)
+		}
+		hippoDB = hippoDB || typ == "table" && name == "hippo_migrations"
+		objects = append(objects, name)
+	}
+	if err := rows.Err(); err != nil {
+		return hippo.Invalidf("db", "%s cannot be read as a SQLite database (%v); Hippo left it as it was", path, err)
+	}
+	if hippoDB || len(objects) == 0 {
+		return nil
+	}
+	if len(objects) > 5 {
+		objects = append(objects[:5], "…")
+	}
+	return hippo.Invalidf("db", "%s is not a Hippo database: it holds another application's tables (%s); Hippo left it "+
+		"as it was (open a new file or a Hippo database instead)", path, strings.Join(objects, ", "))
 }
 
 // createOnce is one attempt of create.
