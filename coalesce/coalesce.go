@@ -67,11 +67,17 @@ type Embedder struct {
 	stats Stats
 }
 
-// batch is the calls of one shared request.
+// batch is the calls of one shared request. Its context ends once every
+// one of its calls has stopped waiting (or the request is done): a shared
+// request serves all its callers, and no single caller's context may end
+// it, but work none of them waits for must not go on.
 type batch struct {
-	calls []*call
-	texts int
-	timer *time.Timer
+	calls   []*call
+	texts   int
+	timer   *time.Timer
+	ctx     context.Context
+	cancel  context.CancelFunc
+	waiting int // calls still waiting, under Embedder.mu
 }
 
 // call is one Embed call waiting for its vectors.
@@ -131,28 +137,48 @@ func (b *Embedder) Embed(ctx context.Context, texts []string) ([][]float32, erro
 		full := b.open
 		b.open = nil
 		full.timer.Stop()
-		go b.run(context.Background(), full.calls)
+		go b.send(full)
 	}
 	if b.open == nil {
 		nb := &batch{}
+		nb.ctx, nb.cancel = context.WithCancel(context.Background())
 		nb.timer = time.AfterFunc(b.window, func() { b.flush(nb) })
 		b.open = nb
 	}
 	bt := b.open
 	bt.calls = append(bt.calls, c)
 	bt.texts += len(texts)
+	bt.waiting++
 	if bt.texts >= b.maxBatch {
 		b.open = nil
 		bt.timer.Stop()
-		go b.run(context.Background(), bt.calls)
+		go b.send(bt)
 	}
 	b.mu.Unlock()
 	select {
 	case <-c.done:
 		return c.vecs, c.err
 	case <-ctx.Done():
+		b.mu.Lock()
+		if bt.waiting--; bt.waiting == 0 {
+			// Nobody waits for it any more: an open batch is dropped
+			// before it is sent (a later call starts a new one), a sent
+			// one stopped.
+			if b.open == bt {
+				b.open = nil
+				bt.timer.Stop()
+			}
+			bt.cancel()
+		}
+		b.mu.Unlock()
 		return nil, ctx.Err()
 	}
+}
+
+// send runs bt's request under its context.
+func (b *Embedder) send(bt *batch) {
+	defer bt.cancel()
+	b.run(bt.ctx, bt.calls)
 }
 
 // flush sends bt when its window ends, unless it was sent already.
@@ -164,14 +190,15 @@ func (b *Embedder) flush(bt *batch) {
 	}
 	b.open = nil
 	b.mu.Unlock()
-	b.run(context.Background(), bt.calls)
+	b.send(bt)
 }
 
 // run sends the texts of calls in one request and hands out the vectors;
 // when the request fails and it held more than one call, each call is sent
 // again on its own, so that an error reaches only the call it concerns.
-// A shared request runs under context.Background: it does not end with any
-// one caller's context, as it serves the others too.
+// A shared request runs under its batch's context: it does not end with
+// any one caller's context, as it serves the others too, only once none of
+// them waits.
 func (b *Embedder) run(ctx context.Context, calls []*call) {
 	var texts []string
 	for _, c := range calls {
@@ -184,11 +211,11 @@ func (b *Embedder) run(ctx context.Context, calls []*call) {
 	b.mu.Lock()
 	b.stats.Requests++
 	b.stats.Texts += int64(len(texts))
-	if err != nil && len(calls) > 1 {
+	if err != nil && len(calls) > 1 && ctx.Err() == nil {
 		b.stats.Retries += int64(len(calls))
 	}
 	b.mu.Unlock()
-	if err != nil && len(calls) > 1 {
+	if err != nil && len(calls) > 1 && ctx.Err() == nil {
 		for _, c := range calls {
 			b.run(ctx, []*call{c})
 		}

@@ -333,3 +333,95 @@ func BenchmarkConcurrentStores(b *testing.B) {
 		})
 	}
 }
+
+// ctxEmbedder blocks until its context ends (or a minute passes) and
+// reports whether it ended.
+type ctxEmbedder struct {
+	hippo.Embedder
+	ended chan struct{}
+	once  sync.Once
+}
+
+func (e *ctxEmbedder) Embed(ctx context.Context, texts []string) ([][]float32, error) {
+	select {
+	case <-ctx.Done():
+		e.once.Do(func() { close(e.ended) })
+		return nil, ctx.Err()
+	case <-time.After(time.Minute):
+		return nil, fmt.Errorf("not cancelled")
+	}
+}
+
+// TestAbandonedBatchStops: a shared request goes on while any of its
+// callers waits for it, and stops once every one of them has left, so that
+// work nobody waits for does not run on (a recall of 50,000 characters is
+// seconds of CPU on the offline model).
+func TestAbandonedBatchStops(t *testing.T) {
+	for _, tt := range []struct {
+		name    string
+		callers int
+		opts    coalesce.Options
+	}{
+		{"one caller, window", 1, coalesce.Options{Window: 5 * time.Millisecond}},
+		{"three callers, window", 3, coalesce.Options{Window: 20 * time.Millisecond}},
+		{"batch sent full", 3, coalesce.Options{Window: time.Second, MaxBatch: 3}},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			_, api := newAPI(t)
+			inner := &ctxEmbedder{Embedder: api, ended: make(chan struct{})}
+			c, err := coalesce.New(inner, tt.opts)
+			if err != nil {
+				t.Fatal(err)
+			}
+			ctxs := make([]context.CancelFunc, tt.callers)
+			var wg sync.WaitGroup
+			for i := range tt.callers {
+				ctx, cancel := context.WithCancel(context.Background())
+				ctxs[i] = cancel
+				wg.Go(func() { c.Embed(ctx, []string{fmt.Sprint("text ", i)}) })
+			}
+			time.Sleep(100 * time.Millisecond) // the request is out
+			for i, cancel := range ctxs {
+				cancel()
+				if i < len(ctxs)-1 {
+					select {
+					case <-inner.ended:
+						t.Fatalf("the request stopped when %d of %d callers had left", i+1, tt.callers)
+					case <-time.After(50 * time.Millisecond):
+					}
+				}
+			}
+			select {
+			case <-inner.ended:
+			case <-time.After(5 * time.Second):
+				t.Fatal("the request went on after every caller left")
+			}
+			wg.Wait()
+		})
+	}
+}
+
+// TestAbandonedOpenBatch: a batch whose only caller leaves before it is
+// sent is dropped, and a call after it gets its vectors.
+func TestAbandonedOpenBatch(t *testing.T) {
+	srv, api := newAPI(t)
+	c, err := coalesce.New(api, coalesce.Options{Window: 200 * time.Millisecond})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error)
+	go func() { _, err := c.Embed(ctx, []string{"left"}); done <- err }()
+	time.Sleep(20 * time.Millisecond)
+	cancel()
+	if err := <-done; err != context.Canceled {
+		t.Fatalf("the caller that left: %v", err)
+	}
+	vecs, err := c.Embed(context.Background(), []string{"stayed"})
+	if err != nil || len(vecs) != 1 || !slices.Equal(vecs[0], srv.Vector("stayed")) {
+		t.Fatalf("a call after the dropped batch: %v, %v", vecs, err)
+	}
+	if st := c.Stats(); st.Requests != 1 || st.Texts != 1 {
+		t.Errorf("stats %+v: the dropped batch was sent", st)
+	}
+}

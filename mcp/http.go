@@ -3,6 +3,7 @@ package mcp
 import (
 	"bytes"
 	"context"
+	"crypto/rand"
 	"crypto/sha256"
 	"crypto/subtle"
 	"encoding/json"
@@ -42,7 +43,7 @@ func (s *Server) newHandler() http.Handler {
 	s.sse = newSSEHandler(s)
 
 	mux := http.NewServeMux()
-	mux.Handle("/mcp", s.guard(s.boundSessions(streamable)))
+	mux.Handle("/mcp", s.guard(s.oneCall(s.boundSessions(streamable))))
 	mux.Handle("/sse", s.guard(http.HandlerFunc(s.sse.stream)))
 	mux.Handle("/messages", s.guard(http.HandlerFunc(s.sse.message)))
 	mux.HandleFunc("GET /health", s.health)
@@ -73,6 +74,7 @@ func (s *Server) guard(next http.Handler) http.Handler {
 		if !s.checkToken(w, r) {
 			return
 		}
+		r.Header.Del(callHeader) // only oneCall sets it
 		max := s.cfg.MaxBodyBytes
 		if r.ContentLength > max {
 			tooLarge(w, max)
@@ -106,6 +108,79 @@ func (s *Server) guard(next http.Handler) http.Handler {
 
 // bodyKey is the context key of a request's body, once guard has read it.
 type bodyKey struct{}
+
+// callHeader carries, from a Streamable HTTP POST to the tool calls it
+// holds, the key under which oneCall keeps the request's context.
+const callHeader = "X-Hippo-Call"
+
+// oneCall bounds what one Streamable HTTP request costs and ties its call
+// to it. A JSON-RPC batch of more than one request is refused whole (400,
+// error -32600): one POST runs at most one call. And the POST's context,
+// which ends when the client goes away, is kept under a fresh key that
+// the call's handler finds in the request's headers (toolHandler): the
+// SDK runs calls under the session's context, so a call whose client gave
+// up would otherwise run on for nobody.
+func (s *Server) oneCall(next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.Method != http.MethodPost {
+			next.ServeHTTP(w, r)
+			return
+		}
+		body, _ := r.Context().Value(bodyKey{}).([]byte)
+		if n := batchRequests(body); n > 1 {
+			w.Header().Set("Content-Type", "application/json")
+			w.WriteHeader(http.StatusBadRequest)
+			json.NewEncoder(w).Encode(map[string]any{"jsonrpc": "2.0", "id": nil, "error": map[string]any{
+				"code":    -32600,
+				"message": fmt.Sprintf("invalid request: a batch of %d calls; Hippo runs one call per request: send each in a POST of its own", n),
+			}})
+			return
+		}
+		key := rand.Text()
+		s.calls.Store(key, r.Context())
+		defer s.calls.Delete(key)
+		r.Header.Set(callHeader, key)
+		next.ServeHTTP(w, r)
+	})
+}
+
+// batchRequests is the number of requests (messages with a method and an
+// ID, not notifications) in body when it is a JSON-RPC batch, else 0.
+func batchRequests(body []byte) int {
+	body = bytes.TrimSpace(body)
+	if len(body) == 0 || body[0] != '[' {
+		return 0
+	}
+	var batch []struct {
+		Method string          `json:"method"`
+		ID     json.RawMessage `json:"id"`
+	}
+	if json.Unmarshal(body, &batch) != nil {
+		return 0 // the SDK answers what does not parse
+	}
+	n := 0
+	for _, m := range batch {
+		if m.Method != "" && len(m.ID) > 0 && string(m.ID) != "null" {
+			n++
+		}
+	}
+	return n
+}
+
+// requestContext is ctx, ended also when the HTTP request that carried
+// the call ends (oneCall), when there is one.
+func (s *Server) requestContext(ctx context.Context, extra *sdk.RequestExtra) (context.Context, context.CancelFunc) {
+	if extra == nil || extra.Header == nil {
+		return ctx, func() {}
+	}
+	v, ok := s.calls.Load(extra.Header.Get(callHeader))
+	if !ok {
+		return ctx, func() {}
+	}
+	ctx, cancel := context.WithCancel(ctx)
+	stop := context.AfterFunc(v.(context.Context), cancel)
+	return ctx, func() { stop(); cancel() }
+}
 
 // boundSessions admits a request that opens a Streamable HTTP session (an
 // initialize, or a batch, posted without Mcp-Session-Id) only while fewer

@@ -164,6 +164,9 @@ type Server struct {
 	// last logged, in Unix seconds.
 	sessionMu sync.Mutex
 	refusedAt atomic.Int64
+	// calls holds the context of each Streamable HTTP request in
+	// progress, by the key oneCall gives it.
+	calls sync.Map
 	// readTimeout and readHeaderTimeout are the http.Server's; tests
 	// shorten them.
 	readTimeout, readHeaderTimeout time.Duration
@@ -325,6 +328,12 @@ func (s *Server) toolHandler(t tools.Tool) sdk.ToolHandler {
 		var raw json.RawMessage
 		if req != nil && req.Params != nil {
 			raw = req.Params.Arguments
+		}
+		if req != nil {
+			// The call stops when its client leaves.
+			var cancel context.CancelFunc
+			ctx, cancel = s.requestContext(ctx, req.Extra)
+			defer cancel()
 		}
 		if m := s.cfg.Metrics; m != nil {
 			defer func() {

@@ -16,7 +16,14 @@ import (
 // printed up to the server's URL; it is interrupted when the test ends.
 func serveLines(t *testing.T, c *cli, args ...string) (lines []string) {
 	t.Helper()
-	cmd := exec.Command(hippoBin, append([]string{"serve", "--addr", "127.0.0.1:0"}, args...)...)
+	lines, _ = serveCmd(t, c, args...)
+	return lines
+}
+
+// serveCmd is serveLines that also returns the server's process.
+func serveCmd(t *testing.T, c *cli, args ...string) (lines []string, cmd *exec.Cmd) {
+	t.Helper()
+	cmd = exec.Command(hippoBin, append([]string{"serve", "--addr", "127.0.0.1:0"}, args...)...)
 	cmd.Env = c.env
 	stderr, err := cmd.StderrPipe()
 	if err != nil {
@@ -44,7 +51,7 @@ func serveLines(t *testing.T, c *cli, args ...string) (lines []string) {
 		}
 	}
 	go io.Copy(io.Discard, stderr)
-	return lines
+	return lines, cmd
 }
 
 // TestPprofGuarded: the pprof listener shows the command line (flags with

@@ -128,7 +128,7 @@ func benchServeStores(b *testing.B, embedder string, clients int, db string) {
 
 // procCPU is the CPU time (user and system) process pid has used, from
 // /proc/<pid>/stat in clock ticks of 10 ms.
-func procCPU(b *testing.B, pid int) time.Duration {
+func procCPU(b testing.TB, pid int) time.Duration {
 	data, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
 	if err != nil {
 		b.Fatal(err)
