@@ -62,14 +62,6 @@ type Config struct {
 	// them (see RelevanceCalibrated).
 	CosineUnrelated float64
 	CosineStrong    float64
-	// CosineMean and CosineSD are the reference distribution the levels
-	// were measured on: the mean and standard deviation of a typical
-	// question's cosines over a memory's chunks. With CosineSD above 0,
-	// recall reads each query's cosines against the query's own
-	// distribution over the agent's chunks first (CosineShift); 0 reads
-	// cosines as they are.
-	CosineMean float64
-	CosineSD   float64
 	// BM25Half is the full-text score that BM25Relevance maps to 0.5: a
 	// score s counts as s/(s+BM25Half), so relevance from shared words
 	// saturates towards 1 and means the same on every query.
@@ -168,19 +160,9 @@ type RelevanceCalibrated interface {
 	RelevanceLevels() (unrelated, strong float64)
 }
 
-// CosineReferenced is implemented by embedders that carry the distribution
-// their relevance levels were measured on: the mean and standard deviation
-// of a typical question's cosines over a memory's chunks. Recall reads each
-// query's cosines against the query's own distribution with them
-// (Config.CosineShift).
-type CosineReferenced interface {
-	CosineReference() (mean, sd float64)
-}
-
 // ForEmbedder returns c with the thresholds of e when e is Calibrated, its
-// hybrid weight when e is Hybrid, its cosine levels when e is
-// RelevanceCalibrated and its reference distribution when e is
-// CosineReferenced; other embedders keep c's.
+// hybrid weight when e is Hybrid and its cosine levels when e is
+// RelevanceCalibrated; other embedders keep c's.
 func (c Config) ForEmbedder(e Embedder) Config {
 	if cal, ok := e.(Calibrated); ok {
 		c.DuplicateThreshold, c.NewThreshold, c.ForgetThreshold = cal.Thresholds()
@@ -190,9 +172,6 @@ func (c Config) ForEmbedder(e Embedder) Config {
 	}
 	if r, ok := e.(RelevanceCalibrated); ok {
 		c.CosineUnrelated, c.CosineStrong = r.RelevanceLevels()
-	}
-	if r, ok := e.(CosineReferenced); ok {
-		c.CosineMean, c.CosineSD = r.CosineReference()
 	}
 	return c
 }

@@ -215,11 +215,6 @@ type Recalled struct {
 	Strength  float64 `json:"strength"`
 	Recency   float64 `json:"recency"`
 	Score     float64 `json:"score"`
-	// CosineLevel is Similarity as relevance reads it: placed against
-	// the query's own cosines over the agent's chunks (Config.CosineShift);
-	// CosineRelevance calibrates it. Equal to Similarity when the
-	// embedder carries no reference distribution.
-	CosineLevel float64 `json:"cosine_level"`
 	// Weak marks a result under the relevance floor: fewer than
 	// Config.WeakResults results passed it, and this is among the closest
 	// of the rest. It is not boosted. All results weak means nothing

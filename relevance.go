@@ -60,39 +60,6 @@ func (c Config) CosineRelevance(cosine float64) float64 {
 	return math.Min(1, StrongRelevance+(1-StrongRelevance)*(cosine-hi)/(1-hi))
 }
 
-// CosineDist is how a query's cosines spread over an agent's chunks: their
-// mean and standard deviation over N of them.
-type CosineDist struct {
-	Mean, SD float64
-	N        int
-}
-
-// CosinePrior is how many chunks' worth of weight the embedder's reference
-// distribution (Config.CosineMean, Config.CosineSD) carries against an
-// agent's own: a memory of a few chunks says little about where a query's
-// unrelated cosines lie, so its figures are drawn towards the reference.
-const CosinePrior = 20
-
-// CosineShift is the affine map a + b·cosine that reads a query's cosine
-// against its own distribution d: the cosine's distance from the query's
-// mean in units of its spread, placed on the reference distribution the
-// relevance levels were measured on (mean CosineMean, spread CosineSD).
-// A query whose cosines all run high, as on a memory of one topic where
-// every chunk is near every question, is brought down to the levels; one
-// whose cosines run low is brought up. d is drawn towards the reference
-// by CosinePrior. It is the identity (0, 1) when the embedder carries no
-// reference (CosineSD 0) or d is empty.
-func (c Config) CosineShift(d CosineDist) (a, b float64) {
-	if !(c.CosineSD > 0) || d.N <= 0 || !(d.SD >= 0) {
-		return 0, 1
-	}
-	n, k := float64(d.N), float64(CosinePrior)
-	mean := (n*d.Mean + k*c.CosineMean) / (n + k)
-	sd := (n*d.SD + k*c.CosineSD) / (n + k)
-	b = c.CosineSD / sd
-	return c.CosineMean - b*mean, b
-}
-
 // BM25Relevance maps a full-text score s (higher is better, 0 for no
 // shared word) to relevance in [0, 1): s/(s+BM25Half). It saturates, so
 // that one shared word is partial relevance and only many rare ones come

@@ -249,35 +249,3 @@ func TestLengthFactors(t *testing.T) {
 		t.Errorf("a strong match 20 KB long: relevance %v, want over twice the floor %v", got, cfg.MinRelevance)
 	}
 }
-
-func TestCosineShift(t *testing.T) {
-	cfg := hippo.DefaultConfig()
-	cfg.CosineMean, cfg.CosineSD = 0.08, 0.1
-	tests := []struct {
-		name   string
-		cfg    hippo.Config
-		d      hippo.CosineDist
-		cosine float64
-		want   float64
-	}{
-		{"no reference: as is", hippo.DefaultConfig(), hippo.CosineDist{Mean: 0.3, SD: 0.05, N: 1000}, 0.5, 0.5},
-		{"no chunks: as is", cfg, hippo.CosineDist{}, 0.5, 0.5},
-		{"the reference itself: as is", cfg, hippo.CosineDist{Mean: 0.08, SD: 0.1, N: 1000}, 0.5, 0.5},
-		// One topic: every cosine runs high (mean 0.3, sd 0.05 over
-		// 10,000 chunks, the prior's 20 a rounding error): 0.5 is four
-		// spreads above the mean, read as 0.08 + 4 × 0.1.
-		{"high background", cfg, hippo.CosineDist{Mean: 0.3, SD: 0.05, N: 1e4}, 0.5, 0.08 + (0.5-(1e4*0.3+20*0.08)/(1e4+20))*0.1/((1e4*0.05+20*0.1)/(1e4+20))},
-		{"low background", cfg, hippo.CosineDist{Mean: 0.0, SD: 0.1, N: 1e4}, 0.3, 0.08 + (0.3 - 20*0.08/(1e4+20))},
-		// Five chunks weigh a fifth of the reference's 20.
-		{"few chunks", cfg, hippo.CosineDist{Mean: 0.3, SD: 0.1, N: 5}, 0.5, 0.08 + 0.5 - (5*0.3+20*0.08)/25},
-	}
-	for _, tt := range tests {
-		a, b := tt.cfg.CosineShift(tt.d)
-		if got := a + b*tt.cosine; math.Abs(got-tt.want) > 1e-9 {
-			t.Errorf("%s: %v, want %v", tt.name, got, tt.want)
-		}
-		if !(b > 0) {
-			t.Errorf("%s: slope %v, want above 0 (relevance must grow with the cosine)", tt.name, b)
-		}
-	}
-}

@@ -2,8 +2,8 @@ package hippo
 
 // Wrapped is the base of an Embedder that wraps another, such as one that
 // caches, counts or batches its calls: it passes the wrapped embedder's
-// model, dimension, thresholds, hybrid weight, relevance levels and
-// reference distribution through (the defaults where the wrapped one has none), so that a
+// model, dimension, thresholds, hybrid weight and relevance levels
+// through (the defaults where the wrapped one has none), so that a
 // database configures recall the same with the wrapper as without it. A
 // wrapper embeds Wrapped and defines Embed.
 type Wrapped struct{ Embedder }
@@ -23,15 +23,8 @@ func (w Wrapped) RelevanceLevels() (unrelated, strong float64) {
 	return cfg.CosineUnrelated, cfg.CosineStrong
 }
 
-// CosineReference is the wrapped embedder's, or none (0, 0).
-func (w Wrapped) CosineReference() (mean, sd float64) {
-	cfg := DefaultConfig().ForEmbedder(w.Embedder)
-	return cfg.CosineMean, cfg.CosineSD
-}
-
 var (
 	_ Calibrated          = Wrapped{}
 	_ Hybrid              = Wrapped{}
 	_ RelevanceCalibrated = Wrapped{}
-	_ CosineReferenced    = Wrapped{}
 )

@@ -30,34 +30,19 @@ type Scan struct {
 	Clock   hippo.DecayClock
 	Filter  Filter
 	Stats   *Counts // nil unless counting matches
-	// ShiftA and ShiftB map a cosine to the one relevance reads,
-	// ShiftA + ShiftB·cosine (hippo.Config.CosineShift): set per query
-	// vector by search.
-	ShiftA, ShiftB float64
 }
-
-// cosineSample is how many of an agent's chunks a query's cosine
-// distribution is estimated from (hippo.Config.CosineShift).
-const cosineSample = 512
-
-// level is the cosine relevance reads for cosine: sc's shift applied.
-func (sc *Scan) level(cosine float64) float64 { return sc.ShiftA + sc.ShiftB*cosine }
 
 // Hit is a chunk chosen by recall with the parts of its score.
 type Hit struct {
 	ID                             string
 	Meta                           Meta
 	Cosine, BM25, Relevance, Score float64
-	// Level is the cosine relevance read: Cosine against the query's
-	// own distribution (Scan.level).
-	Level float64
 	// Weak: under the relevance floor, returned because fewer results
 	// passed it (searchWeak).
 	Weak bool
 }
 
-// searchWeak finds the n chunks closest to the query by cosine (read
-// against the query's distribution) that passed the filters and the
+// searchWeak finds the n chunks closest to the query by cosine that passed the filters and the
 // strength floor but not the relevance floor, skipping those in got: the
 // best there is when nothing, or too little, is relevant. A paraphrase
 // that shares no word with its question can score under the embedder's
@@ -82,17 +67,12 @@ func searchWeak(ctx context.Context, cfg hippo.Config, ai *Index, qs [][]float32
 		default:
 			ws.Filter.Kind = hippo.KindFact
 		}
-		ws.ShiftA, ws.ShiftB = 0, 1
-		if cfg.CosineSD > 0 {
-			mean, sd := ai.Idx.CosineStats(q, cosineSample)
-			ws.ShiftA, ws.ShiftB = cfg.CosineShift(hippo.CosineDist{Mean: mean, SD: sd, N: min(ai.Idx.Len(), cosineSample)})
-		}
 		f := &ws.Filter
 		found, err := ai.Idx.Search(ctx, q, n+len(got), func(c *Meta, cos, _ float64, _ bool) (float64, bool) {
 			if !f.Allows(c) || c.Strength(ws.Clock) < ws.Floor {
 				return 0, false
 			}
-			return ws.level(cos), true
+			return cos, true
 		})
 		if err != nil {
 			return nil, err
@@ -102,13 +82,12 @@ func searchWeak(ctx context.Context, cfg hippo.Config, ai *Index, qs [][]float32
 				continue
 			}
 			b := ws.BM25[h.Meta.RowID]
-			level := ws.level(h.Cosine)
-			rel := cfg.SizedRelevance(level, b, int(h.Meta.Size), ws.Alpha)
-			out = append(out, Hit{ID: h.ID, Meta: h.Meta, Cosine: h.Cosine, Level: level, BM25: b, Relevance: rel, Weak: true,
+			rel := cfg.SizedRelevance(h.Cosine, b, int(h.Meta.Size), ws.Alpha)
+			out = append(out, Hit{ID: h.ID, Meta: h.Meta, Cosine: h.Cosine, BM25: b, Relevance: rel, Weak: true,
 				Score: cfg.Score(rel, h.Meta.Strength(ws.Clock), h.Meta.Recency(cfg, ws.Now))})
 		}
 	}
-	slices.SortStableFunc(out, func(a, b Hit) int { return cmp.Compare(b.Level, a.Level) })
+	slices.SortStableFunc(out, func(a, b Hit) int { return cmp.Compare(b.Cosine, a.Cosine) })
 	return out[:min(n, len(out))], nil
 }
 
@@ -129,11 +108,6 @@ func searchWeak(ctx context.Context, cfg hippo.Config, ai *Index, qs [][]float32
 // vector.Index search finds the exact top k, every chunk considered:
 // nothing is dropped for speed. Call with ai.Mu held.
 func search(ctx context.Context, cfg hippo.Config, ai *Index, q []float32, sc *Scan) ([]Hit, error) {
-	sc.ShiftA, sc.ShiftB = 0, 1
-	if cfg.CosineSD > 0 {
-		mean, sd := ai.Idx.CosineStats(q, cosineSample)
-		sc.ShiftA, sc.ShiftB = cfg.CosineShift(hippo.CosineDist{Mean: mean, SD: sd, N: min(ai.Idx.Len(), cosineSample)})
-	}
 	found, err := ai.Idx.SearchBounded(ctx, q, sc.K, recallBound(cfg, sc), scorer(cfg, sc))
 	if err != nil {
 		return nil, err
@@ -141,9 +115,8 @@ func search(ctx context.Context, cfg hippo.Config, ai *Index, q []float32, sc *S
 	hits := make([]Hit, len(found))
 	for i, h := range found {
 		b := sc.BM25[h.Meta.RowID]
-		level := sc.level(h.Cosine)
-		hits[i] = Hit{ID: h.ID, Meta: h.Meta, Cosine: h.Cosine, Level: level, BM25: b,
-			Relevance: cfg.SizedRelevance(level, b, int(h.Meta.Size), sc.Alpha), Score: h.Score}
+		hits[i] = Hit{ID: h.ID, Meta: h.Meta, Cosine: h.Cosine, BM25: b,
+			Relevance: cfg.SizedRelevance(h.Cosine, b, int(h.Meta.Size), sc.Alpha), Score: h.Score}
 	}
 	return hits, nil
 }
@@ -179,7 +152,7 @@ func Search(ctx context.Context, cfg hippo.Config, ai *Index, qs [][]float32, sc
 // matches (sc.stats) needs every row scored, so it bounds nothing then,
 // nor with weights or levels a ceiling cannot hold for.
 func recallBound(cfg hippo.Config, sc *Scan) vector.Bound {
-	if sc.Stats != nil || cfg.WeightSimilarity <= 0 || cfg.WeightStrength < 0 || cfg.WeightRecency < 0 || !(sc.ShiftB > 0) ||
+	if sc.Stats != nil || cfg.WeightSimilarity <= 0 || cfg.WeightStrength < 0 || cfg.WeightRecency < 0 ||
 		!(cfg.CosineUnrelated >= 0 && cfg.CosineStrong > cfg.CosineUnrelated && cfg.CosineStrong < 1) || sc.Alpha >= 1 {
 		return vector.Bound{}
 	}
@@ -189,9 +162,8 @@ func recallBound(cfg hippo.Config, sc *Scan) vector.Bound {
 		_, wb := hippo.FuseWeights(sc.Alpha)
 		bm = 1 - hippo.Pow1m(cfg.BM25Relevance(sc.BM25Max), wb)
 	}
-	// The level is ShiftA + ShiftB·cosine ≤ max(0, ShiftA) + ShiftB·max(0, cosine).
-	return vector.Bound{Sim: cfg.WeightSimilarity * sc.ShiftB / cfg.CosineStrong, Prior: cfg.WeightStrength,
-		Const: cfg.WeightRecency + cfg.WeightSimilarity*(bm+max(0, sc.ShiftA)/cfg.CosineStrong)}
+	return vector.Bound{Sim: cfg.WeightSimilarity / cfg.CosineStrong, Prior: cfg.WeightStrength,
+		Const: cfg.WeightRecency + cfg.WeightSimilarity*bm}
 }
 
 // firstPassSlack is how much cosine the first pass adds before it drops a
@@ -216,10 +188,10 @@ func scorer(cfg hippo.Config, sc *Scan) vector.ScoreFunc[Meta] {
 		// its value at the far end of the first pass's error, for the
 		// cuts. The discount only lowers a score, so the bounds hold.
 		fc, fb := cfg.LengthFactors(int(c.Size))
-		rc := cfg.CosineRelevance(sc.level(cos)) * fc
+		rc := cfg.CosineRelevance(cos) * fc
 		most := rc
 		if !exact {
-			most = cfg.CosineRelevance(sc.level(cos+firstPassSlack)) * fc
+			most = cfg.CosineRelevance(cos+firstPassSlack) * fc
 		}
 		// Most rows of a large memory are unrelated to the query: drop
 		// those the floor rules out, however well their words match,
@@ -466,12 +438,12 @@ func RecallPage(ctx context.Context, cfg hippo.Config, ai *Index, active bool, r
 		if !ok {
 			continue // deleted since the search
 		}
-		rc, rb := cfg.SizedParts(h.Level, h.BM25, int(h.Meta.Size))
+		rc, rb := cfg.SizedParts(h.Cosine, h.BM25, int(h.Meta.Size))
 		page.Results = append(page.Results, hippo.Recalled{Chunk: c, Similarity: h.Cosine, BM25: h.BM25,
 			LengthExcess:    cfg.LengthExcess(int(h.Meta.Size)),
 			CosineRelevance: rc, BM25Relevance: rb,
 			Relevance: h.Relevance, Strength: h.Meta.Strength(sc.Clock), Recency: h.Meta.Recency(cfg, now), Score: h.Score,
-			CosineLevel: h.Level, Weak: h.Weak})
+			Weak: h.Weak})
 	}
 	if boosted > 0 {
 		ai.FoldBoost(page.Results, before, after) // the rest as read: no change

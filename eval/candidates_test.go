@@ -376,7 +376,7 @@ func TestCandidates(t *testing.T) {
 					continue
 				}
 				ask(tr.session)
-				if len(tr.Text) > hippo.DefaultConfig().MaxContent {
+				if !storable(tr.Text) {
 					continue
 				}
 				res, err := mem.StoreMemory(ctx, hippo.StoreInput{Content: tr.Text})

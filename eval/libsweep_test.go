@@ -29,17 +29,27 @@ var (
 type variant struct {
 	name  string
 	tweak func(*hippo.Config)
+	// onOnly: run with the boost on only (with it off, the variant is
+	// another's).
+	onOnly bool
+}
+
+// beforeConfig is recall as it was before issue 28: every result
+// boosted, no weak results, the seed's weights.
+func beforeConfig(c *hippo.Config) {
+	c.BoostResults, c.WeakResults = 0, 0
+	c.WeightSimilarity, c.WeightStrength, c.WeightRecency = 0.6, 0.3, 0.1
 }
 
 // libSweepVariants are the configurations the library sweep compares.
 func libSweepVariants() []variant {
-	vs := []variant{{"default", nil}}
-	for _, n := range []int{0, 1, 3} {
-		for _, w := range [][3]float64{{0.6, 0.3, 0.1}, {0.8, 0.15, 0.05}, {0.9, 0.07, 0.03}} {
-			vs = append(vs, variant{fmt.Sprintf("boost first %d, weights %g/%g/%g", n, w[0], w[1], w[2]), func(c *hippo.Config) {
+	vs := []variant{{name: "before (boost all, no weak results)", tweak: beforeConfig}}
+	for _, w := range [][3]float64{{0.6, 0.3, 0.1}, {0.8, 0.15, 0.05}, {0.9, 0.07, 0.03}} {
+		for _, n := range []int{1, 3} {
+			vs = append(vs, variant{name: fmt.Sprintf("boost first %d, weights %g/%g/%g", n, w[0], w[1], w[2]), tweak: func(c *hippo.Config) {
 				c.BoostResults = n
 				c.WeightSimilarity, c.WeightStrength, c.WeightRecency = w[0], w[1], w[2]
-			}})
+			}, onOnly: n != 3})
 		}
 	}
 	return vs
@@ -86,6 +96,9 @@ func TestLibrarySweep(t *testing.T) {
 		}
 		configTweak = v.tweak
 		for _, boost := range []bool{true, false} {
+			if !boost && v.onOnly {
+				continue
+			}
 			start := time.Now()
 			row := []string{v.name, onOff(boost)}
 			if own != nil {
@@ -118,7 +131,7 @@ func TestLibrarySweep(t *testing.T) {
 				row = append(row, "", "")
 			}
 			if wanted("conversation") {
-				o := libraryConversation(t, conversationSetA, firstContactEmbedder(), evalConfig(boost))
+				o := libraryConversation(t, conversationSetA, newCachedEmbedder(firstContactEmbedder()), evalConfig(boost))
 				row = append(row, fmt.Sprint(o.first), fmt.Sprint(o.top3), fmt.Sprintf("%d/%d", o.stale, o.corrections))
 			}
 			tb.row(row...)

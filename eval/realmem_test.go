@@ -182,6 +182,12 @@ func TestRealMemData(t *testing.T) {
 	}
 }
 
+// storable reports whether store_memory takes a turn: 2 turns are over
+// its size limit and a few are empty.
+func storable(text string) bool {
+	return strings.TrimSpace(text) != "" && len(text) <= hippo.DefaultConfig().MaxContent
+}
+
 // rmAgent is the agent a persona's turns belong to.
 func rmAgent(persona string) string {
 	return "realmem-" + strings.Map(func(r rune) rune {
@@ -201,7 +207,7 @@ func prepareRealMem(t testing.TB, ctx context.Context, ce *cachedEmbedder, model
 		texts = append(texts, q.Question)
 	}
 	for _, tr := range d.turns {
-		if len(tr.Text) <= hippo.DefaultConfig().MaxContent {
+		if storable(tr.Text) {
 			texts = append(texts, tr.Text)
 		}
 	}
@@ -270,8 +276,8 @@ func runRealMem(t testing.TB, ctx context.Context, dir string, cfg hippo.Config,
 				continue
 			}
 			ask(tr.session)
-			if len(tr.Text) > cfg.MaxContent {
-				continue // 2 turns are over store_memory's limit
+			if !storable(tr.Text) {
+				continue
 			}
 			res, err := mem.StoreMemory(ctx, hippo.StoreInput{Content: tr.Text})
 			if err != nil {

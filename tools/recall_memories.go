@@ -51,11 +51,8 @@ type recalledDetail struct {
 	// Relevance.
 	CosineRelevance float64 `json:"cosine_relevance"`
 	BM25Relevance   float64 `json:"bm25_relevance"`
-	// CosineLevel is the similarity as relevance reads it, against the
-	// query's own cosines over the agent's memory.
-	CosineLevel float64 `json:"cosine_level"`
-	Strength    float64 `json:"strength"`
-	Recency     float64 `json:"recency"`
+	Strength        float64 `json:"strength"`
+	Recency         float64 `json:"recency"`
 	// Weak: under the relevance floor, one of the closest items when
 	// too few are relevant.
 	Weak bool `json:"weak,omitempty"`
@@ -114,7 +111,7 @@ Results are relevant to the query (min_relevance, default calibrated), never mer
 		for i, r := range found {
 			d.Results[i] = recalledDetail{chunkDetails: newChunkDetails(r.Chunk),
 				Score: r.Score, Similarity: r.Similarity, BM25: r.BM25, Relevance: r.Relevance,
-				CosineRelevance: r.CosineRelevance, BM25Relevance: r.BM25Relevance, CosineLevel: r.CosineLevel,
+				CosineRelevance: r.CosineRelevance, BM25Relevance: r.BM25Relevance,
 				Strength: r.Strength, Recency: r.Recency, Weak: r.Weak}
 		}
 		text := recallText(in.Query, in.Kind, found, in.Offset)

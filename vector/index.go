@@ -486,27 +486,3 @@ func (x *Index[M]) EachMeta(fn func(m *M)) {
 		fn(&x.meta[i])
 	}
 }
-
-// CosineStats are the mean and standard deviation of q's cosine over the
-// index's rows, from their int8 codes: over every row when there are at
-// most sample, else over sample rows spread evenly through the index. A
-// query's cosines with unrelated texts sit higher or lower depending on
-// the query and on what the index holds; these say where, so that a
-// caller can read a cosine against them. 0, 0 for an empty index or a
-// query of another dimension.
-func (x *Index[M]) CosineStats(q []float32, sample int) (mean, sd float64) {
-	n := len(x.ids)
-	if n == 0 || len(q) != x.dim || sample <= 0 {
-		return 0, 0
-	}
-	qq := x.quantQuery(q)
-	m := min(n, sample)
-	var sum, sq float64
-	for j := range m {
-		c := x.approx(&qq, j*n/m)
-		sum += c
-		sq += c * c
-	}
-	mean = sum / float64(m)
-	return mean, math.Sqrt(max(0, sq/float64(m)-mean*mean))
-}

@@ -117,9 +117,6 @@ type recalledView struct {
 	LengthExcess float64 `json:"length_excess,omitempty"`
 	Strength     float64 `json:"strength"`
 	Recency      float64 `json:"recency"`
-	// CosineLevel is the cosine as relevance reads it, against the
-	// query's own cosines over the agent's memory.
-	CosineLevel float64 `json:"cosine_level"`
 	// Weak: under the relevance floor, among the closest when too few
 	// results pass it.
 	Weak bool `json:"weak,omitempty"`

@@ -83,7 +83,7 @@ marked when included.`,
 			for i, r := range page.Results {
 				views[i] = recalledView{viewChunks([]*hippo.Chunk{r.Chunk}, strengthAt(m.Config()))[0],
 					r.Score, r.Similarity, r.BM25, r.Relevance, r.CosineRelevance, r.BM25Relevance, r.LengthExcess, r.Strength, r.Recency,
-					r.CosineLevel, r.Weak}
+					r.Weak}
 			}
 			out := struct {
 				Results      []recalledView          `json:"results"`
@@ -112,8 +112,8 @@ marked when included.`,
 					if explain {
 						fmt.Fprintf(w, "   score %.3f = %.1f × relevance %.3f + %.1f × strength %.3f + %.1f × recency %.3f\n",
 							v.Score, cfg.WeightSimilarity, v.Relevance, cfg.WeightStrength, v.Strength, cfg.WeightRecency, v.Recency)
-						fmt.Fprintf(w, "   relevance %.3f fuses cosine %.3f (raw %.3f, read as %.3f against this query's other cosines) and bm25 %.3f (raw %.3f) with α %.2f\n",
-							v.Relevance, v.CosineRelevance, v.Similarity, v.CosineLevel, v.BM25Relevance, v.BM25, page.Alpha)
+						fmt.Fprintf(w, "   relevance %.3f fuses cosine %.3f (raw %.3f) and bm25 %.3f (raw %.3f) with α %.2f\n",
+							v.Relevance, v.CosineRelevance, v.Similarity, v.BM25Relevance, v.BM25, page.Alpha)
 						if v.Weak {
 							fmt.Fprintf(w, "   weak: under the relevance floor %.2f, shown because fewer than %d results pass it\n", page.MinRelevance, cfg.WeakResults)
 						}
