@@ -1,10 +1,12 @@
 package eval_test
 
 import (
+	"context"
 	"flag"
 	"fmt"
 	"math"
 	"os"
+	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
@@ -451,4 +453,77 @@ func cosineShift(mu, sd float64, q *candQuery) (a, b float64) {
 	qsd := (n*q.CosSD + k*sd) / (n + k)
 	b = sd / qsd
 	return mu - b*mean, b
+}
+
+// TestSweepFactVoice measures the fact-voice rewrite of questions
+// (hippo.FactVoice: "where do I live" as "where does User live") on the
+// first-contact sets: every fact learned with RememberFacts, then each
+// question ranked against the facts by cosine with the question as
+// written and in fact voice.
+func TestSweepFactVoice(t *testing.T) {
+	if !*flagSweep {
+		t.Skip("runs with -sweep")
+	}
+	ctx := context.Background()
+	e := newCachedEmbedder(firstContactEmbedder())
+	for _, set := range []string{firstContactSet, firstContactSet2, firstContactSet3} {
+		facts, questions := loadFirstContact(t, set)
+		c, err := newLibClient(ctx, filepath.Join(t.TempDir(), "fv.db"), "fv", e)
+		if err != nil {
+			t.Fatal(err)
+		}
+		type stored struct {
+			from, text string
+			v          []float32
+		}
+		var all []stored
+		for _, f := range facts {
+			res, err := c.remember(ctx, f.text)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, fo := range res.Facts {
+				if fo.Action == hippo.ActionDuplicate {
+					continue
+				}
+				v, err := e.Embed(ctx, []string{fo.Content})
+				if err != nil {
+					t.Fatal(err)
+				}
+				all = append(all, stored{f.id, fo.Content, v[0]})
+			}
+		}
+		c.close()
+		for _, voice := range []bool{false, true} {
+			first, top3 := 0, 0
+			for _, q := range questions {
+				text := q.text
+				if voice {
+					text = hippo.FactVoice(q.text)
+				}
+				qv, err := e.Embed(ctx, []string{text})
+				if err != nil {
+					t.Fatal(err)
+				}
+				best, rank := -2.0, 1
+				for _, s := range all {
+					if c := cosine(qv[0], s.v); q.relevant[s.from] && c > best {
+						best = c
+					}
+				}
+				for _, s := range all {
+					if !q.relevant[s.from] && cosine(qv[0], s.v) > best {
+						rank++
+					}
+				}
+				if rank == 1 {
+					first++
+				}
+				if rank <= 3 {
+					top3++
+				}
+			}
+			t.Logf("%s, fact voice %v: first %d/%d, top 3 %d", set, voice, first, len(questions), top3)
+		}
+	}
 }
