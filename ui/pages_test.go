@@ -41,7 +41,7 @@ func TestRecallPreviewDoesNotBoost(t *testing.T) {
 	}
 	status, body := post(t, e, "/ui/recall?agent=ada&q=where+is+the+deploy+key", "/ui/recall",
 		url.Values{"agent": {"ada"}, "q": {"where is the deploy key"}, "limit": {"1"}})
-	if status != http.StatusOK || !strings.Contains(body, "the results were boosted") {
+	if status != http.StatusOK || !strings.Contains(body, "results above the floor were boosted") {
 		t.Fatalf("recall and boost: status %d", status)
 	}
 	if c, _ := e.db.Chunk(ctx, "ada", id); c.AccessCount != access+1 {
