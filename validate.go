@@ -44,6 +44,25 @@ func validateName(field, s string, emptyOK bool) error {
 	return nil
 }
 
+// ValidateChunkID checks a chunk ID given from outside (an import, a
+// supersession link in one): at most MaxIDLength characters of ASCII
+// letters, digits and "-_.:", which Hippo's ULIDs and the TypeScript
+// Hippo's IDs are made of. An ID is shown in pages and terminals and
+// used in URLs: markup, spaces and controls have no place in one.
+func ValidateChunkID(field, id string) error {
+	switch {
+	case id == "":
+		return Invalidf(field, "must not be empty")
+	case len(id) > MaxIDLength:
+		return Invalidf(field, "must be at most %d characters, got %d", MaxIDLength, utf8.RuneCountInString(id))
+	case strings.IndexFunc(id, func(r rune) bool {
+		return !('a' <= r && r <= 'z' || 'A' <= r && r <= 'Z' || '0' <= r && r <= '9' || strings.ContainsRune("-_.:", r))
+	}) >= 0:
+		return Invalidf(field, "must be ASCII letters, digits and -_.: only")
+	}
+	return nil
+}
+
 // ValidateText checks free text given to a tool: non-blank, valid UTF-8 and
 // at most max characters.
 func ValidateText(field, s string, max int) error {

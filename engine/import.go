@@ -26,8 +26,9 @@ const FormatTypeScript = "typescript-v1"
 type ImportStore interface {
 	// ImportNow is the time of records that name none.
 	ImportNow() time.Time
-	// DefaultIntensity is the running intensity of chunks that name none.
-	DefaultIntensity() float64
+	// Config is the store's configuration: the running intensity of
+	// chunks that name none, and the limits records must keep, the tools'.
+	Config() hippo.Config
 	// ImportUpdate runs fn in one write transaction, committed when fn
 	// returns nil: everything or nothing.
 	ImportUpdate(ctx context.Context, fn func(ImportTx) error) error
@@ -153,7 +154,8 @@ func Import(ctx context.Context, s ImportStore, r io.Reader, opts hippo.ImportOp
 	}
 	var res *hippo.ImportResult
 	err := s.ImportUpdate(ctx, func(tx ImportTx) error {
-		im := &importer{tx: tx, opts: opts, now: s.ImportNow(), intensity: s.DefaultIntensity(), agents: map[string]bool{},
+		cfg := s.Config()
+		im := &importer{tx: tx, opts: opts, now: s.ImportNow(), intensity: cfg.DefaultIntensity, cfg: cfg, agents: map[string]bool{},
 			res: &hippo.ImportResult{DuplicateIDs: []string{}, DuplicateContent: []string{}, DuplicateBlocks: []hippo.BlockRef{}}}
 		if err := im.read(ctx, json.NewDecoder(r)); err != nil {
 			return err
@@ -179,6 +181,7 @@ type importer struct {
 	opts      hippo.ImportOptions
 	now       time.Time
 	intensity float64
+	cfg       hippo.Config // its limits are the tools'
 
 	format       string           // "format" field, if seen
 	version      int              // "version" field, 0 until seen
@@ -473,6 +476,9 @@ func (im *importer) block(ctx context.Context, b importBlock) error {
 	if b.Value == nil {
 		return hippo.Errorf(hippo.EINVALID, "block %q has no value", b.Key)
 	}
+	if n := utf8.RuneCountInString(*b.Value); n > im.cfg.MaxBlockValue {
+		return hippo.Errorf(hippo.EINVALID, "block %q: the value must be at most %d characters, got %d", b.Key, im.cfg.MaxBlockValue, n)
+	}
 	updated := b.UpdatedAt
 	if updated == "" {
 		updated = b.UpdatedAtTS
@@ -502,6 +508,9 @@ func (im *importer) chunk(ctx context.Context, in importChunk) error {
 	if strings.TrimSpace(in.ID) == "" {
 		return hippo.Errorf(hippo.EINVALID, "chunk #%d has no id", im.chunksSeen)
 	}
+	if err := hippo.ValidateChunkID("id", in.ID); err != nil {
+		return hippo.Errorf(hippo.EINVALID, "chunk #%d: %v", im.chunksSeen, err) // not quoted: it may be anything
+	}
 	bad := func(format string, args ...any) error {
 		return hippo.Errorf(hippo.EINVALID, "chunk %s: %s", in.ID, fmt.Sprintf(format, args...))
 	}
@@ -520,11 +529,29 @@ func (im *importer) chunk(ctx context.Context, in importChunk) error {
 	if in.Content == nil {
 		return bad("no content")
 	}
+	// The tools' limit, checked first: a 10 MB record costs minutes in
+	// the checks that follow.
+	if n := utf8.RuneCountInString(*in.Content); n > im.cfg.MaxContent {
+		return bad("content must be at most %d characters, got %d", im.cfg.MaxContent, n)
+	}
+	// A memory's hash is what dedup keys on, derived from the content. A
+	// SHA-256 in the file must be the content's (in either case): else the
+	// content or the hash was changed. Another value (another algorithm)
+	// is not kept for a memory, whose hash is computed.
 	hash := deref(in.ContentHash)
+	if h := strings.ToLower(hash); isHash(h) {
+		if h != hippo.ContentHash(*in.Content) {
+			return bad("content_hash is not the SHA-256 of the content: the file was changed or damaged")
+		}
+		hash = h
+	}
 	if kind == hippo.KindMemory {
-		// Derived from the content, and what dedup keys on: a file's
-		// own value (another algorithm, another case) is not kept.
 		hash = hippo.ContentHash(*in.Content)
+	}
+	if sup := deref(in.SupersededBy); sup != "" {
+		if err := hippo.ValidateChunkID("superseded_by", sup); err != nil {
+			return bad("%v", err)
+		}
 	}
 	if err := im.checkEmbedding(ctx, in.Embedding, bad); err != nil {
 		return err
@@ -571,6 +598,9 @@ func (im *importer) checkEmbedding(ctx context.Context, embedding []byte, bad fu
 func (im *importer) values(c *ImportedChunk, in importChunk, bad func(string, ...any) error) error {
 	meta, err := importMetadata(in.Metadata)
 	if err != nil {
+		return bad("%v", err)
+	}
+	if _, err := hippo.ValidateMetadata(json.RawMessage(meta)); err != nil {
 		return bad("%v", err)
 	}
 	intensity := im.intensity
@@ -649,6 +679,10 @@ func (im *importer) provenance(c *ImportedChunk, in importChunk, bad func(string
 // maxReason bounds a trust flag's reason read from a file.
 const maxReason = 1000
 
+// maxInputBytes bounds the text facts were extracted from: the most the
+// CLI reads from standard input.
+const maxInputBytes = 1 << 20
+
 // input checks an input record and inserts it, when an imported chunk
 // of its agent refers to it.
 func (im *importer) input(ctx context.Context, in importInput) error {
@@ -661,6 +695,9 @@ func (im *importer) input(ctx context.Context, in importInput) error {
 	}
 	if in.Text == nil || !utf8.ValidString(*in.Text) {
 		return bad("no text, or not valid UTF-8")
+	}
+	if len(*in.Text) > maxInputBytes {
+		return bad("text must be at most %d bytes, got %d", maxInputBytes, len(*in.Text))
 	}
 	if hippo.ContentHash(*in.Text) != in.Hash {
 		return bad("hash is not the SHA-256 of the text")

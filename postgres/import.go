@@ -23,7 +23,7 @@ type importStore struct{ db *DB }
 
 func (s importStore) ImportNow() time.Time { return s.db.now() }
 
-func (s importStore) DefaultIntensity() float64 { return s.db.cfg.DefaultIntensity }
+func (s importStore) Config() hippo.Config { return s.db.cfg }
 
 func (s importStore) ImportUpdate(ctx context.Context, fn func(engine.ImportTx) error) error {
 	return s.db.bulk(ctx, func(tx pgx.Tx) error { return fn(importTx{tx}) })

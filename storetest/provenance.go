@@ -242,6 +242,7 @@ func testProvenance(t *testing.T, b Backend) {
 	}
 	probe := doc.Chunks[0]
 	probe["id"], probe["content"] = "PROBE", "A fact that names the forgotten text"
+	probe["content_hash"] = hippo.ContentHash("A fact that names the forgotten text") // a file's hash must be its content's
 	probe["input_hash"] = want.InputHash
 	doc.Chunks = []map[string]any{probe}
 	again, err := json.Marshal(map[string]any{"format": "hippo-export", "version": 1, "embedding_model": doc.Model, "chunks": doc.Chunks})
