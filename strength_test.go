@@ -134,20 +134,44 @@ func TestBoost(t *testing.T) {
 }
 
 func TestScore(t *testing.T) {
-	cfg := hippo.DefaultConfig()
+	def := hippo.DefaultConfig()
+	seed := def
+	seed.WeightSimilarity, seed.WeightStrength, seed.WeightRecency = 0.6, 0.3, 0.1
 	tests := []struct {
 		name               string
+		cfg                hippo.Config
 		sim, strength, rec float64
 		want               float64
 	}{
-		{"all ones", 1, 1, 1, 1},
-		{"seed weights", 0.8, 0.5, 0.74, 0.6*0.8 + 0.3*0.5 + 0.1*0.74},
-		{"negative cosine clamps to zero", -0.4, 0.5, 1, 0.3*0.5 + 0.1},
-		{"nothing", 0, 0, 0, 0},
+		{"all ones", def, 1, 1, 1, 1},
+		{"default weights", def, 0.8, 0.5, 0.74, 0.9*0.8 + 0.07*0.5 + 0.03*0.74},
+		{"seed weights", seed, 0.8, 0.5, 0.74, 0.6*0.8 + 0.3*0.5 + 0.1*0.74},
+		{"negative cosine clamps to zero", def, -0.4, 0.5, 1, 0.07*0.5 + 0.03},
+		{"nothing", def, 0, 0, 0, 0},
 	}
 	for _, tt := range tests {
-		if got := cfg.Score(tt.sim, tt.strength, tt.rec); math.Abs(got-tt.want) > 1e-12 {
+		if got := tt.cfg.Score(tt.sim, tt.strength, tt.rec); math.Abs(got-tt.want) > 1e-12 {
 			t.Errorf("%s: Score = %v, want %v", tt.name, got, tt.want)
+		}
+	}
+	// Strength and recency order results of similar relevance only: the
+	// strongest, newest chunk does not outrank a fresh one of average
+	// intensity (0.5) that is 0.11 more relevant, and a self-description at
+	// intensity 0.85 does not outrank an ordinary fact (0.3) more than 0.05
+	// more relevant. Under the seed's weights both did.
+	pairs := []struct {
+		name                        string
+		rel, st, rec, rel2, st2, r2 float64
+	}{
+		{"strongest and newest against 0.11 more relevant", 0.3, 1, 1, 0.41, 0.5, 0},
+		{"self-description against a fact 0.05 more relevant", 0.35, 0.85, 1, 0.40, 0.3, 1},
+	}
+	for _, p := range pairs {
+		if a, b := def.Score(p.rel, p.st, p.rec), def.Score(p.rel2, p.st2, p.r2); a >= b {
+			t.Errorf("%s: %v outranks %v", p.name, a, b)
+		}
+		if a, b := seed.Score(p.rel, p.st, p.rec), seed.Score(p.rel2, p.st2, p.r2); a < b {
+			t.Errorf("%s: under the seed's weights %v no longer outranks %v; the case tests nothing", p.name, a, b)
 		}
 	}
 }

@@ -83,8 +83,11 @@ func searchWeak(ctx context.Context, cfg hippo.Config, ai *Index, qs [][]float32
 			}
 			b := ws.BM25[h.Meta.RowID]
 			rel := cfg.SizedRelevance(h.Cosine, b, int(h.Meta.Size), ws.Alpha)
-			out = append(out, Hit{ID: h.ID, Meta: h.Meta, Cosine: h.Cosine, BM25: b, Relevance: rel, Weak: true,
-				Score: cfg.Score(rel, h.Meta.Strength(ws.Clock), h.Meta.Recency(cfg, ws.Now))})
+			score := cfg.Score(rel, h.Meta.Strength(ws.Clock), h.Meta.Recency(cfg, ws.Now))
+			if score < ws.In.MinScore {
+				continue
+			}
+			out = append(out, Hit{ID: h.ID, Meta: h.Meta, Cosine: h.Cosine, BM25: b, Relevance: rel, Weak: true, Score: score})
 		}
 	}
 	slices.SortStableFunc(out, func(a, b Hit) int { return cmp.Compare(b.Cosine, a.Cosine) })

@@ -70,7 +70,7 @@ func ExampleMemory_RecallPage() {
 			continue
 		}
 		fmt.Println(r.Chunk.Content)
-		fmt.Printf("  score %.2f = %.1f × relevance %.2f + %.1f × strength %.2f + %.1f × recency %.2f\n",
+		fmt.Printf("  score %.2f = %.2f × relevance %.2f + %.2f × strength %.2f + %.2f × recency %.2f\n",
 			r.Score, cfg.WeightSimilarity, r.Relevance, cfg.WeightStrength, r.Strength, cfg.WeightRecency, r.Recency)
 		fmt.Printf("  relevance %.2f fuses cosine %.2f (calibrated %.2f) and BM25 %.2f (calibrated %.2f) with α %.1f\n",
 			r.Relevance, r.Similarity, r.CosineRelevance, r.BM25, r.BM25Relevance, page.Alpha)
@@ -78,7 +78,7 @@ func ExampleMemory_RecallPage() {
 	// Output:
 	// 1 result above the relevance floor 0.10
 	// We chose SQLite over PostgreSQL for the embedded store
-	//   score 0.74 = 0.6 × relevance 0.82 + 0.3 × strength 0.50 + 0.1 × recency 1.00
+	//   score 0.81 = 0.90 × relevance 0.82 + 0.07 × strength 0.50 + 0.03 × recency 1.00
 	//   relevance 0.82 fuses cosine 0.69 (calibrated 0.92) and BM25 0.46 (calibrated 0.04) with α 0.6
 	// The standup moved to 9:30 (weak: under the floor, among the closest of the rest)
 	// Lunch is at noon on Fridays (weak: under the floor, among the closest of the rest)

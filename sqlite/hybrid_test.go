@@ -617,6 +617,12 @@ func (b *brute) check(m *sqlite.Memory, label string, in hippo.RecallInput, alph
 	b.t.Helper()
 	want, wantAlpha := b.rank(in, alpha)
 	in.Alpha = &alpha
+	if in.MinRelevance == nil {
+		// The default floor, given: no weak results (searchWeak), which
+		// the brute-force ranking leaves out.
+		floor := m.Config().MinRelevance
+		in.MinRelevance = &floor
+	}
 	var (
 		page = &hippo.RecallPage{Alpha: wantAlpha}
 		err  error

@@ -24,7 +24,7 @@ func TestRecallExplainLines(t *testing.T) {
 	num := `(\d\.\d{3})`
 	shapes := []*regexp.Regexp{
 		regexp.MustCompile(`^\d+\. \[memory\] .+ \(score ` + num + `, \w+\)$`),
-		regexp.MustCompile(`^   score ` + num + ` = 0\.6 × relevance ` + num + ` \+ 0\.3 × strength ` + num + ` \+ 0\.1 × recency ` + num + `$`),
+		regexp.MustCompile(`^   score ` + num + ` = 0\.90 × relevance ` + num + ` \+ 0\.07 × strength ` + num + ` \+ 0\.03 × recency ` + num + `$`),
 		regexp.MustCompile(`^   relevance ` + num + ` fuses cosine ` + num + ` \(raw -?\d\.\d{3}\) and bm25 ` + num + ` \(raw \d+\.\d{3}\) with α ` + regexp.QuoteMeta(fmt.Sprintf("%.2f", local.HybridAlpha)) + `$`),
 		regexp.MustCompile(`^   from store_memory via cli, \d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ()$`),
 	}
@@ -41,7 +41,7 @@ func TestRecallExplainLines(t *testing.T) {
 		if i%4 == 1 {
 			var score, rel, str, rec float64
 			fmt.Sscan(m[1]+" "+m[2]+" "+m[3]+" "+m[4], &score, &rel, &str, &rec)
-			if sum := 0.6*rel + 0.3*str + 0.1*rec; math.Abs(sum-score) > 0.002 {
+			if sum := 0.9*rel + 0.07*str + 0.03*rec; math.Abs(sum-score) > 0.002 {
 				t.Errorf("line %d: %.4f ≠ %.4f", i+1, sum, score)
 			}
 		}

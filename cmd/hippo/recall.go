@@ -22,7 +22,7 @@ func (a *app) newRecallCommand() *cobra.Command {
 		Use:   "recall <query|->",
 		Short: "Recall memories and facts by meaning, strength and recency",
 		Long: `Rank the agent's live facts and memories against a query by
-0.6 × relevance + 0.3 × strength + 0.1 × recency, relevance fusing vector
+0.9 × relevance + 0.07 × strength + 0.03 × recency, relevance fusing vector
 similarity with full-text (BM25) matching by --alpha. Relevance is
 calibrated: 0 is no closer than unrelated text, 0.9 a strong match, and
 results below --min-relevance (default: the embedder's calibrated floor; 0
@@ -110,7 +110,7 @@ marked when included.`,
 						fmt.Fprintf(w, "   SUSPICIOUS: %s\n", v.SuspiciousReason)
 					}
 					if explain {
-						fmt.Fprintf(w, "   score %.3f = %.1f × relevance %.3f + %.1f × strength %.3f + %.1f × recency %.3f\n",
+						fmt.Fprintf(w, "   score %.3f = %.2f × relevance %.3f + %.2f × strength %.3f + %.2f × recency %.3f\n",
 							v.Score, cfg.WeightSimilarity, v.Relevance, cfg.WeightStrength, v.Strength, cfg.WeightRecency, v.Recency)
 						fmt.Fprintf(w, "   relevance %.3f fuses cosine %.3f (raw %.3f) and bm25 %.3f (raw %.3f) with α %.2f\n",
 							v.Relevance, v.CosineRelevance, v.Similarity, v.BM25Relevance, v.BM25, page.Alpha)
