@@ -31,6 +31,7 @@ var (
 	flagFull     = flag.Bool("eval", false, "run the full evaluation of the own set and print its tables")
 	flagLME      = flag.Bool("longmemeval", false, "run LongMemEval through the library and print its tables")
 	flagRealMem  = flag.Bool("realmem", false, "run RealMem through the library and print its tables")
+	flagBefore   = flag.Bool("before", false, "run the library evaluations with recall as it was before issue 28 (every result boosted, no weak results, weights 0.6/0.3/0.1), for before-and-after tables")
 	flagLMEMCP   = flag.Bool("longmemeval-mcp", false, "run LongMemEval through `hippo serve` over MCP Streamable HTTP")
 	flagStore    = flag.String("store", "sqlite", "the store the own set and LongMemEval runs recall from: sqlite, or postgres (a database per run, at $HIPPO_TEST_POSTGRES or the local server)")
 	flagBin      = flag.Bool("bin", false, "run the first-contact check through the hippo binary too (CLI and MCP)")
@@ -247,6 +248,9 @@ var configTweak func(*hippo.Config)
 // boost on or off, and configTweak.
 func evalConfig(boost bool) hippo.Config {
 	cfg := hippo.DefaultConfig()
+	if *flagBefore {
+		beforeConfig(&cfg)
+	}
 	if configTweak != nil {
 		configTweak(&cfg)
 	}
