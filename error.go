@@ -12,6 +12,10 @@ const (
 	ENOTFOUND = "not_found"
 	ECONFLICT = "conflict"
 	EINTERNAL = "internal"
+	// EUNAVAILABLE is a store that cannot serve the call now, through no
+	// fault of the input: its disk is full, or its file is damaged. The
+	// message says what to do.
+	EUNAVAILABLE = "unavailable"
 )
 
 // Error is an error with a code and a message fit to show to a user or an

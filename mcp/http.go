@@ -17,6 +17,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/hippo-mem/hippo"
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
@@ -405,6 +406,11 @@ func (s *Server) health(w http.ResponseWriter, r *http.Request) {
 	if err := s.cfg.DB.Ping(ctx); err != nil {
 		s.log.Warn("health: database does not answer", "error", err)
 		body["status"], body["db"] = "error", "error"
+		if hippo.ErrorCode(err) == hippo.EUNAVAILABLE {
+			// It answers but cannot serve every call: a full disk, a
+			// damaged file. The message says which.
+			body["db"], body["error"] = "unavailable", hippo.ErrorMessage(err)
+		}
 		status = http.StatusServiceUnavailable
 	}
 	w.Header().Set("Content-Type", "application/json")

@@ -11,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/hippo-mem/hippo"
 	"github.com/hippo-mem/hippo/mcp"
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 )
@@ -314,5 +315,32 @@ func TestManySSEClients(t *testing.T) {
 		if got := recalled(t, cs, map[string]any{"agent_id": "shared", "query": "note from an SSE client"}); len(got) != 5 {
 			t.Errorf("recall = %v", got)
 		}
+	}
+}
+
+// unavailableStore is a store whose Ping reports that it cannot serve
+// every call (a full disk, a damaged file).
+type unavailableStore struct {
+	testStore
+	err error
+}
+
+func (s unavailableStore) Ping(context.Context) error { return s.err }
+
+// TestHealthUnavailable: /health reports a store that answers but cannot
+// serve every call (its disk full) as not ok, saying why.
+func TestHealthUnavailable(t *testing.T) {
+	full := &hippo.Error{Code: hippo.EUNAVAILABLE, Message: "the disk holding the database is full: reads answer, writes fail"}
+	e := newEnv(t, func(c *mcp.Config) { c.DB = unavailableStore{c.DB.(testStore), full} })
+	resp, err := http.Get(e.http.URL + "/health")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	var body map[string]string
+	json.NewDecoder(resp.Body).Decode(&body)
+	if resp.StatusCode != http.StatusServiceUnavailable || body["status"] != "error" || body["db"] != "unavailable" ||
+		!strings.Contains(body["error"], "disk") {
+		t.Errorf("health on a full disk = %d %v", resp.StatusCode, body)
 	}
 }

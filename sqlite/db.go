@@ -38,6 +38,17 @@ type Options struct {
 	// MustExist refuses to create a missing database file: commands that
 	// only read should not leave an empty file behind.
 	MustExist bool
+	// Adopt opens a SQLite database that holds another application's
+	// tables and adds Hippo's beside them: a consumer's messages table
+	// for recall_conversation lives in the same file. Without it such a
+	// file is refused, and left as it was.
+	Adopt bool
+	// VerifyBeforeWrite checks the whole file (PRAGMA quick_check) before
+	// the first write made through this DB, and refuses writes into a
+	// damaged file: a write can succeed in a file whose other pages are
+	// damaged, burying the damage further. It costs one read of the file,
+	// on files of up to 1 GiB (larger ones are not checked).
+	VerifyBeforeWrite bool
 	// NoSync trades crash durability for speed (synchronous=NORMAL): a
 	// power loss may drop the last commits, never corrupt the file.
 	NoSync bool
@@ -83,6 +94,15 @@ type DB struct {
 	cfg     hippo.Config
 	now     func() time.Time
 	noSync  bool
+	// fullAt is when a write last failed for a full disk, in Unix
+	// milliseconds; 0 once a write succeeds (storageError).
+	fullAt atomic.Int64
+	// damage, once SQLite finds the file damaged, is the error every write
+	// and Ping return (storageError, CheckIntegrity).
+	damage atomic.Pointer[hippo.Error]
+	// verify is Options.VerifyBeforeWrite, done once (beforeWrite).
+	verify     bool
+	verifyOnce sync.Once
 
 	activeClock bool
 
@@ -146,7 +166,7 @@ func Open(ctx context.Context, path string, opts Options) (*DB, error) {
 		}
 		created = true
 	default:
-		if err := checkHippoFile(ctx, abs); err != nil {
+		if err := checkHippoFile(ctx, abs, opts.Adopt); err != nil {
 			return nil, err
 		}
 	}
@@ -162,6 +182,7 @@ func Open(ctx context.Context, path string, opts Options) (*DB, error) {
 		db.now = opts.Now
 	}
 	db.noSync = opts.NoSync
+	db.verify = opts.VerifyBeforeWrite
 	synchronous := "FULL"
 	if opts.NoSync {
 		synchronous = "NORMAL"
@@ -335,7 +356,7 @@ const sqliteHeader = "SQLite format 3\x00"
 // Hippo's migrations table. A SQLite file with an empty schema is a
 // Hippo database whose creation was cut short: migrating completes it.
 // Reading the schema writes nothing to the file.
-func checkHippoFile(ctx context.Context, path string) error {
+func checkHippoFile(ctx context.Context, path string, adopt bool) error {
 	f, err := os.Open(path)
 	if err != nil {
 		return hippo.Errorf(hippo.EINVALID, "cannot open %s: %v", path, err)
@@ -345,7 +366,8 @@ func checkHippoFile(ctx context.Context, path string) error {
 	f.Close()
 	if n < len(header) || string(header[:len(sqliteHeader)]) != sqliteHeader {
 		return hippo.Invalidf("db", "%s is not a database: it is not a SQLite file; Hippo left it as it was "+
-			"(open a new file or a Hippo database instead)", path)
+			"(open a new file or a Hippo database instead; if it was a Hippo database, its header is damaged: "+
+			"restore it from your last export (hippo import) or a backup)", path)
 	}
 	u := url.URL{Scheme: "file", Path: path}
 	conn, err := sql.Open("sqlite", u.String()+"?_pragma=busy_timeout(5000)")
@@ -354,10 +376,15 @@ func checkHippoFile(ctx context.Context, path string) error {
 	}
 	defer conn.Close()
 	rows, err := conn.QueryContext(ctx, `SELECT type, name FROM sqlite_schema ORDER BY type DESC, name`)
-	if err != nil {
-		return hippo.Invalidf("db", "%s cannot be read as a SQLite database (%v); Hippo left it as it was. If it is "+
-			"a Hippo database, it is damaged: check it with `sqlite3 %s 'PRAGMA integrity_check'` and restore it from "+
-			"your last export (hippo import) or a backup", path, err, path)
+	switch {
+	case err == nil:
+	case isCorrupt(err):
+		return damaged(path, err)
+	case isFull(err) || isIOError(err):
+		return &hippo.Error{Code: hippo.EUNAVAILABLE, Message: fmt.Sprintf("cannot read %s (%v): is the disk holding it full "+
+			"or failing? SQLite needs room beside it for its shared-memory file; free some space and try again", path, err)}
+	default:
+		return fmt.Errorf("read the schema of %s: %w", path, err)
 	}
 	defer rows.Close()
 	var objects []string
@@ -373,14 +400,15 @@ func checkHippoFile(ctx context.Context, path string) error {
 	if err := rows.Err(); err != nil {
 		return hippo.Invalidf("db", "%s cannot be read as a SQLite database (%v); Hippo left it as it was", path, err)
 	}
-	if hippoDB || len(objects) == 0 {
+	if hippoDB || len(objects) == 0 || adopt {
 		return nil
 	}
 	if len(objects) > 5 {
 		objects = append(objects[:5], "…")
 	}
 	return hippo.Invalidf("db", "%s is not a Hippo database: it holds another application's tables (%s); Hippo left it "+
-		"as it was (open a new file or a Hippo database instead)", path, strings.Join(objects, ", "))
+		"as it was (open a new file or a Hippo database instead; to keep Hippo's tables beside yours, as for a "+
+		"messages table, open it with sqlite.Options.Adopt, as hippo serve --messages-table does)", path, strings.Join(objects, ", "))
 }
 
 // createOnce is one attempt of create.
@@ -557,10 +585,62 @@ func (db *DB) Remove() error {
 // Config is the configuration the database scores and limits with.
 func (db *DB) Config() hippo.Config { return db.cfg }
 
-// Ping checks that the database answers.
+// Ping checks that the database answers and can be written: it reports
+// a full disk (EUNAVAILABLE) while the last write failed for one.
 func (db *DB) Ping(ctx context.Context) error {
+	if d := db.damage.Load(); d != nil {
+		return &hippo.Error{Code: hippo.EUNAVAILABLE, Message: "the database file is damaged: restore it from an export or a backup"}
+	}
+	if db.fullAt.Load() != 0 {
+		return &hippo.Error{Code: hippo.EUNAVAILABLE, Message: "the disk holding the database is full: reads answer, writes fail"}
+	}
 	var n int
 	return db.read.QueryRowContext(ctx, `SELECT 1`).Scan(&n)
+}
+
+// CheckIntegrity reads the whole file (PRAGMA quick_check) and reports
+// damage as an EUNAVAILABLE error naming the file and what to do; from
+// then on writes are refused and Ping reports it. A server runs it in the
+// background when it starts.
+func (db *DB) CheckIntegrity(ctx context.Context) error {
+	rows, err := db.read.QueryContext(ctx, `PRAGMA quick_check(3)`)
+	if err != nil {
+		return db.storageError(err)
+	}
+	defer rows.Close()
+	var problems []string
+	for rows.Next() {
+		var line string
+		if err := rows.Scan(&line); err != nil {
+			return db.storageError(err)
+		}
+		if line != "ok" {
+			problems = append(problems, line)
+		}
+	}
+	if err := rows.Err(); err != nil {
+		return db.storageError(err)
+	}
+	if len(problems) == 0 {
+		return nil
+	}
+	return db.markDamaged(errors.New(strings.Join(problems, "; ")))
+}
+
+// beforeWrite refuses a write into a file known to be damaged and, with
+// VerifyBeforeWrite, checks the file before the first write.
+func (db *DB) beforeWrite(ctx context.Context) error {
+	if db.verify {
+		db.verifyOnce.Do(func() {
+			if st, err := os.Stat(db.path); err == nil && st.Size() <= 1<<30 {
+				db.CheckIntegrity(ctx) // records what it finds
+			}
+		})
+	}
+	if d := db.damage.Load(); d != nil {
+		return d
+	}
+	return nil
 }
 
 // migrate applies every embedded migration not yet recorded, each in its

@@ -35,6 +35,9 @@ func (s importStore) ImportNow() time.Time { return s.db.now() }
 func (s importStore) Config() hippo.Config { return s.db.cfg }
 
 func (s importStore) ImportUpdate(ctx context.Context, fn func(engine.ImportTx) error) error {
+	if err := s.db.beforeWrite(ctx); err != nil {
+		return err
+	}
 	tx, err := s.db.write.BeginTx(ctx, nil)
 	if err != nil {
 		return err

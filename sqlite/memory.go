@@ -79,7 +79,10 @@ func (m *agentStore) AfterBulkWrite(ctx context.Context) { m.db.afterBulkWrite(c
 // transaction on the write connection (BEGIN IMMEDIATE) with the calls
 // waiting beside it.
 func (m *agentStore) Update(ctx context.Context, fn func(engine.Tx) error) error {
-	return m.db.group.Do(ctx, "", update{m, fn})
+	if err := m.db.beforeWrite(ctx); err != nil {
+		return err
+	}
+	return m.db.storageError(m.db.group.Do(ctx, "", update{m, fn}))
 }
 
 // View implements engine.Store: a read-only transaction on the read pool.
@@ -123,9 +126,17 @@ func (m *agentStore) TextScores(ctx context.Context, ai *engine.Index, in hippo.
 }
 
 // Boost implements engine.RecallStore: one UPDATE … RETURNING on the
-// write connection, without waiting for the disk.
+// write connection, without waiting for the disk. On a full disk the
+// boost, bookkeeping, is dropped and the chunks are read as they are
+// (Peek), so that recall answers; positions of -1 tell the index that
+// nothing was committed.
 func (m *agentStore) Boost(ctx context.Context, ids []string, now int64) (map[string]*hippo.Chunk, int64, int64, error) {
-	return m.boost(ctx, ids, now)
+	chunks, before, after, err := m.boost(ctx, ids, now)
+	if err = m.db.storageError(err); hippo.ErrorCode(err) != hippo.EUNAVAILABLE {
+		return chunks, before, after, err
+	}
+	chunks, err = m.Peek(ctx, ids)
+	return chunks, -1, -1, err
 }
 
 // Peek implements engine.RecallStore: the chunks as stored, read without

@@ -73,7 +73,8 @@ type Result struct {
 
 // ErrorDetails is the Details of a failed call.
 type ErrorDetails struct {
-	// Error is the hippo error code: "invalid", "not_found" or "conflict".
+	// Error is the hippo error code: "invalid", "not_found", "conflict" or
+	// "unavailable" (the store's disk is full, or its file damaged).
 	Error string `json:"error"`
 	// Field names the offending input field, when there is one.
 	Field   string `json:"field,omitempty"`
@@ -223,7 +224,7 @@ func newTool[In any](r Resolver, t Tool, schema *jsonschema.Schema, run func(con
 // reported in a Result rather than returned.
 func expected(err error) bool {
 	switch hippo.ErrorCode(err) {
-	case hippo.EINVALID, hippo.ENOTFOUND, hippo.ECONFLICT:
+	case hippo.EINVALID, hippo.ENOTFOUND, hippo.ECONFLICT, hippo.EUNAVAILABLE:
 		return true
 	}
 	return false

@@ -92,7 +92,8 @@ func newEnv(t *testing.T, conversation bool) *env {
 		}
 		opts.MessagesTable = "messages"
 	}
-	db, err := sqlite.Open(ctx, path, sqlite.Options{})
+	// The consumer's messages table is in the file first: Hippo adopts it.
+	db, err := sqlite.Open(ctx, path, sqlite.Options{Adopt: conversation})
 	if err != nil {
 		t.Fatal(err)
 	}

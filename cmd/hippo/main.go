@@ -76,6 +76,10 @@ type app struct {
 	// indexMemory bounds the resident indexes' bytes (hippo serve
 	// --index-memory); 0 sets no bound.
 	indexMemory int64
+	// serving is set by hippo serve; adopt opens a SQLite file that holds
+	// another application's tables (serve --messages-table: the messages
+	// table lives beside Hippo's).
+	serving, adopt bool
 
 	root *cobra.Command
 	ran  bool // a command's RunE was reached

@@ -82,7 +82,11 @@ func (a *app) openDSN(ctx context.Context, name string, emb hippo.Embedder, mode
 	default:
 		return nil, hippo.Invalidf("db", "%s: no backend serves %s:// databases; give a file path, a file: URI or a postgres:// URL", dsn, dsn.Scheme)
 	}
-	opts := sqlite.Options{MustExist: mode == existingDB, IndexMemory: a.indexMemory, Decay: a.decay}
+	// A command checks the file before its first write (a damaged file is
+	// refused, not written further); a server checks in the background
+	// (serve), so as not to delay its start.
+	opts := sqlite.Options{MustExist: mode == existingDB, IndexMemory: a.indexMemory, Decay: a.decay,
+		Adopt: a.adopt, VerifyBeforeWrite: !a.serving}
 	if emb != nil {
 		opts.Dimension = emb.Dimension()
 	}

@@ -94,6 +94,7 @@ offline defaults are used: no key, no network.`,
 			if err != nil {
 				return err
 			}
+			a.serving, a.adopt = true, messages != ""
 			db, err := a.openDBFor(ctx, emb, createDB)
 			if err != nil {
 				return err
@@ -134,6 +135,14 @@ offline defaults are used: no key, no network.`,
 				handler = slog.NewJSONHandler(a.stderr, &slog.HandlerOptions{Level: slog.LevelInfo})
 			}
 			log := slog.New(handler)
+			if c, ok := db.(interface{ CheckIntegrity(context.Context) error }); ok {
+				// Damage found here makes /health say so and refuses writes.
+				go func() {
+					if err := c.CheckIntegrity(ctx); err != nil && ctx.Err() == nil {
+						log.Error("database check failed", "error", err)
+					}
+				}()
+			}
 			embedDesc, llmDesc := a.describeProviders(emb)
 			log.Info("hippo serve", "version", buildVersion().String(), "db", db.Location(), "embedder", embedDesc, "llm", llmDesc,
 				"transport", transport, "auth", token != "", "embed_window", embedWindow, "index_memory", a.indexMemory, "memory_limit", memLimit)
