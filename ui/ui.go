@@ -25,6 +25,7 @@ import (
 	"html/template"
 	"io"
 	"log/slog"
+	"net"
 	"net/http"
 	"net/url"
 	"strings"
@@ -81,8 +82,27 @@ type Handler struct {
 	secret []byte // keys CSRF tokens and session IDs
 
 	mu       sync.Mutex
-	sessions map[string]bool
-	codes    map[string]bool // unused one-time sign-in codes
+	sessions map[string]time.Time // session ID → when it ends
+	codes    map[string]time.Time // unused one-time sign-in codes → when they expire
+	failures map[string]*failures // failed sign-ins by client address
+}
+
+// Session and sign-in limits.
+const (
+	// SessionLifetime is how long a signed-in browser stays signed in.
+	SessionLifetime = 12 * time.Hour
+	// SignInCodeLifetime is how long a sign-in link works, unused.
+	SignInCodeLifetime = 15 * time.Minute
+	// MaxFailedSignIns from one address within a minute hold back its
+	// sign-ins until the minute is over.
+	MaxFailedSignIns = 5
+	failureWindow    = time.Minute
+)
+
+// failures counts one address's failed sign-ins since start.
+type failures struct {
+	n     int
+	start time.Time
 }
 
 //go:embed templates/*.html
@@ -104,7 +124,8 @@ func New(cfg Config) (*Handler, error) {
 	if cfg.Now == nil {
 		cfg.Now = time.Now
 	}
-	h := &Handler{cfg: cfg, secret: make([]byte, 32), sessions: map[string]bool{}, codes: map[string]bool{}}
+	h := &Handler{cfg: cfg, secret: make([]byte, 32), sessions: map[string]time.Time{}, codes: map[string]time.Time{},
+		failures: map[string]*failures{}}
 	rand.Read(h.secret)
 	var err error
 	if h.pages, err = parsePages(); err != nil {
@@ -114,6 +135,7 @@ func New(cfg Config) (*Handler, error) {
 	mux.Handle("GET /ui/static/", http.StripPrefix("/ui/", http.FileServerFS(staticFS)))
 	mux.HandleFunc("GET /ui/login", h.loginPage)
 	mux.HandleFunc("POST /ui/login", h.login)
+	mux.HandleFunc("POST /ui/logout", h.logout)
 	mux.HandleFunc("GET /ui/{$}", h.agents)
 	mux.HandleFunc("GET /ui/memory", h.memory)
 	mux.HandleFunc("GET /ui/overview", h.overview)
@@ -142,7 +164,7 @@ func (h *Handler) SignInPath() string {
 	}
 	code := randomString()
 	h.mu.Lock()
-	h.codes[code] = true
+	h.codes[code] = h.cfg.Now().Add(SignInCodeLifetime)
 	h.mu.Unlock()
 	return Prefix + "login?code=" + url.QueryEscape(code)
 }
@@ -193,7 +215,12 @@ func (h *Handler) signedIn(r *http.Request) bool {
 	}
 	h.mu.Lock()
 	defer h.mu.Unlock()
-	return h.sessions[c.Value]
+	end, ok := h.sessions[c.Value]
+	if ok && !h.cfg.Now().Before(end) {
+		delete(h.sessions, c.Value)
+		return false
+	}
+	return ok
 }
 
 // session is the session ID the CSRF token is bound to: the cookie's
@@ -224,15 +251,20 @@ func (h *Handler) validCSRF(r *http.Request) bool {
 
 func (h *Handler) loginPage(w http.ResponseWriter, r *http.Request) {
 	if code := r.URL.Query().Get("code"); code != "" {
+		if h.throttled(w, r) {
+			return
+		}
 		h.mu.Lock()
-		ok := h.codes[code]
+		expires, ok := h.codes[code]
 		delete(h.codes, code)
 		h.mu.Unlock()
-		if ok {
+		if ok && h.cfg.Now().Before(expires) {
+			h.signedInFrom(r)
 			h.startSession(w, r)
 			return
 		}
-		h.render(w, r, "login", http.StatusUnauthorized, page{Title: "Sign in", Error: "This sign-in link was already used or is unknown: sign in with the token."})
+		h.failedFrom(r)
+		h.render(w, r, "login", http.StatusUnauthorized, page{Title: "Sign in", Error: "This sign-in link was already used, has expired or is unknown: sign in with the token."})
 		return
 	}
 	if h.cfg.Token == "" {
@@ -247,23 +279,102 @@ func (h *Handler) login(w http.ResponseWriter, r *http.Request) {
 		http.Redirect(w, r, Prefix, http.StatusSeeOther)
 		return
 	}
+	if h.throttled(w, r) {
+		return
+	}
 	got := sha256.Sum256([]byte(r.PostFormValue("token")))
 	want := sha256.Sum256([]byte(h.cfg.Token))
 	if subtle.ConstantTimeCompare(got[:], want[:]) != 1 {
+		h.failedFrom(r)
 		h.render(w, r, "login", http.StatusUnauthorized, page{Title: "Sign in", Error: "Wrong token."})
 		return
 	}
+	h.signedInFrom(r)
 	h.startSession(w, r)
+}
+
+// logout ends the session and forgets its cookie.
+func (h *Handler) logout(w http.ResponseWriter, r *http.Request) {
+	if c, err := r.Cookie(sessionCookie); err == nil {
+		h.mu.Lock()
+		delete(h.sessions, c.Value)
+		h.mu.Unlock()
+	}
+	http.SetCookie(w, &http.Cookie{Name: sessionCookie, Value: "", Path: Prefix, MaxAge: -1, HttpOnly: true,
+		SameSite: http.SameSiteStrictMode, Secure: r.TLS != nil})
+	http.Redirect(w, r, "/ui/login", http.StatusSeeOther)
 }
 
 func (h *Handler) startSession(w http.ResponseWriter, r *http.Request) {
 	id := randomString()
+	now := h.cfg.Now()
 	h.mu.Lock()
-	h.sessions[id] = true
+	for s, end := range h.sessions { // ended ones go as new ones come
+		if !now.Before(end) {
+			delete(h.sessions, s)
+		}
+	}
+	h.sessions[id] = now.Add(SessionLifetime)
 	h.mu.Unlock()
 	http.SetCookie(w, &http.Cookie{Name: sessionCookie, Value: id, Path: Prefix, HttpOnly: true,
-		SameSite: http.SameSiteStrictMode, Secure: r.TLS != nil})
+		MaxAge: int(SessionLifetime / time.Second), SameSite: http.SameSiteStrictMode, Secure: r.TLS != nil})
 	http.Redirect(w, r, Prefix, http.StatusSeeOther)
+}
+
+// clientAddr is the address failed sign-ins are counted by.
+func clientAddr(r *http.Request) string {
+	if host, _, err := net.SplitHostPort(r.RemoteAddr); err == nil {
+		return host
+	}
+	return r.RemoteAddr
+}
+
+// throttled answers 429 when r's address has failed MaxFailedSignIns
+// times within the last minute, and reports whether it did.
+func (h *Handler) throttled(w http.ResponseWriter, r *http.Request) bool {
+	now := h.cfg.Now()
+	h.mu.Lock()
+	f := h.failures[clientAddr(r)]
+	wait := time.Duration(0)
+	if f != nil && f.n >= MaxFailedSignIns {
+		wait = f.start.Add(failureWindow).Sub(now)
+	}
+	h.mu.Unlock()
+	if wait <= 0 {
+		return false
+	}
+	w.Header().Set("Retry-After", fmt.Sprint(int(wait.Seconds())+1))
+	h.render(w, r, "login", http.StatusTooManyRequests, page{Title: "Sign in",
+		Error: fmt.Sprintf("Too many failed sign-ins from this address: try again in %d seconds.", int(wait.Seconds())+1)})
+	return true
+}
+
+// failedFrom counts a failed sign-in of r's address.
+func (h *Handler) failedFrom(r *http.Request) {
+	now := h.cfg.Now()
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	if len(h.failures) > 10_000 { // bounded: windows that are over go
+		for a, f := range h.failures {
+			if now.Sub(f.start) >= failureWindow {
+				delete(h.failures, a)
+			}
+		}
+	}
+	a := clientAddr(r)
+	f := h.failures[a]
+	if f == nil || now.Sub(f.start) >= failureWindow {
+		f = &failures{start: now}
+		h.failures[a] = f
+	}
+	f.n++
+}
+
+// signedInFrom forgets the failures of r's address.
+func (h *Handler) signedInFrom(r *http.Request) {
+	h.mu.Lock()
+	delete(h.failures, clientAddr(r))
+	h.mu.Unlock()
 }
 
 func randomString() string {
@@ -281,6 +392,9 @@ type page struct {
 	Error string
 	Note  string
 	Data  any
+	// SignOut shows the sign-out button: a token is set and the page is
+	// not the sign-in form.
+	SignOut bool
 }
 
 // render executes the named page into a buffer first, so that a template
@@ -292,6 +406,7 @@ func (h *Handler) render(w http.ResponseWriter, r *http.Request, name string, st
 		return
 	}
 	p.CSRF = h.csrfToken(r)
+	p.SignOut = h.cfg.Token != "" && name != "login"
 	var buf bytesBuffer
 	if err := t.ExecuteTemplate(&buf, "layout", p); err != nil {
 		h.fail(w, r, fmt.Errorf("render %s: %w", name, err))
