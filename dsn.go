@@ -34,6 +34,10 @@ func ParseDSN(s string) (DSN, error) {
 		return DSN{}, Invalidf("db", "must not contain NUL bytes")
 	}
 	scheme, _, isURL := strings.Cut(s, "://")
+	if !isURL && keywordDSN(s) {
+		return DSN{}, Invalidf("db", "%q is a PostgreSQL keyword/value connection string, not a file: give it as a "+
+			"URL, postgres://user:password@host:5432/dbname?sslmode=require", RedactDSN(s))
+	}
 	if !isURL && !strings.HasPrefix(strings.ToLower(s), "file:") {
 		return DSN{Path: s}, nil
 	}
@@ -64,6 +68,33 @@ func ParseDSN(s string) (DSN, error) {
 		return DSN{}, Invalidf("db", "%s names no file", RedactDSN(s))
 	}
 	return DSN{Path: p}, nil
+}
+
+// libpqKeywords are the keywords of PostgreSQL's keyword/value connection
+// strings that tell one from a file name.
+var libpqKeywords = map[string]bool{"host": true, "hostaddr": true, "port": true, "dbname": true, "user": true,
+	"password": true, "passfile": true, "sslmode": true, "sslcert": true, "sslkey": true, "sslrootcert": true,
+	"connect_timeout": true, "application_name": true, "options": true, "target_session_attrs": true}
+
+// keywordDSN reports whether s reads as a keyword/value connection string
+// ("host=db password=..."): a password given, or two of libpq's keywords,
+// each word of s a keyword=value pair.
+func keywordDSN(s string) bool {
+	known := 0
+	for _, w := range strings.Fields(keywordPassword.ReplaceAllString(s, "${1}x")) {
+		k, _, ok := strings.Cut(w, "=")
+		if !ok {
+			continue
+		}
+		k = strings.ToLower(strings.TrimSpace(k))
+		if k == "password" || k == "sslpassword" {
+			return true
+		}
+		if libpqKeywords[k] {
+			known++
+		}
+	}
+	return known >= 2
 }
 
 // String is the DSN as given, any password redacted.

@@ -75,3 +75,30 @@ func TestRedactDSN(t *testing.T) {
 		}
 	}
 }
+
+// TestKeywordDSNRefused: a PostgreSQL keyword/value connection string is
+// not taken as a file name (which would echo its password in errors and
+// create a file named after it): it is refused, pointing to the URL form,
+// its password redacted.
+func TestKeywordDSNRefused(t *testing.T) {
+	for _, in := range []string{
+		"host=db.example user=hippo password=KWSECRET dbname=hippo",
+		"dbname=hippo password='KW SECRET'",
+		"  user=hippo host=/var/run/postgresql password=KWSECRET",
+		"sslmode=require host=db port=5432 password=KWSECRET",
+	} {
+		_, err := hippo.ParseDSN(in)
+		if hippo.ErrorCode(err) != hippo.EINVALID || !strings.Contains(err.Error(), "postgres://") {
+			t.Errorf("ParseDSN(%q) = %v, want EINVALID pointing to postgres://", in, err)
+		}
+		if err != nil && strings.Contains(err.Error(), "SECRET") {
+			t.Errorf("ParseDSN(%q): the error shows the password: %v", in, err)
+		}
+	}
+	// Paths with "=" in them stay paths.
+	for _, in := range []string{"a=b.db", "/data/x=1/hippo.db", "notes key=value.db"} {
+		if d, err := hippo.ParseDSN(in); err != nil || d.Path != in {
+			t.Errorf("ParseDSN(%q) = %+v, %v, want the path", in, d, err)
+		}
+	}
+}

@@ -325,6 +325,12 @@ func (s *Server) originAllowed(origin string) bool {
 	return isLoopbackHost(u.Hostname())
 }
 
+// ParseOrigin checks an origin to allow besides loopback ones
+// (Config.AllowedOrigins) and returns it normalized: scheme://host[:port],
+// the default port dropped. Its error says what is wrong, for a command
+// line to report as a usage error.
+func ParseOrigin(origin string) (string, error) { return normalizeOrigin(origin) }
+
 // parseOrigins normalizes the allowed origins.
 func parseOrigins(list []string) (map[string]bool, error) {
 	out := make(map[string]bool, len(list))

@@ -1,9 +1,11 @@
 package main
 
 import (
+	"errors"
 	"fmt"
 	"github.com/hippo-mem/hippo"
 	"io"
+	"io/fs"
 	"os"
 
 	"github.com/spf13/cobra"
@@ -36,10 +38,18 @@ name no agent take --agent / HIPPO_AGENT.`,
 			if args[0] != "-" {
 				f, err := os.Open(args[0])
 				if err != nil {
-					return err
+					var pe *fs.PathError
+					if errors.As(err, &pe) {
+						err = pe.Err // the path is named once
+					}
+					return hippo.Errorf(hippo.EINVALID, "cannot read %s: %v", args[0], err)
 				}
 				defer f.Close()
-				if st, err := f.Stat(); err == nil && st.Mode().IsRegular() {
+				st, err := f.Stat()
+				if err == nil && st.IsDir() {
+					return hippo.Errorf(hippo.EINVALID, "cannot read %s: it is a directory, not an export file", args[0])
+				}
+				if err == nil && st.Mode().IsRegular() {
 					size = st.Size()
 				}
 				r = f

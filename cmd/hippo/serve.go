@@ -73,6 +73,11 @@ offline defaults are used: no key, no network.`,
 			if embedWindow < 0 || embedWindow > time.Second {
 				return usageErrorf("--embed-window must be between 0 (off) and 1s, got %v", embedWindow)
 			}
+			for _, o := range origins {
+				if _, err := mcp.ParseOrigin(o); err != nil {
+					return usageErrorf("--allow-origin %q: %v", o, err)
+				}
+			}
 			if sessionTimeout < 0 {
 				return usageErrorf("--session-timeout must not be negative (0 never closes idle sessions), got %v", sessionTimeout)
 			}
