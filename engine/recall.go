@@ -53,42 +53,29 @@ func searchWeak(ctx context.Context, cfg hippo.Config, ai *Index, qs [][]float32
 	for _, h := range got {
 		have[h.ID] = true
 	}
+	// One look with the query as written, facts and memories together: a
+	// second pass with the facts' voice would double the cost of recalls
+	// that find little, for a weak match either way.
+	ws := *sc
+	f := &ws.Filter
+	found, err := ai.Idx.Closest(ctx, qs[0], n+len(got), func(c *Meta) bool {
+		return f.Allows(c) && c.Strength(ws.Clock) >= ws.Floor
+	})
+	if err != nil {
+		return nil, err
+	}
 	var out []Hit
-	for i, q := range qs {
-		ws := *sc
-		ws.Stats = nil
-		switch {
-		case len(qs) == 1:
-		case i == 0:
-			ws.Filter.Kind = hippo.KindMemory
-			if sc.Filter.Kind == hippo.KindFact {
-				continue
-			}
-		default:
-			ws.Filter.Kind = hippo.KindFact
+	for _, h := range found {
+		if have[h.ID] {
+			continue
 		}
-		f := &ws.Filter
-		found, err := ai.Idx.Search(ctx, q, n+len(got), func(c *Meta, cos, _ float64, _ bool) (float64, bool) {
-			if !f.Allows(c) || c.Strength(ws.Clock) < ws.Floor {
-				return 0, false
-			}
-			return cos, true
-		})
-		if err != nil {
-			return nil, err
+		b := ws.BM25[h.Meta.RowID]
+		rel := cfg.SizedRelevance(h.Cosine, b, int(h.Meta.Size), ws.Alpha)
+		score := cfg.Score(rel, h.Meta.Strength(ws.Clock), h.Meta.Recency(cfg, ws.Now))
+		if score < ws.In.MinScore {
+			continue
 		}
-		for _, h := range found {
-			if have[h.ID] {
-				continue
-			}
-			b := ws.BM25[h.Meta.RowID]
-			rel := cfg.SizedRelevance(h.Cosine, b, int(h.Meta.Size), ws.Alpha)
-			score := cfg.Score(rel, h.Meta.Strength(ws.Clock), h.Meta.Recency(cfg, ws.Now))
-			if score < ws.In.MinScore {
-				continue
-			}
-			out = append(out, Hit{ID: h.ID, Meta: h.Meta, Cosine: h.Cosine, BM25: b, Relevance: rel, Weak: true, Score: score})
-		}
+		out = append(out, Hit{ID: h.ID, Meta: h.Meta, Cosine: h.Cosine, BM25: b, Relevance: rel, Weak: true, Score: score})
 	}
 	slices.SortStableFunc(out, func(a, b Hit) int { return cmp.Compare(b.Cosine, a.Cosine) })
 	return out[:min(n, len(out))], nil

@@ -11,6 +11,7 @@ import (
 	"bytes"
 	"context"
 	"fmt"
+	"maps"
 	"slices"
 	"strings"
 	"sync"
@@ -51,6 +52,7 @@ func Run(t *testing.T, b Backend) {
 	}{
 		{"StoreMemoryDedup", testStoreMemoryDedup},
 		{"RecallAndBoost", testRecallAndBoost},
+		{"BoostFirstResultsWeakRest", testBoostFirstResultsWeakRest},
 		{"RecallScopesAndIsolation", testRecallScopesAndIsolation},
 		{"RememberFacts", testRememberFacts},
 		{"FactHistory", testFactHistory},
@@ -203,6 +205,74 @@ func testRecallAndBoost(t *testing.T, b Backend) {
 	}
 	if _, err := m.Recall(ctx, hippo.RecallInput{Query: "x", Offset: -1}); hippo.ErrorCode(err) != hippo.EINVALID {
 		t.Errorf("negative offset: %v", err)
+	}
+}
+
+// testBoostFirstResultsWeakRest checks which results a recall uses: only
+// the first Config.BoostResults get the retrieval event, and when fewer
+// than Config.WeakResults pass the floor the closest of the rest follow,
+// marked weak and not boosted; with a floor given, none are added.
+func testBoostFirstResultsWeakRest(t *testing.T, b Backend) {
+	ctx := context.Background()
+	s := open(t, b)
+	m := memory(t, s, "alice", "", nil)
+	contents := []string{
+		"The user drinks espresso every morning", "Espresso beans come from the roaster on Main Street",
+		"The user grinds coffee beans by hand", "The user takes coffee black without sugar",
+		"The deploy runs on Fridays", "Cats sleep most of the day",
+	}
+	for _, c := range contents {
+		if _, err := m.StoreMemory(ctx, hippo.StoreInput{Content: c}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	accesses := func() map[string]int {
+		out := map[string]int{}
+		for _, c := range liveChunks(t, s, "alice", hippo.KindMemory) {
+			out[c.Content] = c.AccessCount
+		}
+		return out
+	}
+	cfg := m.Config()
+	res, err := m.Recall(ctx, hippo.RecallInput{Query: "espresso coffee beans", Limit: 10, MinRelevance: noFloor()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(res) != len(contents) {
+		t.Fatalf("no floor: %d results, want %d", len(res), len(contents))
+	}
+	after := accesses()
+	for i, r := range res {
+		want := 0
+		if i < cfg.BoostResults {
+			want = 1
+		}
+		if r.Weak || after[r.Chunk.Content] != want || r.Chunk.AccessCount != want {
+			t.Errorf("rank %d %q: weak %v, accesses %d stored and %d returned; want not weak, %d",
+				i+1, r.Chunk.Content, r.Weak, after[r.Chunk.Content], r.Chunk.AccessCount, want)
+		}
+	}
+
+	// Nothing is about the query: the closest few, all weak, none boosted.
+	before := accesses()
+	res, err = m.Recall(ctx, hippo.RecallInput{Query: "quantum chromodynamics lecture", Limit: 10})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(res) != cfg.WeakResults {
+		t.Errorf("unrelated query: %d results, want the %d closest", len(res), cfg.WeakResults)
+	}
+	for _, r := range res {
+		if !r.Weak || r.Relevance >= cfg.MinRelevance {
+			t.Errorf("unrelated query: %q weak %v relevance %v, want weak under the floor %v", r.Chunk.Content, r.Weak, r.Relevance, cfg.MinRelevance)
+		}
+	}
+	if got := accesses(); !maps.Equal(got, before) {
+		t.Errorf("weak results were boosted: accesses %v, before %v", got, before)
+	}
+	floor := cfg.MinRelevance
+	if res, err = m.Recall(ctx, hippo.RecallInput{Query: "quantum chromodynamics lecture", MinRelevance: &floor}); err != nil || len(res) != 0 {
+		t.Errorf("unrelated query, floor given: %d results, %v; want none", len(res), err)
 	}
 }
 

@@ -486,3 +486,60 @@ func (x *Index[M]) EachMeta(fn func(m *M)) {
 		fn(&x.meta[i])
 	}
 }
+
+// Closest returns the k rows with the highest cosine with q among those
+// eligible accepts, best first, ranked by their first-pass (int8)
+// cosines: only those k are read through the Loader for their exact
+// cosines, which the hits carry. eligible is called concurrently, and
+// only for rows that could enter the k. It is
+// for a cheap second look (the
+// nearest rows a scored search left out), not for exact ranking: rows
+// within the first pass's error of each other may come in either order.
+func (x *Index[M]) Closest(ctx context.Context, q []float32, k int, eligible func(m *M) bool) ([]Hit[M], error) {
+	n := len(x.ids)
+	if k <= 0 || n == 0 || len(q) != x.dim {
+		return nil, nil
+	}
+	qq := x.quantQuery(q)
+	q16 := make([]int16, x.dim)
+	for i, c := range qq.qc {
+		q16[i] = int16(c)
+	}
+	shards := min(runtime.GOMAXPROCS(0), max(1, n/minShard))
+	per := (n + shards - 1) / shards
+	tops := make([]*TopK[int32], shards)
+	var wg sync.WaitGroup
+	for s := range shards {
+		lo, hi := s*per, min((s+1)*per, n)
+		tops[s] = NewTopK[int32](k)
+		wg.Add(1)
+		go func(top *TopK[int32]) {
+			defer wg.Done()
+			dots := make([]int32, scanBlock)
+			for start := lo; start < hi; start += scanBlock {
+				block := dots[:min(scanBlock, hi-start)]
+				dotInt8Batch(q16, x.codes[start*x.dim:(start+len(block))*x.dim], block)
+				for j, dp := range block {
+					i := start + j
+					c := float64(qq.qs*x.scales[i]) * float64(dp)
+					if (top.Len() < k || c > top.h[0].Score) && eligible(&x.meta[i]) {
+						top.Push(int32(i), c)
+					}
+				}
+			}
+		}(tops[s])
+	}
+	wg.Wait()
+	top := NewTopK[int32](k)
+	for _, t := range tops {
+		for _, s := range t.h {
+			top.Push(s.Item, s.Score)
+		}
+	}
+	best := top.Sorted()
+	hits := make([]Hit[M], len(best))
+	for j, s := range best {
+		hits[j] = Hit[M]{ID: x.ids[s.Item], Meta: x.meta[s.Item], Cosine: s.Score, Score: s.Score}
+	}
+	return hits, ctx.Err()
+}

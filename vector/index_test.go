@@ -389,3 +389,52 @@ func TestVectorsRepeatedIDs(t *testing.T) {
 		t.Errorf("Vectors = %v, %v (%d read)", got, err, x.reads.Load())
 	}
 }
+
+// TestClosest checks the cheap second look: eligible rows only, best
+// first, cosines within the first pass's error, and the nearest rows found (those clear of the
+// first pass's error from the rest).
+func TestClosest(t *testing.T) {
+	r := rand.New(rand.NewPCG(5, 6))
+	const dim = 64
+	x := newTestIndex[testMeta](dim)
+	var rows [][]float32
+	for i := range 2000 {
+		v := randomUnit(r, dim)
+		rows = append(rows, v)
+		x.Upsert(fmt.Sprint(i), v, testMeta{kind: byte(i % 2)})
+	}
+	odd := func(m *testMeta) bool { return m.kind == 1 }
+	// A row itself is its own nearest.
+	hits, err := x.Closest(context.Background(), rows[7], 1, odd)
+	if err != nil || len(hits) != 1 || hits[0].ID != "7" || math.Abs(hits[0].Cosine-1) > 0.02 {
+		t.Fatalf("closest to row 7: %+v, %v", hits, err)
+	}
+	q := randomUnit(r, dim)
+	hits, err = x.Closest(context.Background(), q, 5, odd)
+	if err != nil || len(hits) != 5 {
+		t.Fatalf("5 closest: %d, %v", len(hits), err)
+	}
+	var exact []float64
+	for i, v := range rows {
+		if i%2 == 1 {
+			exact = append(exact, Cosine(q, v))
+		}
+	}
+	sort.Sort(sort.Reverse(sort.Float64Slice(exact)))
+	for i, h := range hits {
+		var id int
+		fmt.Sscan(h.ID, &id)
+		if id%2 != 1 {
+			t.Errorf("hit %s is not eligible", h.ID)
+		}
+		if want := Cosine(q, rows[id]); math.Abs(h.Cosine-want) > 0.02 {
+			t.Errorf("hit %s: cosine %v, want within 0.02 of the exact %v", h.ID, h.Cosine, want)
+		}
+		if h.Cosine < exact[4]-0.02 || i > 0 && h.Cosine > hits[i-1].Cosine+0.02 {
+			t.Errorf("hit %d (%s) cosine %.4f: not among the nearest (5th exact %.4f) or out of order", i, h.ID, h.Cosine, exact[4])
+		}
+	}
+	if hits, err := x.Closest(context.Background(), q, 3, func(*testMeta) bool { return false }); err != nil || len(hits) != 0 {
+		t.Errorf("nothing eligible: %v, %v", hits, err)
+	}
+}
