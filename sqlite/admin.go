@@ -310,6 +310,9 @@ func (db *DB) PurgeSuperseded(ctx context.Context, f PurgeFilter) ([]*hippo.Chun
 	if f.DryRun {
 		return db.queryChunks(ctx, db.read, query, args...)
 	}
+	if err := db.beforeWrite(ctx); err != nil {
+		return nil, err
+	}
 
 	tx, err := db.write.BeginTx(ctx, nil)
 	if err != nil {

@@ -154,6 +154,9 @@ func getChunk(ctx context.Context, q queryRower, agentID, id string) (*hippo.Chu
 // is "") and clears supersession references to them, so what they had
 // superseded is current again. It returns the IDs deleted and resurrected.
 func (db *DB) DeleteChunks(ctx context.Context, agentID string, ids []string) (deleted, resurrected []string, err error) {
+	if err := db.beforeWrite(ctx); err != nil {
+		return nil, nil, err
+	}
 	tx, err := db.write.BeginTx(ctx, nil)
 	if err != nil {
 		return nil, nil, err

@@ -96,3 +96,14 @@ func (db *DB) markDamaged(err error) error {
 	db.damage.CompareAndSwap(nil, d)
 	return d
 }
+
+// StorageError is err as a user should read it when it comes from this
+// database: a damaged file or a full disk, named, with what to do
+// (EUNAVAILABLE); any other error as it is. The CLI passes the errors
+// of its commands through it, reads included.
+func (db *DB) StorageError(err error) error {
+	if err == nil {
+		return nil
+	}
+	return db.storageError(err)
+}

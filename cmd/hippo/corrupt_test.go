@@ -30,7 +30,8 @@ func TestDamagedDatabaseReported(t *testing.T) {
 	for i := range 300 {
 		v := make([]float32, 100) // the offline GloVe embedder's, which the tests' HIPPO_EMBEDDER names
 		v[i%100] = 1
-		chunks = append(chunks, &hippo.Chunk{Kind: hippo.KindMemory, Content: fmt.Sprintf("memory %d %s", i, strings.Repeat("filler ", 30)), Embedding: v})
+		chunks = append(chunks, &hippo.Chunk{ID: fmt.Sprintf("C%03d", i), Kind: hippo.KindMemory,
+			Content: fmt.Sprintf("memory %d %s", i, strings.Repeat("filler ", 30)), Embedding: v})
 	}
 	if err := db.InsertChunks(context.Background(), "a", "", local.Model, chunks); err != nil {
 		t.Fatal(err)
@@ -57,6 +58,16 @@ func TestDamagedDatabaseReported(t *testing.T) {
 	}
 	if after, _ := os.ReadFile(c.db); !bytes.Equal(before, after) {
 		t.Error("hippo store wrote into the damaged file")
+	}
+	// So do the commands that change what is there.
+	for _, args := range [][]string{{"purge", "--force"}, {"delete", "--force", "C001"}} {
+		r := c.run(args...)
+		if r.code != 1 || !strings.Contains(r.stderr, c.db) || !strings.Contains(r.stderr, "integrity_check") {
+			t.Errorf("hippo %v on a damaged database: want exit 1 naming it with the remedy, got %s", args, r)
+		}
+	}
+	if after, _ := os.ReadFile(c.db); !bytes.Equal(before, after) {
+		t.Error("purge or delete wrote into the damaged file")
 	}
 
 	lines := serveLines(t, c)

@@ -52,6 +52,9 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 	if !a.ran || errors.As(err, &uerr) {
 		code = exitUsage
 	}
+	if len(a.stores) == 1 { // with two (copy), which file it concerns is not known here
+		err = a.stores[0].StorageError(err) // a damaged file or a full disk, named, with what to do
+	}
 	a.printError(cmd, err, code)
 	return code
 }
@@ -80,6 +83,8 @@ type app struct {
 	// another application's tables (serve --messages-table: the messages
 	// table lives beside Hippo's).
 	serving, adopt bool
+	// stores translate the errors of the SQLite databases a command opened.
+	stores []interface{ StorageError(error) error }
 
 	root *cobra.Command
 	ran  bool // a command's RunE was reached

@@ -94,5 +94,6 @@ func (a *app) openDSN(ctx context.Context, name string, emb hippo.Embedder, mode
 	if err != nil {
 		return nil, err
 	}
+	a.stores = append(a.stores, db)
 	return db, nil
 }
