@@ -7,7 +7,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/hippo-mem/hippo/sqlite"
+	"github.com/hippo-mem/hippo"
 )
 
 // rawSession initializes a Streamable HTTP session with raw JSON-RPC and
@@ -74,7 +74,7 @@ func TestInvalidUTF8IDsRefused(t *testing.T) {
 			}
 		})
 	}
-	n, err := e.lite.CountChunks(t.Context(), sqlite.ChunkFilter{Superseded: true})
+	n, err := e.db.CountChunks(t.Context(), hippo.ChunkFilter{Superseded: true})
 	if err != nil || n != 0 {
 		t.Errorf("%d chunks stored by refused calls (%v)", n, err)
 	}
