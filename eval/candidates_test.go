@@ -15,6 +15,7 @@ import (
 
 	"github.com/hippo-mem/hippo"
 	"github.com/hippo-mem/hippo/sqlite"
+	"github.com/hippo-mem/hippo/vector"
 )
 
 // Ranking is chosen offline, from every question's candidates as recall
@@ -106,18 +107,8 @@ func (c *candCollector) stored(chunkID, text, item string) {
 	c.items[seq] = append(c.items[seq], item)
 }
 
-func cosine(a, b []float32) float64 {
-	var dot, na, nb float64
-	for i := range a {
-		dot += float64(a[i]) * float64(b[i])
-		na += float64(a[i]) * float64(a[i])
-		nb += float64(b[i]) * float64(b[i])
-	}
-	if na == 0 || nb == 0 {
-		return 0
-	}
-	return dot / math.Sqrt(na*nb)
-}
+// cosine is the cosine of two vectors (vector.Cosine).
+func cosine(a, b []float32) float64 { return vector.Cosine(a, b) }
 
 // ask collects question q's candidates from the agent's memory as it is.
 func (c *candCollector) ask(t testing.TB, ctx context.Context, q *candQuery) {
