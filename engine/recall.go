@@ -42,24 +42,23 @@ type Hit struct {
 	Weak bool
 }
 
-// searchWeak finds the n chunks closest to the query by cosine that passed the filters and the
-// strength floor but not the relevance floor, skipping those in got: the
-// best there is when nothing, or too little, is relevant. A paraphrase
-// that shares no word with its question can score under the embedder's
-// unrelated level and still be the closest thing stored; the agent gets
-// it marked weak rather than nothing. Call with ai.Mu held.
-func searchWeak(ctx context.Context, cfg hippo.Config, ai *Index, qs [][]float32, sc *Scan, got []Hit, n int) ([]Hit, error) {
+// searchWeak finds the n chunks closest to q, the query as written, by
+// cosine that passed the filters and the strength floor but not the
+// relevance floor, skipping those in got: the best there is when nothing,
+// or too little, is relevant. A paraphrase that shares no word with its
+// question can score under the embedder's unrelated level and still be the
+// closest thing stored; the agent gets it marked weak rather than nothing.
+// Facts and memories are looked at together with q: a second pass with
+// the facts' voice would double the cost of recalls that find little.
+// Call with ai.Mu held.
+func searchWeak(ctx context.Context, cfg hippo.Config, ai *Index, q []float32, sc *Scan, got []Hit, n int) ([]Hit, error) {
 	have := make(map[string]bool, len(got))
 	for _, h := range got {
 		have[h.ID] = true
 	}
-	// One look with the query as written, facts and memories together: a
-	// second pass with the facts' voice would double the cost of recalls
-	// that find little, for a weak match either way.
-	ws := *sc
-	f := &ws.Filter
-	found, err := ai.Idx.Closest(ctx, qs[0], n+len(got), func(c *Meta) bool {
-		return f.Allows(c) && c.Strength(ws.Clock) >= ws.Floor
+	f := &sc.Filter
+	found, err := ai.Idx.Closest(ctx, q, n+len(got), func(c *Meta) bool {
+		return f.Allows(c) && c.Strength(sc.Clock) >= sc.Floor
 	})
 	if err != nil {
 		return nil, err
@@ -69,10 +68,10 @@ func searchWeak(ctx context.Context, cfg hippo.Config, ai *Index, qs [][]float32
 		if have[h.ID] {
 			continue
 		}
-		b := ws.BM25[h.Meta.RowID]
-		rel := cfg.SizedRelevance(h.Cosine, b, int(h.Meta.Size), ws.Alpha)
-		score := cfg.Score(rel, h.Meta.Strength(ws.Clock), h.Meta.Recency(cfg, ws.Now))
-		if score < ws.In.MinScore {
+		b := sc.BM25[h.Meta.RowID]
+		rel := cfg.SizedRelevance(h.Cosine, b, int(h.Meta.Size), sc.Alpha)
+		score := cfg.Score(rel, h.Meta.Strength(sc.Clock), h.Meta.Recency(cfg, sc.Now))
+		if score < sc.In.MinScore {
 			continue
 		}
 		out = append(out, Hit{ID: h.ID, Meta: h.Meta, Cosine: h.Cosine, BM25: b, Relevance: rel, Weak: true, Score: score})
@@ -376,7 +375,7 @@ func RecallPage(ctx context.Context, cfg hippo.Config, ai *Index, active bool, r
 		}
 		if err == nil && len(hits) < rq.Weak {
 			var weak []Hit
-			weak, err = searchWeak(ctx, cfg, ai, qs, &sc, hits, rq.Weak-len(hits))
+			weak, err = searchWeak(ctx, cfg, ai, qs[0], &sc, hits, rq.Weak-len(hits))
 			hits = append(hits, weak...)
 		}
 	}
@@ -436,7 +435,8 @@ func RecallPage(ctx context.Context, cfg hippo.Config, ai *Index, active bool, r
 			Weak: h.Weak})
 	}
 	if boosted > 0 {
-		ai.FoldBoost(page.Results, before, after) // the rest as read: no change
+		// The results not boosted are folded in as read: unchanged.
+		ai.FoldBoost(page.Results, before, after)
 	}
 	return page, nil
 }
