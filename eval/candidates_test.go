@@ -345,41 +345,18 @@ func TestCandidates(t *testing.T) {
 		prepareRealMem(t, ctx, ce, model, rd)
 		db := openCandDB(t, ctx, filepath.Join(dir, "realmem.db"))
 		var qs []*candQuery
-		qi := 0
-		var rcols []*candCollector
-		for _, persona := range rd.personas {
-			mem, err := db.Memory(sqlite.MemoryOptions{AgentID: rmAgent(persona), Embedder: ce})
-			if err != nil {
-				t.Fatal(err)
-			}
-			col := newCandCollector(rmAgent(persona), ce, mem)
-			rcols = append(rcols, col)
-			ask := func(before int) {
-				for ; qi < len(rd.queries) && rd.queries[qi].Conv == persona && rd.queries[qi].CutoffSession <= before; qi++ {
-					q := rd.queries[qi]
-					cq := &candQuery{Set: "realmem", QID: q.QID, Tag: q.Category, Text: q.Question, Half: int(splitOf(q.QID)), Relevant: q.Evidence}
-					col.ask(t, ctx, cq)
-					qs = append(qs, cq)
-				}
-			}
-			for _, tr := range rd.turns {
-				if tr.Conv != persona {
-					continue
-				}
-				ask(tr.session)
-				if !storable(tr.Text) {
-					continue
-				}
-				res, err := mem.StoreMemory(ctx, hippo.StoreInput{Content: tr.Text})
-				if err != nil {
-					t.Fatal(err)
-				}
-				col.stored(res.Chunk.ID, tr.Text, tr.ID)
-			}
-			ask(1 << 30)
-		}
+		var cols []*candCollector
+		playRealMem(t, ctx, db, ce, rd, func(persona string, mem *sqlite.Memory) {
+			cols = append(cols, newCandCollector(rmAgent(persona), ce, mem))
+		}, func(chunkID string, tr rmTurn) {
+			cols[len(cols)-1].stored(chunkID, tr.Text, tr.ID)
+		}, func(q rmQuery) {
+			cq := &candQuery{Set: "realmem", QID: q.QID, Tag: q.Category, Text: q.Question, Half: int(splitOf(q.QID)), Relevant: q.Evidence}
+			cols[len(cols)-1].ask(t, ctx, cq)
+			qs = append(qs, cq)
+		})
 		db.Close()
-		saveCands(t, "realmem", model, qs, rcols...)
+		saveCands(t, "realmem", model, qs, cols...)
 	}
 }
 

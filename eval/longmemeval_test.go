@@ -220,30 +220,11 @@ func TestLongMemEval(t *testing.T) {
 	for i, tr := range d.turns {
 		texts[i] = tr.Text
 	}
-	cache := cacheFile(emb.Model(), "longmemeval")
-	if n, err := ce.load(cache); err != nil {
-		t.Logf("embedding cache not used: %v", err)
-	} else if n > 0 {
-		t.Logf("%d vectors from %s", n, cache)
-	}
-	start := time.Now()
-	// Embed in slices of 2000, saving after each, so that a run stopped
-	// half way does not lose what it embedded.
-	for i := 0; i < len(texts); i += 2000 {
-		if err := ce.prepare(ctx, texts[i:min(i+2000, len(texts))]); err != nil {
-			t.Fatal(err)
-		}
-		t.Logf("embedded %d of %d turns in %v", min(i+2000, len(texts)), len(texts), time.Since(start).Round(time.Second))
-		if cache != "" {
-			if err := ce.save(cache); err != nil {
-				t.Logf("embedding cache not saved: %v", err)
-			}
-		}
-	}
+	embedCached(t, ctx, ce, cacheFile(emb.Model(), "longmemeval"), texts, 2000)
 
 	dir := t.TempDir()
 	base := filepath.Join(dir, "base.db")
-	start = time.Now()
+	start := time.Now()
 	store := ingestLME(t, ctx, base, ce, d)
 	t.Logf("stored %d turns as %d memories (%d verbatim repeats) in %v", len(d.turns), len(store.turnsOf), store.dups, time.Since(start).Round(time.Millisecond))
 

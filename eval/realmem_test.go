@@ -211,15 +211,22 @@ func prepareRealMem(t testing.TB, ctx context.Context, ce *cachedEmbedder, model
 			texts = append(texts, tr.Text)
 		}
 	}
-	cache := cacheFile(model, "realmem")
+	embedCached(t, ctx, ce, cacheFile(model, "realmem"), texts, 1000)
+}
+
+// embedCached embeds texts through ce, with the vectors saved at cache
+// (unless "") loaded first and saved again after every step texts, so
+// that a run stopped half way does not lose what it embedded.
+func embedCached(t testing.TB, ctx context.Context, ce *cachedEmbedder, cache string, texts []string, step int) {
+	t.Helper()
 	if n, err := ce.load(cache); err != nil {
 		t.Logf("embedding cache not used: %v", err)
 	} else if n > 0 {
 		t.Logf("%d vectors from %s", n, cache)
 	}
 	start := time.Now()
-	for i := 0; i < len(texts); i += 1000 {
-		if err := ce.prepare(ctx, texts[i:min(i+1000, len(texts))]); err != nil {
+	for i := 0; i < len(texts); i += step {
+		if err := ce.prepare(ctx, texts[i:min(i+step, len(texts))]); err != nil {
 			t.Fatal(err)
 		}
 		if cache != "" {
@@ -227,7 +234,44 @@ func prepareRealMem(t testing.TB, ctx context.Context, ce *cachedEmbedder, model
 				t.Logf("embedding cache not saved: %v", err)
 			}
 		}
-		t.Logf("embedded %d of %d texts in %v", min(i+1000, len(texts)), len(texts), time.Since(start).Round(time.Second))
+		t.Logf("embedded %d of %d texts in %v", min(i+step, len(texts)), len(texts), time.Since(start).Round(time.Second))
+	}
+}
+
+// playRealMem walks the protocol's order on db with e: for each persona,
+// begin with its agent's memory, then its turns stored in order (stored
+// told the chunk each went to), each query asked (ask) once the sessions
+// before its cutoff are stored.
+func playRealMem(t testing.TB, ctx context.Context, db *sqlite.DB, e hippo.Embedder, d *rmData,
+	begin func(persona string, mem *sqlite.Memory), stored func(chunkID string, tr rmTurn), ask func(q rmQuery)) {
+	t.Helper()
+	qi := 0
+	for _, persona := range d.personas {
+		mem, err := db.Memory(sqlite.MemoryOptions{AgentID: rmAgent(persona), Embedder: e})
+		if err != nil {
+			t.Fatal(err)
+		}
+		begin(persona, mem)
+		askBefore := func(session int) {
+			for ; qi < len(d.queries) && d.queries[qi].Conv == persona && d.queries[qi].CutoffSession <= session; qi++ {
+				ask(d.queries[qi])
+			}
+		}
+		for _, tr := range d.turns {
+			if tr.Conv != persona {
+				continue
+			}
+			askBefore(tr.session)
+			if !storable(tr.Text) {
+				continue
+			}
+			res, err := mem.StoreMemory(ctx, hippo.StoreInput{Content: tr.Text})
+			if err != nil {
+				t.Fatalf("store %s: %v", tr.ID, err)
+			}
+			stored(res.Chunk.ID, tr)
+		}
+		askBefore(1 << 30)
 	}
 }
 
@@ -244,49 +288,31 @@ func runRealMem(t testing.TB, ctx context.Context, dir string, cfg hippo.Config,
 	}
 	defer db.Close()
 	r := result{method: m, boost: cfg.RetrievalBoost > 0}
-	qi := 0
-	for _, persona := range d.personas {
-		mem, err := db.Memory(sqlite.MemoryOptions{AgentID: rmAgent(persona), Embedder: e})
+	var (
+		mem     *sqlite.Memory
+		turnsOf map[string][]string // turn IDs by chunk ID
+	)
+	playRealMem(t, ctx, db, e, d, func(_ string, m *sqlite.Memory) {
+		mem, turnsOf = m, map[string][]string{}
+	}, func(chunkID string, tr rmTurn) {
+		turnsOf[chunkID] = append(turnsOf[chunkID], tr.ID)
+	}, func(q rmQuery) {
+		res, err := m.recall(ctx, mem, q.Question)
 		if err != nil {
-			t.Fatal(err)
+			t.Fatalf("recall %s: %v", q.QID, err)
 		}
-		turnsOf := map[string][]string{}
-		ask := func(before int) {
-			for ; qi < len(d.queries) && d.queries[qi].Conv == persona && d.queries[qi].CutoffSession <= before; qi++ {
-				q := d.queries[qi]
-				res, err := m.recall(ctx, mem, q.Question)
-				if err != nil {
-					t.Fatalf("recall %s: %v", q.QID, err)
-				}
-				var ranked [][]string
-				for _, x := range res {
-					if m.counted(x.Relevance, x.BM25) {
-						ranked = append(ranked, turnsOf[x.Chunk.ID])
-					}
-				}
-				relevant := map[string]bool{}
-				for _, id := range q.Evidence {
-					relevant[id] = true
-				}
-				r.add(splitOf(q.QID), q.Category, ranked, relevant)
+		var ranked [][]string
+		for _, x := range res {
+			if m.counted(x.Relevance, x.BM25) {
+				ranked = append(ranked, turnsOf[x.Chunk.ID])
 			}
 		}
-		for _, tr := range d.turns {
-			if tr.Conv != persona {
-				continue
-			}
-			ask(tr.session)
-			if !storable(tr.Text) {
-				continue
-			}
-			res, err := mem.StoreMemory(ctx, hippo.StoreInput{Content: tr.Text})
-			if err != nil {
-				t.Fatalf("store %s: %v", tr.ID, err)
-			}
-			turnsOf[res.Chunk.ID] = append(turnsOf[res.Chunk.ID], tr.ID)
+		relevant := map[string]bool{}
+		for _, id := range q.Evidence {
+			relevant[id] = true
 		}
-		ask(1 << 30)
-	}
+		r.add(splitOf(q.QID), q.Category, ranked, relevant)
+	})
 	return r
 }
 
