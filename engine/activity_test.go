@@ -9,20 +9,52 @@ import (
 	"github.com/hippo-mem/hippo/engine"
 )
 
-// TestActivity checks that an agent's hour is written once, again after a
-// failed write, and again in the next hour; agents apart.
+// clockStore is an in-memory engine.ClockStore whose hour writes can fail.
+type clockStore struct {
+	meta   map[string]string
+	writes []string
+	fail   bool
+}
+
+func (s *clockStore) Meta(_ context.Context, key string) (string, error) { return s.meta[key], nil }
+
+func (s *clockStore) SetMeta(_ context.Context, key, value string) error {
+	s.meta[key] = value
+	return nil
+}
+
+func (s *clockStore) ActiveHours(context.Context, string, int64) ([]int64, error) { return nil, nil }
+
+func (s *clockStore) RecordHour(_ context.Context, agent string, _ int64) error {
+	if s.fail {
+		return errors.New("disk full")
+	}
+	s.writes = append(s.writes, agent)
+	return nil
+}
+
+// TestActivity checks that under the active clock an agent's hour is
+// written once, again after a failed write, and again in the next hour;
+// agents apart. Under the wall clock nothing is written.
 func TestActivity(t *testing.T) {
 	ctx := context.Background()
-	var writes []string
-	fail := false
-	a := engine.NewActivity(func(_ context.Context, agent string, hour int64) error {
-		if fail {
-			return errors.New("disk full")
-		}
-		writes = append(writes, agent)
-		return nil
-	})
+	st := &clockStore{meta: map[string]string{}}
 	t0 := time.Date(2026, 11, 24, 10, 5, 0, 0, time.UTC)
+	now := t0
+	wall, err := engine.OpenClock(ctx, st, "", func() time.Time { return now })
+	if err != nil || wall.Active() || wall.Name() != engine.WallClock {
+		t.Fatalf("default clock: %v, %v", wall, err)
+	}
+	if err := wall.Record(ctx, "a"); err != nil || len(st.writes) != 0 {
+		t.Fatalf("wall clock recorded: %v, %v", st.writes, err)
+	}
+	a, err := engine.OpenClock(ctx, st, engine.ActiveClock, func() time.Time { return now })
+	if err != nil || !a.Active() || st.meta["decay_clock"] != engine.ActiveClock {
+		t.Fatalf("active clock: %v, %v", st.meta, err)
+	}
+	if _, err := engine.OpenClock(ctx, st, "lunar", nil); err == nil {
+		t.Fatal("an unknown clock was accepted")
+	}
 	steps := []struct {
 		agent   string
 		at      time.Time
@@ -38,10 +70,10 @@ func TestActivity(t *testing.T) {
 		{"a", t0.Add(time.Hour + time.Minute), false, false, 3},
 	}
 	for i, s := range steps {
-		fail = s.fail
-		err := a.Record(ctx, s.agent, s.at)
-		if (err != nil) != s.wantErr || len(writes) != s.writes {
-			t.Fatalf("step %d: error %v, %d writes; want error %v, %d writes", i, err, len(writes), s.wantErr, s.writes)
+		st.fail, now = s.fail, s.at
+		err := a.Record(ctx, s.agent)
+		if (err != nil) != s.wantErr || len(st.writes) != s.writes {
+			t.Fatalf("step %d: error %v, %d writes; want error %v, %d writes", i, err, len(st.writes), s.wantErr, s.writes)
 		}
 	}
 }

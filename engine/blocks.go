@@ -108,7 +108,7 @@ func (m *Memory) updateBlock(ctx context.Context, key string, create bool, chang
 		if !exists && !create {
 			return hippo.Errorf(hippo.ENOTFOUND, "block %q does not exist", key)
 		}
-		now := m.s.Now()
+		now := m.clock.Now()
 		if err := tx.PutBlock(ctx, m.opts.Scope, key, value, now); err != nil {
 			return err
 		}
@@ -155,7 +155,7 @@ func (m *Memory) DescribeBlock(ctx context.Context, key, description string) (*h
 		return nil, err
 	}
 	err := m.s.Update(ctx, func(tx Tx) error {
-		return tx.DescribeBlock(ctx, m.opts.Scope, key, description, m.s.Now())
+		return tx.DescribeBlock(ctx, m.opts.Scope, key, description, m.clock.Now())
 	})
 	if err != nil {
 		return nil, err

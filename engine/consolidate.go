@@ -140,8 +140,8 @@ func (m *Memory) Consolidate(ctx context.Context, opts hippo.ConsolidateOptions)
 	if err != nil {
 		return nil, err
 	}
-	now := m.s.Now()
-	active := m.s.ActiveClock()
+	now := m.clock.Now()
+	active := m.clock.Active()
 	ai.Mu.RLock()
 	faded := FindFaded(cfg, ai, active, now, grace)
 	gone := map[string]bool{}

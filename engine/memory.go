@@ -15,13 +15,6 @@ import (
 // backend, bound to the agent (and its scopes) by the backend.
 type Store interface {
 	RecallStore
-	// Now is the store's clock.
-	Now() time.Time
-	// ActiveClock reports whether chunks decay by the active-day clock.
-	ActiveClock() bool
-	// RecordActivity records that the agent uses its memory now (the
-	// active clock; nothing under the wall clock).
-	RecordActivity(ctx context.Context) error
 	// Index is the agent's index brought up to date from the change feed,
 	// with lock (nil: nothing) checked against the model lock in the same
 	// snapshot.
@@ -100,18 +93,19 @@ type Tx interface {
 // Memory is one agent's memory over a Store: it implements
 // hippo.AgentMemory.
 type Memory struct {
-	s    Store
-	cfg  hippo.Config
-	opts hippo.MemoryOptions
+	s     Store
+	clock *Clock
+	cfg   hippo.Config
+	opts  hippo.MemoryOptions
 }
 
 var _ hippo.AgentMemory = (*Memory)(nil)
 
-// NewMemory returns the memory of opts.AgentID over s. cfg is the
-// store's configuration with the embedder's thresholds; opts must be
-// valid (ValidateOptions).
-func NewMemory(s Store, cfg hippo.Config, opts hippo.MemoryOptions) *Memory {
-	return &Memory{s: s, cfg: cfg, opts: opts}
+// NewMemory returns the memory of opts.AgentID over s, decaying by
+// clock. cfg is the store's configuration with the embedder's thresholds;
+// opts must be valid (ValidateOptions).
+func NewMemory(s Store, clock *Clock, cfg hippo.Config, opts hippo.MemoryOptions) *Memory {
+	return &Memory{s: s, clock: clock, cfg: cfg, opts: opts}
 }
 
 // ValidateOptions checks opts and returns them with RecallScopes copied.
@@ -154,7 +148,7 @@ func (m *Memory) touch(ctx context.Context) error {
 	if hippo.Looking(ctx) {
 		return nil
 	}
-	return m.s.RecordActivity(ctx)
+	return m.clock.Record(ctx, m.opts.AgentID)
 }
 
 // StoreMemory implements hippo.MemoryService.
@@ -200,7 +194,7 @@ func (m *Memory) StoreMemory(ctx context.Context, in hippo.StoreInput) (*hippo.S
 	if err != nil {
 		return nil, err
 	}
-	now := m.s.Now()
+	now := m.clock.Now()
 	var raw json.RawMessage
 	if meta != "" {
 		raw = json.RawMessage(meta)
@@ -242,7 +236,7 @@ func (m *Memory) strengthenMemory(ctx context.Context, hash string, reading floa
 		case err != nil:
 			return fmt.Errorf("look up memory: %w", err)
 		case existing != nil:
-			existing.Strengthen(reading, m.s.Now(), true)
+			existing.Strengthen(reading, m.clock.Now(), true)
 			if err := tx.SaveStrength(ctx, existing); err != nil {
 				return fmt.Errorf("strengthen memory: %w", err)
 			}
@@ -298,7 +292,7 @@ func (m *Memory) recall(ctx context.Context, in hippo.RecallInput, stats bool) (
 	if err != nil {
 		return nil, err
 	}
-	return RecallPage(ctx, m.cfg, ai, m.s.ActiveClock(), rq, qs, m.s.Now().UnixMilli(), stats, m.s)
+	return RecallPage(ctx, m.cfg, ai, m.clock.Active(), rq, qs, m.clock.Now().UnixMilli(), stats, m.s)
 }
 
 // embedQuery embeds texts and returns their vectors with the agent's
@@ -543,7 +537,7 @@ func (m *Memory) rememberFacts(ctx context.Context, in hippo.RememberInput) (*hi
 		if err := tx.LockModel(ctx, m.opts.Embedder.Model(), len(plans[0].Vec)); err != nil {
 			return err
 		}
-		inputHash, now, used := hippo.ContentHash(text), m.s.Now(), false
+		inputHash, now, used := hippo.ContentHash(text), m.clock.Now(), false
 		stamp := func(c *hippo.Chunk) {
 			c.Provenance, used = m.provenance(hippo.OriginRememberFacts, in.Source, inputHash), true
 			c.SuspiciousReason = flags[c.Content]
@@ -673,7 +667,7 @@ func (m *Memory) Reinforce(ctx context.Context, up, down []string) (*hippo.Reinf
 	var res *hippo.ReinforceResult
 	err := m.s.Update(ctx, func(tx Tx) error {
 		var err error
-		res, err = Reinforce(ctx, tx, m.s.Now(), up, down)
+		res, err = Reinforce(ctx, tx, m.clock.Now(), up, down)
 		return err
 	})
 	if err != nil {

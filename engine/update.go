@@ -54,7 +54,7 @@ func (m *Memory) UpdateMemory(ctx context.Context, in hippo.UpdateInput) (*hippo
 		if err != nil {
 			return err
 		}
-		u := &update{tx: tx, m: m, c: c, in: in, vote: vote, set: set, now: m.s.Now(), flag: flag,
+		u := &update{tx: tx, m: m, c: c, in: in, vote: vote, set: set, now: m.clock.Now(), flag: flag,
 			res: &hippo.UpdateResult{Reinforce: vote, Changed: []string{}}}
 		if in.Content != nil && *in.Content != c.Content {
 			if vec == nil { // another edit changed it since it was read: no vector for this text

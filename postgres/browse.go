@@ -192,6 +192,6 @@ func (db *DB) CountAgentChunks(ctx context.Context, agentID string, bins int) (*
 	if err != nil {
 		return nil, err
 	}
-	c.Strength = ai.StrengthHistogram(db.activeClock, db.now().UnixMilli(), bins)
+	c.Strength = ai.StrengthHistogram(db.clock.Active(), db.now().UnixMilli(), bins)
 	return c, nil
 }

@@ -56,8 +56,8 @@ type Options struct {
 
 // Decay clocks.
 const (
-	WallClock   = "wall"
-	ActiveClock = "active"
+	WallClock   = engine.WallClock
+	ActiveClock = engine.ActiveClock
 )
 
 // DB is an open Hippo database on PostgreSQL. It is safe for concurrent
@@ -69,8 +69,7 @@ type DB struct {
 	cfg     hippo.Config
 	now     func() time.Time
 
-	activeClock bool
-	activity    *engine.Activity // the active clock's hours, written once per agent and hour
+	clock *engine.Clock // the decay clock, which records the agents' active hours
 
 	indexes *engine.Indexes
 	writes  atomic.Int64 // to pace change-feed pruning and statistics
@@ -124,12 +123,6 @@ func Open(ctx context.Context, dsn string, opts Options) (*DB, error) {
 	}
 	db := &DB{dsn: d.String(), pool: pool, cfg: hippo.DefaultConfig(), now: time.Now}
 	db.group = engine.NewGroupCommit(db.commitGroup)
-	db.activity = engine.NewActivity(func(ctx context.Context, agentID string, hour int64) error {
-		if _, err := db.pool.Exec(ctx, `INSERT INTO hippo_activity (agent_id, hour) VALUES ($1, $2) ON CONFLICT DO NOTHING`, agentID, hour); err != nil {
-			return fmt.Errorf("record activity: %w", err)
-		}
-		return nil
-	})
 	if opts.Config != nil {
 		db.cfg = *opts.Config
 	}
@@ -146,7 +139,7 @@ func Open(ctx context.Context, dsn string, opts Options) (*DB, error) {
 		pool.Close()
 		return nil, err
 	}
-	if err := db.setDecayClock(ctx, opts.DecayClock); err != nil {
+	if db.clock, err = engine.OpenClock(ctx, clockStore{db}, opts.DecayClock, db.now); err != nil {
 		pool.Close()
 		return nil, err
 	}
@@ -154,7 +147,7 @@ func Open(ctx context.Context, dsn string, opts Options) (*DB, error) {
 	if model == "" && opts.Config != nil {
 		model = opts.Config.Decay
 	}
-	if err := db.setDecayModel(ctx, model); err != nil {
+	if db.cfg.Decay, err = engine.OpenDecayModel(ctx, clockStore{db}, model); err != nil {
 		pool.Close()
 		return nil, err
 	}
@@ -229,52 +222,38 @@ func (db *DB) applyMigration(ctx context.Context, conn *pgx.Conn, name string) e
 	return tx.Commit(ctx)
 }
 
-// setDecayClock records clock when given and reads the recorded one.
-func (db *DB) setDecayClock(ctx context.Context, clock string) error {
-	switch clock {
-	case "":
-	case WallClock, ActiveClock:
-		if err := setMeta(ctx, db.pool, "decay_clock", clock); err != nil {
-			return err
-		}
-	default:
-		return hippo.Invalidf("decay_clock", "must be %q or %q, got %q", WallClock, ActiveClock, clock)
-	}
-	var recorded string
-	if err := db.pool.QueryRow(ctx, `SELECT coalesce((SELECT value FROM hippo_meta WHERE key = 'decay_clock'), '')`).Scan(&recorded); err != nil {
-		return fmt.Errorf("read decay clock: %w", err)
-	}
-	db.activeClock = recorded == ActiveClock
-	return nil
-}
-
 // DecayClock is the clock strength decays by: WallClock or ActiveClock.
-func (db *DB) DecayClock() string {
-	if db.activeClock {
-		return ActiveClock
-	}
-	return WallClock
-}
+func (db *DB) DecayClock() string { return db.clock.Name() }
 
 // DecayClockAt implements hippo.Store.
 func (db *DB) DecayClockAt(ctx context.Context, agentID string, now time.Time) (hippo.DecayClock, error) {
-	if !db.activeClock {
-		return hippo.WallHours(now.UnixMilli()), nil
-	}
-	active, err := activeHours(ctx, db.pool, agentID, -1)
-	if err != nil {
-		return nil, err
-	}
-	return hippo.ActiveHours(active, now.UnixMilli()), nil
+	return db.clock.At(ctx, agentID, now)
 }
 
-// recordActivity notes that agentID uses its memory this hour, for the
-// active decay clock; one write per agent and hour and server.
-func (db *DB) recordActivity(ctx context.Context, agentID string) error {
-	if !db.activeClock {
-		return nil
+// clockStore is the database as engine.ClockStore.
+type clockStore struct{ db *DB }
+
+func (s clockStore) Meta(ctx context.Context, key string) (string, error) {
+	var v string
+	if err := s.db.pool.QueryRow(ctx, `SELECT coalesce((SELECT value FROM hippo_meta WHERE key = $1), '')`, key).Scan(&v); err != nil {
+		return "", fmt.Errorf("read %s: %w", key, err)
 	}
-	return db.activity.Record(ctx, agentID, db.now())
+	return v, nil
+}
+
+func (s clockStore) SetMeta(ctx context.Context, key, value string) error {
+	return setMeta(ctx, s.db.pool, key, value)
+}
+
+func (s clockStore) ActiveHours(ctx context.Context, agentID string, after int64) ([]int64, error) {
+	return activeHours(ctx, s.db.pool, agentID, after)
+}
+
+func (s clockStore) RecordHour(ctx context.Context, agentID string, hour int64) error {
+	if _, err := s.db.pool.Exec(ctx, `INSERT INTO hippo_activity (agent_id, hour) VALUES ($1, $2) ON CONFLICT DO NOTHING`, agentID, hour); err != nil {
+		return fmt.Errorf("record activity: %w", err)
+	}
+	return nil
 }
 
 // Service implements hippo.Store: the engine's memory over the database.
@@ -284,7 +263,7 @@ func (db *DB) Service(opts hippo.MemoryOptions) (hippo.AgentMemory, error) {
 		return nil, err
 	}
 	cfg := db.cfg.ForEmbedder(opts.Embedder)
-	return engine.NewMemory(&agentStore{db: db, cfg: cfg, opts: opts}, cfg, opts), nil
+	return engine.NewMemory(&agentStore{db: db, cfg: cfg, opts: opts}, db.clock, cfg, opts), nil
 }
 
 // Config implements hippo.Store.

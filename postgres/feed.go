@@ -87,7 +87,7 @@ func (db *DB) bulk(ctx context.Context, fn func(pgx.Tx) error) error {
 // syncIndexFor returns the agent's index brought up to date, with lock
 // (nil: nothing) checked against the model lock in the same snapshot.
 func (db *DB) syncIndexFor(ctx context.Context, agentID string, lock *hippo.ModelLock) (*engine.Index, error) {
-	return db.indexes.Sync(ctx, agentID, db.cfg, feed{db}, db.activeClock, lock)
+	return db.indexes.Sync(ctx, agentID, db.cfg, feed{db}, db.clock.Active(), lock)
 }
 
 // feed is the change feed as engine.Feed.

@@ -21,17 +21,6 @@ type agentStore struct {
 
 var _ engine.Store = (*agentStore)(nil)
 
-// Now implements engine.Store.
-func (m *agentStore) Now() time.Time { return m.db.now() }
-
-// ActiveClock implements engine.Store.
-func (m *agentStore) ActiveClock() bool { return m.db.activeClock }
-
-// RecordActivity implements engine.Store.
-func (m *agentStore) RecordActivity(ctx context.Context) error {
-	return m.db.recordActivity(ctx, m.opts.AgentID)
-}
-
 // Index implements engine.Store: the cached index synced over the feed.
 func (m *agentStore) Index(ctx context.Context, lock *hippo.ModelLock) (*engine.Index, error) {
 	return m.db.syncIndexFor(ctx, m.opts.AgentID, lock)

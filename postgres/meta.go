@@ -118,24 +118,5 @@ func readDecayModel(ctx context.Context, q querier) (hippo.DecayModel, error) {
 	return hippo.RecordedDecayModel(recorded)
 }
 
-// setDecayModel records model when given and reads the recorded one into
-// the configuration.
-func (db *DB) setDecayModel(ctx context.Context, model hippo.DecayModel) error {
-	if model != "" {
-		if _, err := hippo.ParseDecayModel(string(model)); err != nil {
-			return err
-		}
-		if err := setMeta(ctx, db.pool, "decay_model", string(model)); err != nil {
-			return err
-		}
-	}
-	m, err := readDecayModel(ctx, db.pool)
-	if err != nil {
-		return err
-	}
-	db.cfg.Decay = m
-	return nil
-}
-
 // DecayModel is the model strength decays by (Config.Decay).
 func (db *DB) DecayModel() hippo.DecayModel { return db.cfg.Decay }

@@ -145,7 +145,7 @@ func (db *DB) strengthSQL() (string, []any) {
 	rate := decayRateFunc + `(?, ?, ?, running_intensity, access_count)`
 	args := []any{string(db.cfg.Decay), db.cfg.Lambda, db.cfg.ResistanceFactor}
 	var hours string
-	if db.activeClock {
+	if db.clock.Active() {
 		// The agent's active hours after the last access's, up to now's.
 		hours = `(SELECT COUNT(*) FROM hippo_activity a WHERE a.agent_id = chunks.agent_id
 			AND a.hour > CAST(unixepoch(last_accessed_at) / 3600 AS INTEGER) AND a.hour <= ?)`
@@ -218,7 +218,7 @@ func (db *DB) CountAgentChunks(ctx context.Context, agentID string, bins int) (*
 	if err != nil {
 		return nil, err
 	}
-	c.Strength = ai.StrengthHistogram(db.activeClock, db.now().UnixMilli(), bins)
+	c.Strength = ai.StrengthHistogram(db.clock.Active(), db.now().UnixMilli(), bins)
 	rows.Close()
 	rows, err = db.read.QueryContext(ctx, `SELECT scope, COUNT(*) FROM chunks WHERE agent_id = ? GROUP BY scope`, agentID)
 	if err != nil {

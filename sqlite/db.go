@@ -81,8 +81,8 @@ type Options struct {
 
 // Decay clocks.
 const (
-	WallClock   = "wall"
-	ActiveClock = "active"
+	WallClock   = engine.WallClock
+	ActiveClock = engine.ActiveClock
 )
 
 // DB is an open Hippo database. It is safe for concurrent use.
@@ -104,9 +104,7 @@ type DB struct {
 	verify     bool
 	verifyOnce sync.Once
 
-	activeClock bool
-
-	activity *engine.Activity // the active clock's hours, written once per agent and hour
+	clock *engine.Clock // the decay clock, which records the agents' active hours
 
 	group   *engine.GroupCommit[update] // Update's group commit (group.go)
 	indexes *engine.Indexes             // by agent ID, loaded on first search
@@ -208,7 +206,7 @@ func Open(ctx context.Context, path string, opts Options) (*DB, error) {
 		db.Close()
 		return nil, err
 	}
-	if err := db.setDecayClock(ctx, opts.DecayClock); err != nil {
+	if db.clock, err = engine.OpenClock(ctx, clockStore{db}, opts.DecayClock, db.now); err != nil {
 		db.Close()
 		return nil, err
 	}
@@ -216,91 +214,50 @@ func Open(ctx context.Context, path string, opts Options) (*DB, error) {
 	if model == "" && opts.Config != nil {
 		model = opts.Config.Decay
 	}
-	if err := db.setDecayModel(ctx, model); err != nil {
+	if db.cfg.Decay, err = engine.OpenDecayModel(ctx, clockStore{db}, model); err != nil {
 		db.Close()
 		return nil, err
 	}
 	return db, nil
 }
 
-// setDecayClock records clock when given and reads the recorded one.
-func (db *DB) setDecayClock(ctx context.Context, clock string) error {
-	switch clock {
-	case "":
-	case WallClock, ActiveClock:
-		if _, err := db.write.ExecContext(ctx, `INSERT INTO hippo_meta (key, value) VALUES ('decay_clock', ?)
-			ON CONFLICT (key) DO UPDATE SET value = excluded.value`, clock); err != nil {
-			return fmt.Errorf("record decay clock: %w", err)
-		}
-	default:
-		return hippo.Invalidf("decay_clock", "must be %q or %q, got %q", WallClock, ActiveClock, clock)
-	}
-	var recorded string
-	err := db.read.QueryRowContext(ctx, `SELECT COALESCE((SELECT value FROM hippo_meta WHERE key = 'decay_clock'), '')`).Scan(&recorded)
-	if err != nil {
-		return fmt.Errorf("read decay clock: %w", err)
-	}
-	db.activeClock = recorded == ActiveClock
-	db.activity = engine.NewActivity(func(ctx context.Context, agentID string, hour int64) error {
-		if _, err := db.write.ExecContext(ctx, `INSERT OR IGNORE INTO hippo_activity (agent_id, hour) VALUES (?, ?)`, agentID, hour); err != nil {
-			return fmt.Errorf("record activity: %w", err)
-		}
-		return nil
-	})
-	return nil
-}
-
-// setDecayModel records model when given and reads the recorded one into
-// the configuration: hippo.DecayHippo when none is.
-func (db *DB) setDecayModel(ctx context.Context, model hippo.DecayModel) error {
-	if model != "" {
-		if _, err := hippo.ParseDecayModel(string(model)); err != nil {
-			return err
-		}
-		if _, err := db.write.ExecContext(ctx, `INSERT INTO hippo_meta (key, value) VALUES ('decay_model', ?)
-			ON CONFLICT (key) DO UPDATE SET value = excluded.value`, string(model)); err != nil {
-			return fmt.Errorf("record decay model: %w", err)
-		}
-	}
-	m, err := readDecayModel(ctx, db.read)
-	if err != nil {
-		return err
-	}
-	db.cfg.Decay = m
-	return nil
-}
-
 // DecayModel is the model strength decays by (Config.Decay).
 func (db *DB) DecayModel() hippo.DecayModel { return db.cfg.Decay }
 
 // DecayClock is the clock strength decays by: WallClock or ActiveClock.
-func (db *DB) DecayClock() string {
-	if db.activeClock {
-		return ActiveClock
-	}
-	return WallClock
-}
+func (db *DB) DecayClock() string { return db.clock.Name() }
 
 // DecayClockAt is the clock by which agentID's chunks decay at now: wall
 // time, or under the active clock the agent's recorded hours of activity.
 func (db *DB) DecayClockAt(ctx context.Context, agentID string, now time.Time) (hippo.DecayClock, error) {
-	if !db.activeClock {
-		return hippo.WallHours(now.UnixMilli()), nil
-	}
-	active, err := activeHours(ctx, db.read, agentID, -1)
-	if err != nil {
-		return nil, err
-	}
-	return hippo.ActiveHours(active, now.UnixMilli()), nil
+	return db.clock.At(ctx, agentID, now)
 }
 
-// recordActivity notes that agentID is using its memory this hour, for the
-// active decay clock; one write per agent and hour.
-func (db *DB) recordActivity(ctx context.Context, agentID string) error {
-	if !db.activeClock {
-		return nil
+// clockStore is the database as engine.ClockStore.
+type clockStore struct{ db *DB }
+
+func (s clockStore) Meta(ctx context.Context, key string) (string, error) {
+	var v string
+	err := s.db.read.QueryRowContext(ctx, `SELECT COALESCE((SELECT value FROM hippo_meta WHERE key = ?), '')`, key).Scan(&v)
+	if err != nil {
+		return "", fmt.Errorf("read %s: %w", key, err)
 	}
-	return db.activity.Record(ctx, agentID, db.now())
+	return v, nil
+}
+
+func (s clockStore) SetMeta(ctx context.Context, key, value string) error {
+	return setMeta(ctx, s.db.write, key, value)
+}
+
+func (s clockStore) ActiveHours(ctx context.Context, agentID string, after int64) ([]int64, error) {
+	return activeHours(ctx, s.db.read, agentID, after)
+}
+
+func (s clockStore) RecordHour(ctx context.Context, agentID string, hour int64) error {
+	if _, err := s.db.write.ExecContext(ctx, `INSERT OR IGNORE INTO hippo_activity (agent_id, hour) VALUES (?, ?)`, agentID, hour); err != nil {
+		return fmt.Errorf("record activity: %w", err)
+	}
+	return nil
 }
 
 // PageSizeFor is the page size of a new database for embeddings of dim

@@ -24,7 +24,7 @@ func (db *DB) syncIndex(ctx context.Context, agentID string) (*engine.Index, err
 // dimension (lock; nil: nothing) against the model lock, in the snapshot
 // the index is brought up to date from: one read serves both.
 func (db *DB) syncIndexFor(ctx context.Context, agentID string, lock *ModelLock) (*engine.Index, error) {
-	return db.indexes.Sync(ctx, agentID, db.cfg, feed{db}, db.activeClock, lock)
+	return db.indexes.Sync(ctx, agentID, db.cfg, feed{db}, db.clock.Active(), lock)
 }
 
 // feed is the change log (hippo_changes, migration 0002) as engine.Feed:

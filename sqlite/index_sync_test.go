@@ -119,7 +119,7 @@ func indexCurrent(ctx context.Context, ai *engine.Index, db *DB, agent string, l
 	if n := len(ai.Active); n > 0 {
 		last = ai.Active[n-1]
 	}
-	return feed{db}.Head(ctx, agent, ai.Seq, db.activeClock, last, lock)
+	return feed{db}.Head(ctx, agent, ai.Seq, db.clock.Active(), last, lock)
 }
 
 func wantConflict(t *testing.T, err error) {

@@ -129,7 +129,7 @@ func TestRecallFoldsOwnBoost(t *testing.T) {
 	compare := func(step string) {
 		t.Helper()
 		fresh := engine.NewIndex("agent", db.cfg, db.vectorLoader("agent"))
-		if err := fresh.Sync(ctx, feed{db}, db.activeClock, nil); err != nil {
+		if err := fresh.Sync(ctx, feed{db}, db.clock.Active(), nil); err != nil {
 			t.Fatal(err)
 		}
 		ai, err := db.syncIndex(ctx, "agent")
@@ -393,7 +393,7 @@ func TestWholeLoadPipeline(t *testing.T) {
 		t.Fatal(err)
 	}
 	fresh := engine.NewIndex("agent", db.cfg, db.vectorLoader("agent"))
-	if err := fresh.Sync(ctx, feed{db}, db.activeClock, nil); err == nil || !strings.Contains(err.Error(), bad) {
+	if err := fresh.Sync(ctx, feed{db}, db.clock.Active(), nil); err == nil || !strings.Contains(err.Error(), bad) {
 		t.Errorf("load with a broken row: %v, want an error naming %s", err, bad)
 	}
 }

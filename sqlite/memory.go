@@ -34,7 +34,7 @@ func (db *DB) Memory(opts MemoryOptions) (*Memory, error) {
 	}
 	cfg := db.cfg.ForEmbedder(opts.Embedder)
 	st := &agentStore{db: db, cfg: cfg, opts: opts}
-	return &Memory{Memory: engine.NewMemory(st, cfg, opts), db: db, st: st, opts: opts}, nil
+	return &Memory{Memory: engine.NewMemory(st, db.clock, cfg, opts), db: db, st: st, opts: opts}, nil
 }
 
 // boost is agentStore.boost.
@@ -53,17 +53,6 @@ type agentStore struct {
 }
 
 var _ engine.Store = (*agentStore)(nil)
-
-// Now implements engine.Store.
-func (m *agentStore) Now() time.Time { return m.db.now() }
-
-// ActiveClock implements engine.Store.
-func (m *agentStore) ActiveClock() bool { return m.db.activeClock }
-
-// RecordActivity implements engine.Store.
-func (m *agentStore) RecordActivity(ctx context.Context) error {
-	return m.db.recordActivity(ctx, m.opts.AgentID)
-}
 
 // Index implements engine.Store: the cached index, synced over the
 // change log (syncIndexFor).

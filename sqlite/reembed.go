@@ -290,7 +290,7 @@ func raiseChangesFloor(ctx context.Context, tx *sql.Tx) error {
 	return raiseFloor(ctx, tx, last)
 }
 
-func setMeta(ctx context.Context, tx *sql.Tx, key, value string) error {
+func setMeta(ctx context.Context, tx execer, key, value string) error {
 	if _, err := tx.ExecContext(ctx, `INSERT INTO hippo_meta (key, value) VALUES (?, ?)
 		ON CONFLICT (key) DO UPDATE SET value = excluded.value`, key, value); err != nil {
 		return fmt.Errorf("record %s: %w", key, err)
