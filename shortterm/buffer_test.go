@@ -1,4 +1,4 @@
-package hippo_test
+package shortterm_test
 
 import (
 	"context"
@@ -8,6 +8,7 @@ import (
 	"github.com/hippo-mem/hippo"
 	"github.com/hippo-mem/hippo/mock"
 	"github.com/hippo-mem/hippo/openai"
+	"github.com/hippo-mem/hippo/shortterm"
 	"github.com/hippo-mem/hippo/sqlite"
 )
 
@@ -24,11 +25,11 @@ func TestBufferConsolidates(t *testing.T) {
 	}
 	defer db.Close()
 	m, _ := db.Memory(sqlite.MemoryOptions{AgentID: "persona", Embedder: emb})
-	buf := hippo.NewBuffer(m, hippo.BufferOptions{Size: 3, Threshold: 0.5, Embedder: emb})
+	buf := shortterm.New(m, shortterm.Options{Size: 3, Threshold: 0.5, Embedder: emb})
 
 	add := func(typ, content string, importance float64) {
 		t.Helper()
-		if err := buf.Add(ctx, hippo.Experience{Type: typ, Content: content, Importance: importance}); err != nil {
+		if err := buf.Add(ctx, shortterm.Experience{Type: typ, Content: content, Importance: importance}); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -77,7 +78,7 @@ func TestBufferConsolidates(t *testing.T) {
 	if err := buf.Close(ctx); err != nil || buf.Len() != 0 {
 		t.Errorf("close: %v, %d left", err, buf.Len())
 	}
-	for _, bad := range []hippo.Experience{{Content: ""}, {Content: "x", Importance: 2}, {Content: "x", Type: "dream"}} {
+	for _, bad := range []shortterm.Experience{{Content: ""}, {Content: "x", Importance: 2}, {Content: "x", Type: "dream"}} {
 		if err := buf.Add(ctx, bad); hippo.ErrorCode(err) != hippo.EINVALID {
 			t.Errorf("Add(%+v) = %v, want invalid", bad, err)
 		}

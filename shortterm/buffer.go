@@ -1,4 +1,7 @@
-package hippo
+// Package shortterm is a bounded short-term memory for long-running agents:
+// recent experiences held in memory, the important ones consolidated into
+// long-term memory (a hippo.MemoryService).
+package shortterm
 
 import (
 	"context"
@@ -8,11 +11,13 @@ import (
 	"sort"
 	"sync"
 	"time"
+
+	"github.com/hippo-mem/hippo"
 )
 
-// ExperienceTypes are the kinds of short-term experience; they become the
+// Types are the kinds of short-term experience; they become the
 // "category" of a consolidated memory.
-var ExperienceTypes = []string{"chat", "observation", "task", "decision", "tool-use", "error", "insight"}
+var Types = []string{"chat", "observation", "task", "decision", "tool-use", "error", "insight"}
 
 // Experience is one item of short-term memory.
 type Experience struct {
@@ -22,8 +27,8 @@ type Experience struct {
 	At         time.Time `json:"at"`
 }
 
-// BufferOptions configures a Buffer.
-type BufferOptions struct {
+// Options configures a Buffer.
+type Options struct {
 	// Size is how many experiences the buffer holds; 0 means 100.
 	Size int
 	// Threshold is the importance from which an experience is kept in
@@ -31,10 +36,10 @@ type BufferOptions struct {
 	Threshold float64
 	// Embedder scores buffered experiences against recall queries; it
 	// should be the store's embedder.
-	Embedder Embedder
+	Embedder hippo.Embedder
 	// Config supplies the scoring weights and relevance calibration; zero
-	// means DefaultConfig() with Embedder's calibration (ForEmbedder).
-	Config Config
+	// means hippo.DefaultConfig() with Embedder's calibration (ForEmbedder).
+	Config hippo.Config
 	// Now is the clock; nil means time.Now.
 	Now func() time.Time
 }
@@ -44,23 +49,23 @@ type BufferOptions struct {
 // consolidated into long-term memory (store_memory) when the buffer fills,
 // on demand, or on Close. It is safe for concurrent use.
 type Buffer struct {
-	svc  MemoryService
-	opts BufferOptions
+	svc  hippo.MemoryService
+	opts Options
 
 	mu    sync.Mutex
 	items []Experience
 }
 
-// NewBuffer returns an empty buffer consolidating into svc.
-func NewBuffer(svc MemoryService, opts BufferOptions) *Buffer {
+// New returns an empty buffer consolidating into svc.
+func New(svc hippo.MemoryService, opts Options) *Buffer {
 	if opts.Size <= 0 {
 		opts.Size = 100
 	}
 	if opts.Threshold == 0 {
 		opts.Threshold = 0.5
 	}
-	if opts.Config == (Config{}) {
-		opts.Config = DefaultConfig().ForEmbedder(opts.Embedder)
+	if opts.Config == (hippo.Config{}) {
+		opts.Config = hippo.DefaultConfig().ForEmbedder(opts.Embedder)
 	}
 	if opts.Now == nil {
 		opts.Now = time.Now
@@ -78,14 +83,14 @@ func (b *Buffer) Len() int {
 // Add buffers an experience; when the buffer is full it is consolidated
 // first.
 func (b *Buffer) Add(ctx context.Context, e Experience) error {
-	if err := ValidateText("content", e.Content, b.opts.Config.MaxContent); err != nil {
+	if err := hippo.ValidateText("content", e.Content, b.opts.Config.MaxContent); err != nil {
 		return err
 	}
 	if e.Type != "" && !validType(e.Type) {
-		return Invalidf("type", "must be one of %v, got %q", ExperienceTypes, e.Type)
+		return hippo.Invalidf("type", "must be one of %v, got %q", Types, e.Type)
 	}
 	if math.IsNaN(e.Importance) || e.Importance < 0 || e.Importance > 1 {
-		return Invalidf("importance", "must be between 0 and 1, got %v", e.Importance)
+		return hippo.Invalidf("importance", "must be between 0 and 1, got %v", e.Importance)
 	}
 	if e.At.IsZero() {
 		e.At = b.opts.Now()
@@ -105,7 +110,7 @@ func (b *Buffer) Add(ctx context.Context, e Experience) error {
 }
 
 func validType(t string) bool {
-	for _, x := range ExperienceTypes {
+	for _, x := range Types {
 		if x == t {
 			return true
 		}
@@ -128,7 +133,7 @@ func (b *Buffer) Consolidate(ctx context.Context) (stored int, err error) {
 		}
 		meta, _ := json.Marshal(map[string]any{"source": "short-term", "category": e.Type, "at": e.At.UTC()})
 		importance := e.Importance
-		if _, err := b.svc.StoreMemory(ctx, StoreInput{Content: e.Content, Metadata: meta, Intensity: &importance}); err != nil {
+		if _, err := b.svc.StoreMemory(ctx, hippo.StoreInput{Content: e.Content, Metadata: meta, Intensity: &importance}); err != nil {
 			b.mu.Lock()
 			b.items = append(items[i:], b.items...)
 			b.mu.Unlock()
@@ -148,7 +153,7 @@ func (b *Buffer) Close(ctx context.Context) error {
 // Recall searches long-term memory and the buffer together. A buffered
 // experience scores like a chunk whose strength is its importance and
 // whose recency is 1; it comes back with an empty chunk ID.
-func (b *Buffer) Recall(ctx context.Context, in RecallInput) ([]Recalled, error) {
+func (b *Buffer) Recall(ctx context.Context, in hippo.RecallInput) ([]hippo.Recalled, error) {
 	stored, err := b.svc.Recall(ctx, in)
 	if err != nil {
 		return nil, err
@@ -156,7 +161,7 @@ func (b *Buffer) Recall(ctx context.Context, in RecallInput) ([]Recalled, error)
 	b.mu.Lock()
 	items := append([]Experience(nil), b.items...)
 	b.mu.Unlock()
-	if len(items) == 0 || b.opts.Embedder == nil || (in.Kind != "" && in.Kind != KindMemory) {
+	if len(items) == 0 || b.opts.Embedder == nil || (in.Kind != "" && in.Kind != hippo.KindMemory) {
 		return stored, nil
 	}
 	texts := make([]string, 0, len(items)+1)
@@ -169,7 +174,7 @@ func (b *Buffer) Recall(ctx context.Context, in RecallInput) ([]Recalled, error)
 		return nil, fmt.Errorf("embed short-term memory: %w", err)
 	}
 	if len(vecs) != len(texts) {
-		return nil, Errorf(EINTERNAL, "embedder returned %d vectors for %d texts", len(vecs), len(texts))
+		return nil, hippo.Errorf(hippo.EINTERNAL, "embedder returned %d vectors for %d texts", len(vecs), len(texts))
 	}
 	cfg := b.opts.Config
 	floor, err := cfg.RelevanceFloor(in)
@@ -187,9 +192,9 @@ func (b *Buffer) Recall(ctx context.Context, in RecallInput) ([]Recalled, error)
 			continue
 		}
 		meta, _ := json.Marshal(map[string]any{"source": "short-term", "category": e.Type})
-		c := &Chunk{Kind: KindMemory, Content: e.Content, Metadata: meta, RunningIntensity: e.Importance,
+		c := &hippo.Chunk{Kind: hippo.KindMemory, Content: e.Content, Metadata: meta, RunningIntensity: e.Importance,
 			LastAccessedAt: e.At, CreatedAt: e.At}
-		out = append(out, Recalled{Chunk: c, Similarity: sim, CosineRelevance: rel, Relevance: rel,
+		out = append(out, hippo.Recalled{Chunk: c, Similarity: sim, CosineRelevance: rel, Relevance: rel,
 			Strength: e.Importance, Recency: 1, Score: score})
 	}
 	sort.SliceStable(out, func(i, j int) bool { return out[i].Score > out[j].Score })
