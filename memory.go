@@ -13,6 +13,11 @@ type MemoryService interface {
 	// StoreMemory embeds and stores raw content; a verbatim duplicate in the
 	// same scope is strengthened instead of inserted.
 	StoreMemory(ctx context.Context, in StoreInput) (*StoreResult, error)
+	// StoreMemories stores up to MaxStoreBatch items as StoreMemory does,
+	// with one embedding request and one transaction. An item that fails
+	// validation fails alone (its StoreItemResult.Err); a repeat, within
+	// the call too, strengthens the memory stored first.
+	StoreMemories(ctx context.Context, items []StoreInput) (*StoreBatchResult, error)
 	// RememberFacts extracts facts from text and resolves each against the
 	// facts already known: new, duplicate, supersedes or distinct.
 	RememberFacts(ctx context.Context, text string) (*RememberResult, error)

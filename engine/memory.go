@@ -156,22 +156,10 @@ func (m *Memory) StoreMemory(ctx context.Context, in hippo.StoreInput) (*hippo.S
 	if err := m.touch(ctx); err != nil {
 		return nil, err
 	}
-	cfg := m.cfg
-	if err := hippo.ValidateText("content", in.Content, cfg.MaxContent); err != nil {
-		return nil, err
-	}
-	meta, err := hippo.ValidateMetadata(in.Metadata)
+	it, err := m.storeItem(in)
 	if err != nil {
 		return nil, err
 	}
-	if err := hippo.ValidateSource(in.Source); err != nil {
-		return nil, err
-	}
-	reading := cfg.DefaultIntensity
-	if in.Intensity != nil {
-		reading = cfg.ClampIntensity(*in.Intensity)
-	}
-	hash := hippo.ContentHash(in.Content)
 
 	// A verbatim repeat needs no embedding: look before paying for one,
 	// in a read snapshot (a new memory, the common case, then takes one
@@ -179,14 +167,14 @@ func (m *Memory) StoreMemory(ctx context.Context, in hippo.StoreInput) (*hippo.S
 	// if it is there.
 	var seen bool
 	if err := m.s.View(ctx, func(tx Tx) error {
-		c, err := tx.SameMemory(ctx, m.opts.Scope, hash)
+		c, err := tx.SameMemory(ctx, m.opts.Scope, it.hash)
 		seen = c != nil
 		return err
 	}); err != nil {
 		return nil, fmt.Errorf("look up memory: %w", err)
 	}
 	if seen {
-		if res, err := m.strengthenMemory(ctx, hash, reading, nil); err != nil || res != nil {
+		if res, err := m.strengthenMemory(ctx, it.hash, it.reading, nil); err != nil || res != nil {
 			return res, err
 		}
 	}
@@ -194,19 +182,50 @@ func (m *Memory) StoreMemory(ctx context.Context, in hippo.StoreInput) (*hippo.S
 	if err != nil {
 		return nil, err
 	}
-	now := m.clock.Now()
-	var raw json.RawMessage
-	if meta != "" {
-		raw = json.RawMessage(meta)
+	return m.strengthenMemory(ctx, it.hash, it.reading, m.newMemory(it, vecs[0], m.clock.Now()))
+}
+
+// storing is one valid store_memory input, hashed and with its reading.
+type storing struct {
+	in      hippo.StoreInput
+	meta    json.RawMessage
+	hash    string
+	reading float64
+}
+
+// storeItem validates a store_memory input.
+func (m *Memory) storeItem(in hippo.StoreInput) (storing, error) {
+	if err := hippo.ValidateText("content", in.Content, m.cfg.MaxContent); err != nil {
+		return storing{}, err
 	}
+	meta, err := hippo.ValidateMetadata(in.Metadata)
+	if err != nil {
+		return storing{}, err
+	}
+	if err := hippo.ValidateSource(in.Source); err != nil {
+		return storing{}, err
+	}
+	it := storing{in: in, hash: hippo.ContentHash(in.Content), reading: m.cfg.DefaultIntensity}
+	if meta != "" {
+		it.meta = json.RawMessage(meta)
+	}
+	if in.Intensity != nil {
+		it.reading = m.cfg.ClampIntensity(*in.Intensity)
+	}
+	return it, nil
+}
+
+// newMemory is the chunk a new memory of it is, flagged when it reads as
+// instructions to the agent.
+func (m *Memory) newMemory(it storing, vec []float32, now time.Time) *hippo.Chunk {
 	c := &hippo.Chunk{
 		AgentID: m.opts.AgentID, Scope: m.opts.Scope, Kind: hippo.KindMemory,
-		Content: in.Content, ContentHash: hash, Embedding: vecs[0], Metadata: raw,
-		RunningIntensity: reading, EncounterCount: 1, LastAccessedAt: now, CreatedAt: now,
-		Provenance: m.provenance(hippo.OriginStoreMemory, in.Source, ""),
+		Content: it.in.Content, ContentHash: it.hash, Embedding: vec, Metadata: it.meta,
+		RunningIntensity: it.reading, EncounterCount: 1, LastAccessedAt: now, CreatedAt: now,
+		Provenance: m.provenance(hippo.OriginStoreMemory, it.in.Source, ""),
 	}
 	Flag(c)
-	return m.strengthenMemory(ctx, hash, reading, c)
+	return c
 }
 
 // provenance is the provenance of a chunk this memory writes now.

@@ -71,18 +71,46 @@ func (e *Embedder) Dimension() int {
 	return int(e.learned.Load())
 }
 
-// Embed returns one vector per text, in order, from a single request. It
-// returns nil without a request when texts is empty.
+// Requests are split where providers limit them: OpenAI takes at most
+// 2,048 inputs and about 300,000 tokens a request; maxRequestChars keeps a
+// request's text well under that (a token is 3 to 4 characters of English).
+const (
+	maxRequestInputs = 2048
+	maxRequestChars  = 600_000
+)
+
+// Embed returns one vector per text, in order: one request, or as few as
+// the provider's limits on inputs and size allow. It returns nil without a
+// request when texts is empty.
+func (e *Embedder) Embed(ctx context.Context, texts []string) ([][]float32, error) {
+	if len(texts) == 0 {
+		return nil, nil
+	}
+	out := make([][]float32, 0, len(texts))
+	for start := 0; start < len(texts); {
+		end, size := start, 0
+		for end < len(texts) && end-start < maxRequestInputs && (end == start || size+len(texts[end]) <= maxRequestChars) {
+			size += len(texts[end])
+			end++
+		}
+		vecs, err := e.embed(ctx, texts[start:end])
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, vecs...)
+		start = end
+	}
+	return out, nil
+}
+
+// embed returns one vector per text, in order, from a single request.
 //
 // It asks for the vectors in base64 ("encoding_format": "base64", as
 // OpenAI's own SDKs do): decoding 1,536 numbers written as text cost more
 // than anything else a stored memory takes. It reads either form back, for
 // servers that ignore the field, and asks for numbers from then on when a
 // server refuses it.
-func (e *Embedder) Embed(ctx context.Context, texts []string) ([][]float32, error) {
-	if len(texts) == 0 {
-		return nil, nil
-	}
+func (e *Embedder) embed(ctx context.Context, texts []string) ([][]float32, error) {
 	req := embeddingRequest{Model: e.model, Input: texts, Dimensions: e.dims, EncodingFormat: "base64"}
 	if e.floats.Load() {
 		req.EncodingFormat = ""

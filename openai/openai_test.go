@@ -213,6 +213,64 @@ func TestEmbedNoTexts(t *testing.T) {
 	}
 }
 
+// TestEmbedSplit: a batch past a provider's limits (2,048 inputs, about
+// 600,000 characters a request) goes as several requests, each within
+// them, and the vectors come back in the texts' order.
+func TestEmbedSplit(t *testing.T) {
+	long := strings.Repeat("x", 250_000)
+	tests := []struct {
+		name  string
+		texts []string
+		sizes []int // inputs per request
+	}{
+		{"5,000 short texts", repeat("note", 5000), []int{2048, 2048, 904}},
+		{"exactly 2,048", repeat("note", 2048), []int{2048}},
+		{"long texts", []string{long, long, long, "a", long}, []int{2, 3}},
+		{"one text past the size limit alone", []string{strings.Repeat("y", 700_000), "a"}, []int{1, 1}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			s := newServer(t, func(w http.ResponseWriter, r *http.Request, n int, body map[string]any) {
+				input, _ := body["input"].([]any)
+				data := make([]map[string]any, len(input))
+				for i, in := range input {
+					data[i] = map[string]any{"index": i, "embedding": []float64{float64(len(in.(string))), float64(n)}}
+				}
+				writeJSON(w, 200, map[string]any{"object": "list", "data": data, "model": "m"})
+			})
+			e, _ := newEmbedder(t, Config{BaseURL: s.URL})
+			got, err := e.Embed(context.Background(), tt.texts)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(got) != len(tt.texts) {
+				t.Fatalf("%d vectors for %d texts", len(got), len(tt.texts))
+			}
+			var sizes []int
+			for i := range int(s.calls.Load()) {
+				in, _ := s.request(t, i).body["input"].([]any)
+				sizes = append(sizes, len(in))
+			}
+			if fmt.Sprint(sizes) != fmt.Sprint(tt.sizes) {
+				t.Errorf("requests of %v inputs, want %v", sizes, tt.sizes)
+			}
+			for i, v := range got {
+				if int(v[0]) != len(tt.texts[i]) {
+					t.Errorf("vector %d is text %v's, out of order", i, v)
+				}
+			}
+		})
+	}
+}
+
+func repeat(s string, n int) []string {
+	out := make([]string, n)
+	for i := range out {
+		out[i] = s
+	}
+	return out
+}
+
 func TestEmbedOrder(t *testing.T) {
 	tests := []struct {
 		name string

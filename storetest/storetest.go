@@ -51,6 +51,7 @@ func Run(t *testing.T, b Backend) {
 		fn   func(*testing.T, Backend)
 	}{
 		{"StoreMemoryDedup", testStoreMemoryDedup},
+		{"StoreMemories", testStoreMemories},
 		{"RecallAndBoost", testRecallAndBoost},
 		{"BoostFirstResultsWeakRest", testBoostFirstResultsWeakRest},
 		{"RecallScopesAndIsolation", testRecallScopesAndIsolation},

@@ -1,0 +1,191 @@
+package engine
+
+import (
+	"context"
+	"errors"
+	"fmt"
+
+	"github.com/hippo-mem/hippo"
+)
+
+// StoreMemories implements hippo.MemoryService: each item as StoreMemory
+// stores it, with one embedding request for the new contents and one write
+// transaction for the batch.
+func (m *Memory) StoreMemories(ctx context.Context, items []hippo.StoreInput) (*hippo.StoreBatchResult, error) {
+	switch {
+	case len(items) == 0:
+		return nil, hippo.Invalidf("items", "give at least one item")
+	case len(items) > hippo.MaxStoreBatch:
+		return nil, hippo.Invalidf("items", "at most %d items a call, got %d", hippo.MaxStoreBatch, len(items))
+	}
+	if err := m.touch(ctx); err != nil {
+		return nil, err
+	}
+	res := &hippo.StoreBatchResult{Items: make([]hippo.StoreItemResult, len(items))}
+	valid := make([]storing, 0, len(items))
+	at := make([]int, 0, len(items)) // the index of each valid item
+	for i, in := range items {
+		res.Items[i].Index = i
+		it, err := m.storeItem(in)
+		if err != nil {
+			res.Items[i].Err = itemError(i, err)
+			res.Failed++
+			continue
+		}
+		valid = append(valid, it)
+		at = append(at, i)
+	}
+	if len(valid) == 0 {
+		return res, nil
+	}
+
+	// Contents already stored need no embedding; a content repeated in
+	// the batch is embedded once.
+	vecs := make(map[string][]float32, len(valid))
+	if err := m.s.View(ctx, func(tx Tx) error {
+		for _, it := range valid {
+			if _, ok := vecs[it.hash]; ok {
+				continue
+			}
+			c, err := tx.SameMemory(ctx, m.opts.Scope, it.hash)
+			if err != nil {
+				return err
+			}
+			if c != nil {
+				vecs[it.hash] = nil
+			}
+		}
+		return nil
+	}); err != nil {
+		return nil, fmt.Errorf("look up memories: %w", err)
+	}
+	// A memory seen above may be deleted before the write: the write then
+	// reports its hash, and it is embedded and written in another round.
+	for round := 0; ; round++ {
+		if err := m.embedNew(ctx, valid, vecs); err != nil {
+			return nil, err
+		}
+		missing, err := m.writeBatch(ctx, valid, at, vecs, res)
+		if err != nil {
+			return nil, err
+		}
+		if len(missing) == 0 {
+			break
+		}
+		if round == 2 {
+			return nil, hippo.Errorf(hippo.ECONFLICT, "memories were deleted while the batch was stored, %d times; try again", round+1)
+		}
+		for _, h := range missing {
+			delete(vecs, h)
+		}
+	}
+	for _, r := range res.Items {
+		switch {
+		case r.Err != nil:
+		case r.Duplicate:
+			res.Strengthened++
+		default:
+			res.Stored++
+		}
+	}
+	return res, nil
+}
+
+// embedNew embeds, in one request, each content of valid that vecs does
+// not hold yet (a nil vector stands for one already stored).
+func (m *Memory) embedNew(ctx context.Context, valid []storing, vecs map[string][]float32) error {
+	var texts, hashes []string
+	for _, it := range valid {
+		if _, ok := vecs[it.hash]; !ok {
+			vecs[it.hash] = nil // once per content
+			texts = append(texts, it.in.Content)
+			hashes = append(hashes, it.hash)
+		}
+	}
+	if len(texts) == 0 {
+		return nil
+	}
+	got, err := hippo.Embed(ctx, m.opts.Embedder, texts, 0)
+	if err != nil {
+		for _, h := range hashes {
+			delete(vecs, h)
+		}
+		return err
+	}
+	for i, h := range hashes {
+		vecs[h] = got[i]
+	}
+	return nil
+}
+
+// writeBatch writes valid in one transaction, in order: a content stored
+// before, or by an earlier item, is strengthened; a new one inserted. It
+// returns the hashes of contents it expected stored but found gone (no
+// vector to insert them with); the transaction is then rolled back.
+func (m *Memory) writeBatch(ctx context.Context, valid []storing, at []int, vecs map[string][]float32, res *hippo.StoreBatchResult) (missing []string, err error) {
+	errMissing := errors.New("memories deleted meanwhile")
+	err = m.s.Update(ctx, func(tx Tx) error {
+		missing = missing[:0]
+		locked := false
+		now := m.clock.Now()
+		stored := make(map[string]*hippo.Chunk, len(valid))
+		for k, it := range valid {
+			r := &res.Items[at[k]]
+			c := stored[it.hash]
+			if c == nil {
+				existing, err := tx.SameMemory(ctx, m.opts.Scope, it.hash)
+				if err != nil {
+					return fmt.Errorf("look up memory: %w", err)
+				}
+				c = existing
+			}
+			if c != nil {
+				c.Strengthen(it.reading, now, true)
+				if err := tx.SaveStrength(ctx, c); err != nil {
+					return fmt.Errorf("strengthen memory: %w", err)
+				}
+				stored[it.hash] = c
+				r.Chunk, r.Duplicate = c, true
+				continue
+			}
+			vec := vecs[it.hash]
+			if vec == nil {
+				missing = append(missing, it.hash)
+				continue
+			}
+			if !locked {
+				if err := tx.LockModel(ctx, m.opts.Embedder.Model(), len(vec)); err != nil {
+					return err
+				}
+				locked = true
+			}
+			c = m.newMemory(it, vec, now)
+			if err := tx.Insert(ctx, c); err != nil {
+				return err
+			}
+			stored[it.hash] = c
+			r.Chunk, r.Duplicate = c, false
+		}
+		if len(missing) > 0 {
+			return errMissing
+		}
+		return nil
+	})
+	if errors.Is(err, errMissing) {
+		return missing, nil
+	}
+	return nil, err
+}
+
+// itemError is err about the batch's item i, its field named as a path
+// (items[3].content) and its code kept.
+func itemError(i int, err error) error {
+	var he *hippo.Error
+	if !errors.As(err, &he) {
+		return fmt.Errorf("items[%d]: %w", i, err)
+	}
+	if he.Field == "" {
+		return &hippo.Error{Code: he.Code, Field: fmt.Sprintf("items[%d]", i), Message: fmt.Sprintf("items[%d]: %s", i, he.Message)}
+	}
+	return &hippo.Error{Code: he.Code, Field: fmt.Sprintf("items[%d].%s", i, he.Field), Message: fmt.Sprintf("items[%d].%s", i, he.Message)}
+}
