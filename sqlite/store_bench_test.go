@@ -92,3 +92,40 @@ func BenchmarkConcurrentStores(b *testing.B) {
 		})
 	}
 }
+
+// BenchmarkStoreMemoriesLibrary stores b.N distinct memories through the
+// library's StoreMemories in batches of 100, at 384 and 1,536 dimensions,
+// with an in-process embedder: memories/s is the write path of a batch.
+//
+//	go test -run '^$' -bench StoreMemoriesLibrary -benchtime 50000x ./sqlite/
+func BenchmarkStoreMemoriesLibrary(b *testing.B) {
+	for _, dim := range []int{384, 1536} {
+		b.Run(fmt.Sprintf("dim=%d", dim), func(b *testing.B) {
+			ctx := context.Background()
+			db, err := sqlite.Open(ctx, filepath.Join(b.TempDir(), "bench.db"), sqlite.Options{Dimension: dim})
+			if err != nil {
+				b.Fatal(err)
+			}
+			defer db.Close()
+			m, err := db.Memory(sqlite.MemoryOptions{AgentID: "bench", Embedder: seededEmbedder{dim}})
+			if err != nil {
+				b.Fatal(err)
+			}
+			const batch = 100
+			items := make([]hippo.StoreInput, 0, batch)
+			b.ResetTimer()
+			for i := 0; i < b.N; i += batch {
+				items = items[:0]
+				for j := i; j < min(i+batch, b.N); j++ {
+					items = append(items, hippo.StoreInput{Content: fmt.Sprintf("Note %d: the deploy of service %d moved to slot %d", j, j%50, j%7)})
+				}
+				res, err := m.StoreMemories(ctx, items)
+				if err != nil || res.Stored != len(items) {
+					b.Fatalf("batch at %d: %+v, %v", i, res, err)
+				}
+			}
+			b.StopTimer()
+			b.ReportMetric(float64(b.N)/b.Elapsed().Seconds(), "memories/s")
+		})
+	}
+}

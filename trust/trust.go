@@ -49,6 +49,18 @@ type rule struct {
 	reason string
 }
 
+// rulePre and targetPre are the prefilters of rules and withTarget, by
+// index.
+var rulePre, targetPre = func() (r, t []prefilter) {
+	for _, x := range rules {
+		r = append(r, newPrefilter(x.re.String()))
+	}
+	for _, re := range withTarget {
+		t = append(t, newPrefilter(re.String()))
+	}
+	return r, t
+}()
+
 // sentence is where a sentence or a clause after a colon or semicolon
 // starts, optionally after a "please" or a heading such as "Important:".
 const sentence = `(?:^|[.!?;:\n]\s*|,\s*(?:but|and|so|then)\s+)(?:please\s+|important\s*:?\s*|remember\s+to\s+|note\s*:\s*)?`
@@ -125,7 +137,11 @@ func negated(before string) bool {
 
 // Check reads text and reports whether it reads as instructions to the
 // agent, with the reasons.
-func Check(text string) Verdict {
+func Check(text string) Verdict { return check(text, true) }
+
+// check is Check, with the prefilters or without them (to test that they
+// change nothing).
+func check(text string, filter bool) Verdict {
 	var v Verdict
 	add := func(reason string) {
 		for _, r := range v.Reasons {
@@ -135,7 +151,11 @@ func Check(text string) Verdict {
 		}
 		v.Reasons = append(v.Reasons, reason)
 	}
-	for _, r := range rules {
+	folded := fold(text)
+	for i, r := range rules {
+		if filter && !rulePre[i].pass(folded) {
+			continue
+		}
 		for _, loc := range r.re.FindAllStringIndex(text, -1) {
 			if r.reason == ReasonOverride && negated(text[:loc[0]]) {
 				continue // "Don't forget to ask about any restrictions"
@@ -144,7 +164,10 @@ func Check(text string) Verdict {
 			break
 		}
 	}
-	for _, re := range withTarget {
+	for i, re := range withTarget {
+		if filter && !targetPre[i].pass(folded) {
+			continue
+		}
 		for _, m := range re.FindAllString(text, -1) {
 			if targetRe.MatchString(m) {
 				add(ReasonCommand)
