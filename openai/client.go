@@ -17,6 +17,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/hippo-mem/hippo"
+	"github.com/hippo-mem/hippo/dsn"
 )
 
 const (
@@ -69,10 +70,10 @@ func newClient(cfg Config, defaultBase, path string, maxBody int64) (*client, er
 	}
 	u, err := url.Parse(base)
 	if err != nil {
-		return nil, hippo.Invalidf("base_url", "%q is not a valid URL", hippo.RedactDSN(base))
+		return nil, hippo.Invalidf("base_url", "%q is not a valid URL", dsn.Redact(base))
 	}
 	if (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
-		return nil, hippo.Invalidf("base_url", "%q is not an http:// or https:// URL", hippo.RedactDSN(base))
+		return nil, hippo.Invalidf("base_url", "%q is not an http:// or https:// URL", dsn.Redact(base))
 	}
 	if cfg.Timeout < 0 {
 		return nil, hippo.Invalidf("timeout", "must not be negative, got %v", cfg.Timeout)
@@ -80,7 +81,7 @@ func newClient(cfg Config, defaultBase, path string, maxBody int64) (*client, er
 	endpoint := u.JoinPath(path)
 	c := &client{
 		url:     endpoint.String(),
-		name:    hippo.RedactDSN(endpoint.String()),
+		name:    dsn.Redact(endpoint.String()),
 		apiKey:  cfg.APIKey,
 		hc:      cfg.HTTPClient,
 		timeout: cfg.Timeout,

@@ -22,6 +22,7 @@ import (
 	"time"
 
 	"github.com/hippo-mem/hippo"
+	"github.com/hippo-mem/hippo/dsn"
 	"github.com/hippo-mem/hippo/engine"
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgxpool"
@@ -93,23 +94,23 @@ var (
 	_ hippo.SizeReporter  = (*DB)(nil)
 )
 
-// Open connects to the database named by dsn (postgres:// or
-// postgresql://) and applies pending migrations, once across servers
+// Open connects to the database named by name, a postgres:// or
+// postgresql:// URL, and applies pending migrations, once across servers
 // starting together (an advisory lock).
-func Open(ctx context.Context, dsn string, opts Options) (*DB, error) {
+func Open(ctx context.Context, name string, opts Options) (*DB, error) {
 	if opts.IndexMemory < 0 {
 		return nil, hippo.Invalidf("index_memory", "must not be negative, got %d", opts.IndexMemory)
 	}
-	d, err := hippo.ParseDSN(dsn)
+	d, err := dsn.Parse(name)
 	if err != nil {
 		return nil, err
 	}
 	if d.Scheme != "postgres" && d.Scheme != "postgresql" {
 		return nil, hippo.Invalidf("db", "%s is not a postgres:// URL", d)
 	}
-	pc, err := pgxpool.ParseConfig(dsn)
+	pc, err := pgxpool.ParseConfig(name)
 	if err != nil {
-		return nil, hippo.Invalidf("db", "%s: %s", d, hippo.RedactDSN(err.Error()))
+		return nil, hippo.Invalidf("db", "%s: %s", d, dsn.Redact(err.Error()))
 	}
 	if pc.ConnConfig.ConnectTimeout == 0 {
 		pc.ConnConfig.ConnectTimeout = 10 * time.Second
@@ -119,7 +120,7 @@ func Open(ctx context.Context, dsn string, opts Options) (*DB, error) {
 	}
 	pool, err := pgxpool.NewWithConfig(ctx, pc)
 	if err != nil {
-		return nil, hippo.Errorf(hippo.EINVALID, "connect to %s: %s", d, hippo.RedactDSN(err.Error()))
+		return nil, hippo.Errorf(hippo.EINVALID, "connect to %s: %s", d, dsn.Redact(err.Error()))
 	}
 	db := &DB{dsn: d.String(), pool: pool, cfg: hippo.DefaultConfig(), now: time.Now}
 	db.group = engine.NewGroupCommit(db.commitGroup)
@@ -133,7 +134,7 @@ func Open(ctx context.Context, dsn string, opts Options) (*DB, error) {
 	db.indexes.SetLimit(opts.IndexMemory)
 	if err := pool.Ping(ctx); err != nil {
 		pool.Close()
-		return nil, hippo.Errorf(hippo.EINVALID, "connect to %s: %s", d, hippo.RedactDSN(err.Error()))
+		return nil, hippo.Errorf(hippo.EINVALID, "connect to %s: %s", d, dsn.Redact(err.Error()))
 	}
 	if err := db.migrate(ctx, opts.MustExist); err != nil {
 		pool.Close()

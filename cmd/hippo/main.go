@@ -13,6 +13,7 @@ import (
 	"syscall"
 
 	"github.com/hippo-mem/hippo"
+	"github.com/hippo-mem/hippo/dsn"
 	"github.com/hippo-mem/hippo/metrics"
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
@@ -174,7 +175,7 @@ func rejectUnknownSubcommands(cmd *cobra.Command) {
 // HIPPO_LLM_URL), which may hold a password or a key. Only what is shown
 // changes; the values stay.
 func redactFlagDefaults(cmd *cobra.Command) {
-	redact := func(f *pflag.Flag) { f.DefValue = hippo.RedactDSN(f.DefValue) }
+	redact := func(f *pflag.Flag) { f.DefValue = dsn.Redact(f.DefValue) }
 	cmd.Flags().VisitAll(redact)
 	cmd.PersistentFlags().VisitAll(redact)
 	for _, sub := range cmd.Commands() {

@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 
 	"github.com/hippo-mem/hippo"
+	"github.com/hippo-mem/hippo/dsn"
 	"github.com/hippo-mem/hippo/postgres"
 	"github.com/hippo-mem/hippo/sqlite"
 )
@@ -56,7 +57,7 @@ const (
 )
 
 // openDBFor is the one place the CLI opens a store: --db is parsed as a
-// DSN (hippo.ParseDSN); a file is opened with SQLite, a postgres:// or
+// DSN (dsn.Parse); a file is opened with SQLite, a postgres:// or
 // postgresql:// URL with PostgreSQL, and a URL whose scheme no backend
 // serves is refused, its password redacted. It opens a new SQLite file
 // with the page size for emb's vectors (sqlite.PageSizeFor; emb may be
@@ -67,11 +68,11 @@ func (a *app) openDBFor(ctx context.Context, emb hippo.Embedder, mode dbMode) (d
 
 // openDSN is openDBFor on the database named by name rather than --db.
 func (a *app) openDSN(ctx context.Context, name string, emb hippo.Embedder, mode dbMode) (database, error) {
-	dsn, err := hippo.ParseDSN(name)
+	d, err := dsn.Parse(name)
 	if err != nil {
 		return nil, err
 	}
-	switch dsn.Scheme {
+	switch d.Scheme {
 	case "":
 	case "postgres", "postgresql":
 		db, err := postgres.Open(ctx, name, postgres.Options{MustExist: mode == existingDB, IndexMemory: a.indexMemory, Decay: a.decay})
@@ -80,7 +81,7 @@ func (a *app) openDSN(ctx context.Context, name string, emb hippo.Embedder, mode
 		}
 		return db, nil
 	default:
-		return nil, hippo.Invalidf("db", "%s: no backend serves %s:// databases; give a file path, a file: URI or a postgres:// URL", dsn, dsn.Scheme)
+		return nil, hippo.Invalidf("db", "%s: no backend serves %s:// databases; give a file path, a file: URI or a postgres:// URL", d, d.Scheme)
 	}
 	// A command checks the file before its first write (a damaged file is
 	// refused, not written further); a server checks in the background
@@ -90,7 +91,7 @@ func (a *app) openDSN(ctx context.Context, name string, emb hippo.Embedder, mode
 	if emb != nil {
 		opts.Dimension = emb.Dimension()
 	}
-	db, err := sqlite.Open(ctx, dsn.Path, opts)
+	db, err := sqlite.Open(ctx, d.Path, opts)
 	if err != nil {
 		return nil, err
 	}

@@ -6,6 +6,7 @@ import (
 	"strconv"
 
 	"github.com/hippo-mem/hippo"
+	"github.com/hippo-mem/hippo/dsn"
 	"github.com/hippo-mem/hippo/llm"
 	"github.com/hippo-mem/hippo/local"
 	"github.com/hippo-mem/hippo/local/minilm"
@@ -164,11 +165,11 @@ func (a *app) observed(provider string, cfg openai.Config) openai.Config {
 func (a *app) describeProviders(e hippo.Embedder) (embed, chat string) {
 	embed = e.Model() + " (offline default)"
 	if a.providers.embedderConfigured() {
-		embed = e.Model() + " at " + hippo.RedactDSN(orDefault(a.providers.embedURL, openai.DefaultEmbeddingBaseURL))
+		embed = e.Model() + " at " + dsn.Redact(orDefault(a.providers.embedURL, openai.DefaultEmbeddingBaseURL))
 	}
 	chat = "rule-based extractor (offline default)"
 	if a.providers.llmConfigured() {
-		chat = orDefault(a.providers.llmModel, openai.DefaultChatModel) + " at " + hippo.RedactDSN(orDefault(a.providers.llmURL, openai.DefaultChatBaseURL))
+		chat = orDefault(a.providers.llmModel, openai.DefaultChatModel) + " at " + dsn.Redact(orDefault(a.providers.llmURL, openai.DefaultChatBaseURL))
 	}
 	return embed, chat
 }

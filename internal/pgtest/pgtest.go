@@ -16,7 +16,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/hippo-mem/hippo"
+	"github.com/hippo-mem/hippo/dsn"
 	"github.com/jackc/pgx/v5"
 )
 
@@ -41,7 +41,7 @@ func New(t testing.TB) string {
 	admin := AdminDSN()
 	conn, err := pgx.Connect(ctx, admin)
 	if err != nil {
-		msg := "PostgreSQL at " + hippo.RedactDSN(admin) + " does not answer (" + hippo.RedactDSN(err.Error()) + ")"
+		msg := "PostgreSQL at " + dsn.Redact(admin) + " does not answer (" + dsn.Redact(err.Error()) + ")"
 		if os.Getenv("CI") != "" {
 			t.Fatal(msg + "; CI must run PostgreSQL")
 		}

@@ -1,13 +1,18 @@
-package hippo
+// Package dsn reads the names of stores: a file path, a file: URI or a URL
+// whose scheme names a backend. It redacts the secrets of such names, and of
+// provider URLs, for logs, errors and output.
+package dsn
 
 import (
 	"net/url"
 	"regexp"
 	"strings"
+
+	"github.com/hippo-mem/hippo"
 )
 
 // DSN names a store: a file path, a file: URI, or a URL whose scheme names
-// a backend (postgres://user:password@host/db). ParseDSN reads one; String
+// a backend (postgres://user:password@host/db). Parse reads one; String
 // prints it with any password redacted.
 type DSN struct {
 	// Scheme is "" for a file (a path or a file: URI), else the URL's
@@ -19,24 +24,24 @@ type DSN struct {
 	URL *url.URL
 }
 
-// ParseDSN reads s as a DSN: a string with "://" is a URL (file:// names a
+// Parse reads s as a DSN: a string with "://" is a URL (file:// names a
 // file), one starting with "file:" a file URI, anything else a path. It
 // does not check that a backend serves the scheme; the one place that
 // opens stores does. EINVALID for an empty DSN, a URL that does not parse
 // and a file URI with no path or another host; the message never holds a
 // password. A file URI with a query or fragment is taken literally, as a
 // path, so that no parameter reaches the driver.
-func ParseDSN(s string) (DSN, error) {
+func Parse(s string) (DSN, error) {
 	if strings.TrimSpace(s) == "" {
-		return DSN{}, Invalidf("db", "must not be empty")
+		return DSN{}, hippo.Invalidf("db", "must not be empty")
 	}
 	if strings.ContainsRune(s, 0) {
-		return DSN{}, Invalidf("db", "must not contain NUL bytes")
+		return DSN{}, hippo.Invalidf("db", "must not contain NUL bytes")
 	}
 	scheme, _, isURL := strings.Cut(s, "://")
 	if !isURL && keywordDSN(s) {
-		return DSN{}, Invalidf("db", "%q is a PostgreSQL keyword/value connection string, not a file: give it as a "+
-			"URL, postgres://user:password@host:5432/dbname?sslmode=require", RedactDSN(s))
+		return DSN{}, hippo.Invalidf("db", "%q is a PostgreSQL keyword/value connection string, not a file: give it as a "+
+			"URL, postgres://user:password@host:5432/dbname?sslmode=require", Redact(s))
 	}
 	if !isURL && !strings.HasPrefix(strings.ToLower(s), "file:") {
 		return DSN{Path: s}, nil
@@ -46,7 +51,7 @@ func ParseDSN(s string) (DSN, error) {
 	}
 	u, err := url.Parse(s)
 	if err != nil {
-		return DSN{}, Invalidf("db", "%s is not a valid URL", RedactDSN(s))
+		return DSN{}, hippo.Invalidf("db", "%s is not a valid URL", Redact(s))
 	}
 	u.Scheme = strings.ToLower(u.Scheme)
 	if u.Scheme != "file" {
@@ -58,14 +63,14 @@ func ParseDSN(s string) (DSN, error) {
 		return DSN{Path: s}, nil
 	}
 	if u.Host != "" && u.Host != "localhost" {
-		return DSN{}, Invalidf("db", "%s: a file URI names no host other than localhost", RedactDSN(s))
+		return DSN{}, hippo.Invalidf("db", "%s: a file URI names no host other than localhost", Redact(s))
 	}
 	p := u.Path
 	if p == "" {
 		p = u.Opaque // file:relative/path.db
 	}
 	if p == "" {
-		return DSN{}, Invalidf("db", "%s names no file", RedactDSN(s))
+		return DSN{}, hippo.Invalidf("db", "%s names no file", Redact(s))
 	}
 	return DSN{Path: p}, nil
 }
@@ -105,7 +110,7 @@ func (d DSN) String() string {
 	return d.Path
 }
 
-// RedactDSN returns s with its secrets replaced by "xxxxx", for logs,
+// Redact returns s with its secrets replaced by "xxxxx", for logs,
 // errors, output and --help: the password of a URL's user information,
 // the values of its secret-looking query parameters (key, api_key, token,
 // secret, password, sig, ...: see secretParam), and the password of a
@@ -113,7 +118,7 @@ func (d DSN) String() string {
 // is. A string with "://" that does not parse as a URL has its user
 // information's password redacted by position: what lies between the
 // first ":" after "://" and the last "@".
-func RedactDSN(s string) string {
+func Redact(s string) string {
 	scheme, rest, ok := strings.Cut(s, "://")
 	if !ok {
 		return keywordPassword.ReplaceAllString(s, "${1}xxxxx")

@@ -1,13 +1,14 @@
-package hippo_test
+package dsn_test
 
 import (
 	"strings"
 	"testing"
 
 	"github.com/hippo-mem/hippo"
+	"github.com/hippo-mem/hippo/dsn"
 )
 
-func TestParseDSN(t *testing.T) {
+func TestParse(t *testing.T) {
 	tests := []struct {
 		in           string
 		scheme, path string
@@ -25,7 +26,7 @@ func TestParseDSN(t *testing.T) {
 		{"file:h.db?mode=memory", "", "file:h.db?mode=memory", "file:h.db?mode=memory"},
 	}
 	for _, tt := range tests {
-		d, err := hippo.ParseDSN(tt.in)
+		d, err := dsn.Parse(tt.in)
 		if err != nil {
 			t.Errorf("%q: %v", tt.in, err)
 			continue
@@ -35,7 +36,7 @@ func TestParseDSN(t *testing.T) {
 		}
 	}
 	for _, bad := range []string{"", "  ", "file:", "file://otherhost/h.db", "postgres://u:sec ret@%zz/db"} {
-		_, err := hippo.ParseDSN(bad)
+		_, err := dsn.Parse(bad)
 		if hippo.ErrorCode(err) != hippo.EINVALID {
 			t.Errorf("%q: error %v, want %s", bad, err, hippo.EINVALID)
 		}
@@ -45,7 +46,7 @@ func TestParseDSN(t *testing.T) {
 	}
 }
 
-func TestRedactDSN(t *testing.T) {
+func TestRedact(t *testing.T) {
 	for in, want := range map[string]string{
 		"postgres://u:secret@host/db":                   "postgres://u:xxxxx@host/db",
 		"postgres://u:sec ret@%zz/db":                   "postgres://u:xxxxx@%zz/db",
@@ -70,8 +71,8 @@ func TestRedactDSN(t *testing.T) {
 		"host=db password = 's3 cret' dbname=hippo":               "host=db password = xxxxx dbname=hippo",
 		"host=db PASSWORD='it\\'s' sslpassword=x":                 "host=db PASSWORD=xxxxx sslpassword=xxxxx",
 	} {
-		if got := hippo.RedactDSN(in); got != want {
-			t.Errorf("RedactDSN(%q) = %q, want %q", in, got, want)
+		if got := dsn.Redact(in); got != want {
+			t.Errorf("Redact(%q) = %q, want %q", in, got, want)
 		}
 	}
 }
@@ -87,18 +88,18 @@ func TestKeywordDSNRefused(t *testing.T) {
 		"  user=hippo host=/var/run/postgresql password=KWSECRET",
 		"sslmode=require host=db port=5432 password=KWSECRET",
 	} {
-		_, err := hippo.ParseDSN(in)
+		_, err := dsn.Parse(in)
 		if hippo.ErrorCode(err) != hippo.EINVALID || !strings.Contains(err.Error(), "postgres://") {
-			t.Errorf("ParseDSN(%q) = %v, want EINVALID pointing to postgres://", in, err)
+			t.Errorf("Parse(%q) = %v, want EINVALID pointing to postgres://", in, err)
 		}
 		if err != nil && strings.Contains(err.Error(), "SECRET") {
-			t.Errorf("ParseDSN(%q): the error shows the password: %v", in, err)
+			t.Errorf("Parse(%q): the error shows the password: %v", in, err)
 		}
 	}
 	// Paths with "=" in them stay paths.
 	for _, in := range []string{"a=b.db", "/data/x=1/hippo.db", "notes key=value.db"} {
-		if d, err := hippo.ParseDSN(in); err != nil || d.Path != in {
-			t.Errorf("ParseDSN(%q) = %+v, %v, want the path", in, d, err)
+		if d, err := dsn.Parse(in); err != nil || d.Path != in {
+			t.Errorf("Parse(%q) = %+v, %v, want the path", in, d, err)
 		}
 	}
 }
