@@ -656,7 +656,7 @@ func (m *Memory) FactHistory(ctx context.Context, query, id string) ([]hippo.His
 // or its relevance is 0 or below Config.MinRelevance: a fact no closer to
 // the query than unrelated text is no answer.
 func (m *Memory) bestFact(ctx context.Context, query string) (string, error) {
-	qs, ai, err := m.embedQuery(ctx, hippo.FactVoice(query)) // facts are in their voice
+	qs, ai, err := m.embedQuery(ctx, FactVoice(query)) // facts are in their voice
 	if err != nil {
 		return "", err
 	}

@@ -277,7 +277,7 @@ type RecallQuery struct {
 	// Scopes are the recall scopes: nil for all, empty for none.
 	Scopes []string
 	// Texts are what to embed: the query as written, then its fact
-	// voice (hippo.FactVoice) when facts are searched and it differs.
+	// voice (FactVoice) when facts are searched and it differs.
 	Texts []string
 	// Weak is how many results recall fills with the closest chunks
 	// under the relevance floor when fewer pass it
@@ -313,7 +313,7 @@ func PrepareRecall(cfg hippo.Config, in hippo.RecallInput, scopes []string) (*Re
 	// raw memories with the query as written.
 	texts := []string{in.Query}
 	if in.Kind != hippo.KindMemory {
-		if fv := hippo.FactVoice(in.Query); fv != in.Query {
+		if fv := FactVoice(in.Query); fv != in.Query {
 			texts = append(texts, fv)
 		}
 	}

@@ -12,6 +12,7 @@ import (
 	"testing"
 
 	"github.com/hippo-mem/hippo"
+	"github.com/hippo-mem/hippo/engine"
 )
 
 // The offline sweep: ranking functions scored on every set's candidates
@@ -456,7 +457,7 @@ func cosineShift(mu, sd float64, q *candQuery) (a, b float64) {
 }
 
 // TestSweepFactVoice measures the fact-voice rewrite of questions
-// (hippo.FactVoice: "where do I live" as "where does User live") on the
+// (engine.FactVoice: "where do I live" as "where does User live") on the
 // first-contact sets: every fact learned with RememberFacts, then each
 // question ranked against the facts by cosine with the question as
 // written and in fact voice.
@@ -499,7 +500,7 @@ func TestSweepFactVoice(t *testing.T) {
 			for _, q := range questions {
 				text := q.text
 				if voice {
-					text = hippo.FactVoice(q.text)
+					text = engine.FactVoice(q.text)
 				}
 				qv, err := e.Embed(ctx, []string{text})
 				if err != nil {

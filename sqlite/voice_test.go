@@ -9,7 +9,7 @@ import (
 )
 
 // TestRecallFactVoice checks that facts are compared with the query in
-// their voice (hippo.FactVoice) and memories with the query as written:
+// their voice (engine.FactVoice) and memories with the query as written:
 // the fact points where "where does User live" points, the memory where
 // "where do I live" points, and each is found by its own side.
 func TestRecallFactVoice(t *testing.T) {

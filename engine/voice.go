@@ -1,4 +1,4 @@
-package hippo
+package engine
 
 import "strings"
 

@@ -1,9 +1,9 @@
-package hippo_test
+package engine_test
 
 import (
 	"testing"
 
-	"github.com/hippo-mem/hippo"
+	"github.com/hippo-mem/hippo/engine"
 )
 
 func TestFactVoice(t *testing.T) {
@@ -28,7 +28,7 @@ func TestFactVoice(t *testing.T) {
 		{"Mindy and Iris", "Mindy and Iris"},
 	}
 	for _, tt := range tests {
-		if got := hippo.FactVoice(tt.in); got != tt.want {
+		if got := engine.FactVoice(tt.in); got != tt.want {
 			t.Errorf("FactVoice(%q) = %q, want %q", tt.in, got, tt.want)
 		}
 	}
