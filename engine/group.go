@@ -2,68 +2,91 @@ package engine
 
 import (
 	"context"
+	"errors"
+	"fmt"
 	"sync"
 	"time"
 
 	"github.com/hippo-mem/hippo"
 )
 
+// GroupTx is a store's write transaction that a group of writes shares:
+// the primitives GroupCommit runs a group with. When the group has
+// several calls each runs between Savepoint and Release, and a failed one
+// is undone by RollbackTo; a call alone runs without a savepoint.
+type GroupTx interface {
+	// Savepoint starts the next call's writes.
+	Savepoint(ctx context.Context) error
+	// RollbackTo undoes the writes since the last Savepoint.
+	RollbackTo(ctx context.Context) error
+	// Release ends the call's savepoint; an error means the transaction
+	// cannot be trusted to hold the earlier calls' writes.
+	Release(ctx context.Context) error
+	// Commit commits the transaction.
+	Commit(ctx context.Context) error
+	// Rollback abandons the transaction.
+	Rollback(ctx context.Context)
+}
+
 // GroupCommit queues concurrent writes by key (a store's writer: the
 // whole database, or one agent) so that they share one durable commit.
-// The first write of a key leads: its store's run function gets every
-// write waiting under the key, runs them in one transaction (each in a
-// savepoint of its own, so that one failing write fails alone), commits
+// The first write of a key leads: it begins one transaction of the store
+// (begin), runs every write waiting under the key in it, each in a
+// savepoint of its own so that one failing write fails alone, commits
 // once and sets each write's outcome; only then does any of them return.
 // Writes that arrive meanwhile form the next group, led by the first of
 // them. A write alone is a group of one and waits for nothing.
-type GroupCommit[P any] struct {
-	run func(key string, calls []*GroupCall[P])
+type GroupCommit[T GroupTx] struct {
+	begin func(ctx context.Context, key string, several bool) (T, error)
 
 	mu     sync.Mutex
-	queues map[string]*groupQueue[P] // keys with a group running
+	queues map[string]*groupQueue[T] // keys with a group running
 
 	statsMu sync.Mutex
 	stats   hippo.CommitStats
 	observe func(calls int, wait time.Duration)
 }
 
-// GroupCall is one write in a group: its context, the store's payload
-// (what to run), and its outcome, which run sets.
-type GroupCall[P any] struct {
-	Ctx     context.Context
-	Payload P
-	Err     error
+// groupCall is one write in a group: its context, what it runs in the
+// transaction, and its outcome.
+type groupCall[T GroupTx] struct {
+	ctx context.Context
+	fn  func(T) error
+	err error
 
 	queued time.Time
 	lead   chan struct{} // this call leads the next group
-	done   chan struct{} // closed once Err is set
+	done   chan struct{} // closed once err is set
 }
 
-type groupQueue[P any] struct {
+type groupQueue[T GroupTx] struct {
 	mu      sync.Mutex
-	calls   []*GroupCall[P]
+	calls   []*groupCall[T]
 	leading bool // a group is running; calls[0] leads the next
 }
 
-// NewGroupCommit returns a GroupCommit whose groups run through run. run
-// must set every call's Err (nil: committed); a call whose Ctx ended
-// while it waited should be skipped with that error.
-func NewGroupCommit[P any](run func(key string, calls []*GroupCall[P])) *GroupCommit[P] {
-	return &GroupCommit[P]{run: run, queues: map[string]*groupQueue[P]{}}
+// NewGroupCommit returns a GroupCommit whose groups run in transactions
+// begun by begin, under key; several says the group has more than one
+// call. A group's context is its first live call's, without its cancellation
+// when there are several: a cancelled statement may end the transaction
+// of all of them, so a call that has started runs to its end, and
+// cancellation counts only while it waits.
+func NewGroupCommit[T GroupTx](begin func(ctx context.Context, key string, several bool) (T, error)) *GroupCommit[T] {
+	return &GroupCommit[T]{begin: begin, queues: map[string]*groupQueue[T]{}}
 }
 
-// Do runs p as one write of key's next group and returns its outcome
-// once the group has committed (or p failed). Waiting ignores ctx: the
+// Do runs fn as one write of key's next group and returns its outcome
+// once the group has committed (or fn failed). Waiting ignores ctx: the
 // call stays queued, and its group skips it if ctx has ended by then.
-func (g *GroupCommit[P]) Do(ctx context.Context, key string, p P) error {
+func (g *GroupCommit[T]) Do(ctx context.Context, key string, fn func(T) error) error {
 	if err := ctx.Err(); err != nil {
 		return err
 	}
-	call := &GroupCall[P]{Ctx: ctx, Payload: p, queued: time.Now(), lead: make(chan struct{}, 1), done: make(chan struct{})}
+	call := &groupCall[T]{ctx: ctx, fn: fn, queued: time.Now(), lead: make(chan struct{}, 1), done: make(chan struct{})}
 	g.mu.Lock()
 	q := g.queues[key]
 	if q == nil {
-		q = &groupQueue[P]{}
+		q = &groupQueue[T]{}
 		g.queues[key] = q
 	}
 	g.mu.Unlock()
@@ -73,7 +96,7 @@ func (g *GroupCommit[P]) Do(ctx context.Context, key string, p P) error {
 		q.leading = true
 		q.mu.Unlock()
 		g.runGroup(key, q)
-		return call.Err
+		return call.err
 	}
 	q.mu.Unlock()
 	select {
@@ -82,12 +105,12 @@ func (g *GroupCommit[P]) Do(ctx context.Context, key string, p P) error {
 		g.runGroup(key, q)
 	}
 	<-call.done
-	return call.Err
+	return call.err
 }
 
 // runGroup runs every call queued under key as one group, hands the lead
 // to the first call queued meanwhile or forgets the idle queue.
-func (g *GroupCommit[P]) runGroup(key string, q *groupQueue[P]) {
+func (g *GroupCommit[T]) runGroup(key string, q *groupQueue[T]) {
 	q.mu.Lock()
 	calls := q.calls
 	q.calls = nil
@@ -113,8 +136,88 @@ func (g *GroupCommit[P]) runGroup(key string, q *groupQueue[P]) {
 	q.mu.Unlock()
 }
 
+// run runs a group's calls in one transaction and sets each outcome: a
+// call cancelled while it waited gets its context's error; a call's own
+// failure is its own; a failure of the transaction (begin, a savepoint,
+// commit) is every remaining call's, and then nothing of the group is
+// committed.
+func (g *GroupCommit[T]) run(key string, calls []*groupCall[T]) {
+	live := 0
+	var ctx context.Context // the first live call's
+	for _, c := range calls {
+		if c.err = c.ctx.Err(); c.err == nil {
+			if live++; live == 1 {
+				ctx = c.ctx
+			}
+		}
+	}
+	if live == 0 {
+		return
+	}
+	several := live > 1
+	if several {
+		ctx = context.WithoutCancel(ctx)
+	}
+	tx, err := g.begin(ctx, key, several)
+	if err == nil {
+		err = runCalls(ctx, tx, calls, several)
+	}
+	if err != nil {
+		for _, c := range calls {
+			if c.err == nil {
+				c.err = err
+			}
+		}
+	}
+}
+
+// runCalls runs the live calls in tx and ends it: committed when some
+// call succeeded, rolled back otherwise; the error is one that failed the
+// whole group.
+func runCalls[T GroupTx](ctx context.Context, tx T, calls []*groupCall[T], several bool) error {
+	committed := 0
+	for _, c := range calls {
+		if c.err != nil {
+			continue // cancelled while it waited
+		}
+		if !several {
+			if c.err = c.fn(tx); c.err == nil {
+				committed++
+			}
+			break
+		}
+		if err := tx.Savepoint(ctx); err != nil {
+			tx.Rollback(ctx)
+			return fmt.Errorf("group commit: savepoint: %w", err)
+		}
+		if c.err = c.fn(tx); c.err != nil {
+			if err := tx.RollbackTo(ctx); err != nil {
+				// The failure ended the transaction: nothing of the
+				// group can commit.
+				tx.Rollback(ctx)
+				return fmt.Errorf("group commit: roll back a failed call: %w", errors.Join(c.err, err))
+			}
+		} else {
+			committed++
+		}
+		if err := tx.Release(ctx); err != nil {
+			tx.Rollback(ctx)
+			return fmt.Errorf("group commit: release savepoint: %w", err)
+		}
+	}
+	if committed == 0 {
+		tx.Rollback(ctx)
+		return nil
+	}
+	if err := tx.Commit(ctx); err != nil {
+		tx.Rollback(ctx)
+		return err
+	}
+	return nil
+}
+
 // record counts a group as it starts.
-func (g *GroupCommit[P]) record(calls []*GroupCall[P]) {
+func (g *GroupCommit[T]) record(calls []*groupCall[T]) {
 	var wait time.Duration
 	for _, c := range calls {
 		wait += time.Since(c.queued)
@@ -132,7 +235,7 @@ func (g *GroupCommit[P]) record(calls []*GroupCall[P]) {
 }
 
 // Stats are the groups run so far (hippo.CommitReporter).
-func (g *GroupCommit[P]) Stats() hippo.CommitStats {
+func (g *GroupCommit[T]) Stats() hippo.CommitStats {
 	g.statsMu.Lock()
 	defer g.statsMu.Unlock()
 	return g.stats
@@ -140,7 +243,7 @@ func (g *GroupCommit[P]) Stats() hippo.CommitStats {
 
 // Observe sets a function called as each group starts, with its number of
 // calls and their summed wait (hippo.CommitReporter).
-func (g *GroupCommit[P]) Observe(fn func(calls int, wait time.Duration)) {
+func (g *GroupCommit[T]) Observe(fn func(calls int, wait time.Duration)) {
 	g.statsMu.Lock()
 	defer g.statsMu.Unlock()
 	g.observe = fn
@@ -148,7 +251,7 @@ func (g *GroupCommit[P]) Observe(fn func(calls int, wait time.Duration)) {
 
 // Queued is how many calls wait under key for the next group, and Keys
 // how many keys have a group running: for tests.
-func (g *GroupCommit[P]) Queued(key string) int {
+func (g *GroupCommit[T]) Queued(key string) int {
 	g.mu.Lock()
 	q := g.queues[key]
 	g.mu.Unlock()
@@ -161,7 +264,7 @@ func (g *GroupCommit[P]) Queued(key string) int {
 }
 
 // Keys is how many keys have a queue: for tests (an idle key has none).
-func (g *GroupCommit[P]) Keys() int {
+func (g *GroupCommit[T]) Keys() int {
 	g.mu.Lock()
 	defer g.mu.Unlock()
 	return len(g.queues)

@@ -81,7 +81,7 @@ type DB struct {
 	statsMu sync.Mutex
 	stats   corpusStats // BM25's corpus statistics, cached
 
-	group *engine.GroupCommit[func(querier, *hippo.ModelLock) error] // group commit, by agent (group.go)
+	group *engine.GroupCommit[*groupTx] // group commit, by agent (group.go)
 }
 
 var (
@@ -123,7 +123,7 @@ func Open(ctx context.Context, name string, opts Options) (*DB, error) {
 		return nil, hippo.Errorf(hippo.EINVALID, "connect to %s: %s", d, dsn.Redact(err.Error()))
 	}
 	db := &DB{dsn: d.String(), pool: pool, cfg: hippo.DefaultConfig(), now: time.Now}
-	db.group = engine.NewGroupCommit(db.commitGroup)
+	db.group = engine.NewGroupCommit(db.beginGroup)
 	if opts.Config != nil {
 		db.cfg = *opts.Config
 	}

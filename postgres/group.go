@@ -8,22 +8,18 @@ import (
 	"time"
 
 	"github.com/hippo-mem/hippo"
-	"github.com/hippo-mem/hippo/engine"
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgconn"
 	"github.com/jackc/pgx/v5/pgxpool"
 )
 
-// Group commit (engine.GroupCommit), per agent and server. An agent's writers are serialised
-// (its advisory lock), and each durable commit waits for PostgreSQL's WAL
-// flush while holding that lock: one agent's writes could go no faster
-// than one flush each. So concurrent agentWrite calls of one agent on one
-// server queue, and the first leads: it runs every call waiting in one
-// transaction, each inside its own savepoint, commits once and only then
-// acknowledges each caller. A call whose function fails is rolled back to
-// its savepoint and gets its error; the others commit. Calls that arrive
-// meanwhile form the next group, led by the first of them. One call alone
-// runs without a savepoint. (sqlite's group commit, for one agent.)
+// Group commit (engine.GroupCommit), per agent and server. An agent's
+// writers are serialised (its advisory lock), and each durable commit
+// waits for PostgreSQL's WAL flush while holding that lock: one agent's
+// writes could go no faster than one flush each. So concurrent agentWrite
+// calls of one agent on one server share one transaction, a savepoint
+// each, and one commit; the store supplies the transaction (groupTx), the
+// engine runs the group.
 
 // agentWrite runs fn in a write transaction of the agent, committed when
 // fn returns nil, possibly together with other calls of the agent
@@ -32,97 +28,85 @@ import (
 // fn gets the model lock (nil when none, or when an earlier call of the
 // group may have set it).
 func (db *DB) agentWrite(ctx context.Context, agent string, fn func(querier, *hippo.ModelLock) error) error {
-	return db.group.Do(ctx, agent, fn)
+	return db.group.Do(ctx, agent, func(g *groupTx) error { return fn(g.q, g.lock) })
 }
 
-// commitGroup runs one agent's calls in one transaction and sets each
-// outcome (engine.GroupCommit's run).
-func (db *DB) commitGroup(agent string, calls []*engine.GroupCall[func(querier, *hippo.ModelLock) error]) {
-	errs := make([]error, len(calls))
-	defer func() {
-		for i, c := range calls {
-			c.Err = errs[i]
-		}
-	}()
-	fail := func(err error) {
-		for i := range errs {
-			if errs[i] == nil {
-				errs[i] = err
-			}
-		}
-	}
-	// A group's statements run to their end whatever happens to one
-	// caller: cancelling a statement closes the connection, and with it
-	// the other calls' transaction. A call cancelled while it waited is
-	// skipped. A call alone keeps its cancellation.
-	ctx := calls[0].Ctx
-	if len(calls) > 1 {
-		ctx = context.WithoutCancel(ctx)
-	}
+// groupTx is one agent's write transaction on a connection as
+// engine.GroupTx. With several calls, q sets each call's savepoint lazily
+// (savepointed).
+type groupTx struct {
+	conn *pgxpool.Conn
+	ctx  context.Context
+	q    querier
+	sp   *savepointed // nil for a call alone
+	lock *hippo.ModelLock
+}
+
+// beginGroup begins a group's transaction (engine.GroupCommit's begin).
+func (db *DB) beginGroup(ctx context.Context, agent string, several bool) (*groupTx, error) {
 	conn, err := db.pool.Acquire(ctx)
 	if err != nil {
-		fail(err)
-		return
+		return nil, err
 	}
-	// A connection left inside a transaction is destroyed by the pool on
-	// release, never reused.
-	defer conn.Release()
 	lock, err := beginAgent(ctx, conn, agent)
 	if err != nil {
-		fail(err)
-		return
+		conn.Release()
+		return nil, err
 	}
-	rollback := func() { _, _ = conn.Exec(context.WithoutCancel(ctx), `ROLLBACK`) }
-	if len(calls) == 1 {
-		if errs[0] = calls[0].Payload(conn, lock); errs[0] != nil {
-			rollback()
-			return
-		}
-	} else {
-		committed := 0
-		sp := &savepointed{conn: conn}
-		for i, c := range calls {
-			if errs[i] = c.Ctx.Err(); errs[i] != nil {
-				continue
-			}
-			sp.next()
-			errs[i] = c.Payload(sp, lock)
-			if sp.broken != nil {
-				// The savepoint could not be set or the previous one
-				// released: the transaction had failed before this call
-				// (a statement error that an earlier call did not return),
-				// so nothing of the group can commit.
-				rollback()
-				fail(sp.broken)
-				return
-			}
-			if errs[i] != nil {
-				if !sp.sent {
-					continue // it ran no statement: nothing to undo
-				}
-				if _, err := conn.Exec(ctx, `ROLLBACK TO SAVEPOINT hippo_call`); err != nil {
-					rollback()
-					fail(err)
-					return
-				}
-				continue
-			}
-			committed++
-			lock = nil // an earlier call may have taken the model lock: read it again
-		}
-		if committed == 0 {
-			rollback()
-			return
-		}
+	g := &groupTx{conn: conn, ctx: ctx, q: conn, lock: lock}
+	if several {
+		g.sp = &savepointed{conn: conn}
+		g.q = g.sp
 	}
-	tag, err := conn.Exec(ctx, `COMMIT`)
+	return g, nil
+}
+
+// Savepoint starts the next call: its savepoint goes with its first
+// statement.
+func (g *groupTx) Savepoint(context.Context) error {
+	g.sp.sent = false
+	return nil
+}
+
+func (g *groupTx) RollbackTo(ctx context.Context) error {
+	switch {
+	case g.sp.broken != nil:
+		return g.sp.broken
+	case !g.sp.sent:
+		return nil // the call ran no statement: nothing to undo
+	}
+	_, err := g.conn.Exec(ctx, `ROLLBACK TO SAVEPOINT hippo_call`)
+	return err
+}
+
+// Release reports a savepoint that could not be set or the previous one
+// released: the transaction had failed before this call (a statement
+// error that an earlier call did not return). The next call reads the
+// model lock again, as this one may have taken it.
+func (g *groupTx) Release(context.Context) error {
+	g.lock = nil
+	return g.sp.broken
+}
+
+// Commit commits; a failed transaction ends in ROLLBACK, which is an
+// error. The connection goes back to the pool.
+func (g *groupTx) Commit(ctx context.Context) error {
+	tag, err := g.conn.Exec(ctx, `COMMIT`)
 	switch {
 	case err != nil:
-		rollback()
-		fail(err)
-	case tag.String() != "COMMIT": // a failed transaction ends in ROLLBACK
-		fail(errors.New("commit: the transaction was rolled back"))
+		return err
+	case tag.String() != "COMMIT":
+		return errors.New("commit: the transaction was rolled back")
 	}
+	g.conn.Release()
+	return nil
+}
+
+// Rollback rolls back and hands the connection back; a connection left
+// inside a transaction is destroyed by the pool on release, never reused.
+func (g *groupTx) Rollback(ctx context.Context) {
+	_, _ = g.conn.Exec(context.WithoutCancel(ctx), `ROLLBACK`)
+	g.conn.Release()
 }
 
 // beginAgent begins a write transaction of the agent on conn, with its
@@ -174,9 +158,6 @@ type savepointed struct {
 	broken error
 }
 
-// next starts the next call.
-func (s *savepointed) next() { s.sent = false }
-
 // send sends sql, preceded by the call's savepoint when it is not set yet,
 // and returns the batch positioned on sql's result (nil: sql is to be run
 // on its own).
@@ -197,7 +178,7 @@ func (s *savepointed) send(ctx context.Context, sql string, args []any) (pgx.Bat
 	for range prefix {
 		if _, err := br.Exec(); err != nil {
 			br.Close()
-			s.broken = fmt.Errorf("group commit: savepoint: %w", err)
+			s.broken = err
 			return nil, s.broken
 		}
 	}

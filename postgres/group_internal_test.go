@@ -7,9 +7,9 @@ import (
 	"slices"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/hippo-mem/hippo"
-	"github.com/hippo-mem/hippo/engine"
 	"github.com/hippo-mem/hippo/internal/pgtest"
 )
 
@@ -161,14 +161,9 @@ func TestCommitGroupSavepoints(t *testing.T) {
 		{"the last call swallows a statement error", 'e', []fn{insert("e1"), then(insert("e2"), swallows)}, []bool{true, true}, nil},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			var calls []*engine.GroupCall[fn]
-			for _, f := range tc.calls {
-				calls = append(calls, &engine.GroupCall[fn]{Ctx: ctx, Payload: f})
-			}
-			db.commitGroup("alice", calls)
-			for i, c := range calls {
-				if (c.Err != nil) != tc.failed[i] {
-					t.Errorf("call %d: error %v, want failed %v", i, c.Err, tc.failed[i])
+			for i, err := range group(t, db, "alice", tc.calls) {
+				if (err != nil) != tc.failed[i] {
+					t.Errorf("call %d: error %v, want failed %v", i, err, tc.failed[i])
 				}
 			}
 			blocks, err := db.ListBlocks(ctx, "alice", nil)
@@ -187,6 +182,36 @@ func TestCommitGroupSavepoints(t *testing.T) {
 			}
 		})
 	}
+}
+
+// group runs fns as one group of agent's writes, in order: each is
+// queued behind a call that holds the agent's transaction until all are.
+// It returns each call's error.
+func group(t *testing.T, db *DB, agent string, fns []func(querier, *hippo.ModelLock) error) []error {
+	t.Helper()
+	ctx := context.Background()
+	release, started := make(chan struct{}), make(chan struct{})
+	held := make(chan error, 1)
+	go func() {
+		held <- db.agentWrite(ctx, agent, func(querier, *hippo.ModelLock) error { close(started); <-release; return nil })
+	}()
+	<-started
+	errs := make([]error, len(fns))
+	var wg sync.WaitGroup
+	for i, fn := range fns {
+		wg.Go(func() { errs[i] = db.agentWrite(ctx, agent, fn) })
+		for deadline := time.Now().Add(10 * time.Second); db.group.Queued(agent) < i+1; time.Sleep(time.Millisecond) {
+			if time.Now().After(deadline) {
+				t.Fatalf("call %d did not queue", i)
+			}
+		}
+	}
+	close(release)
+	if err := <-held; err != nil {
+		t.Fatal(err)
+	}
+	wg.Wait()
+	return errs
 }
 
 // openInternal opens a database of its own for t, closed when t ends.

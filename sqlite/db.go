@@ -106,9 +106,9 @@ type DB struct {
 
 	clock *engine.Clock // the decay clock, which records the agents' active hours
 
-	group   *engine.GroupCommit[update] // Update's group commit (group.go)
-	indexes *engine.Indexes             // by agent ID, loaded on first search
-	writes  atomic.Int64                // recalls and writes, to pace change-log pruning
+	group   *engine.GroupCommit[*groupTx] // Update's group commit (group.go)
+	indexes *engine.Indexes               // by agent ID, loaded on first search
+	writes  atomic.Int64                  // recalls and writes, to pace change-log pruning
 
 	stmtMu sync.Mutex
 	stmts  map[string]*sql.Stmt // prepared on the write pool, by query
@@ -170,7 +170,7 @@ func Open(ctx context.Context, path string, opts Options) (*DB, error) {
 	}
 
 	db := &DB{path: abs, created: created, cfg: hippo.DefaultConfig(), now: time.Now}
-	db.group = newCommitter(db)
+	db.group = engine.NewGroupCommit(db.beginGroup)
 	db.indexes = engine.NewIndexes(db.vectorLoader)
 	db.indexes.SetLimit(opts.IndexMemory)
 	if opts.Config != nil {

@@ -3,22 +3,16 @@ package sqlite
 import (
 	"context"
 	"database/sql"
-	"errors"
-	"fmt"
 	"time"
 
 	"github.com/hippo-mem/hippo"
-	"github.com/hippo-mem/hippo/engine"
 )
 
 // Group commit (engine.GroupCommit). Writers of every agent share one
 // write connection, and a durable commit (an fsync of the WAL) costs more
-// than most writes do. So concurrent calls to agentStore.Update queue, and
-// the first of them runs every call waiting in one transaction, each
-// inside its own savepoint, and commits once before any returns. A call
-// whose function fails is rolled back to its savepoint and gets its
-// error; the others commit. With one writer at a time a group is one
-// call, run as before.
+// than most writes do. So concurrent calls to agentStore.Update share one
+// transaction, a savepoint each, and one commit; the store supplies the
+// transaction (groupTx), the engine runs the group.
 
 // sqlTx is what a transaction's statements need: *sql.Tx, or a grouped
 // call's view of the group's transaction.
@@ -79,84 +73,56 @@ func (w writeTx) QueryRowContext(ctx context.Context, query string, args ...any)
 	return st.QueryRowContext(ctx, args...)
 }
 
-// update is one Update's payload in a group: the agent's store and fn.
-type update struct {
-	m  *agentStore
-	fn func(engine.Tx) error
+// groupTx is a transaction on the write connection as engine.GroupTx:
+// a group's calls run in it, each in a savepoint when there are several.
+type groupTx struct {
+	db      *DB
+	tx      *sql.Tx
+	several bool
 }
 
-// newCommitter returns the database's group commit: one queue, since
-// every agent's writes share the one write connection.
-func newCommitter(db *DB) *engine.GroupCommit[update] {
-	return engine.NewGroupCommit(func(_ string, calls []*engine.GroupCall[update]) {
-		errs := make([]error, len(calls))
-		live := 0
-		for i, c := range calls {
-			if err := c.Ctx.Err(); err != nil {
-				errs[i] = err // cancelled while it waited
-			} else {
-				live++
-			}
-		}
-		if live > 0 {
-			if err := runGroupTx(db, calls, errs, live > 1); err != nil {
-				for i := range errs {
-					if errs[i] == nil {
-						errs[i] = err
-					}
-				}
-			}
-			db.prepareNoted(context.Background(), false)
-		}
-		for i, c := range calls {
-			c.Err = errs[i]
-		}
-	})
-}
-
-// runGroupTx runs the group's live calls in one transaction, a savepoint
-// each when there are several, and commits. A call's own failure goes to
-// its errs entry; the error returned is one that failed the whole group
-// (the transaction could not start, roll back to a savepoint, or commit),
-// and nothing of the group is then committed.
-func runGroupTx(db *DB, calls []*engine.GroupCall[update], errs []error, savepoints bool) (err error) {
+// beginGroup begins a group's transaction (engine.GroupCommit's begin).
+func (db *DB) beginGroup(_ context.Context, _ string, several bool) (*groupTx, error) {
 	tx, err := db.write.BeginTx(context.Background(), nil)
 	if err != nil {
-		return err
+		db.prepareNoted(context.Background(), false)
+		return nil, err
 	}
-	defer func() {
-		if err != nil {
-			tx.Rollback()
-		}
-	}()
-	for i, c := range calls {
-		if errs[i] != nil {
-			continue
-		}
-		u := c.Payload
-		if !savepoints {
-			errs[i] = u.fn(storeTx{agentTx{writeTx{tx: tx, db: db}, u.m.opts.AgentID}, u.m})
-			if errs[i] != nil {
-				return errs[i]
-			}
-			break
-		}
-		if _, err := tx.Exec(`SAVEPOINT grouped`); err != nil {
-			return fmt.Errorf("group commit: savepoint: %w", err)
-		}
-		errs[i] = u.fn(storeTx{agentTx{writeTx{tx: tx, db: db, detach: true}, u.m.opts.AgentID}, u.m})
-		if errs[i] != nil {
-			if _, err := tx.Exec(`ROLLBACK TO grouped`); err != nil {
-				// The failure ended the transaction: nothing of the
-				// group can commit.
-				return fmt.Errorf("group commit: roll back a failed call: %w", errors.Join(errs[i], err))
-			}
-		}
-		if _, err := tx.Exec(`RELEASE grouped`); err != nil {
-			return fmt.Errorf("group commit: release savepoint: %w", err)
-		}
-	}
-	return tx.Commit()
+	return &groupTx{db: db, tx: tx, several: several}, nil
+}
+
+// in is the transaction as one agent's call sees it (detached from its
+// cancellation when there are several, writeTx).
+func (g *groupTx) in(m *agentStore) storeTx {
+	return storeTx{agentTx{writeTx{tx: g.tx, db: g.db, detach: g.several}, m.opts.AgentID}, m}
+}
+
+func (g *groupTx) Savepoint(context.Context) error {
+	_, err := g.tx.Exec(`SAVEPOINT grouped`)
+	return err
+}
+
+func (g *groupTx) RollbackTo(context.Context) error {
+	_, err := g.tx.Exec(`ROLLBACK TO grouped`)
+	return err
+}
+
+func (g *groupTx) Release(context.Context) error {
+	_, err := g.tx.Exec(`RELEASE grouped`)
+	return err
+}
+
+// Commit and Rollback end the transaction, then prepare the statements
+// its calls noted (cachedStmt).
+func (g *groupTx) Commit(context.Context) error {
+	err := g.tx.Commit()
+	g.db.prepareNoted(context.Background(), false)
+	return err
+}
+
+func (g *groupTx) Rollback(context.Context) {
+	g.tx.Rollback()
+	g.db.prepareNoted(context.Background(), false)
 }
 
 // CommitStats implements hippo.CommitReporter: the groups committed so

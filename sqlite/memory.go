@@ -71,7 +71,7 @@ func (m *agentStore) Update(ctx context.Context, fn func(engine.Tx) error) error
 	if err := m.db.beforeWrite(ctx); err != nil {
 		return err
 	}
-	return m.db.storageError(m.db.group.Do(ctx, "", update{m, fn}))
+	return m.db.storageError(m.db.group.Do(ctx, "", func(g *groupTx) error { return fn(g.in(m)) }))
 }
 
 // View implements engine.Store: a read-only transaction on the read pool.
