@@ -15,7 +15,7 @@ type MemoryService interface {
 	StoreMemory(ctx context.Context, in StoreInput) (*StoreResult, error)
 	// StoreMemories stores up to MaxStoreBatch items as StoreMemory does,
 	// with one embedding request and one transaction. An item that fails
-	// validation fails alone (its StoreItemResult.Err); a repeat, within
+	// validation fails alone (StoreItemResult.Err, naming the field); a repeat, within
 	// the call too, strengthens the memory stored first.
 	StoreMemories(ctx context.Context, items []StoreInput) (*StoreBatchResult, error)
 	// RememberFacts extracts facts from text and resolves each against the

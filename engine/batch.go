@@ -28,7 +28,7 @@ func (m *Memory) StoreMemories(ctx context.Context, items []hippo.StoreInput) (*
 		res.Items[i].Index = i
 		it, err := m.storeItem(in)
 		if err != nil {
-			res.Items[i].Err = itemError(i, err)
+			res.Items[i].Err = err
 			res.Failed++
 			continue
 		}
@@ -175,17 +175,4 @@ func (m *Memory) writeBatch(ctx context.Context, valid []storing, at []int, vecs
 		return missing, nil
 	}
 	return nil, err
-}
-
-// itemError is err about the batch's item i, its field named as a path
-// (items[3].content) and its code kept.
-func itemError(i int, err error) error {
-	var he *hippo.Error
-	if !errors.As(err, &he) {
-		return fmt.Errorf("items[%d]: %w", i, err)
-	}
-	if he.Field == "" {
-		return &hippo.Error{Code: he.Code, Field: fmt.Sprintf("items[%d]", i), Message: fmt.Sprintf("items[%d]: %s", i, he.Message)}
-	}
-	return &hippo.Error{Code: he.Code, Field: fmt.Sprintf("items[%d].%s", i, he.Field), Message: fmt.Sprintf("items[%d].%s", i, he.Message)}
 }

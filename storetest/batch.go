@@ -45,11 +45,10 @@ func testStoreMemories(t *testing.T, b Backend) {
 			t.Errorf("item %d has index %d", i, r.Index)
 		}
 	}
-	for _, i := range []int{2, 5} {
+	for i, field := range map[int]string{2: "content", 5: "metadata"} {
 		r := res.Items[i]
-		prefix := fmt.Sprintf("items[%d].", i)
-		if r.Err == nil || r.Chunk != nil || hippo.ErrorCode(r.Err) != hippo.EINVALID || !strings.HasPrefix(r.Err.Error(), prefix) {
-			t.Errorf("item %d: chunk %v, error %v; want %s saying %q…", i, r.Chunk, r.Err, hippo.EINVALID, prefix)
+		if r.Err == nil || r.Chunk != nil || hippo.ErrorCode(r.Err) != hippo.EINVALID || !strings.HasPrefix(hippo.ErrorMessage(r.Err), field+":") {
+			t.Errorf("item %d: chunk %v, error %v; want %s about %s", i, r.Chunk, r.Err, hippo.EINVALID, field)
 		}
 	}
 	if r := res.Items[1]; !r.Duplicate || r.Chunk == nil || r.Chunk.EncounterCount != 2 {

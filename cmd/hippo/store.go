@@ -10,11 +10,29 @@ import (
 )
 
 func (a *app) newStoreCommand() *cobra.Command {
-	var metadata, source string
+	var metadata, source, jsonl string
 	cmd := &cobra.Command{
-		Use:   "store <content|->",
+		Use:   "store [content|-]",
 		Short: "Store content verbatim as a memory (a repeat strengthens it)",
+		Long: `Store content verbatim as a memory; a repeat strengthens it.
+
+With --jsonl, store every line of a JSON Lines file ("-" for standard
+input): one object a line with "content" and optionally "metadata",
+"intensity" and "source", in batches of ` + fmt.Sprint(hippo.MaxStoreBatch) + ` (one embedding request and one
+transaction each). A line that fails is reported with its number and the
+others are stored; the command then exits 1.`,
 		RunE: func(cmd *cobra.Command, args []string) error {
+			if jsonl != "" {
+				if len(args) > 0 || metadata != "" || source != "" {
+					return usageErrorf("--jsonl takes no <content>, --metadata or --source: each line has its own")
+				}
+				db, m, err := a.openMemory(cmd.Context(), createDB, false)
+				if err != nil {
+					return err
+				}
+				defer db.Close()
+				return a.storeJSONL(cmd.Context(), m, jsonl)
+			}
 			content, err := a.requiredText(args, 0, "content")
 			if err != nil {
 				return err
@@ -54,6 +72,7 @@ func (a *app) newStoreCommand() *cobra.Command {
 		},
 	}
 	cmd.Flags().StringVar(&metadata, "metadata", "", `JSON object: {"source": ..., "tags": [...], "category": ...}`)
+	cmd.Flags().StringVar(&jsonl, "jsonl", "", `store each line of a JSON Lines file ("-": standard input)`)
 	cmd.Flags().StringVar(&source, "source", "", "where the content came from (a message ID, a URL, a file), kept as its provenance")
 	return cmd
 }
