@@ -27,6 +27,16 @@ type MemoryOptions struct {
 	// provenance of what it stores: CallerMCP, CallerCLI; "" records
 	// CallerLibrary.
 	Caller string
+	// Look binds the memory for looking: its calls record no activity. A
+	// person or a dashboard looking at memory (the web UI's pages, a
+	// preview) must not change it, and under the active decay clock every
+	// hour of activity ages all of an agent's chunks. It changes nothing
+	// else: a recall still boosts unless RecallInput.DryRun is set, and
+	// writes still write.
+	Look bool
+	// Stages, if set, is told how long each stage of a recall took (the
+	// metrics' histogram of stages).
+	Stages StageFunc
 
 	Embedder   Embedder
 	Extractor  Extractor

@@ -1,11 +1,8 @@
 package hippo
 
-import (
-	"context"
-	"time"
-)
+import "time"
 
-// Recall stages, as StageFunc names them.
+// Recall stages, as StageFunc names them (MemoryOptions.Stages).
 const (
 	// StageEmbed embeds the query.
 	StageEmbed = "embed"
@@ -27,22 +24,13 @@ const (
 // StageFunc is told how long each stage of an operation took.
 type StageFunc func(stage string, d time.Duration)
 
-type stageKey struct{}
-
-// WithStages returns a context under which the engine reports the
-// duration of each recall stage to fn (the metrics' histogram of stages).
-func WithStages(ctx context.Context, fn StageFunc) context.Context {
-	return context.WithValue(ctx, stageKey{}, fn)
-}
-
-// StageDone reports to ctx's StageFunc, if it has one, that stage ran
-// from start until now, and returns now: the start of the next stage.
-func StageDone(ctx context.Context, stage string, start time.Time) time.Time {
-	fn, _ := ctx.Value(stageKey{}).(StageFunc)
-	if fn == nil {
+// Done tells f, if set, that stage ran from start until now, and returns
+// now: the start of the next stage. A nil f returns start.
+func (f StageFunc) Done(stage string, start time.Time) time.Time {
+	if f == nil {
 		return start
 	}
 	now := time.Now()
-	fn(stage, now.Sub(start))
+	f(stage, now.Sub(start))
 	return now
 }

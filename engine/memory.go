@@ -143,9 +143,10 @@ func (m *Memory) AgentID() string { return m.opts.AgentID }
 func (m *Memory) Options() hippo.MemoryOptions { return m.opts }
 
 // touch records that the agent is using its memory now (active decay
-// clock only); a look (hippo.WithLooking) records nothing.
+// clock only); a memory bound for looking (MemoryOptions.Look) records
+// nothing.
 func (m *Memory) touch(ctx context.Context) error {
-	if hippo.Looking(ctx) {
+	if m.opts.Look {
 		return nil
 	}
 	return m.clock.Record(ctx, m.opts.AgentID)
@@ -311,6 +312,7 @@ func (m *Memory) recall(ctx context.Context, in hippo.RecallInput, stats bool) (
 	if err != nil {
 		return nil, err
 	}
+	rq.Stages = m.opts.Stages
 	return RecallPage(ctx, m.cfg, ai, m.clock.Active(), rq, qs, m.clock.Now().UnixMilli(), stats, m.s)
 }
 
@@ -323,12 +325,12 @@ func (m *Memory) embedQuery(ctx context.Context, texts ...string) ([][]float32, 
 	if err != nil {
 		return nil, nil, err
 	}
-	start = hippo.StageDone(ctx, hippo.StageEmbed, start)
+	start = m.opts.Stages.Done(hippo.StageEmbed, start)
 	ai, err := m.s.Index(ctx, &hippo.ModelLock{Model: m.opts.Embedder.Model(), Dimension: len(vecs[0])})
 	if err != nil {
 		return nil, nil, err
 	}
-	hippo.StageDone(ctx, hippo.StageSync, start)
+	m.opts.Stages.Done(hippo.StageSync, start)
 	return vecs, ai, nil
 }
 

@@ -283,6 +283,8 @@ type RecallQuery struct {
 	// under the relevance floor when fewer pass it
 	// (hippo.Config.WeakResults): 0 when a floor was asked for.
 	Weak int
+	// Stages, if set, is told how long each stage took.
+	Stages hippo.StageFunc
 }
 
 // PrepareRecall checks a recall's input against cfg; scopes are the
@@ -367,11 +369,11 @@ func RecallPage(ctx context.Context, cfg hippo.Config, ai *Index, active bool, r
 		start := time.Now()
 		if sc.Alpha = rq.Alpha; rq.Alpha > 0 {
 			sc.BM25, sc.BM25Max, err = st.TextScores(ctx, ai, in)
-			start = hippo.StageDone(ctx, hippo.StageText, start)
+			start = rq.Stages.Done(hippo.StageText, start)
 		}
 		if err == nil {
 			hits, err = Search(ctx, cfg, ai, qs, &sc)
-			hippo.StageDone(ctx, hippo.StageScan, start)
+			rq.Stages.Done(hippo.StageScan, start)
 		}
 		if err == nil && len(hits) < rq.Weak {
 			var weak []Hit
@@ -408,7 +410,7 @@ func RecallPage(ctx context.Context, cfg hippo.Config, ai *Index, active bool, r
 	if boosted > 0 {
 		start := time.Now()
 		chunks, before, after, err = st.Boost(ctx, ids[:boosted], now)
-		hippo.StageDone(ctx, hippo.StageBoost, start)
+		rq.Stages.Done(hippo.StageBoost, start)
 	}
 	if err == nil && boosted < len(ids) { // a look: not boosted
 		var rest map[string]*hippo.Chunk

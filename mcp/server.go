@@ -346,19 +346,20 @@ func (s *Server) toolHandler(t tools.Tool) sdk.ToolHandler {
 				}
 				m.ObserveTool(t.Name, outcome, time.Since(start))
 			}()
-			if t.Name == "recall_memories" {
-				ctx = hippo.WithStages(ctx, m.ObserveRecallStage)
-			}
 		}
 		agent, opts, rest, err := splitArgs(raw)
 		if err != nil {
 			return errorResult(err), nil
 		}
-		mem, err := s.cfg.DB.Service(hippo.MemoryOptions{
+		mo := hippo.MemoryOptions{
 			AgentID: agent, Scope: opts.Scope, RecallScopes: opts.RecallScopes,
 			MessagesTable: s.cfg.MessagesTable, Caller: hippo.CallerMCP,
 			Embedder: s.cfg.Embedder, Extractor: s.cfg.Extractor, Classifier: s.cfg.Classifier,
-		})
+		}
+		if m := s.cfg.Metrics; m != nil && t.Name == "recall_memories" {
+			mo.Stages = m.ObserveRecallStage
+		}
+		mem, err := s.cfg.DB.Service(mo)
 		if err != nil {
 			return errorResult(err), nil
 		}

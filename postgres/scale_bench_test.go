@@ -121,16 +121,16 @@ func runScaleStore(ctx context.Context, name string, open func() (scaleStore, er
 		return nil, err
 	}
 	defer db.Close()
-	m, err := db.Service(hippo.MemoryOptions{AgentID: scaleAgent, Embedder: emb})
+	stages := map[string][]time.Duration{}
+	m, err := db.Service(hippo.MemoryOptions{AgentID: scaleAgent, Embedder: emb,
+		Stages: func(stage string, d time.Duration) { stages[stage] = append(stages[stage], d) }})
 	if err != nil {
 		return nil, err
 	}
 	times := make([]time.Duration, 0, queries)
-	stages := map[string][]time.Duration{}
-	sctx := hippo.WithStages(ctx, func(stage string, d time.Duration) { stages[stage] = append(stages[stage], d) })
 	for q := range queries {
 		t := time.Now()
-		got, err := m.Recall(sctx, hippo.RecallInput{Query: fmt.Sprintf("query %d", q), Limit: 10})
+		got, err := m.Recall(ctx, hippo.RecallInput{Query: fmt.Sprintf("query %d", q), Limit: 10})
 		if err != nil {
 			return nil, err
 		}

@@ -11,9 +11,10 @@ import (
 	"github.com/hippo-mem/hippo/sqlite"
 )
 
-// TestLookingRecordsNoActivity: under the active decay clock, reads made
-// WithLooking (the web UI's pages) record no hour of activity, so looking
-// ages nothing; the same reads without it do.
+// TestLookingRecordsNoActivity: under the active decay clock, reads
+// through a memory bound for looking (MemoryOptions.Look: the web UI's
+// pages) record no hour of activity, so looking ages nothing; the same
+// reads through a memory bound without it do.
 func TestLookingRecordsNoActivity(t *testing.T) {
 	ctx := context.Background()
 	e := newEnv(t)
@@ -23,6 +24,10 @@ func TestLookingRecordsNoActivity(t *testing.T) {
 	}
 	defer db.Close()
 	m, err := db.Memory(sqlite.MemoryOptions{AgentID: "agent-a", Embedder: e.emb})
+	if err != nil {
+		t.Fatal(err)
+	}
+	look, err := db.Memory(sqlite.MemoryOptions{AgentID: "agent-a", Embedder: e.emb, Look: true})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -37,14 +42,13 @@ func TestLookingRecordsNoActivity(t *testing.T) {
 	}
 	e.clock.Advance(5 * time.Hour)
 	before := hours()
-	look := hippo.WithLooking(ctx)
-	if _, err := m.Recall(look, hippo.RecallInput{Query: "deploy key", DryRun: true}); err != nil {
+	if _, err := look.Recall(ctx, hippo.RecallInput{Query: "deploy key", DryRun: true}); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := m.FactHistory(look, "deploy key", ""); err != nil {
+	if _, err := look.FactHistory(ctx, "deploy key", ""); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := m.Forget(look, hippo.ForgetInput{Description: "deploy key", DryRun: true}); err != nil {
+	if _, err := look.Forget(ctx, hippo.ForgetInput{Description: "deploy key", DryRun: true}); err != nil {
 		t.Fatal(err)
 	}
 	if after := hours(); after != before {

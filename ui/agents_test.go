@@ -42,7 +42,7 @@ func TestAgentsPaged(t *testing.T) {
 		}
 	}
 	store := &countingStore{Store: e.db}
-	h, err := ui.New(ui.Config{Store: store, Memory: func(agent, scope string) (hippo.MemoryService, error) { return e.memory(agent, scope) }})
+	h, err := ui.New(ui.Config{Store: store, Memory: func(agent, scope string, look bool) (hippo.MemoryService, error) { return e.memory(agent, scope, look) }})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -67,7 +67,7 @@ func (h *Handler) blockRequest(r *http.Request) (string, *blockEdit, hippo.Memor
 	if err != nil {
 		return "", nil, nil, err
 	}
-	m, err := h.cfg.Memory(agent, e.Scope)
+	m, err := h.service(r, agent, e.Scope)
 	return agent, &e, m, err
 }
 
@@ -88,7 +88,7 @@ func (h *Handler) block(w http.ResponseWriter, r *http.Request) {
 		h.fail(w, r, err)
 		return
 	}
-	m, err := h.cfg.Memory(agent, scope)
+	m, err := h.service(r, agent, scope)
 	if err != nil {
 		h.fail(w, r, err)
 		return

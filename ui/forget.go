@@ -45,7 +45,7 @@ func (h *Handler) forget(w http.ResponseWriter, r *http.Request) {
 	}
 	if err == nil {
 		var m hippo.MemoryService
-		if m, err = h.cfg.Memory(agent, ""); err == nil {
+		if m, err = h.service(r, agent, ""); err == nil {
 			d.Preview, err = m.Forget(r.Context(), in)
 		}
 	}
@@ -132,7 +132,7 @@ func (h *Handler) chunkTrust(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	id := r.PostFormValue("id")
-	m, err := h.cfg.Memory(agent, "")
+	m, err := h.service(r, agent, "")
 	if err != nil {
 		h.fail(w, r, err)
 		return

@@ -39,8 +39,8 @@ func newEnv(t testing.TB, token string, opts ...func(*sqlite.Options)) *env {
 	}
 	t.Cleanup(func() { db.Close() })
 	e := &env{clk: clk, db: db, emb: local.NewEmbedder()}
-	e.ui, err = ui.New(ui.Config{Store: db, Token: token, Now: clk.Now, Memory: func(agent, scope string) (hippo.MemoryService, error) {
-		return e.memory(agent, scope)
+	e.ui, err = ui.New(ui.Config{Store: db, Token: token, Now: clk.Now, Memory: func(agent, scope string, look bool) (hippo.MemoryService, error) {
+		return e.memory(agent, scope, look)
 	}})
 	if err != nil {
 		t.Fatal(err)
@@ -52,14 +52,14 @@ func newEnv(t testing.TB, token string, opts ...func(*sqlite.Options)) *env {
 	return e
 }
 
-func (e *env) memory(agent, scope string) (*sqlite.Memory, error) {
-	return e.db.Memory(sqlite.MemoryOptions{AgentID: agent, Scope: scope, Embedder: e.emb,
+func (e *env) memory(agent, scope string, look bool) (*sqlite.Memory, error) {
+	return e.db.Memory(sqlite.MemoryOptions{AgentID: agent, Scope: scope, Look: look, Embedder: e.emb,
 		Extractor: local.NewExtractor(), Classifier: local.NewClassifier()})
 }
 
 func (e *env) mem(t testing.TB, agent string) *sqlite.Memory {
 	t.Helper()
-	m, err := e.memory(agent, "")
+	m, err := e.memory(agent, "", false)
 	if err != nil {
 		t.Fatal(err)
 	}

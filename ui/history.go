@@ -52,7 +52,7 @@ func (h *Handler) history(w http.ResponseWriter, r *http.Request) {
 		h.render(w, r, "history", http.StatusOK, p)
 		return
 	}
-	m, err := h.cfg.Memory(agent, "")
+	m, err := h.service(r, agent, "")
 	if err != nil {
 		h.fail(w, r, err)
 		return

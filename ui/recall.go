@@ -51,7 +51,7 @@ func (h *Handler) recall(w http.ResponseWriter, r *http.Request) {
 	if err == nil {
 		in.DryRun = !d.Boosted
 		var m hippo.MemoryService
-		if m, err = h.cfg.Memory(agent, ""); err == nil {
+		if m, err = h.service(r, agent, ""); err == nil {
 			d.Page, err = m.RecallPage(r.Context(), in)
 		}
 	}

@@ -62,8 +62,9 @@ type Config struct {
 	// Store is the database; required.
 	Store Store
 	// Memory returns the memory service of an agent writing to scope and
-	// recalling from every scope; required.
-	Memory func(agentID, scope string) (hippo.MemoryService, error)
+	// recalling from every scope, bound for looking
+	// (hippo.MemoryOptions.Look) when look is set; required.
+	Memory func(agentID, scope string, look bool) (hippo.MemoryService, error)
 	// Token, if set, must be presented once (the sign-in link or form);
 	// the browser then holds a session cookie.
 	Token string
@@ -196,11 +197,19 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 			return
 		}
 	}
-	if r.Method == http.MethodGet || r.Method == http.MethodHead || r.URL.Path == "/ui/block/preview" {
-		// Pages and previews look: no activity hour, no boost.
-		r = r.WithContext(hippo.WithLooking(r.Context()))
-	}
 	h.mux.ServeHTTP(w, r)
+}
+
+// service is the memory service of agent writing to scope, bound for
+// looking when r looks.
+func (h *Handler) service(r *http.Request, agent, scope string) (hippo.MemoryService, error) {
+	return h.cfg.Memory(agent, scope, looks(r))
+}
+
+// looks reports whether r only looks at memory: pages and previews record
+// no activity hour and boost nothing.
+func looks(r *http.Request) bool {
+	return r.Method == http.MethodGet || r.Method == http.MethodHead || r.URL.Path == "/ui/block/preview"
 }
 
 // signedIn reports whether r may use the UI: always without a token,

@@ -155,8 +155,8 @@ offline defaults are used: no key, no network.`,
 			var web http.Handler
 			if st, ok := db.(ui.Store); ok {
 				h, err := ui.New(ui.Config{Store: st, Token: token, Logger: log,
-					Memory: func(agent, scope string) (hippo.MemoryService, error) {
-						return db.Service(hippo.MemoryOptions{AgentID: agent, Scope: scope, MessagesTable: messages,
+					Memory: func(agent, scope string, look bool) (hippo.MemoryService, error) {
+						return db.Service(hippo.MemoryOptions{AgentID: agent, Scope: scope, MessagesTable: messages, Look: look,
 							Embedder: emb, Extractor: extractor, Classifier: classifier})
 					}})
 				if err != nil {
