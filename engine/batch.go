@@ -41,21 +41,21 @@ func (m *Memory) StoreMemories(ctx context.Context, items []hippo.StoreInput) (*
 
 	// Contents already stored need no embedding; a content repeated in
 	// the batch is embedded once.
+	hashes := make([]string, 0, len(valid))
 	vecs := make(map[string][]float32, len(valid))
-	if err := m.s.View(ctx, func(tx Tx) error {
-		for _, it := range valid {
-			if _, ok := vecs[it.hash]; ok {
-				continue
-			}
-			c, err := tx.SameMemory(ctx, m.opts.Scope, it.hash)
-			if err != nil {
-				return err
-			}
-			if c != nil {
-				vecs[it.hash] = nil
-			}
+	for _, it := range valid {
+		if _, ok := vecs[it.hash]; !ok {
+			vecs[it.hash] = nil
+			hashes = append(hashes, it.hash)
 		}
-		return nil
+	}
+	clear(vecs)
+	if err := m.s.View(ctx, func(tx Tx) error {
+		found, err := tx.SameMemories(ctx, m.opts.Scope, hashes)
+		for h := range found {
+			vecs[h] = nil
+		}
+		return err
 	}); err != nil {
 		return nil, fmt.Errorf("look up memories: %w", err)
 	}
@@ -65,7 +65,7 @@ func (m *Memory) StoreMemories(ctx context.Context, items []hippo.StoreInput) (*
 		if err := m.embedNew(ctx, valid, vecs); err != nil {
 			return nil, err
 		}
-		missing, err := m.writeBatch(ctx, valid, at, vecs, res)
+		missing, err := m.writeBatch(ctx, valid, at, hashes, vecs, res)
 		if err != nil {
 			return nil, err
 		}
@@ -122,29 +122,27 @@ func (m *Memory) embedNew(ctx context.Context, valid []storing, vecs map[string]
 // before, or by an earlier item, is strengthened; a new one inserted. It
 // returns the hashes of contents it expected stored but found gone (no
 // vector to insert them with); the transaction is then rolled back.
-func (m *Memory) writeBatch(ctx context.Context, valid []storing, at []int, vecs map[string][]float32, res *hippo.StoreBatchResult) (missing []string, err error) {
+func (m *Memory) writeBatch(ctx context.Context, valid []storing, at []int, hashes []string, vecs map[string][]float32, res *hippo.StoreBatchResult) (missing []string, err error) {
 	errMissing := errors.New("memories deleted meanwhile")
 	err = m.s.Update(ctx, func(tx Tx) error {
 		missing = missing[:0]
-		locked := false
 		now := m.clock.Now()
-		stored := make(map[string]*hippo.Chunk, len(valid))
+		stored, err := tx.SameMemories(ctx, m.opts.Scope, hashes)
+		if err != nil {
+			return fmt.Errorf("look up memories: %w", err)
+		}
+		var insert []*hippo.Chunk
+		pending := make(map[*hippo.Chunk]bool)
 		for k, it := range valid {
 			r := &res.Items[at[k]]
-			c := stored[it.hash]
-			if c == nil {
-				existing, err := tx.SameMemory(ctx, m.opts.Scope, it.hash)
-				if err != nil {
-					return fmt.Errorf("look up memory: %w", err)
-				}
-				c = existing
-			}
-			if c != nil {
+			if c := stored[it.hash]; c != nil {
 				c.Strengthen(it.reading, now, true)
-				if err := tx.SaveStrength(ctx, c); err != nil {
-					return fmt.Errorf("strengthen memory: %w", err)
+				// A chunk of this batch is written with its strength.
+				if !pending[c] {
+					if err := tx.SaveStrength(ctx, c); err != nil {
+						return fmt.Errorf("strengthen memory: %w", err)
+					}
 				}
-				stored[it.hash] = c
 				r.Chunk, r.Duplicate = c, true
 				continue
 			}
@@ -153,23 +151,21 @@ func (m *Memory) writeBatch(ctx context.Context, valid []storing, at []int, vecs
 				missing = append(missing, it.hash)
 				continue
 			}
-			if !locked {
-				if err := tx.LockModel(ctx, m.opts.Embedder.Model(), len(vec)); err != nil {
-					return err
-				}
-				locked = true
-			}
-			c = m.newMemory(it, vec, now)
-			if err := tx.Insert(ctx, c); err != nil {
-				return err
-			}
-			stored[it.hash] = c
+			c := m.newMemory(it, vec, now)
+			insert = append(insert, c)
+			pending[c], stored[it.hash] = true, c
 			r.Chunk, r.Duplicate = c, false
 		}
 		if len(missing) > 0 {
 			return errMissing
 		}
-		return nil
+		if len(insert) == 0 {
+			return nil
+		}
+		if err := tx.LockModel(ctx, m.opts.Embedder.Model(), len(insert[0].Embedding)); err != nil {
+			return err
+		}
+		return tx.InsertMany(ctx, insert)
 	})
 	if errors.Is(err, errMissing) {
 		return missing, nil

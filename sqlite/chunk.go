@@ -106,6 +106,19 @@ type execer interface {
 // insertChunk inserts c; ECONFLICT when its ID or, for a memory, its
 // content in its scope is taken.
 func insertChunk(ctx context.Context, tx execer, c *hippo.Chunk) error {
+	_, err := tx.ExecContext(ctx, `INSERT INTO chunks (`+chunkColumns+`)
+		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`, chunkArgs(c)...)
+	switch {
+	case isUniqueViolation(err):
+		return &hippo.Error{Code: hippo.ECONFLICT, Message: fmt.Sprintf("chunk %s: a chunk with this ID, or a memory with this content in scope %q, already exists", c.ID, c.Scope)}
+	case err != nil:
+		return fmt.Errorf("insert chunk: %w", err)
+	}
+	return nil
+}
+
+// chunkArgs are c's values in the order of chunkColumns.
+func chunkArgs(c *hippo.Chunk) []any {
 	var supAt any
 	if c.SupersededAt != nil {
 		supAt = formatTime(*c.SupersededAt)
@@ -114,21 +127,12 @@ func insertChunk(ctx context.Context, tx execer, c *hippo.Chunk) error {
 	if c.Provenance != nil {
 		prov = *c.Provenance
 	}
-	_, err := tx.ExecContext(ctx, `INSERT INTO chunks (`+chunkColumns+`)
-		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-		c.ID, c.AgentID, c.Scope, string(c.Kind), c.Content, nullIfEmpty(c.ContentHash),
+	return []any{c.ID, c.AgentID, c.Scope, string(c.Kind), c.Content, nullIfEmpty(c.ContentHash),
 		vector.Encode(c.Embedding), nullIfEmpty(string(c.Metadata)),
 		c.RunningIntensity, c.EncounterCount, c.AccessCount, formatTime(c.LastAccessedAt),
 		nullIfEmpty(c.SupersededBy), supAt, formatTime(c.CreatedAt),
 		nullIfEmpty(c.SuspiciousReason), nullIfEmpty(prov.Origin), nullIfEmpty(prov.Caller),
-		nullIfEmpty(prov.Source), nullIfEmpty(prov.InputHash))
-	switch {
-	case isUniqueViolation(err):
-		return &hippo.Error{Code: hippo.ECONFLICT, Message: fmt.Sprintf("chunk %s: a chunk with this ID, or a memory with this content in scope %q, already exists", c.ID, c.Scope)}
-	case err != nil:
-		return fmt.Errorf("insert chunk: %w", err)
-	}
-	return nil
+		nullIfEmpty(prov.Source), nullIfEmpty(prov.InputHash)}
 }
 
 // Chunk returns one chunk by ID, of agentID unless agentID is "".
