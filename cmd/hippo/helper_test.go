@@ -25,6 +25,8 @@ import (
 //	        stdout as one JSON line (an ack) before the next call
 //	reader  recall, list, count and export in a loop, checking that what
 //	        it sees only grows
+//	batches StoreMemories of batchItems memories in a loop, numbered from
+//	        HIPPO_BATCH_FROM, printing each batch's number once stored
 //
 // Both read HIPPO_DB, HIPPO_AGENT (a comma-separated list: the first is
 // written most), HIPPO_HELPER_SEED and HIPPO_HELPER_SECONDS (0: until
@@ -50,6 +52,8 @@ func runHelper(mode string) int {
 		err = helperWriter()
 	case "reader":
 		err = helperReader()
+	case "batches":
+		err = helperBatches()
 	default:
 		err = fmt.Errorf("unknown helper %q", mode)
 	}
