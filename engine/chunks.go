@@ -128,3 +128,47 @@ func memoryHistory(c *hippo.Chunk) []hippo.HistoryEntry {
 	}
 	return append(out, hippo.HistoryEntry{ID: c.ID, Content: c.Content, ValidFrom: from, Current: true})
 }
+
+// ChunkDeleter deletes chunks inside a store's write transaction.
+type ChunkDeleter interface {
+	// DeleteChunk hard-deletes the chunk id, of agentID unless "", and
+	// returns its owner; "" when there was none.
+	DeleteChunk(ctx context.Context, agentID, id string) (owner string, err error)
+	// Unsupersede clears the supersession links of owner's chunks to id
+	// and returns their IDs. Only the owner's: a link from another agent
+	// (which only a crafted import makes) is that agent's to keep.
+	Unsupersede(ctx context.Context, owner, id string) ([]string, error)
+}
+
+// deleteChunks hard-deletes chunks by ID (of agentID unless "") and
+// clears the supersession links to them, so that what they had
+// superseded is current again. It returns the IDs deleted and
+// resurrected; a chunk deleted in the same call is not resurrected.
+func deleteChunks(ctx context.Context, tx ChunkDeleter, agentID string, ids []string) (deleted, resurrected []string, err error) {
+	for _, id := range ids {
+		owner, err := tx.DeleteChunk(ctx, agentID, id)
+		if err != nil {
+			return nil, nil, fmt.Errorf("delete chunk %s: %w", id, err)
+		}
+		if owner == "" {
+			continue
+		}
+		deleted = append(deleted, id)
+		back, err := tx.Unsupersede(ctx, owner, id)
+		if err != nil {
+			return nil, nil, fmt.Errorf("resurrect chunks superseded by %s: %w", id, err)
+		}
+		resurrected = append(resurrected, back...)
+	}
+	gone := make(map[string]bool, len(deleted))
+	for _, id := range deleted {
+		gone[id] = true
+	}
+	out := resurrected[:0]
+	for _, id := range resurrected {
+		if !gone[id] {
+			out = append(out, id)
+		}
+	}
+	return deleted, out, nil
+}

@@ -154,7 +154,7 @@ func (m *Memory) Consolidate(ctx context.Context, opts hippo.ConsolidateOptions)
 		return nil, err
 	}
 	res := &hippo.ConsolidateResult{DryRun: opts.DryRun, Faded: faded, Merged: []hippo.MergedMemory{}}
-	if err := m.s.Update(ctx, func(tx Tx) error { return applyConsolidation(ctx, tx, res, merges) }); err != nil {
+	if err := m.s.Update(ctx, func(tx Tx) error { return applyConsolidation(ctx, tx, m.opts.AgentID, res, merges) }); err != nil {
 		return nil, err
 	}
 	if !res.DryRun {
@@ -166,7 +166,7 @@ func (m *Memory) Consolidate(ctx context.Context, opts hippo.ConsolidateOptions)
 // applyConsolidation deletes the faded chunks and applies the merges, in
 // one write transaction; in a dry run it only fills in res. A faded chunk
 // deleted meanwhile is left out.
-func applyConsolidation(ctx context.Context, tx Tx, res *hippo.ConsolidateResult, merges []Merge) error {
+func applyConsolidation(ctx context.Context, tx Tx, agentID string, res *hippo.ConsolidateResult, merges []Merge) error {
 	// A faded fact that superseded others is kept: deleting it would bring
 	// back the older value it replaced.
 	kept := res.Faded[:0]
@@ -212,6 +212,6 @@ func applyConsolidation(ctx context.Context, tx Tx, res *hippo.ConsolidateResult
 	if res.DryRun {
 		return nil
 	}
-	_, _, err := tx.Delete(ctx, fadedIDs)
+	_, _, err := deleteChunks(ctx, tx, agentID, fadedIDs)
 	return err
 }

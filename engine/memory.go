@@ -72,9 +72,7 @@ type Tx interface {
 	DeleteBlock(ctx context.Context, scope, key string) (bool, error)
 	// Supersedes reports whether any chunk is superseded by id.
 	Supersedes(ctx context.Context, id string) (bool, error)
-	// Delete hard-deletes chunks and clears the supersession links to
-	// them, returning the IDs deleted and those current again.
-	Delete(ctx context.Context, ids []string) (deleted, resurrected []string, err error)
+	ChunkDeleter
 	// SetContent replaces a chunk's content, hash and vector: ECONFLICT
 	// when a memory with that content exists in its scope.
 	SetContent(ctx context.Context, id, content, hash string, vec []float32) error
@@ -406,7 +404,7 @@ func (m *Memory) Forget(ctx context.Context, in hippo.ForgetInput) (*hippo.Forge
 			return nil
 		}
 		var err error
-		_, res.Resurrected, err = tx.Delete(ctx, ids)
+		_, res.Resurrected, err = deleteChunks(ctx, tx, m.opts.AgentID, ids)
 		return err
 	}
 	if in.DryRun {
@@ -427,7 +425,7 @@ func (m *Memory) Forget(ctx context.Context, in hippo.ForgetInput) (*hippo.Forge
 func (m *Memory) DeleteChunk(ctx context.Context, id string) (resurrected []string, err error) {
 	var deleted []string
 	err = m.s.Update(ctx, func(tx Tx) error {
-		deleted, resurrected, err = tx.Delete(ctx, []string{id})
+		deleted, resurrected, err = deleteChunks(ctx, tx, m.opts.AgentID, []string{id})
 		return err
 	})
 	if err != nil {

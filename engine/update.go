@@ -257,7 +257,7 @@ func (u *update) merge(ctx context.Context, into *hippo.Chunk) error {
 		} else if !ok {
 			return hippo.Errorf(hippo.ECONFLICT, "fact %s was superseded during the edit; try again", c.ID)
 		}
-	} else if _, _, err := u.tx.Delete(ctx, []string{c.ID}); err != nil {
+	} else if _, _, err := deleteChunks(ctx, u.tx, u.m.opts.AgentID, []string{c.ID}); err != nil {
 		return err
 	}
 	if err := u.metadata(ctx, into, nil); err != nil {

@@ -6,7 +6,6 @@ import (
 	"strings"
 
 	"github.com/hippo-mem/hippo"
-	"github.com/hippo-mem/hippo/engine"
 	"github.com/jackc/pgx/v5"
 )
 
@@ -167,110 +166,6 @@ func (db *DB) ListBlocks(ctx context.Context, agentID string, scope *string) ([]
 		out = append(out, b)
 	}
 	return out, rows.Err()
-}
-
-// PlanDelete implements hippo.Admin: what DeleteChunks would do.
-func (db *DB) PlanDelete(ctx context.Context, agentID string, ids []string) (*hippo.DeletePlan, error) {
-	plan := &hippo.DeletePlan{Chunks: []*hippo.Chunk{}, NotFound: []string{}, Resurrected: []string{}}
-	err := pgx.BeginTxFunc(ctx, db.pool, pgx.TxOptions{IsoLevel: pgx.RepeatableRead, AccessMode: pgx.ReadOnly}, func(tx pgx.Tx) error {
-		seen := map[string]bool{}
-		var found []string
-		for _, id := range ids {
-			if seen[id] {
-				continue
-			}
-			seen[id] = true
-			query := `SELECT ` + listColumns + ` FROM chunks WHERE id = $1`
-			args := []any{id}
-			if agentID != "" {
-				query += ` AND agent_id = $2`
-				args = append(args, agentID)
-			}
-			cs, err := queryChunks(ctx, tx, query, args...)
-			if err != nil {
-				return err
-			}
-			if len(cs) == 0 {
-				plan.NotFound = append(plan.NotFound, id)
-				continue
-			}
-			plan.Chunks = append(plan.Chunks, cs[0])
-			found = append(found, id)
-		}
-		for i, id := range found {
-			rows, err := tx.Query(ctx, `SELECT id FROM chunks WHERE superseded_by = $1 AND agent_id = $2 ORDER BY id`,
-				id, plan.Chunks[i].AgentID)
-			if err != nil {
-				return fmt.Errorf("find chunks superseded by %s: %w", id, err)
-			}
-			rids, err := pgx.CollectRows(rows, pgx.RowTo[string])
-			if err != nil {
-				return err
-			}
-			for _, rid := range rids {
-				if !seen[rid] {
-					plan.Resurrected = append(plan.Resurrected, rid)
-				}
-			}
-		}
-		return nil
-	})
-	if err != nil {
-		return nil, err
-	}
-	return plan, nil
-}
-
-// PurgeSuperseded implements hippo.Admin: it hard-deletes superseded
-// chunks and returns them (without embeddings), oldest first, re-pointing
-// chunks superseded by a purged one to its successor. The deleted tuples
-// stay in the table's pages until VACUUM (Vacuum).
-func (db *DB) PurgeSuperseded(ctx context.Context, f hippo.PurgeFilter) ([]*hippo.Chunk, error) {
-	query := `SELECT ` + listColumns + ` FROM chunks WHERE superseded_by IS NOT NULL`
-	var args []any
-	if f.AgentID != "" {
-		args = append(args, f.AgentID)
-		query += fmt.Sprintf(` AND agent_id = $%d`, len(args))
-	}
-	if !f.Before.IsZero() {
-		args = append(args, formatTime(f.Before))
-		query += fmt.Sprintf(` AND coalesce(superseded_at, created_at) < $%d`, len(args))
-	}
-	query += ` ORDER BY created_at, id`
-	if f.DryRun {
-		return queryChunks(ctx, db.pool, query, args...)
-	}
-	var purged []*hippo.Chunk
-	err := pgx.BeginFunc(ctx, db.pool, func(tx pgx.Tx) error {
-		if f.AgentID != "" {
-			if err := lockAgent(ctx, tx, f.AgentID); err != nil {
-				return err
-			}
-		}
-		var err error
-		if purged, err = queryChunks(ctx, tx, query+` FOR UPDATE`, args...); err != nil {
-			return err
-		}
-		next := engine.PurgeSuccessors(purged)
-		for _, c := range purged {
-			if _, err := tx.Exec(ctx, `UPDATE chunks SET superseded_by = $1 WHERE superseded_by = $2 AND agent_id = $3`,
-				next[c.ID], c.ID, c.AgentID); err != nil {
-				return fmt.Errorf("re-point chunks superseded by %s: %w", c.ID, err)
-			}
-		}
-		ids := make([]string, len(purged))
-		for i, c := range purged {
-			ids[i] = c.ID
-		}
-		if _, err := tx.Exec(ctx, `DELETE FROM chunks WHERE id = ANY($1)`, ids); err != nil {
-			return fmt.Errorf("purge chunks: %w", err)
-		}
-		return nil
-	})
-	if err != nil {
-		return nil, err
-	}
-	return purged, nil
 }
 
 // Vacuum runs VACUUM on the tables that hold chunk text, so that the

@@ -177,72 +177,126 @@ func saveStrength(ctx context.Context, q querier, agent string, c *hippo.Chunk) 
 // scope ($1 agent, $2 scope, $3 hash), by the dedup index.
 const sameMemory = `agent_id = $1 AND scope = $2 AND left(content_hash, 32) = left($3, 32) AND content_hash = $3 AND kind = 'memory'`
 
-// deleteChunksTx hard-deletes chunks (of agentID unless "") and clears
-// the supersession links to them, returning the IDs deleted and those
-// current again.
-func deleteChunksTx(ctx context.Context, tx querier, agentID string, ids []string) (deleted, resurrected []string, err error) {
-	for _, id := range ids {
-		query := `DELETE FROM chunks WHERE id = $1`
-		args := []any{id}
-		if agentID != "" {
-			query += ` AND agent_id = $2`
-			args = append(args, agentID)
-		}
-		var owner string
-		err := tx.QueryRow(ctx, query+` RETURNING agent_id`, args...).Scan(&owner)
-		if errors.Is(err, pgx.ErrNoRows) {
-			continue
-		} else if err != nil {
-			return nil, nil, fmt.Errorf("delete chunk %s: %w", id, err)
-		}
-		deleted = append(deleted, id)
-		rows, err := tx.Query(ctx, `UPDATE chunks SET superseded_by = NULL, superseded_at = NULL
-			WHERE superseded_by = $1 AND agent_id = $2 RETURNING id`, id, owner)
-		if err != nil {
-			return nil, nil, fmt.Errorf("resurrect chunks superseded by %s: %w", id, err)
-		}
-		rids, err := pgx.CollectRows(rows, pgx.RowTo[string])
-		if err != nil {
-			return nil, nil, fmt.Errorf("resurrect chunks superseded by %s: %w", id, err)
-		}
-		resurrected = append(resurrected, rids...)
-	}
-	return deleted, without(resurrected, deleted), nil
-}
-
-func without(xs, drop []string) []string {
-	if len(drop) == 0 {
-		return xs
-	}
-	skip := make(map[string]bool, len(drop))
-	for _, d := range drop {
-		skip[d] = true
-	}
-	out := xs[:0]
-	for _, x := range xs {
-		if !skip[x] {
-			out = append(out, x)
-		}
-	}
-	return out
-}
-
-// DeleteChunks implements hippo.Admin: it hard-deletes chunks by ID (of
-// agentID only, unless "") and resurrects what they had superseded.
+// DeleteChunks implements hippo.Admin: engine.DeleteChunks, in one
+// transaction holding the agent's lock when one is given.
 func (db *DB) DeleteChunks(ctx context.Context, agentID string, ids []string) (deleted, resurrected []string, err error) {
-	err = pgx.BeginFunc(ctx, db.pool, func(tx pgx.Tx) error {
+	return engine.DeleteChunks(ctx, adminStore{db}, agentID, ids)
+}
+
+// PlanDelete implements hippo.Admin: engine.PlanDelete.
+func (db *DB) PlanDelete(ctx context.Context, agentID string, ids []string) (*hippo.DeletePlan, error) {
+	return engine.PlanDelete(ctx, adminStore{db}, agentID, ids)
+}
+
+// PurgeSuperseded implements hippo.Admin: engine.PurgeSuperseded. The
+// deleted tuples stay in the table's pages until VACUUM (Vacuum).
+func (db *DB) PurgeSuperseded(ctx context.Context, f hippo.PurgeFilter) ([]*hippo.Chunk, error) {
+	return engine.PurgeSuperseded(ctx, adminStore{db}, f)
+}
+
+// adminStore is the database as engine.AdminStore; its transactions are
+// agentTx of no agent.
+type adminStore struct{ db *DB }
+
+func (s adminStore) AdminView(ctx context.Context, fn func(engine.AdminTx) error) error {
+	return pgx.BeginTxFunc(ctx, s.db.pool, pgx.TxOptions{IsoLevel: pgx.RepeatableRead, AccessMode: pgx.ReadOnly},
+		func(tx pgx.Tx) error { return fn(agentTx{tx: tx}) })
+}
+
+func (s adminStore) AdminUpdate(ctx context.Context, agentID string, fn func(engine.AdminTx) error) error {
+	return pgx.BeginFunc(ctx, s.db.pool, func(tx pgx.Tx) error {
 		if agentID != "" {
 			if err := lockAgent(ctx, tx, agentID); err != nil {
 				return err
 			}
 		}
-		deleted, resurrected, err = deleteChunksTx(ctx, tx, agentID, ids)
-		return err
+		return fn(agentTx{tx: tx, write: true})
 	})
-	if err != nil {
-		return nil, nil, err
+}
+
+// AfterDelete implements engine.AdminStore: PostgreSQL keeps deleted
+// tuples until VACUUM.
+func (s adminStore) AfterDelete(context.Context) {}
+
+// DeleteChunk implements engine.ChunkDeleter.
+func (t agentTx) DeleteChunk(ctx context.Context, agentID, id string) (string, error) {
+	query, args := `DELETE FROM chunks WHERE id = $1`, []any{id}
+	if agentID != "" {
+		query += ` AND agent_id = $2`
+		args = append(args, agentID)
 	}
-	return deleted, resurrected, nil
+	var owner string
+	err := t.tx.QueryRow(ctx, query+` RETURNING agent_id`, args...).Scan(&owner)
+	if errors.Is(err, pgx.ErrNoRows) {
+		return "", nil
+	}
+	return owner, err
+}
+
+// Unsupersede implements engine.ChunkDeleter.
+func (t agentTx) Unsupersede(ctx context.Context, owner, id string) ([]string, error) {
+	return queryIDs(ctx, t.tx, `UPDATE chunks SET superseded_by = NULL, superseded_at = NULL
+		WHERE superseded_by = $1 AND agent_id = $2 RETURNING id`, id, owner)
+}
+
+// Listed implements engine.AdminTx.
+func (t agentTx) Listed(ctx context.Context, agentID, id string) (*hippo.Chunk, error) {
+	query, args := `SELECT `+listColumns+` FROM chunks WHERE id = $1`, []any{id}
+	if agentID != "" {
+		query += ` AND agent_id = $2`
+		args = append(args, agentID)
+	}
+	cs, err := queryChunks(ctx, t.tx, query, args...)
+	if err != nil || len(cs) == 0 {
+		return nil, err
+	}
+	return cs[0], nil
+}
+
+// SupersededBy implements engine.AdminTx.
+func (t agentTx) SupersededBy(ctx context.Context, owner, id string) ([]string, error) {
+	return queryIDs(ctx, t.tx, `SELECT id FROM chunks WHERE superseded_by = $1 AND agent_id = $2 ORDER BY id`, id, owner)
+}
+
+// Superseded implements engine.AdminTx, locking the rows in a write
+// transaction.
+func (t agentTx) Superseded(ctx context.Context, f hippo.PurgeFilter) ([]*hippo.Chunk, error) {
+	query := `SELECT ` + listColumns + ` FROM chunks WHERE superseded_by IS NOT NULL`
+	var args []any
+	if f.AgentID != "" {
+		args = append(args, f.AgentID)
+		query += fmt.Sprintf(` AND agent_id = $%d`, len(args))
+	}
+	if !f.Before.IsZero() {
+		args = append(args, formatTime(f.Before))
+		query += fmt.Sprintf(` AND coalesce(superseded_at, created_at) < $%d`, len(args))
+	}
+	query += ` ORDER BY created_at, id`
+	if t.write {
+		query += ` FOR UPDATE`
+	}
+	return queryChunks(ctx, t.tx, query, args...)
+}
+
+// Repoint implements engine.AdminTx.
+func (t agentTx) Repoint(ctx context.Context, owner, id, next string) error {
+	_, err := t.tx.Exec(ctx, `UPDATE chunks SET superseded_by = $1 WHERE superseded_by = $2 AND agent_id = $3`, next, id, owner)
+	return err
+}
+
+// Purge implements engine.AdminTx.
+func (t agentTx) Purge(ctx context.Context, ids []string) error {
+	_, err := t.tx.Exec(ctx, `DELETE FROM chunks WHERE id = ANY($1)`, ids)
+	return err
+}
+
+// queryIDs runs query and returns the IDs of its rows.
+func queryIDs(ctx context.Context, q querier, query string, args ...any) ([]string, error) {
+	rows, err := q.Query(ctx, query, args...)
+	if err != nil {
+		return nil, err
+	}
+	return pgx.CollectRows(rows, pgx.RowTo[string])
 }
 
 // InsertChunks writes chunks as they are (IDs, counters and times kept

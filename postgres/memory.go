@@ -36,7 +36,7 @@ func (m *agentStore) AfterBulkWrite(ctx context.Context) {}
 // (DB.agentWrite).
 func (m *agentStore) Update(ctx context.Context, fn func(engine.Tx) error) error {
 	err := m.db.agentWrite(ctx, m.opts.AgentID, func(q querier, lock *hippo.ModelLock) error {
-		return fn(storeTx{agentTx{q, m.opts.AgentID}, m, lock})
+		return fn(storeTx{agentTx{tx: q, agent: m.opts.AgentID}, m, lock})
 	})
 	if err == nil {
 		m.db.maybePrune(ctx)
@@ -47,7 +47,7 @@ func (m *agentStore) Update(ctx context.Context, fn func(engine.Tx) error) error
 // View implements engine.Store: a read-only repeatable-read transaction.
 func (m *agentStore) View(ctx context.Context, fn func(engine.Tx) error) error {
 	return pgx.BeginTxFunc(ctx, m.db.pool, pgx.TxOptions{IsoLevel: pgx.RepeatableRead, AccessMode: pgx.ReadOnly},
-		func(tx pgx.Tx) error { return fn(storeTx{agentTx{tx, m.opts.AgentID}, m, nil}) })
+		func(tx pgx.Tx) error { return fn(storeTx{agentTx{tx: tx, agent: m.opts.AgentID}, m, nil}) })
 }
 
 // Contents implements engine.Store.
@@ -171,6 +171,7 @@ func (m *agentStore) TextScores(ctx context.Context, ai *engine.Index, in hippo.
 type agentTx struct {
 	tx    querier
 	agent string
+	write bool // an admin write transaction (adminStore.AdminUpdate)
 }
 
 func (t agentTx) Chunk(ctx context.Context, id string) (*hippo.Chunk, error) {
@@ -285,11 +286,6 @@ func (t storeTx) Supersedes(ctx context.Context, id string) (bool, error) {
 	var ok bool
 	err := t.tx.QueryRow(ctx, `SELECT EXISTS (SELECT 1 FROM chunks WHERE superseded_by = $1 AND agent_id = $2)`, id, t.agent).Scan(&ok)
 	return ok, err
-}
-
-// Delete implements engine.Tx.
-func (t storeTx) Delete(ctx context.Context, ids []string) (deleted, resurrected []string, err error) {
-	return deleteChunksTx(ctx, t.tx, t.agent, ids)
 }
 
 // SetContent implements engine.Tx: a memory with that content in the

@@ -10,7 +10,6 @@ import (
 	"strings"
 
 	"github.com/hippo-mem/hippo"
-	"github.com/hippo-mem/hippo/engine"
 )
 
 // Stats is hippo.Stats.
@@ -158,7 +157,7 @@ func (db *DB) ListChunks(ctx context.Context, f ChunkFilter) ([]*hippo.Chunk, er
 	}
 	query += ` LIMIT ? OFFSET ?`
 	args = append(args, limit, f.Offset)
-	return db.queryChunks(ctx, db.read, query, args...)
+	return queryChunks(ctx, db.read, query, args...)
 }
 
 // CountChunks counts the chunks the filter selects, ignoring Limit and
@@ -179,7 +178,7 @@ type querier interface {
 	QueryContext(ctx context.Context, query string, args ...any) (*sql.Rows, error)
 }
 
-func (db *DB) queryChunks(ctx context.Context, q querier, query string, args ...any) ([]*hippo.Chunk, error) {
+func queryChunks(ctx context.Context, q querier, query string, args ...any) ([]*hippo.Chunk, error) {
 	rows, err := q.QueryContext(ctx, query, args...)
 	if err != nil {
 		return nil, fmt.Errorf("list chunks: %w", err)
@@ -232,115 +231,5 @@ func (db *DB) ListBlocks(ctx context.Context, agentID string, scope *string) ([]
 // DeletePlan is hippo.DeletePlan.
 type DeletePlan = hippo.DeletePlan
 
-// PlanDelete previews DeleteChunks(ctx, agentID, ids) without changing
-// anything.
-func (db *DB) PlanDelete(ctx context.Context, agentID string, ids []string) (*DeletePlan, error) {
-	tx, err := db.read.BeginTx(ctx, &sql.TxOptions{ReadOnly: true})
-	if err != nil {
-		return nil, err
-	}
-	defer tx.Rollback()
-	plan := &DeletePlan{Chunks: []*hippo.Chunk{}, NotFound: []string{}, Resurrected: []string{}}
-	seen := map[string]bool{}
-	var found []string
-	for _, id := range ids {
-		if seen[id] {
-			continue
-		}
-		seen[id] = true
-		query := `SELECT ` + listColumns + ` FROM chunks WHERE id = ?`
-		args := []any{id}
-		if agentID != "" {
-			query += ` AND agent_id = ?`
-			args = append(args, agentID)
-		}
-		cs, err := db.queryChunks(ctx, tx, query, args...)
-		if err != nil {
-			return nil, err
-		}
-		if len(cs) == 0 {
-			plan.NotFound = append(plan.NotFound, id)
-			continue
-		}
-		plan.Chunks = append(plan.Chunks, cs[0])
-		found = append(found, id)
-	}
-	for i, id := range found {
-		rows, err := tx.QueryContext(ctx, `SELECT id FROM chunks WHERE superseded_by = ? AND agent_id = ? ORDER BY id`,
-			id, plan.Chunks[i].AgentID)
-		if err != nil {
-			return nil, fmt.Errorf("find chunks superseded by %s: %w", id, err)
-		}
-		for rows.Next() {
-			var rid string
-			if err := rows.Scan(&rid); err != nil {
-				rows.Close()
-				return nil, err
-			}
-			if !seen[rid] {
-				plan.Resurrected = append(plan.Resurrected, rid)
-			}
-		}
-		if err := rows.Close(); err != nil {
-			return nil, err
-		}
-	}
-	return plan, nil
-}
-
 // PurgeFilter is hippo.PurgeFilter.
 type PurgeFilter = hippo.PurgeFilter
-
-// PurgeSuperseded hard-deletes superseded chunks and returns them (without
-// embeddings), oldest first. Unlike DeleteChunks it resurrects nothing: a
-// chunk superseded by a purged one is re-pointed to the purged chunk's
-// successor, so it stays superseded.
-func (db *DB) PurgeSuperseded(ctx context.Context, f PurgeFilter) ([]*hippo.Chunk, error) {
-	query := `SELECT ` + listColumns + ` FROM chunks WHERE superseded_by IS NOT NULL`
-	var args []any
-	if f.AgentID != "" {
-		query += ` AND agent_id = ?`
-		args = append(args, f.AgentID)
-	}
-	if !f.Before.IsZero() {
-		query += ` AND COALESCE(superseded_at, created_at) < ?`
-		args = append(args, formatTime(f.Before))
-	}
-	query += ` ORDER BY created_at, id`
-	if f.DryRun {
-		return db.queryChunks(ctx, db.read, query, args...)
-	}
-	if err := db.beforeWrite(ctx); err != nil {
-		return nil, err
-	}
-
-	tx, err := db.write.BeginTx(ctx, nil)
-	if err != nil {
-		return nil, err
-	}
-	defer tx.Rollback()
-	purged, err := db.queryChunks(ctx, tx, query, args...)
-	if err != nil {
-		return nil, err
-	}
-	next := engine.PurgeSuccessors(purged)
-	for _, c := range purged {
-		if _, err := tx.ExecContext(ctx, `UPDATE chunks SET superseded_by = ? WHERE superseded_by = ? AND agent_id = ?`,
-			next[c.ID], c.ID, c.AgentID); err != nil {
-			return nil, fmt.Errorf("re-point chunks superseded by %s: %w", c.ID, err)
-		}
-	}
-	for _, c := range purged {
-		if _, err := tx.ExecContext(ctx, `DELETE FROM chunks WHERE id = ?`, c.ID); err != nil {
-			return nil, fmt.Errorf("purge chunk %s: %w", c.ID, err)
-		}
-	}
-	if err := tx.Commit(); err != nil {
-		return nil, err
-	}
-	if len(purged) > 0 {
-		_ = db.pruneChanges(ctx, changeLogKeep)
-		db.afterBulkWrite(ctx)
-	}
-	return purged, nil
-}

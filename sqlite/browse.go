@@ -87,7 +87,7 @@ func (db *DB) BrowseChunks(ctx context.Context, q BrowseQuery) ([]Browsed, int, 
 		return out, total, nil
 	}
 	in := placeholders(len(ids))
-	chunks, err := db.queryChunks(ctx, db.read, `SELECT `+listColumns+` FROM chunks WHERE id IN (`+in+`)`, ids...)
+	chunks, err := queryChunks(ctx, db.read, `SELECT `+listColumns+` FROM chunks WHERE id IN (`+in+`)`, ids...)
 	if err != nil {
 		return nil, 0, err
 	}

@@ -154,84 +154,143 @@ func getChunk(ctx context.Context, q queryRower, agentID, id string) (*hippo.Chu
 	return c, err
 }
 
-// DeleteChunks hard-deletes chunks by ID (of agentID only, unless agentID
-// is "") and clears supersession references to them, so what they had
-// superseded is current again. It returns the IDs deleted and resurrected.
+// DeleteChunks implements hippo.Admin: engine.DeleteChunks, in one write
+// transaction.
 func (db *DB) DeleteChunks(ctx context.Context, agentID string, ids []string) (deleted, resurrected []string, err error) {
-	if err := db.beforeWrite(ctx); err != nil {
-		return nil, nil, err
-	}
-	tx, err := db.write.BeginTx(ctx, nil)
+	return engine.DeleteChunks(ctx, adminStore{db}, agentID, ids)
+}
+
+// PlanDelete implements hippo.Admin: engine.PlanDelete, in one read
+// transaction.
+func (db *DB) PlanDelete(ctx context.Context, agentID string, ids []string) (*hippo.DeletePlan, error) {
+	return engine.PlanDelete(ctx, adminStore{db}, agentID, ids)
+}
+
+// PurgeSuperseded implements hippo.Admin: engine.PurgeSuperseded.
+func (db *DB) PurgeSuperseded(ctx context.Context, f hippo.PurgeFilter) ([]*hippo.Chunk, error) {
+	return engine.PurgeSuperseded(ctx, adminStore{db}, f)
+}
+
+// adminStore is the database as engine.AdminStore; its transactions are
+// agentTx of no agent.
+type adminStore struct{ db *DB }
+
+func (s adminStore) AdminView(ctx context.Context, fn func(engine.AdminTx) error) error {
+	tx, err := s.db.read.BeginTx(ctx, &sql.TxOptions{ReadOnly: true})
 	if err != nil {
-		return nil, nil, err
+		return err
 	}
 	defer tx.Rollback()
-	deleted, resurrected, err = deleteChunksTx(ctx, tx, agentID, ids)
+	return fn(agentTx{tx: tx})
+}
+
+func (s adminStore) AdminUpdate(ctx context.Context, _ string, fn func(engine.AdminTx) error) error {
+	if err := s.db.beforeWrite(ctx); err != nil {
+		return err
+	}
+	tx, err := s.db.write.BeginTx(ctx, nil)
 	if err != nil {
-		return nil, nil, err
+		return err
 	}
-	if err := tx.Commit(); err != nil {
-		return nil, nil, err
+	defer tx.Rollback()
+	if err := fn(agentTx{tx: tx}); err != nil {
+		return err
 	}
-	db.afterBulkWrite(ctx)
-	return deleted, resurrected, nil
+	return tx.Commit()
 }
 
-func deleteChunksTx(ctx context.Context, tx sqlTx, agentID string, ids []string) (deleted, resurrected []string, err error) {
+func (s adminStore) AfterDelete(ctx context.Context) {
+	_ = s.db.pruneChanges(ctx, changeLogKeep)
+	s.db.afterBulkWrite(ctx)
+}
+
+// DeleteChunk implements engine.ChunkDeleter.
+func (t agentTx) DeleteChunk(ctx context.Context, agentID, id string) (string, error) {
+	query, args := `DELETE FROM chunks WHERE id = ?`, []any{id}
+	if agentID != "" {
+		query += ` AND agent_id = ?`
+		args = append(args, agentID)
+	}
+	var owner string
+	err := t.tx.QueryRowContext(ctx, query+` RETURNING agent_id`, args...).Scan(&owner)
+	if err == sql.ErrNoRows {
+		return "", nil
+	}
+	return owner, err
+}
+
+// Unsupersede implements engine.ChunkDeleter.
+func (t agentTx) Unsupersede(ctx context.Context, owner, id string) ([]string, error) {
+	return queryIDs(ctx, t.tx, `UPDATE chunks SET superseded_by = NULL, superseded_at = NULL
+		WHERE superseded_by = ? AND agent_id = ? RETURNING id`, id, owner)
+}
+
+// Listed implements engine.AdminTx.
+func (t agentTx) Listed(ctx context.Context, agentID, id string) (*hippo.Chunk, error) {
+	query, args := `SELECT `+listColumns+` FROM chunks WHERE id = ?`, []any{id}
+	if agentID != "" {
+		query += ` AND agent_id = ?`
+		args = append(args, agentID)
+	}
+	cs, err := queryChunks(ctx, t.tx, query, args...)
+	if err != nil || len(cs) == 0 {
+		return nil, err
+	}
+	return cs[0], nil
+}
+
+// SupersededBy implements engine.AdminTx.
+func (t agentTx) SupersededBy(ctx context.Context, owner, id string) ([]string, error) {
+	return queryIDs(ctx, t.tx, `SELECT id FROM chunks WHERE superseded_by = ? AND agent_id = ? ORDER BY id`, id, owner)
+}
+
+// Superseded implements engine.AdminTx.
+func (t agentTx) Superseded(ctx context.Context, f hippo.PurgeFilter) ([]*hippo.Chunk, error) {
+	query := `SELECT ` + listColumns + ` FROM chunks WHERE superseded_by IS NOT NULL`
+	var args []any
+	if f.AgentID != "" {
+		query += ` AND agent_id = ?`
+		args = append(args, f.AgentID)
+	}
+	if !f.Before.IsZero() {
+		query += ` AND COALESCE(superseded_at, created_at) < ?`
+		args = append(args, formatTime(f.Before))
+	}
+	return queryChunks(ctx, t.tx, query+` ORDER BY created_at, id`, args...)
+}
+
+// Repoint implements engine.AdminTx.
+func (t agentTx) Repoint(ctx context.Context, owner, id, next string) error {
+	_, err := t.tx.ExecContext(ctx, `UPDATE chunks SET superseded_by = ? WHERE superseded_by = ? AND agent_id = ?`, next, id, owner)
+	return err
+}
+
+// Purge implements engine.AdminTx.
+func (t agentTx) Purge(ctx context.Context, ids []string) error {
 	for _, id := range ids {
-		query := `DELETE FROM chunks WHERE id = ?`
-		args := []any{id}
-		if agentID != "" {
-			query += ` AND agent_id = ?`
-			args = append(args, agentID)
-		}
-		var owner string
-		err := tx.QueryRowContext(ctx, query+` RETURNING agent_id`, args...).Scan(&owner)
-		if err == sql.ErrNoRows {
-			continue
-		} else if err != nil {
-			return nil, nil, fmt.Errorf("delete chunk %s: %w", id, err)
-		}
-		deleted = append(deleted, id)
-		// Only the owner's chunks: a supersession link from another agent
-		// (which only a crafted import makes) is that agent's to keep.
-		rows, err := tx.QueryContext(ctx, `UPDATE chunks SET superseded_by = NULL, superseded_at = NULL
-			WHERE superseded_by = ? AND agent_id = ? RETURNING id`, id, owner)
-		if err != nil {
-			return nil, nil, fmt.Errorf("resurrect chunks superseded by %s: %w", id, err)
-		}
-		for rows.Next() {
-			var rid string
-			if err := rows.Scan(&rid); err != nil {
-				rows.Close()
-				return nil, nil, err
-			}
-			resurrected = append(resurrected, rid)
-		}
-		if err := rows.Close(); err != nil {
-			return nil, nil, err
+		if _, err := t.tx.ExecContext(ctx, `DELETE FROM chunks WHERE id = ?`, id); err != nil {
+			return err
 		}
 	}
-	// A chunk deleted in the same call is not resurrected.
-	resurrected = without(resurrected, deleted)
-	return deleted, resurrected, nil
+	return nil
 }
 
-func without(xs, drop []string) []string {
-	if len(drop) == 0 {
-		return xs
+// queryIDs runs query and returns the IDs of its rows.
+func queryIDs(ctx context.Context, q querier, query string, args ...any) ([]string, error) {
+	rows, err := q.QueryContext(ctx, query, args...)
+	if err != nil {
+		return nil, err
 	}
-	skip := make(map[string]bool, len(drop))
-	for _, d := range drop {
-		skip[d] = true
-	}
-	out := xs[:0]
-	for _, x := range xs {
-		if !skip[x] {
-			out = append(out, x)
+	var ids []string
+	for rows.Next() {
+		var id string
+		if err := rows.Scan(&id); err != nil {
+			rows.Close()
+			return nil, err
 		}
+		ids = append(ids, id)
 	}
-	return out
+	return ids, closeRows(rows)
 }
 
 // afterBulkWrite is the store's hook after a write that deleted or

@@ -150,7 +150,7 @@ func recalledChunks(ctx context.Context, db *DB, q querier, agent string, ids []
 		args = append(args, id)
 	}
 	args = append(args, agent)
-	return db.queryChunks(ctx, q, `SELECT `+recalledColumns+` FROM chunks WHERE id IN (`+
+	return queryChunks(ctx, q, `SELECT `+recalledColumns+` FROM chunks WHERE id IN (`+
 		placeholders(len(ids))+`) AND +agent_id = ?`, args...)
 }
 
@@ -187,11 +187,6 @@ func (t storeTx) Supersedes(ctx context.Context, id string) (bool, error) {
 		return false, err
 	}
 	return n > 0, nil
-}
-
-// Delete implements engine.Tx.
-func (t storeTx) Delete(ctx context.Context, ids []string) (deleted, resurrected []string, err error) {
-	return deleteChunksTx(ctx, t.tx, t.agent, ids)
 }
 
 // SetContent implements engine.Tx: a dedup collision is ECONFLICT.
