@@ -8,6 +8,11 @@ import (
 	"github.com/hippo-mem/hippo"
 )
 
+// BatchRows is the most rows a batch reads or writes in one call of
+// Tx.SameMemories or Tx.InsertMany: a statement each, within any
+// database's limit on a statement's parameters.
+const BatchRows = 100
+
 // StoreMemories implements hippo.MemoryService: each item as StoreMemory
 // stores it, with one embedding request for the new contents and one write
 // transaction for the batch.
@@ -51,7 +56,7 @@ func (m *Memory) StoreMemories(ctx context.Context, items []hippo.StoreInput) (*
 	}
 	clear(vecs)
 	if err := m.s.View(ctx, func(tx Tx) error {
-		found, err := tx.SameMemories(ctx, m.opts.Scope, hashes)
+		found, err := sameMemories(ctx, tx, m.opts.Scope, hashes)
 		for h := range found {
 			vecs[h] = nil
 		}
@@ -127,7 +132,7 @@ func (m *Memory) writeBatch(ctx context.Context, valid []storing, at []int, hash
 	err = m.s.Update(ctx, func(tx Tx) error {
 		missing = missing[:0]
 		now := m.clock.Now()
-		stored, err := tx.SameMemories(ctx, m.opts.Scope, hashes)
+		stored, err := sameMemories(ctx, tx, m.opts.Scope, hashes)
 		if err != nil {
 			return fmt.Errorf("look up memories: %w", err)
 		}
@@ -152,6 +157,7 @@ func (m *Memory) writeBatch(ctx context.Context, valid []storing, at []int, hash
 				continue
 			}
 			c := m.newMemory(it, vec, now)
+			c.ID = NewChunkID(now)
 			insert = append(insert, c)
 			pending[c], stored[it.hash] = true, c
 			r.Chunk, r.Duplicate = c, false
@@ -165,10 +171,30 @@ func (m *Memory) writeBatch(ctx context.Context, valid []storing, at []int, hash
 		if err := tx.LockModel(ctx, m.opts.Embedder.Model(), len(insert[0].Embedding)); err != nil {
 			return err
 		}
-		return tx.InsertMany(ctx, insert)
+		for start := 0; start < len(insert); start += BatchRows {
+			if err := tx.InsertMany(ctx, insert[start:min(start+BatchRows, len(insert))]); err != nil {
+				return err
+			}
+		}
+		return nil
 	})
 	if errors.Is(err, errMissing) {
 		return missing, nil
 	}
 	return nil, err
+}
+
+// sameMemories is Tx.SameMemories for any number of hashes.
+func sameMemories(ctx context.Context, tx Tx, scope string, hashes []string) (map[string]*hippo.Chunk, error) {
+	out := make(map[string]*hippo.Chunk, len(hashes))
+	for start := 0; start < len(hashes); start += BatchRows {
+		found, err := tx.SameMemories(ctx, scope, hashes[start:min(start+BatchRows, len(hashes))])
+		if err != nil {
+			return nil, err
+		}
+		for _, c := range found {
+			out[c.ContentHash] = c
+		}
+	}
+	return out, nil
 }

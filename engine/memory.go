@@ -49,11 +49,12 @@ type Tx interface {
 	// SameMemory is the memory (kind memory) in scope with this content
 	// hash, nil when there is none.
 	SameMemory(ctx context.Context, scope, hash string) (*hippo.Chunk, error)
-	// SameMemories is SameMemory for many hashes: the memories found, by
-	// content hash.
-	SameMemories(ctx context.Context, scope string, hashes []string) (map[string]*hippo.Chunk, error)
-	// InsertMany inserts chunks as Insert does, in as few statements as
-	// the store can.
+	// SameMemories is SameMemory for at most BatchRows hashes: the
+	// memories found (and maybe others sharing a hash's first 32
+	// characters).
+	SameMemories(ctx context.Context, scope string, hashes []string) ([]*hippo.Chunk, error)
+	// InsertMany inserts at most BatchRows chunks, their IDs set, as
+	// Insert does, in as few statements as the store can.
 	InsertMany(ctx context.Context, cs []*hippo.Chunk) error
 	// LockModel takes the model lock for model and dim, or checks it:
 	// ECONFLICT when it holds another.
