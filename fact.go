@@ -39,7 +39,9 @@ type FactPair struct {
 
 // Extractor pulls discrete facts out of free text.
 type Extractor interface {
-	ExtractFacts(ctx context.Context, text string) ([]Fact, error)
+	// ExtractFacts returns the facts stated in text and the LLM calls it
+	// made to find them (none for an offline extractor).
+	ExtractFacts(ctx context.Context, text string) ([]Fact, []LLMCall, error)
 }
 
 // NoFactsExplainer is implemented by an Extractor that can say why a text
@@ -51,9 +53,10 @@ type NoFactsExplainer interface {
 }
 
 // Classifier decides, in one call, the verdict of each pair. It returns one
-// verdict per pair, in order.
+// verdict per pair, in order, and the LLM calls it made (none for an
+// offline classifier).
 type Classifier interface {
-	ClassifyFacts(ctx context.Context, pairs []FactPair) ([]Verdict, error)
+	ClassifyFacts(ctx context.Context, pairs []FactPair) ([]Verdict, []LLMCall, error)
 }
 
 // Action is what remember_facts did with one extracted fact.

@@ -112,5 +112,7 @@ type Embedder interface {
 
 // LLM completes a conversation given a system prompt.
 type LLM interface {
-	Complete(ctx context.Context, system string, messages []Message) (string, error)
+	// Complete returns the reply and what the call cost as the provider
+	// reported it: nil when it reported nothing.
+	Complete(ctx context.Context, system string, messages []Message) (reply string, usage *LLMCall, err error)
 }

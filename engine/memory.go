@@ -481,7 +481,7 @@ func (m *Memory) UpdateChunk(ctx context.Context, id, content string) (*hippo.Ch
 // RememberFacts implements hippo.MemoryService: one extraction call, one
 // embedding request for all facts, at most one classification call, and
 // every change applied in one transaction. The result's LLMCalls are the
-// LLM calls' tokens (hippo.WithUsageSink).
+// LLM calls' tokens, as the extractor and the classifier report them.
 func (m *Memory) RememberFacts(ctx context.Context, text string) (*hippo.RememberResult, error) {
 	return m.Remember(ctx, hippo.RememberInput{Text: text})
 }
@@ -492,15 +492,16 @@ func (m *Memory) RememberFacts(ctx context.Context, text string) (*hippo.Remembe
 // (Tx.PutInput) when at least one fact refers to it. A restated fact
 // keeps the provenance of its first statement.
 func (m *Memory) Remember(ctx context.Context, in hippo.RememberInput) (*hippo.RememberResult, error) {
-	ctx, spent := hippo.WithUsageSink(ctx)
-	res, err := m.rememberFacts(ctx, in)
+	calls := []hippo.LLMCall{}
+	res, err := m.rememberFacts(ctx, in, &calls)
 	if res != nil {
-		res.LLMCalls = spent()
+		res.LLMCalls = calls
 	}
 	return res, err
 }
 
-func (m *Memory) rememberFacts(ctx context.Context, in hippo.RememberInput) (*hippo.RememberResult, error) {
+// rememberFacts is Remember, appending the LLM calls it makes to calls.
+func (m *Memory) rememberFacts(ctx context.Context, in hippo.RememberInput, calls *[]hippo.LLMCall) (*hippo.RememberResult, error) {
 	if err := m.touch(ctx); err != nil {
 		return nil, err
 	}
@@ -518,7 +519,8 @@ func (m *Memory) rememberFacts(ctx context.Context, in hippo.RememberInput) (*hi
 	if m.opts.Embedder == nil {
 		return nil, hippo.Errorf(hippo.EINVALID, "no embedder configured")
 	}
-	extracted, err := m.opts.Extractor.ExtractFacts(ctx, text)
+	extracted, used, err := m.opts.Extractor.ExtractFacts(ctx, text)
+	*calls = append(*calls, used...)
 	if err != nil {
 		return nil, fmt.Errorf("extract facts: %w", err)
 	}
@@ -541,7 +543,8 @@ func (m *Memory) rememberFacts(ctx context.Context, in hippo.RememberInput) (*hi
 	}
 	if pairs := FactPairs(cfg, plans); len(pairs) > 0 && m.opts.Classifier != nil {
 		// One classification call for every ambiguous pair.
-		verdicts, err := m.opts.Classifier.ClassifyFacts(ctx, pairs)
+		verdicts, used, err := m.opts.Classifier.ClassifyFacts(ctx, pairs)
+		*calls = append(*calls, used...)
 		if err != nil {
 			return nil, fmt.Errorf("classify facts: %w", err)
 		}

@@ -32,22 +32,24 @@ func NewClassifier(client hippo.LLM) *Classifier {
 }
 
 // ClassifyFacts asks the LLM once for the verdict of every pair and returns
-// exactly one verdict per pair, in order. No pairs, no call. A pair the
+// exactly one verdict per pair, in order, with the call's usage when the
+// LLM reported it (purpose "classify"). No pairs, no call. A pair the
 // reply leaves out or answers with an unknown word is hippo.Distinct, which
 // keeps both facts and so loses nothing.
-func (c *Classifier) ClassifyFacts(ctx context.Context, pairs []hippo.FactPair) ([]hippo.Verdict, error) {
+func (c *Classifier) ClassifyFacts(ctx context.Context, pairs []hippo.FactPair) ([]hippo.Verdict, []hippo.LLMCall, error) {
 	if len(pairs) == 0 {
-		return []hippo.Verdict{}, nil
+		return []hippo.Verdict{}, nil, nil
 	}
 	user, err := render("pairs.tmpl", pairs)
 	if err != nil {
-		return nil, fmt.Errorf("llm: fact classification failed: %w", err)
+		return nil, nil, fmt.Errorf("llm: fact classification failed: %w", err)
 	}
-	reply, err := c.client.Complete(hippo.WithLLMPurpose(ctx, "classify"), classifyPrompt, []hippo.Message{{Role: "user", Content: user}})
+	reply, usage, err := c.client.Complete(ctx, classifyPrompt, []hippo.Message{{Role: "user", Content: user}})
+	calls := called(usage, "classify")
 	if err != nil {
-		return nil, fmt.Errorf("llm: fact classification failed: %w", err)
+		return nil, calls, fmt.Errorf("llm: fact classification failed: %w", err)
 	}
-	return parseVerdicts(reply, len(pairs)), nil
+	return parseVerdicts(reply, len(pairs)), calls, nil
 }
 
 // parseVerdicts reads n verdicts out of a classification reply. It tries,

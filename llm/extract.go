@@ -39,18 +39,34 @@ func NewExtractor(client hippo.LLM) *Extractor {
 
 // ExtractFacts asks the LLM once for the facts stated in text, each a
 // standalone third-person statement about the user with an intensity in
-// [0,1]. Blank text yields no facts without a call. A reply with no
+// [0,1], and returns the call's usage when the LLM reported it (purpose
+// "extract"). Blank text yields no facts without a call. A reply with no
 // readable JSON is an EINTERNAL *hippo.Error; one with no facts yields an
 // empty slice.
-func (e *Extractor) ExtractFacts(ctx context.Context, text string) ([]hippo.Fact, error) {
+func (e *Extractor) ExtractFacts(ctx context.Context, text string) ([]hippo.Fact, []hippo.LLMCall, error) {
 	if strings.TrimSpace(text) == "" {
-		return []hippo.Fact{}, nil
+		return []hippo.Fact{}, nil, nil
 	}
-	reply, err := e.client.Complete(hippo.WithLLMPurpose(ctx, "extract"), extractPrompt, []hippo.Message{{Role: "user", Content: text}})
+	reply, usage, err := e.client.Complete(ctx, extractPrompt, []hippo.Message{{Role: "user", Content: text}})
+	calls := called(usage, "extract")
 	if err != nil {
-		return nil, fmt.Errorf("llm: fact extraction failed: %w", err)
+		return nil, calls, fmt.Errorf("llm: fact extraction failed: %w", err)
 	}
-	return parseFacts(reply)
+	facts, err := parseFacts(reply)
+	return facts, calls, err
+}
+
+// called is the usage of one call made for purpose, as a list: none when
+// the LLM reported none.
+func called(usage *hippo.LLMCall, purpose string) []hippo.LLMCall {
+	if usage == nil {
+		return nil
+	}
+	c := *usage
+	if c.Purpose == "" {
+		c.Purpose = purpose
+	}
+	return []hippo.LLMCall{c}
 }
 
 // parseFacts reads the facts out of an extraction reply: a bare array, a

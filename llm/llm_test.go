@@ -17,6 +17,7 @@ import (
 type fakeLLM struct {
 	reply string
 	err   error
+	usage *hippo.LLMCall // reported by every call
 
 	mu    sync.Mutex
 	calls []fakeCall
@@ -27,14 +28,33 @@ type fakeCall struct {
 	messages []hippo.Message
 }
 
-func (f *fakeLLM) Complete(ctx context.Context, system string, messages []hippo.Message) (string, error) {
+func (f *fakeLLM) Complete(ctx context.Context, system string, messages []hippo.Message) (string, *hippo.LLMCall, error) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	f.calls = append(f.calls, fakeCall{system: system, messages: messages})
 	if f.err != nil {
-		return "", f.err
+		return "", nil, f.err
 	}
-	return f.reply, nil
+	return f.reply, f.usage, nil
+}
+
+// TestLLMCallsReported: the extractor and the classifier return the usage
+// their call reported, marked with what it was for; none when the LLM
+// reported none.
+func TestLLMCallsReported(t *testing.T) {
+	ctx := context.Background()
+	usage := &hippo.LLMCall{Model: "m", PromptTokens: 12, CompletionTokens: 3}
+	_, calls, err := NewExtractor(&fakeLLM{reply: `[{"fact":"User likes Go","intensity":0.5}]`, usage: usage}).ExtractFacts(ctx, "I like Go")
+	if want := (hippo.LLMCall{Purpose: "extract", Model: "m", PromptTokens: 12, CompletionTokens: 3}); err != nil || len(calls) != 1 || calls[0] != want {
+		t.Errorf("extract: calls %+v, %v; want [%+v]", calls, err, want)
+	}
+	_, calls, err = NewClassifier(&fakeLLM{reply: `["DISTINCT"]`, usage: usage}).ClassifyFacts(ctx, []hippo.FactPair{{New: "a", Existing: "b"}})
+	if want := (hippo.LLMCall{Purpose: "classify", Model: "m", PromptTokens: 12, CompletionTokens: 3}); err != nil || len(calls) != 1 || calls[0] != want {
+		t.Errorf("classify: calls %+v, %v; want [%+v]", calls, err, want)
+	}
+	if _, calls, err := NewExtractor(&fakeLLM{reply: `[]`}).ExtractFacts(ctx, "I like Go"); err != nil || calls != nil {
+		t.Errorf("no usage reported: calls %+v, %v; want none", calls, err)
+	}
 }
 
 // fact is a hippo.Fact literal for tables.
@@ -45,7 +65,7 @@ func fact(content string, intensity float64) hippo.Fact {
 func TestExtractFactsSeedExample(t *testing.T) {
 	const text = "I NEVER want to use Redux again, it was a nightmare. Oh and I tried that new café on Sukhumvit."
 	client := &fakeLLM{reply: `[{"fact":"User strongly dislikes Redux","intensity":0.85},{"fact":"User tried a café on Sukhumvit","intensity":0.15}]`}
-	facts, err := NewExtractor(client).ExtractFacts(context.Background(), text)
+	facts, _, err := NewExtractor(client).ExtractFacts(context.Background(), text)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -101,7 +121,7 @@ func TestExtractFactsErrors(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			facts, err := NewExtractor(tt.client).ExtractFacts(context.Background(), tt.text)
+			facts, _, err := NewExtractor(tt.client).ExtractFacts(context.Background(), tt.text)
 			if got := hippo.ErrorCode(err); got != tt.wantCode {
 				t.Errorf("code = %q, want %q (err %v)", got, tt.wantCode, err)
 			}
@@ -293,7 +313,7 @@ func TestClassifyFacts(t *testing.T) {
 		{New: "User likes Rust", Existing: "User likes\nGo"},
 	}
 	client := &fakeLLM{reply: `{"verdicts":[{"pair":1,"verdict":"SUPERSEDES"},{"pair":2,"verdict":"DUPLICATE"},{"pair":3,"verdict":"DISTINCT"}]}`}
-	got, err := NewClassifier(client).ClassifyFacts(context.Background(), pairs)
+	got, _, err := NewClassifier(client).ClassifyFacts(context.Background(), pairs)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -328,7 +348,7 @@ func TestClassifyFacts(t *testing.T) {
 
 func TestClassifyFactsNoPairs(t *testing.T) {
 	client := &fakeLLM{err: errors.New("must not be called")}
-	got, err := NewClassifier(client).ClassifyFacts(context.Background(), nil)
+	got, _, err := NewClassifier(client).ClassifyFacts(context.Background(), nil)
 	if err != nil || got == nil || len(got) != 0 {
 		t.Errorf("ClassifyFacts(nil) = %v, %v; want empty, nil", got, err)
 	}
@@ -340,7 +360,7 @@ func TestClassifyFactsNoPairs(t *testing.T) {
 func TestClassifyFactsLLMError(t *testing.T) {
 	boom := errors.New("boom")
 	client := &fakeLLM{err: boom}
-	_, err := NewClassifier(client).ClassifyFacts(context.Background(), []hippo.FactPair{{New: "a", Existing: "b"}})
+	_, _, err := NewClassifier(client).ClassifyFacts(context.Background(), []hippo.FactPair{{New: "a", Existing: "b"}})
 	if !errors.Is(err, boom) {
 		t.Fatalf("err = %v, want it to wrap %v", err, boom)
 	}

@@ -22,20 +22,20 @@ var _ hippo.Classifier = (*Classifier)(nil)
 // NewClassifier returns the default classifier.
 func NewClassifier() *Classifier { return &Classifier{} }
 
-// ClassifyFacts returns one verdict per pair, in order.
-func (c *Classifier) ClassifyFacts(ctx context.Context, pairs []hippo.FactPair) ([]hippo.Verdict, error) {
+// ClassifyFacts returns one verdict per pair, in order; it calls no LLM.
+func (c *Classifier) ClassifyFacts(ctx context.Context, pairs []hippo.FactPair) ([]hippo.Verdict, []hippo.LLMCall, error) {
 	if err := ctx.Err(); err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	v, err := loadVocab()
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	out := make([]hippo.Verdict, len(pairs))
 	for i, p := range pairs {
 		out[i] = classify(v, parseStatement(p.Existing), parseStatement(p.New))
 	}
-	return out, nil
+	return out, nil, nil
 }
 
 // statement is a fact read as subject, relation and value.

@@ -65,7 +65,7 @@ func TestClassifyFacts(t *testing.T) {
 	for _, tt := range tests {
 		pairs = append(pairs, hippo.FactPair{New: tt.new, Existing: tt.existing})
 	}
-	got, err := NewClassifier().ClassifyFacts(context.Background(), pairs)
+	got, _, err := NewClassifier().ClassifyFacts(context.Background(), pairs)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -80,11 +80,11 @@ func TestClassifyFacts(t *testing.T) {
 }
 
 func TestClassifyFactsEmpty(t *testing.T) {
-	got, err := NewClassifier().ClassifyFacts(context.Background(), nil)
+	got, _, err := NewClassifier().ClassifyFacts(context.Background(), nil)
 	if err != nil || len(got) != 0 {
 		t.Fatalf("got %v, %v; want no verdicts", got, err)
 	}
-	got, err = NewClassifier().ClassifyFacts(context.Background(), []hippo.FactPair{{New: "", Existing: "!!!"}})
+	got, _, err = NewClassifier().ClassifyFacts(context.Background(), []hippo.FactPair{{New: "", Existing: "!!!"}})
 	if err != nil || len(got) != 1 {
 		t.Fatalf("got %v, %v; want one verdict", got, err)
 	}
@@ -105,7 +105,7 @@ func TestVerdictSet(t *testing.T) {
 	for i, s := range set {
 		pairs[i] = s.p
 	}
-	got, err := NewClassifier().ClassifyFacts(context.Background(), pairs)
+	got, _, err := NewClassifier().ClassifyFacts(context.Background(), pairs)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -140,7 +140,7 @@ func TestUpdatesInBand(t *testing.T) {
 // Redux fact alone.
 func TestSeedScenario(t *testing.T) {
 	ctx := context.Background()
-	facts, err := NewExtractor().ExtractFacts(ctx,
+	facts, _, err := NewExtractor().ExtractFacts(ctx,
 		"I NEVER want to use Redux again, it was a nightmare. Oh and I tried that new café on Sukhumvit.")
 	if err != nil || len(facts) != 2 {
 		t.Fatalf("extract: %v, %+v", err, facts)

@@ -28,10 +28,10 @@ var _ hippo.Extractor = (*Extractor)(nil)
 func NewExtractor() *Extractor { return &Extractor{} }
 
 // ExtractFacts returns the facts stated in text, in order, without
-// repeats.
-func (x *Extractor) ExtractFacts(ctx context.Context, text string) ([]hippo.Fact, error) {
+// repeats; it calls no LLM.
+func (x *Extractor) ExtractFacts(ctx context.Context, text string) ([]hippo.Fact, []hippo.LLMCall, error) {
 	if err := ctx.Err(); err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	var all []*extracted
 	seen := map[string]bool{}
@@ -56,7 +56,7 @@ func (x *Extractor) ExtractFacts(ctx context.Context, text string) ([]hippo.Fact
 	for i, f := range all {
 		facts[i] = hippo.Fact{Content: capitalized(f.content), Intensity: f.sig.intensity(), Replaces: f.replaces}
 	}
-	return facts, nil
+	return facts, nil, nil
 }
 
 // capitalized returns content with its first letter upper case when its

@@ -10,7 +10,7 @@ import (
 )
 
 func TestExtractFactsSeedExample(t *testing.T) {
-	facts, err := NewExtractor().ExtractFacts(context.Background(),
+	facts, _, err := NewExtractor().ExtractFacts(context.Background(),
 		"I NEVER want to use Redux again, it was a nightmare. Oh and I tried that new café on Sukhumvit.")
 	if err != nil {
 		t.Fatal(err)
@@ -62,7 +62,7 @@ func TestExtractFacts(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.text, func(t *testing.T) {
-			facts, err := NewExtractor().ExtractFacts(context.Background(), tt.text)
+			facts, _, err := NewExtractor().ExtractFacts(context.Background(), tt.text)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -469,7 +469,7 @@ func TestExtractFactsChangesOfState(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.text, func(t *testing.T) {
-			facts, err := NewExtractor().ExtractFacts(context.Background(), tt.text)
+			facts, _, err := NewExtractor().ExtractFacts(context.Background(), tt.text)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -513,7 +513,7 @@ func TestNoFactsReason(t *testing.T) {
 
 func contents(t *testing.T, text string) []string {
 	t.Helper()
-	facts, err := NewExtractor().ExtractFacts(context.Background(), text)
+	facts, _, err := NewExtractor().ExtractFacts(context.Background(), text)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -542,7 +542,7 @@ func TestIntensityBands(t *testing.T) {
 		{"I NEVER want to use Redux again, it was a nightmare.", 0.6, 0.85},
 	}
 	for _, tt := range tests {
-		facts, err := NewExtractor().ExtractFacts(context.Background(), tt.text)
+		facts, _, err := NewExtractor().ExtractFacts(context.Background(), tt.text)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -721,7 +721,7 @@ func scoreExtraction(t *testing.T, cases []extractionCase, verbose bool) extract
 	var s extractionScore
 	s.texts = len(cases)
 	for _, c := range cases {
-		facts, err := NewExtractor().ExtractFacts(context.Background(), c.Text)
+		facts, _, err := NewExtractor().ExtractFacts(context.Background(), c.Text)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -848,7 +848,7 @@ func BenchmarkExtractFacts(b *testing.B) {
 	b.ResetTimer()
 	for b.Loop() {
 		for _, t := range texts {
-			if _, err := x.ExtractFacts(ctx, t); err != nil {
+			if _, _, err := x.ExtractFacts(ctx, t); err != nil {
 				b.Fatal(err)
 			}
 		}

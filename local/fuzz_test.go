@@ -30,7 +30,7 @@ func FuzzExtractFacts(f *testing.F) {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, text string) {
-		facts, err := NewExtractor().ExtractFacts(context.Background(), text)
+		facts, _, err := NewExtractor().ExtractFacts(context.Background(), text)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -48,7 +48,7 @@ func FuzzClassifyFacts(f *testing.F) {
 		f.Add("User lives in Berlin", a)
 	}
 	f.Fuzz(func(t *testing.T, existing, new string) {
-		got, err := NewClassifier().ClassifyFacts(context.Background(), []hippo.FactPair{{New: new, Existing: existing}})
+		got, _, err := NewClassifier().ClassifyFacts(context.Background(), []hippo.FactPair{{New: new, Existing: existing}})
 		if err != nil || len(got) != 1 {
 			t.Fatalf("got %v, %v", got, err)
 		}

@@ -335,7 +335,9 @@ func TestInternalError(t *testing.T) {
 
 type panicExtractor struct{}
 
-func (panicExtractor) ExtractFacts(context.Context, string) ([]hippo.Fact, error) { panic("boom") }
+func (panicExtractor) ExtractFacts(context.Context, string) ([]hippo.Fact, []hippo.LLMCall, error) {
+	panic("boom")
+}
 
 func TestRecallConversation(t *testing.T) {
 	e := newEnv(t, func(c *mcp.Config) { c.MessagesTable = "messages" })

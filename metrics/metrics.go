@@ -234,9 +234,9 @@ type llm struct {
 	m *Metrics
 }
 
-func (l *llm) Complete(ctx context.Context, system string, messages []hippo.Message) (string, error) {
+func (l *llm) Complete(ctx context.Context, system string, messages []hippo.Message) (string, *hippo.LLMCall, error) {
 	start := time.Now()
-	s, err := l.LLM.Complete(ctx, system, messages)
+	s, usage, err := l.LLM.Complete(ctx, system, messages)
 	l.m.observe(LLM, start, err)
-	return s, err
+	return s, usage, err
 }

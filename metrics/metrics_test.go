@@ -15,8 +15,8 @@ import (
 
 type failingLLM struct{}
 
-func (failingLLM) Complete(context.Context, string, []hippo.Message) (string, error) {
-	return "", errors.New("down")
+func (failingLLM) Complete(context.Context, string, []hippo.Message) (string, *hippo.LLMCall, error) {
+	return "", nil, errors.New("down")
 }
 
 // TestWrappers: the embedder wrapper keeps the configuration an embedder
@@ -33,7 +33,7 @@ func TestWrappers(t *testing.T) {
 	if _, err := w.Embed(context.Background(), []string{"a", "b", "c"}); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := m.WrapLLM(failingLLM{}).Complete(context.Background(), "", nil); err == nil {
+	if _, _, err := m.WrapLLM(failingLLM{}).Complete(context.Background(), "", nil); err == nil {
 		t.Fatal("the wrapper hid the LLM's error")
 	}
 	m.Tokens(metrics.LLM, 10, 0)

@@ -64,8 +64,9 @@ func NewLLM(cfg Config) (*LLM, error) {
 func (l *LLM) Model() string { return l.model }
 
 // Complete sends the system prompt, when not empty, followed by messages
-// and returns the first choice's content. An empty reply is an error.
-func (l *LLM) Complete(ctx context.Context, system string, messages []hippo.Message) (string, error) {
+// and returns the first choice's content and the response's usage (nil
+// when it has none). An empty reply is an error.
+func (l *LLM) Complete(ctx context.Context, system string, messages []hippo.Message) (string, *hippo.LLMCall, error) {
 	msgs := make([]hippo.Message, 0, len(messages)+1)
 	if system != "" {
 		msgs = append(msgs, hippo.Message{Role: "system", Content: system})
@@ -78,28 +79,29 @@ func (l *LLM) Complete(ctx context.Context, system string, messages []hippo.Mess
 		MaxTokens:   l.maxTokens,
 	})
 	if err != nil {
-		return "", err
+		return "", nil, err
 	}
 	var resp chatResponse
 	if err := json.Unmarshal(body, &resp); err != nil {
-		return "", l.c.errorf(hippo.EINTERNAL, "response is not a chat completion (%v): %s", err, l.c.excerpt(body))
+		return "", nil, l.c.errorf(hippo.EINTERNAL, "response is not a chat completion (%v): %s", err, l.c.excerpt(body))
 	}
 	if len(resp.Choices) == 0 {
 		// OpenRouter reports some upstream failures as a 200 with an error.
 		if msg := errorField(resp.Error); msg != "" {
-			return "", l.c.errorf(hippo.EINTERNAL, "no choices returned: %s", l.c.excerpt([]byte(msg)))
+			return "", nil, l.c.errorf(hippo.EINTERNAL, "no choices returned: %s", l.c.excerpt([]byte(msg)))
 		}
-		return "", l.c.errorf(hippo.EINTERNAL, "no choices returned")
+		return "", nil, l.c.errorf(hippo.EINTERNAL, "no choices returned")
 	}
 	resp.Usage.report(l.c.onUsage, l.model)
+	var usage *hippo.LLMCall
 	if u := resp.Usage; u != nil {
-		hippo.RecordLLMCall(ctx, hippo.LLMCall{Model: l.model, PromptTokens: u.PromptTokens, CompletionTokens: u.CompletionTokens})
+		usage = &hippo.LLMCall{Model: l.model, PromptTokens: u.PromptTokens, CompletionTokens: u.CompletionTokens}
 	}
 	ch := resp.Choices[0]
 	if strings.TrimSpace(ch.Message.Content) == "" {
-		return "", l.c.errorf(hippo.EINTERNAL, "empty completion (finish_reason %q)", ch.FinishReason)
+		return "", usage, l.c.errorf(hippo.EINTERNAL, "empty completion (finish_reason %q)", ch.FinishReason)
 	}
-	return ch.Message.Content, nil
+	return ch.Message.Content, usage, nil
 }
 
 // chatRequest always sends temperature and max_tokens, even when zero.

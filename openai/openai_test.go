@@ -680,7 +680,7 @@ func TestKeyNeverInError(t *testing.T) {
 			e, _ := newEmbedder(t, Config{BaseURL: s.URL, APIKey: testKey, MaxRetries: 1})
 			_, eerr := e.Embed(context.Background(), []string{"a"})
 			l, _ := newLLM(t, Config{BaseURL: s.URL, APIKey: testKey, MaxRetries: 1})
-			_, lerr := l.Complete(context.Background(), "sys", []hippo.Message{{Role: "user", Content: "hi"}})
+			_, _, lerr := l.Complete(context.Background(), "sys", []hippo.Message{{Role: "user", Content: "hi"}})
 			for _, err := range []error{eerr, lerr} {
 				if err == nil {
 					t.Fatal("got no error")
@@ -730,7 +730,7 @@ func chat(content string) func(w http.ResponseWriter, _ *http.Request, _ int, _ 
 func TestComplete(t *testing.T) {
 	s := newServer(t, chat(`{"facts":[]}`))
 	l, _ := newLLM(t, Config{BaseURL: s.URL + "/api/v1/", APIKey: testKey})
-	got, err := l.Complete(context.Background(), "You extract facts.", []hippo.Message{
+	got, _, err := l.Complete(context.Background(), "You extract facts.", []hippo.Message{
 		{Role: "user", Content: "I live in Lyon."},
 		{Role: "assistant", Content: "Noted."},
 	})
@@ -791,7 +791,7 @@ func TestCompleteBadResponse(t *testing.T) {
 				io.WriteString(w, tt.body)
 			})
 			l, _ := newLLM(t, Config{BaseURL: s.URL})
-			_, err := l.Complete(context.Background(), "sys", []hippo.Message{{Role: "user", Content: "hi"}})
+			_, _, err := l.Complete(context.Background(), "sys", []hippo.Message{{Role: "user", Content: "hi"}})
 			wantErr(t, err, hippo.EINTERNAL, s.URL+"/chat/completions", tt.want)
 		})
 	}
@@ -806,7 +806,7 @@ func TestCompleteRetries(t *testing.T) {
 		chat("ok")(w, r, n, body)
 	})
 	l, w := newLLM(t, Config{BaseURL: s.URL, Model: "m", MaxTokens: 100, Temperature: 0.2})
-	got, err := l.Complete(context.Background(), "", []hippo.Message{{Role: "user", Content: "hi"}})
+	got, _, err := l.Complete(context.Background(), "", []hippo.Message{{Role: "user", Content: "hi"}})
 	if err != nil || got != "ok" {
 		t.Fatalf("Complete = %q, %v", got, err)
 	}
@@ -944,7 +944,7 @@ func TestCredentialsRedacted(t *testing.T) {
 				errs = append(errs, err)
 			} else {
 				fast(l.c)
-				_, err := l.Complete(context.Background(), "hi", []hippo.Message{{Role: "user", Content: "hi"}})
+				_, _, err := l.Complete(context.Background(), "hi", []hippo.Message{{Role: "user", Content: "hi"}})
 				errs = append(errs, err)
 			}
 			for _, err := range errs {

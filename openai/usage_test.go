@@ -41,8 +41,12 @@ func TestUsageAndRetryHooks(t *testing.T) {
 		t.Fatal(err)
 	}
 	srv.Reply("four words of reply")
-	if _, err := l.Complete(ctx, "be brief", []hippo.Message{{Role: "user", Content: "hello there"}}); err != nil {
+	_, usage, err := l.Complete(ctx, "be brief", []hippo.Message{{Role: "user", Content: "hello there"}})
+	if err != nil {
 		t.Fatal(err)
+	}
+	if want := (hippo.LLMCall{Model: "mock-chat", PromptTokens: 4, CompletionTokens: 4}); usage == nil || *usage != want {
+		t.Errorf("Complete's usage %+v, want %+v", usage, want)
 	}
 	want := []openai.Usage{
 		{Model: e.Model(), PromptTokens: 5, TotalTokens: 5},

@@ -313,12 +313,12 @@ func envInt(name string, def int) int {
 // givenFacts extracts the facts it was given for a text.
 type givenFacts map[string][]string
 
-func (g givenFacts) ExtractFacts(_ context.Context, text string) ([]hippo.Fact, error) {
+func (g givenFacts) ExtractFacts(_ context.Context, text string) ([]hippo.Fact, []hippo.LLMCall, error) {
 	var out []hippo.Fact
 	for _, c := range g[text] {
 		out = append(out, hippo.Fact{Content: c, Intensity: 0.7})
 	}
-	return out, nil
+	return out, nil, nil
 }
 
 // TestForgottenSourceLeavesNoBytes: the text facts were extracted from,

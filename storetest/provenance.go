@@ -15,12 +15,12 @@ import (
 // the text says.
 type fixedExtractor map[string][]string
 
-func (f fixedExtractor) ExtractFacts(_ context.Context, text string) ([]hippo.Fact, error) {
+func (f fixedExtractor) ExtractFacts(_ context.Context, text string) ([]hippo.Fact, []hippo.LLMCall, error) {
 	var out []hippo.Fact
 	for _, c := range f[text] {
 		out = append(out, hippo.Fact{Content: c, Intensity: 0.8})
 	}
-	return out, nil
+	return out, nil, nil
 }
 
 // poison reads as an instruction to the agent (package trust's command

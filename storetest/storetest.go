@@ -521,7 +521,7 @@ type barrier struct {
 	wg *sync.WaitGroup
 }
 
-func (b barrier) ExtractFacts(ctx context.Context, text string) ([]hippo.Fact, error) {
+func (b barrier) ExtractFacts(ctx context.Context, text string) ([]hippo.Fact, []hippo.LLMCall, error) {
 	b.wg.Done()
 	b.wg.Wait()
 	return b.Extractor.ExtractFacts(ctx, text)

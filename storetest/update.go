@@ -17,8 +17,8 @@ import (
 // verbatim extracts its whole text as one fact.
 type verbatim struct{}
 
-func (verbatim) ExtractFacts(_ context.Context, text string) ([]hippo.Fact, error) {
-	return []hippo.Fact{{Content: text, Intensity: 0.6}}, nil
+func (verbatim) ExtractFacts(_ context.Context, text string) ([]hippo.Fact, []hippo.LLMCall, error) {
+	return []hippo.Fact{{Content: text, Intensity: 0.6}}, nil, nil
 }
 
 // openClocked opens a new store whose clock tick moves on by a minute

@@ -240,7 +240,7 @@ func LoadFactPairs(ctx context.Context, e hippo.Embedder, c hippo.Classifier, pa
 	if len(vecs) != len(texts) {
 		return nil, fmt.Errorf("embedder %s returned %d vectors for %d texts", e.Model(), len(vecs), len(texts))
 	}
-	verdicts, err := c.ClassifyFacts(ctx, fp)
+	verdicts, _, err := c.ClassifyFacts(ctx, fp)
 	if err != nil {
 		return nil, err
 	}

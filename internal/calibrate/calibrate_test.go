@@ -168,12 +168,12 @@ func TestSummary(t *testing.T) {
 // verdictClassifier answers every pair with v.
 type verdictClassifier struct{ v hippo.Verdict }
 
-func (c verdictClassifier) ClassifyFacts(_ context.Context, pairs []hippo.FactPair) ([]hippo.Verdict, error) {
+func (c verdictClassifier) ClassifyFacts(_ context.Context, pairs []hippo.FactPair) ([]hippo.Verdict, []hippo.LLMCall, error) {
 	out := make([]hippo.Verdict, len(pairs))
 	for i := range out {
 		out[i] = c.v
 	}
-	return out, nil
+	return out, nil, nil
 }
 
 func TestLoadFactPairs(t *testing.T) {
