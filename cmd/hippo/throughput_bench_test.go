@@ -247,17 +247,22 @@ func mcpCall(cs *sdk.ClientSession, tool string, args map[string]any) error {
 	return err
 }
 
-// callsN makes b.N calls in all through sessions, each session calling
+// callsN makes b.N calls in all through sessions (see callsNOf).
+func callsN(b *testing.B, sessions []*sdk.ClientSession, call func(cs *sdk.ClientSession, i int64) error) {
+	callsNOf(b, b.N, sessions, call)
+}
+
+// callsNOf makes n calls in all through sessions, each session calling
 // call in a loop of its own, and returns when they are done; call gets
 // the call's number, from 1.
-func callsN(b *testing.B, sessions []*sdk.ClientSession, call func(cs *sdk.ClientSession, i int64) error) {
+func callsNOf(b *testing.B, n int, sessions []*sdk.ClientSession, call func(cs *sdk.ClientSession, i int64) error) {
 	var next atomic.Int64
 	var wg sync.WaitGroup
 	for _, cs := range sessions {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			for i := next.Add(1); i <= int64(b.N); i = next.Add(1) {
+			for i := next.Add(1); i <= int64(n); i = next.Add(1) {
 				if err := call(cs, i); err != nil {
 					b.Error(err)
 					return
