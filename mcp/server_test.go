@@ -13,7 +13,7 @@ import (
 	"github.com/hippo-mem/hippo/mcp"
 )
 
-var toolNames = []string{"remember_facts", "store_memory", "recall_memories", "forget_memory",
+var toolNames = []string{"remember_facts", "store_memory", "store_memories", "recall_memories", "forget_memory",
 	"recall_memory_block", "replace_memory_block", "append_memory_block",
 	"list_memory_blocks", "delete_memory_block", "get_context", "fact_history", "memory_source", "reinforce_memory", "update_memory"}
 

@@ -121,6 +121,7 @@ func NewResolved(r Resolver, opts Options) Set {
 	set := Set{
 		rememberFacts(r, cfg),
 		storeMemory(r, cfg),
+		storeMemories(r, cfg),
 		recallMemories(r, cfg),
 		forgetMemory(r, cfg),
 		recallMemoryBlock(r, cfg),

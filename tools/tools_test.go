@@ -178,7 +178,7 @@ func wantText(t *testing.T, res *tools.Result, parts ...string) {
 
 func TestNames(t *testing.T) {
 	e := newEnv(t, false)
-	want := []string{"remember_facts", "store_memory", "recall_memories", "forget_memory",
+	want := []string{"remember_facts", "store_memory", "store_memories", "recall_memories", "forget_memory",
 		"recall_memory_block", "replace_memory_block", "append_memory_block",
 		"list_memory_blocks", "delete_memory_block", "get_context", "fact_history", "memory_source", "reinforce_memory", "update_memory"}
 	if got := e.tools.Names(); !slices.Equal(got, want) {
@@ -203,6 +203,7 @@ func TestSchemas(t *testing.T) {
 		{"store_memory", []string{"content"}, `{"content":"x","metadata":{"source":"a","tags":["b"],"category":"c","extra":1},"source":"https://example.com/a"}`},
 		{"recall_memories", []string{"query"}, `{"query":"x","limit":50,"kind":"fact","tags":["a"],"category":"decision","since":"2025-01-01","as_of":"2026-01-01T00:00:00Z","min_score":0.2,"offset":10,"include_suspicious":true}`},
 		{"forget_memory", []string{"description"}, `{"description":"x","threshold":1}`},
+		{"store_memories", []string{"items"}, `{"items":[{"content":"x","metadata":{"a":1},"intensity":0.5,"source":"s"}]}`},
 		{"recall_memory_block", []string{"key"}, `{"key":"persona"}`},
 		{"replace_memory_block", []string{"key", "old_text", "new_text"}, `{"key":"persona","old_text":"a","new_text":""}`},
 		{"append_memory_block", []string{"key", "text"}, `{"key":"persona","text":"a"}`},
