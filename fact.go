@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"strings"
+	"time"
 )
 
 // Fact is one discrete statement extracted from text, with how intensely
@@ -99,6 +100,14 @@ type FactOutcome struct {
 	SuspiciousReason string `json:"suspicious_reason,omitempty"`
 }
 
+// RememberInput is the input of Remember: RememberFacts with a source.
+type RememberInput struct {
+	Text string
+	// Source, optional, is where the text came from (a message ID, a URL,
+	// a file): kept in each stored fact's Provenance.
+	Source string
+}
+
 // RememberResult is the outcome of RememberFacts.
 type RememberResult struct {
 	Summary string        `json:"summary"`
@@ -167,4 +176,19 @@ func Summarize(outcomes []FactOutcome) string {
 		}
 	}
 	return fmt.Sprintf("Learned %d %s: %s", len(outcomes), noun, strings.Join(parts, ", "))
+}
+
+// HistoryEntry is one value in a fact's history: what was believed, from
+// when until when.
+type HistoryEntry struct {
+	ID         string     `json:"id"`
+	Content    string     `json:"content"`
+	ValidFrom  time.Time  `json:"valid_from"`
+	ValidUntil *time.Time `json:"valid_until"` // nil while current
+	Current    bool       `json:"current"`
+	// Provenance says where this value came from; nil when unknown.
+	Provenance *Provenance `json:"provenance,omitempty"`
+	// Suspicious and SuspiciousReason are the value's trust flag.
+	Suspicious       bool   `json:"suspicious,omitempty"`
+	SuspiciousReason string `json:"suspicious_reason,omitempty"`
 }

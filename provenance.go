@@ -73,14 +73,6 @@ type SourceInfo struct {
 	Current bool `json:"current"`
 }
 
-// RememberInput is the input of Remember: RememberFacts with a source.
-type RememberInput struct {
-	Text string
-	// Source, optional, is where the text came from (a message ID, a URL,
-	// a file): kept in each stored fact's Provenance.
-	Source string
-}
-
 // ValidateSource checks a caller-given source: "" (none), or valid UTF-8
 // of at most MaxSourceLength characters without control characters.
 func ValidateSource(s string) error {

@@ -26,10 +26,8 @@ const (
 	DefaultBM25Half = 12
 	// DefaultMinRelevance is the default relevance floor: a tenth of the
 	// way from the unrelated level to a strong match, so that what is no
-	// closer to the query than unrelated text is left out. On eval/testdata
-	// it costs nothing against no floor at all (Recall@5 0.741 either way)
-	// while off-topic questions find 92 memories instead of 400; 0.05 finds
-	// 151, 0.15 finds 61 but starts to cost MRR.
+	// closer to the query than unrelated text is left out (eval/README.md
+	// has the figures it was chosen by).
 	DefaultMinRelevance = 0.1
 	// DefaultWeakResults is Config.WeakResults' default: a recall that
 	// finds fewer than three relevant results adds the closest of the
@@ -86,24 +84,15 @@ func (c Config) Relevance(cosine, bm25, alpha float64) float64 {
 
 // Long content is discounted. A long text covers more of everything: its
 // mean-pooled vector sits close to many questions about its topic, and it
-// holds more of any query's words. Past LengthPivot bytes, a chunk's
-// cosine relevance is multiplied by (LengthPivot/size)^CosineLengthExponent
-// and its BM25 score by (LengthPivot/size)^BM25LengthExponent: a length
-// normalisation on top of BM25's own (FTS5's b = 0.75). The discount
-// depends on the chunk alone, so relevance stays absolute, and it is a
-// factor, so a long text that matches well stays above the floor.
-// Unrelated cosines do not grow with length (on LongMemEval's turns their
-// median falls from 0.06 to 0.01 as texts lengthen): only on-topic long
-// texts gain, which is what the discount takes back.
-//
-// The constants (pivot, exponents, BM25Half, FuseSecond and MiniLM's α)
-// were chosen together on the tune halves of eval/'s own set and
-// LongMemEval, as the best mean R@10 of the two, from a plateau where
-// neighbouring values lose under 0.005, taking the mildest discount on it.
-// On the held-out halves MiniLM's hybrid recall goes from R@10 0.558 to
-// 0.70 on LongMemEval, where the answer is usually a user's short turn and
-// the assistant's long replies on its topic crowded it out, and from 0.856
-// to 0.866 on the own set.
+// holds more of any query's words, while unrelated cosines do not grow
+// with length. Past LengthPivot bytes, a chunk's cosine relevance is
+// multiplied by (LengthPivot/size)^CosineLengthExponent and its BM25 score
+// by (LengthPivot/size)^BM25LengthExponent, on top of BM25's own length
+// normalisation. The discount depends on the chunk alone, so relevance
+// stays absolute, and it is a factor, so a long text that matches well
+// stays above the floor. The constants were chosen together with BM25Half,
+// FuseSecond and MiniLM's α on the tune halves of eval/'s sets
+// (eval/README.md has the figures).
 const (
 	// DefaultLengthPivot is the size in bytes, about 70 English words,
 	// past which content is discounted.

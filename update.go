@@ -163,3 +163,12 @@ func EditMetadata(metadata json.RawMessage, set map[string]any, prev *MemoryVers
 		history = history[1:] // drop the oldest version until it fits
 	}
 }
+
+// ReinforceResult says what Reinforce did.
+type ReinforceResult struct {
+	Upvoted   []string `json:"upvoted"`
+	Downvoted []string `json:"downvoted"`
+	// NotFound lists IDs that are not this agent's chunks: unknown IDs and
+	// other agents' IDs alike, so that nothing is learnt about the latter.
+	NotFound []string `json:"not_found"`
+}

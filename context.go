@@ -1,31 +1,5 @@
 package hippo
 
-import "time"
-
-// HistoryEntry is one value in a fact's history: what was believed, from
-// when until when.
-type HistoryEntry struct {
-	ID         string     `json:"id"`
-	Content    string     `json:"content"`
-	ValidFrom  time.Time  `json:"valid_from"`
-	ValidUntil *time.Time `json:"valid_until"` // nil while current
-	Current    bool       `json:"current"`
-	// Provenance says where this value came from; nil when unknown.
-	Provenance *Provenance `json:"provenance,omitempty"`
-	// Suspicious and SuspiciousReason are the value's trust flag.
-	Suspicious       bool   `json:"suspicious,omitempty"`
-	SuspiciousReason string `json:"suspicious_reason,omitempty"`
-}
-
-// ReinforceResult says what Reinforce did.
-type ReinforceResult struct {
-	Upvoted   []string `json:"upvoted"`
-	Downvoted []string `json:"downvoted"`
-	// NotFound lists IDs that are not this agent's chunks: unknown IDs and
-	// other agents' IDs alike, so that nothing is learnt about the latter.
-	NotFound []string `json:"not_found"`
-}
-
 // ContextInput asks for a context assembled for a system prompt.
 type ContextInput struct {
 	// Query, if set, adds the memories recalled for it after the blocks.
