@@ -18,9 +18,9 @@ type RecallMemoriesInput struct {
 	Kind              string   `json:"kind,omitempty" jsonschema:"Only return facts ('fact') or only memories ('memory'); omit for both."`
 	Tags              []string `json:"tags,omitempty" jsonschema:"Only items whose metadata tags include any of these."`
 	Category          string   `json:"category,omitempty" jsonschema:"Only items of this metadata category: chat, observation, task, decision, tool-use, error, insight, ..."`
-	Since             string   `json:"since,omitempty" jsonschema:"Only items created at or after this time (RFC 3339 or YYYY-MM-DD)."`
-	Until             string   `json:"until,omitempty" jsonschema:"Only items created at or before this time (RFC 3339 or YYYY-MM-DD)."`
-	AsOf              string   `json:"as_of,omitempty" jsonschema:"Answer with what was true at this time (RFC 3339 or YYYY-MM-DD): facts replaced since are included, later ones left out."`
+	Since             string   `json:"since,omitempty" jsonschema:"Only items created at or after this time (RFC 3339, or YYYY-MM-DD for the start of that day)."`
+	Until             string   `json:"until,omitempty" jsonschema:"Only items created at or before this time (RFC 3339, or YYYY-MM-DD for the end of that day)."`
+	AsOf              string   `json:"as_of,omitempty" jsonschema:"Answer with what was true at this time (RFC 3339, or YYYY-MM-DD for the end of that day): facts replaced since are included, later ones left out."`
 	MinStrength       float64  `json:"min_strength,omitempty" jsonschema:"Drop items weaker than this (0 to 1)."`
 	MinScore          float64  `json:"min_score,omitempty" jsonschema:"Drop results scoring below this (0 to 1)."`
 	Alpha             *float64 `json:"alpha,omitempty" jsonschema:"Weight of exact-word (BM25) relevance against meaning (0 to 1); omit for the default. 0 ranks by meaning alone."`
@@ -90,12 +90,13 @@ Results are relevant to the query (min_relevance, default calibrated), never mer
 			MinRelevance: in.MinRelevance, IncludeSuspicious: in.IncludeSuspicious}
 		for _, t := range []struct {
 			field, value string
+			edge         hippo.DayEdge
 			dst          **time.Time
-		}{{"since", in.Since, &q.Since}, {"until", in.Until, &q.Until}, {"as_of", in.AsOf, &q.AsOf}} {
+		}{{"since", in.Since, hippo.StartOfDay, &q.Since}, {"until", in.Until, hippo.EndOfDay, &q.Until}, {"as_of", in.AsOf, hippo.EndOfDay, &q.AsOf}} {
 			if t.value == "" {
 				continue
 			}
-			at, err := parseTime(t.field, t.value)
+			at, err := hippo.ParseTime(t.field, t.value, t.edge)
 			if err != nil {
 				return nil, err
 			}
@@ -146,15 +147,4 @@ func recallText(query, kind string, found []hippo.Recalled, offset int) string {
 		}
 	}
 	return b.String()
-}
-
-// parseTime reads an RFC 3339 time or a YYYY-MM-DD date (midnight UTC).
-func parseTime(field, s string) (time.Time, error) {
-	if t, err := time.Parse(time.RFC3339Nano, s); err == nil {
-		return t, nil
-	}
-	if t, err := time.Parse("2006-01-02", s); err == nil {
-		return t, nil
-	}
-	return time.Time{}, hippo.Invalidf(field, "must be an RFC 3339 time or a YYYY-MM-DD date, got %q", s)
 }

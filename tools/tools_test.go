@@ -12,6 +12,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/google/jsonschema-go/jsonschema"
 	"github.com/hippo-mem/hippo"
@@ -497,6 +498,38 @@ func TestRecallMemories(t *testing.T) {
 	res, d := empty.ok("recall_memories", `{"query":"cat","kind":"fact"}`)
 	if res.Text != `No facts found for "cat".` || len(d["results"].([]any)) != 0 {
 		t.Errorf("empty recall: %q %v", res.Text, d)
+	}
+}
+
+// TestRecallDates: a bare date in since is the start of its day; in
+// until and as_of, its end (hippo.ParseTime), so that "as of" the day
+// something was stored includes it.
+func TestRecallDates(t *testing.T) {
+	e := newEnv(t, false)
+	_, d := e.ok("store_memory", `{"content":"We deploy on Fridays"}`)
+	created, err := time.Parse(time.RFC3339Nano, d["memory"].(map[string]any)["created_at"].(string))
+	if err != nil {
+		t.Fatal(err)
+	}
+	day := created.Format(time.DateOnly)
+	before, after := created.AddDate(0, 0, -1).Format(time.DateOnly), created.AddDate(0, 0, 1).Format(time.DateOnly)
+	tests := []struct {
+		field, value string
+		found        bool
+	}{
+		{"as_of", day, true},
+		{"as_of", before, false},
+		{"as_of", created.Format(time.RFC3339Nano), true},
+		{"until", day, true},
+		{"until", before, false},
+		{"since", day, true},
+		{"since", after, false},
+	}
+	for _, tt := range tests {
+		res, d := e.ok("recall_memories", fmt.Sprintf(`{"query":"We deploy on Fridays","min_relevance":0,%q:%q}`, tt.field, tt.value))
+		if found := len(d["results"].([]any)) == 1; found != tt.found {
+			t.Errorf("%s %s (stored %s): found %v, want %v: %s", tt.field, tt.value, created.Format(time.RFC3339Nano), found, tt.found, res.Text)
+		}
 	}
 }
 

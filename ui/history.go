@@ -40,7 +40,7 @@ func (h *Handler) history(w http.ResponseWriter, r *http.Request) {
 	d := historyData{ID: q.Get("id"), Query: q.Get("q"), AsOf: strings.TrimSpace(q.Get("as_of"))}
 	p := page{Title: "Fact history · " + agent, Agent: agent, Tab: "history", Data: &d}
 	if d.AsOf != "" {
-		t, err := parseDate(d.AsOf)
+		t, err := hippo.ParseTime("as_of", d.AsOf, hippo.EndOfDay)
 		if err != nil {
 			p.Error = err.Error()
 			h.render(w, r, "history", http.StatusBadRequest, p)
@@ -107,19 +107,4 @@ func position(t, start, end time.Time) float64 {
 		return 0
 	}
 	return min(100, max(0, 100*float64(t.Sub(start))/float64(total)))
-}
-
-// parseDate reads a date (2006-01-02, the end of that day) or an RFC 3339
-// time.
-func parseDate(s string) (time.Time, error) {
-	if t, err := time.Parse(time.RFC3339, s); err == nil {
-		return t, nil
-	}
-	if t, err := time.Parse("2006-01-02T15:04", s); err == nil {
-		return t, nil
-	}
-	if t, err := time.Parse("2006-01-02", s); err == nil {
-		return t.Add(24*time.Hour - time.Second), nil
-	}
-	return time.Time{}, hippo.Invalidf("as_of", "must be a date (2006-01-02) or a time (2006-01-02T15:04:05Z), got %q", s)
 }

@@ -66,12 +66,20 @@ func TestHistoryAsOf(t *testing.T) {
 			t.Errorf("history lacks %q", want)
 		}
 	}
-	i := strings.Index(body, "current at 2026-04-14")
-	if i < 0 || !strings.Contains(body[max(0, i-200):i], "User lives in Berlin") {
-		t.Errorf("Berlin is not marked current at 2026-04-14")
-	}
-	if strings.Count(body, "current at 2026-04-14") != 1 {
-		t.Errorf("%d versions marked current at 2026-04-14, want 1", strings.Count(body, "current at 2026-04-14"))
+	// A bare date is the end of its day (hippo.ParseTime): as of the day
+	// the user moved at 09:00, the new city is current.
+	for _, tt := range []struct{ asOf, city string }{
+		{"2026-04-14", "Berlin"}, {"2026-04-12", "Berlin"}, {"2026-04-11", "Paris"}, {"2026-04-12T08:00", "Paris"},
+	} {
+		_, body := get(t, e.srv.Client(), e.srv.URL+"/ui/history?agent=ada&q=User+lives+in+Berlin&as_of="+tt.asOf)
+		mark := "current at " + tt.asOf
+		i := strings.Index(body, mark)
+		if i < 0 || !strings.Contains(body[max(0, i-200):i], "User lives in "+tt.city) {
+			t.Errorf("%s is not marked current at %s", tt.city, tt.asOf)
+		}
+		if n := strings.Count(body, mark); n != 1 {
+			t.Errorf("%d versions marked current at %s, want 1", n, tt.asOf)
+		}
 	}
 	if status, _ := get(t, e.srv.Client(), e.srv.URL+"/ui/history?agent=ada&q=x&as_of=yesterday"); status != http.StatusBadRequest {
 		t.Errorf("bad as_of: status %d, want 400", status)

@@ -24,16 +24,14 @@ func checkPaging(limit, offset int) error {
 	return nil
 }
 
-// parseDate reads a --before value: a date (midnight UTC) or an RFC 3339
-// time.
-func parseDate(flag, s string) (time.Time, error) {
-	if t, err := time.Parse("2006-01-02", s); err == nil {
-		return t, nil
+// parseDate reads the value of a time flag with hippo.ParseTime: a bare
+// date stands for the start or the end of its day by edge.
+func parseDate(flag, s string, edge hippo.DayEdge) (time.Time, error) {
+	t, err := hippo.ParseTime("--"+flag, s, edge)
+	if err != nil {
+		return time.Time{}, usageErrorf("%s", hippo.ErrorMessage(err))
 	}
-	if t, err := time.Parse(time.RFC3339Nano, s); err == nil {
-		return t.UTC(), nil
-	}
-	return time.Time{}, usageErrorf("--%s must be a date (2025-01-31) or an RFC 3339 time, got %q", flag, s)
+	return t, nil
 }
 
 // completeAgents completes the first argument with the agents of an

@@ -35,7 +35,7 @@ needs no vacuum.`,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			filter := hippo.PurgeFilter{AgentID: a.agent, DryRun: !force}
 			if before != "" {
-				t, err := parseDate("before", before)
+				t, err := parseDate("before", before, hippo.StartOfDay)
 				if err != nil {
 					return err
 				}

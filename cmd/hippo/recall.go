@@ -58,12 +58,13 @@ marked when included.`,
 			}
 			for _, t := range []struct {
 				flag, value string
+				edge        hippo.DayEdge
 				dst         **time.Time
-			}{{"since", since, &in.Since}, {"until", until, &in.Until}, {"as-of", asOf, &in.AsOf}} {
+			}{{"since", since, hippo.StartOfDay, &in.Since}, {"until", until, hippo.EndOfDay, &in.Until}, {"as-of", asOf, hippo.EndOfDay, &in.AsOf}} {
 				if t.value == "" {
 					continue
 				}
-				v, err := parseDate(t.flag, t.value)
+				v, err := parseDate(t.flag, t.value, t.edge)
 				if err != nil {
 					return err
 				}
@@ -137,9 +138,9 @@ marked when included.`,
 	f.StringVar(&kind, "kind", "", "fact or memory")
 	f.StringSliceVar(&in.Tags, "tags", nil, "keep chunks with any of these metadata tags")
 	f.StringVar(&in.Category, "category", "", "keep chunks of this metadata category")
-	f.StringVar(&since, "since", "", "created at or after (date or RFC 3339)")
-	f.StringVar(&until, "until", "", "created at or before (date or RFC 3339)")
-	f.StringVar(&asOf, "as-of", "", "answer with what was current at that time")
+	f.StringVar(&since, "since", "", "created at or after (a date, from its start, or an RFC 3339 time)")
+	f.StringVar(&until, "until", "", "created at or before (a date, to its end, or an RFC 3339 time)")
+	f.StringVar(&asOf, "as-of", "", "answer with what was current at that time (a date means its end)")
 	f.Float64Var(&in.MinStrength, "min-strength", 0, "drop results weaker than this")
 	f.Float64Var(&in.MinScore, "min-score", 0, "drop results scoring below this (the final score)")
 	f.Float64Var(&minRel, "min-relevance", 0, "drop results less relevant than this, 0-1 (default: the embedder's calibrated floor; 0 returns everything)")

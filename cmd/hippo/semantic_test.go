@@ -3,6 +3,7 @@ package main
 import (
 	"strings"
 	"testing"
+	"time"
 )
 
 // The semantic commands run on the offline defaults: no keys, no network.
@@ -117,6 +118,41 @@ func TestRecallFlagsValidated(t *testing.T) {
 	} {
 		if r := c.run(append([]string{"--agent", "me"}, args...)...); r.code != 2 {
 			t.Errorf("%v: %s", args, r)
+		}
+	}
+}
+
+// TestRecallAsOfDate: --as-of and --until with a bare date mean the end
+// of that day, --since its start (hippo.ParseTime), as over MCP and in the
+// web UI.
+func TestRecallAsOfDate(t *testing.T) {
+	c := newCLI(t)
+	c.ok("--agent", "me", "store", "something to find")
+	var out struct {
+		Results []struct {
+			CreatedAt time.Time `json:"created_at"`
+		} `json:"results"`
+	}
+	c.jsonLoose(&out, "--agent", "me", "recall", "--min-relevance", "0", "something to find")
+	if len(out.Results) != 1 {
+		t.Fatalf("%d results, want 1", len(out.Results))
+	}
+	created := out.Results[0].CreatedAt.UTC()
+	day := created.Format(time.DateOnly)
+	for _, tt := range []struct {
+		flag, value string
+		found       bool
+	}{
+		{"--as-of", day, true},
+		{"--as-of", created.AddDate(0, 0, -1).Format(time.DateOnly), false},
+		{"--until", day, true},
+		{"--since", day, true},
+		{"--since", created.AddDate(0, 0, 1).Format(time.DateOnly), false},
+	} {
+		out.Results = nil
+		c.jsonLoose(&out, "--agent", "me", "recall", "--min-relevance", "0", tt.flag, tt.value, "something to find")
+		if found := len(out.Results) == 1; found != tt.found {
+			t.Errorf("%s %s (stored %s): found %v, want %v", tt.flag, tt.value, created.Format(time.RFC3339Nano), found, tt.found)
 		}
 	}
 }
