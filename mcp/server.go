@@ -48,7 +48,6 @@
 package mcp
 
 import (
-	"bytes"
 	"context"
 	"crypto/rand"
 	"encoding/json"
@@ -222,9 +221,9 @@ func NewServer(cfg Config) (*Server, error) {
 
 	s := &Server{cfg: cfg, log: log, origins: origins, readTimeout: readTimeout, readHeaderTimeout: readHeaderTimeout,
 		sdkLog: slog.New(quietHandler{log.Handler()}).With("component", "mcp-sdk")}
-	// The tools run over whatever memory the call put in its context, so
-	// one set serves every agent and scope.
-	s.tools = tools.NewResolved(contextMemory, tools.Options{Conversation: cfg.MessagesTable != "", Config: cfg.DB.Config().ForEmbedder(cfg.Embedder)})
+	// Each call finds its memory from its agent_id and scope (Tool.Serve),
+	// so one set serves every agent and scope.
+	s.tools = tools.NewResolved(nil, tools.Options{Conversation: cfg.MessagesTable != "", Config: cfg.DB.Config().ForEmbedder(cfg.Embedder)})
 	s.mcp = s.newMCP()
 	s.handler = s.newHandler()
 	return s, nil
@@ -347,23 +346,23 @@ func (s *Server) toolHandler(t tools.Tool) sdk.ToolHandler {
 				m.ObserveTool(t.Name, outcome, time.Since(start))
 			}()
 		}
-		agent, opts, rest, err := splitArgs(raw)
-		if err != nil {
-			return errorResult(err), nil
-		}
-		mo := hippo.MemoryOptions{
-			AgentID: agent, Scope: opts.Scope, RecallScopes: opts.RecallScopes,
-			MessagesTable: s.cfg.MessagesTable, Caller: hippo.CallerMCP,
-			Embedder: s.cfg.Embedder, Extractor: s.cfg.Extractor, Classifier: s.cfg.Classifier,
-		}
-		if m := s.cfg.Metrics; m != nil && t.Name == "recall_memories" {
-			mo.Stages = m.ObserveRecallStage
-		}
-		mem, err := s.cfg.DB.Service(mo)
-		if err != nil {
-			return errorResult(err), nil
-		}
-		out, err := t.Handler(withMemory(ctx, mem), rest)
+		var agent string
+		out, err := t.Serve(ctx, raw, agentArgs, func(values []json.RawMessage) (hippo.MemoryService, error) {
+			a, opts, err := parseAgentArgs(values[0], values[1])
+			if err != nil {
+				return nil, err
+			}
+			agent = a
+			mo := hippo.MemoryOptions{
+				AgentID: a, Scope: opts.Scope, RecallScopes: opts.RecallScopes,
+				MessagesTable: s.cfg.MessagesTable, Caller: hippo.CallerMCP,
+				Embedder: s.cfg.Embedder, Extractor: s.cfg.Extractor, Classifier: s.cfg.Classifier,
+			}
+			if m := s.cfg.Metrics; m != nil && t.Name == "recall_memories" {
+				mo.Stages = m.ObserveRecallStage
+			}
+			return s.cfg.DB.Service(mo)
+		})
 		if err != nil {
 			return s.internalError(t.Name, rid, err), nil
 		}
@@ -383,55 +382,35 @@ type scopeOptions struct {
 	RecallScopes []string // nil: every scope of the agent
 }
 
-// splitArgs takes agent_id and scope out of a call's arguments and returns
-// the remaining arguments for the tool.
-func splitArgs(raw json.RawMessage) (agent string, opts scopeOptions, rest json.RawMessage, err error) {
-	if len(raw) > tools.MaxInputBytes {
-		return "", opts, nil, hippo.Errorf(hippo.EINVALID, "input is %d bytes, more than the %d allowed", len(raw), tools.MaxInputBytes)
-	}
-	data := bytes.TrimSpace(raw)
-	if len(data) == 0 || string(data) == "null" {
-		data = []byte("{}")
-	}
-	var args map[string]json.RawMessage
-	if err := json.Unmarshal(data, &args); err != nil {
-		return "", opts, nil, hippo.Errorf(hippo.EINVALID, "arguments must be a JSON object")
-	}
-	if args == nil {
-		args = map[string]json.RawMessage{}
-	}
+// agentArgs are the arguments the server adds to every tool's, in the
+// order parseAgentArgs takes their values.
+var agentArgs = []string{"agent_id", "scope"}
 
-	v, ok := args["agent_id"]
-	if !ok || string(bytes.TrimSpace(v)) == "null" {
-		return "", opts, nil, hippo.Invalidf("agent_id", "is required")
+// parseAgentArgs reads the raw values of agent_id (required) and scope;
+// nil is a value not given.
+func parseAgentArgs(agentID, scope json.RawMessage) (agent string, opts scopeOptions, err error) {
+	if agentID == nil {
+		return "", opts, hippo.Invalidf("agent_id", "is required")
 	}
-	if agent, err = stringArg("agent_id", v); err != nil {
-		return "", opts, nil, err
+	if agent, err = stringArg("agent_id", agentID); err != nil {
+		return "", opts, err
 	}
 	if err := hippo.ValidateAgentID(agent); err != nil {
-		return "", opts, nil, err
+		return "", opts, err
 	}
-
-	if v, ok := args["scope"]; ok && string(bytes.TrimSpace(v)) != "null" {
-		scope, err := stringArg("scope", v)
+	if scope != nil {
+		s, err := stringArg("scope", scope)
 		if err != nil {
-			return "", opts, nil, err
+			return "", opts, err
 		}
-		if err := hippo.ValidateScope(scope); err != nil {
-			return "", opts, nil, err
+		if err := hippo.ValidateScope(s); err != nil {
+			return "", opts, err
 		}
-		if scope != "" {
-			opts = scopeOptions{Scope: scope, RecallScopes: []string{scope}}
+		if s != "" {
+			opts = scopeOptions{Scope: s, RecallScopes: []string{s}}
 		}
 	}
-
-	delete(args, "agent_id")
-	delete(args, "scope")
-	rest, err = json.Marshal(args)
-	if err != nil {
-		return "", opts, nil, hippo.Errorf(hippo.EINVALID, "arguments must be a JSON object")
-	}
-	return agent, opts, rest, nil
+	return agent, opts, nil
 }
 
 // stringArg decodes the JSON string v of field strictly. encoding/json
@@ -489,20 +468,6 @@ func hex4(b []byte) rune {
 		return -1
 	}
 	return rune(n)
-}
-
-// errorResult reports an expected failure the way package tools does.
-func errorResult(err error) *sdk.CallToolResult {
-	d := tools.ErrorDetails{Error: hippo.ErrorCode(err), Message: hippo.ErrorMessage(err)}
-	var e *hippo.Error
-	if errors.As(err, &e) {
-		d.Field = e.Field
-	}
-	return &sdk.CallToolResult{
-		Content:           []sdk.Content{&sdk.TextContent{Text: d.Message}},
-		StructuredContent: d,
-		IsError:           true,
-	}
 }
 
 // internalResult reports whether r is an internal error's result.

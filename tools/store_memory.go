@@ -88,8 +88,7 @@ func metadataObject(raw json.RawMessage) (json.RawMessage, error) {
 		return nil, hippo.Invalidf("metadata", "is not a valid JSON string: %v", err)
 	}
 	inner := json.RawMessage(strings.TrimSpace(s))
-	var obj map[string]json.RawMessage
-	if err := json.Unmarshal(inner, &obj); err != nil || obj == nil {
+	if len(inner) == 0 || inner[0] != '{' || !json.Valid(inner) {
 		return nil, hippo.Invalidf("metadata", "must be a JSON object, or a string holding one; got the string %q", truncate(s, 80))
 	}
 	return inner, nil

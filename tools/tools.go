@@ -6,19 +6,13 @@
 package tools
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
-	"math"
 	"reflect"
-	"slices"
-	"strconv"
 	"strings"
 	"time"
-	"unicode/utf8"
 
 	"github.com/google/jsonschema-go/jsonschema"
 	"github.com/hippo-mem/hippo"
@@ -57,6 +51,25 @@ type Tool struct {
 	// IsError set; a Go error means something broke inside Hippo or its
 	// providers.
 	Handler func(ctx context.Context, input json.RawMessage) (*Result, error)
+
+	// serve is Handler with the memory found from arguments a server adds:
+	// see Serve.
+	serve func(ctx context.Context, input json.RawMessage, extra []string, memory func([]json.RawMessage) (hippo.MemoryService, error)) (*Result, error)
+}
+
+// Serve runs the tool for a server that adds arguments of its own to
+// every tool's, such as the MCP server's agent_id and scope (InputSchema
+// does not list them). The input is read once: the raw values of the
+// arguments named in extra go to memory, in that order (nil for one not
+// given or null), which returns the memory the call works on; the rest
+// are the tool's. memory runs before the tool's own arguments are
+// checked, so that its errors come first. Only the tools of this package
+// can be served.
+func (t Tool) Serve(ctx context.Context, input json.RawMessage, extra []string, memory func(values []json.RawMessage) (hippo.MemoryService, error)) (*Result, error) {
+	if t.serve == nil {
+		return nil, fmt.Errorf("tools: %s was not made by package tools and cannot be served", t.Name)
+	}
+	return t.serve(ctx, input, extra, memory)
 }
 
 // Result is what a tool call returns.
@@ -112,8 +125,15 @@ type Resolver func(ctx context.Context) (hippo.MemoryService, error)
 type resolver = Resolver
 
 // NewResolved returns the tools with the memory of each call found by r:
-// one tool set serves many agents.
+// one tool set serves many agents. r may be nil for tools run only
+// through Serve, which gets each call's memory itself; their Handler then
+// fails.
 func NewResolved(r Resolver, opts Options) Set {
+	if r == nil {
+		r = func(context.Context) (hippo.MemoryService, error) {
+			return nil, errors.New("tools: no Resolver; run these tools with Serve")
+		}
+	}
 	cfg := opts.Config
 	if cfg == (hippo.Config{}) {
 		cfg = hippo.DefaultConfig()
@@ -196,27 +216,39 @@ func (s Set) Call(ctx context.Context, name string, input json.RawMessage) (*Res
 // run.
 func newTool[In any](r Resolver, t Tool, schema *jsonschema.Schema, run func(context.Context, hippo.MemoryService, In) (*Result, error)) Tool {
 	t.InputSchema = schema
-	name, aliases := t.Name, t.Aliases
-	t.Handler = func(ctx context.Context, input json.RawMessage) (*Result, error) {
+	d := newDecoder(reflect.TypeFor[In](), schema, t.Aliases)
+	name := t.Name
+	serve := func(ctx context.Context, input json.RawMessage, extra []string, memory func([]json.RawMessage) (hippo.MemoryService, error)) (*Result, error) {
 		var in In
-		if err := decode(input, schema, aliases, &in); err != nil {
+		var values []json.RawMessage
+		if len(extra) > 0 {
+			values = make([]json.RawMessage, len(extra))
+		}
+		bad, err := d.read(input, reflect.ValueOf(&in).Elem(), extra, values)
+		if err == nil && len(extra) == 0 {
+			err = bad // the tool's arguments are all there is to check first
+		}
+		if err != nil {
 			return errorResult(err), nil
 		}
-		svc, err := r(ctx)
-		if err != nil {
-			if expected(err) {
-				return errorResult(err), nil
-			}
-			return nil, fmt.Errorf("%s: %w", name, err)
+		svc, err := memory(values)
+		if err == nil && bad != nil {
+			err = bad
 		}
-		res, err := run(ctx, svc, in)
 		if err == nil {
-			return res, nil
+			var res *Result
+			if res, err = run(ctx, svc, in); err == nil {
+				return res, nil
+			}
 		}
 		if expected(err) {
 			return errorResult(err), nil
 		}
 		return nil, fmt.Errorf("%s: %w", name, err)
+	}
+	t.serve = serve
+	t.Handler = func(ctx context.Context, input json.RawMessage) (*Result, error) {
+		return serve(ctx, input, nil, func([]json.RawMessage) (hippo.MemoryService, error) { return r(ctx) })
 	}
 	return t
 }
@@ -239,124 +271,6 @@ func errorResult(err error) *Result {
 		d.Field = e.Field
 	}
 	return &Result{Text: d.Message, Details: d, IsError: true}
-}
-
-// decode reads input into dst, a pointer to an input struct described by
-// schema, after renaming aliases to the schema's names. Empty input and
-// null mean {}. Unknown fields, missing required fields and values of the
-// wrong type are EINVALID errors naming the field; everything else is left
-// for the service to validate.
-func decode(input json.RawMessage, schema *jsonschema.Schema, aliases map[string]string, dst any) error {
-	if len(input) > MaxInputBytes {
-		return hippo.Errorf(hippo.EINVALID, "input is %d bytes, more than the %d allowed", len(input), MaxInputBytes)
-	}
-	// encoding/json would silently turn invalid bytes into U+FFFD and
-	// store that.
-	if !utf8.Valid(input) {
-		return hippo.Errorf(hippo.EINVALID, "input is not valid UTF-8")
-	}
-	data := bytes.TrimSpace(input)
-	if len(data) == 0 || string(data) == "null" {
-		data = []byte("{}")
-	}
-	var fields map[string]json.RawMessage
-	dec := json.NewDecoder(bytes.NewReader(data))
-	if err := dec.Decode(&fields); err != nil {
-		var te *json.UnmarshalTypeError
-		if errors.As(err, &te) {
-			return hippo.Errorf(hippo.EINVALID, "input must be a JSON object, got %s", te.Value)
-		}
-		return hippo.Errorf(hippo.EINVALID, "input is not valid JSON: %v", err)
-	}
-	if err := dec.Decode(new(json.RawMessage)); err != io.EOF {
-		return hippo.Errorf(hippo.EINVALID, "input must be a single JSON object, found more after it")
-	}
-
-	changed := false
-	for alias, name := range aliases {
-		v, ok := fields[alias]
-		if !ok {
-			continue
-		}
-		if _, both := fields[name]; both {
-			return &hippo.Error{Code: hippo.EINVALID, Field: alias, Message: fmt.Sprintf(
-				"%s and %s are the same argument; give only %s", alias, name, name)}
-		}
-		delete(fields, alias)
-		fields[name] = v
-		changed = true
-	}
-	// An integer written as a float (5.0, 5e0), as clients in languages
-	// with one number type may send it, is that integer.
-	for name, v := range fields {
-		if p := schema.Properties[name]; p != nil && p.Type == "integer" {
-			if n, ok := integral(v); ok {
-				fields[name], changed = n, true
-			}
-		}
-	}
-	if changed {
-		b, err := json.Marshal(fields)
-		if err != nil {
-			return hippo.Errorf(hippo.EINVALID, "invalid input: %v", err)
-		}
-		data = b
-	}
-
-	var unknown []string
-	for name := range fields {
-		if _, ok := schema.Properties[name]; !ok {
-			unknown = append(unknown, name)
-		}
-	}
-	if len(unknown) > 0 {
-		slices.Sort(unknown)
-		return &hippo.Error{Code: hippo.EINVALID, Field: unknown[0], Message: fmt.Sprintf(
-			"unknown field %q; the fields are %s", unknown[0], strings.Join(schema.PropertyOrder, ", "))}
-	}
-	for _, name := range schema.Required {
-		if v, ok := fields[name]; !ok || string(bytes.TrimSpace(v)) == "null" {
-			return hippo.Invalidf(name, "is required")
-		}
-	}
-
-	if err := json.Unmarshal(data, dst); err != nil {
-		var te *json.UnmarshalTypeError
-		if errors.As(err, &te) && te.Field != "" {
-			field, _, _ := strings.Cut(te.Field, ".")
-			return hippo.Invalidf(field, "must be %s, got %s", typeName(schema.Properties[field]), te.Value)
-		}
-		return hippo.Errorf(hippo.EINVALID, "invalid input: %v", err)
-	}
-	return nil
-}
-
-// integral returns v as an integer literal when it is a number in another
-// notation (5.0, 5e0) whose value is a whole number within int64.
-func integral(v json.RawMessage) (json.RawMessage, bool) {
-	lit := string(bytes.TrimSpace(v))
-	if !strings.ContainsAny(lit, ".eE") {
-		return nil, false
-	}
-	f, err := strconv.ParseFloat(lit, 64)
-	if err != nil || f != math.Trunc(f) || math.Abs(f) >= 1<<63 {
-		return nil, false
-	}
-	return json.RawMessage(strconv.FormatInt(int64(f), 10)), true
-}
-
-// typeName is the JSON type a property schema expects, with an article.
-func typeName(s *jsonschema.Schema) string {
-	if s == nil {
-		return "a valid value"
-	}
-	switch s.Type {
-	case "integer", "object", "array":
-		return "an " + s.Type
-	case "":
-		return "a valid value"
-	}
-	return "a " + s.Type
 }
 
 // inputSchema infers the schema of In from its json and jsonschema tags,

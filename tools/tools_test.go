@@ -28,6 +28,7 @@ import (
 type env struct {
 	t     *testing.T
 	srv   *mock.Server
+	mem   hippo.MemoryService
 	tools tools.Set
 }
 
@@ -104,7 +105,7 @@ func newEnv(t *testing.T, conversation bool) *env {
 		t.Fatal(err)
 	}
 	set := tools.New(mem, tools.Options{Conversation: conversation, Config: db.Config()})
-	return &env{t: t, srv: srv, tools: set}
+	return &env{t: t, srv: srv, mem: mem, tools: set}
 }
 
 // call runs a tool, fails on a Go error and checks that Details marshals
@@ -334,6 +335,18 @@ func TestBadInput(t *testing.T) {
 		{"empty old_text", "replace_memory_block", `{"key":"persona","old_text":"","new_text":"x"}`, hippo.EINVALID, "old_text", "old_text: must not be empty"},
 		{"no searchable words", "recall_conversation", `{"query":"(*) \"\""}`, hippo.EINVALID, "query", "no searchable words"},
 		{"unknown tool", "recall_everything", `{}`, hippo.ENOTFOUND, "", `unknown tool "recall_everything"`},
+		// One pass finds them all and reports, in this order: an argument
+		// given twice through an alias, unknown ones, missing ones, then
+		// the first of the wrong type.
+		{"null after a value", "store_memory", `{"content":"x","content":null}`, hippo.EINVALID, "content", "content: is required"},
+		{"alias beside null", "append_memory_block", `{"key":"k","text":null,"content":"b"}`, hippo.EINVALID, "content", "give only text"},
+		{"unknown before wrong type", "recall_memories", `{"query":"x","limit":"5","bogus":1}`, hippo.EINVALID, "bogus", `unknown field "bogus"`},
+		{"missing before wrong type", "recall_memories", `{"limit":"5"}`, hippo.EINVALID, "query", "query: is required"},
+		{"first wrong type", "recall_memories", `{"query":"x","kind":5,"limit":"5"}`, hippo.EINVALID, "kind", "kind: must be a string, got number"},
+		{"integer beyond int64", "recall_memories", `{"query":"x","limit":99999999999999999999}`, hippo.EINVALID, "limit", "limit: must be an integer, got number 99999999999999999999"},
+		{"wrong element type", "reinforce_memory", `{"upvotes":[1]}`, hippo.EINVALID, "upvotes", "upvotes: must be an array, got number"},
+		{"no colon", "recall_memories", `{"query" "x"}`, hippo.EINVALID, "", "input is not valid JSON: invalid character '\"' after object key"},
+		{"null then more", "recall_memories", `null {}`, hippo.EINVALID, "", "single JSON object"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -642,6 +655,46 @@ func TestRecallConversation(t *testing.T) {
 				t.Errorf("ids = %v, want %v", ids, tt.ids)
 			}
 		})
+	}
+}
+
+// TestServe runs tools as a server does that adds arguments of its own
+// (the MCP server's agent_id and scope): their raw values reach memory,
+// whose errors come before those of the tool's arguments.
+func TestServe(t *testing.T) {
+	e := newEnv(t, false)
+	e.ok("append_memory_block", `{"key":"persona","text":"Terse."}`)
+	tool, _ := e.tools.Lookup("recall_memory_block")
+	extra := []string{"agent_id", "scope"}
+	tests := []struct {
+		input, values, text string
+	}{
+		{`{"agent_id":"a","key":"persona","scope":"s"}`, `"a" "s"`, "Terse."},
+		{`{"scope":null,"key":"persona","agent_id":"a"}`, `"a" `, "Terse."},
+		{`{"key":"persona"}`, ` `, "agent_id: is required"},
+		{`{"key":5,"bogus":1}`, ` `, "agent_id: is required"},
+		{`{"agent_id":"a","bogus":1}`, `"a" `, `unknown field "bogus"; the fields are key`},
+		{`{"agent_id":"a"}`, `"a" `, "key: is required"},
+	}
+	for _, tt := range tests {
+		res, err := tool.Serve(context.Background(), json.RawMessage(tt.input), extra, func(values []json.RawMessage) (hippo.MemoryService, error) {
+			if got := string(values[0]) + " " + string(values[1]); got != tt.values {
+				t.Errorf("%s: values %s, want %s", tt.input, got, tt.values)
+			}
+			if values[0] == nil {
+				return nil, hippo.Invalidf("agent_id", "is required")
+			}
+			return e.mem, nil
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !strings.Contains(res.Text, tt.text) {
+			t.Errorf("%s: %q, want %q", tt.input, res.Text, tt.text)
+		}
+	}
+	if _, err := (tools.Tool{Name: "mine"}).Serve(context.Background(), nil, extra, nil); err == nil {
+		t.Error("a Tool made outside the package was served")
 	}
 }
 
