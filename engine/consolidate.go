@@ -15,16 +15,16 @@ import (
 // under the floor for at least grace at now: the first step of a
 // consolidation. Under the active clock (active), only active hours count
 // towards the crossing; the grace period is wall time after it. The
-// results have no content. Call with ai.Mu held.
+// results have no content. Call with ai.mu held.
 func FindFaded(cfg hippo.Config, ai *Index, active bool, now time.Time, grace time.Duration) []hippo.FadedChunk {
 	out := []hippo.FadedChunk{}
-	if ai.Idx == nil {
+	if ai.idx == nil {
 		return out
 	}
 	clock := ai.Clock(active, now.UnixMilli())
 	live := ai.NewFilter("", nil)
-	for _, id := range ai.Idx.IDs() {
-		c, _ := ai.Idx.Meta(id)
+	for _, id := range ai.idx.IDs() {
+		c, _ := ai.idx.Meta(id)
 		if !live.Allows(&c) {
 			continue
 		}
@@ -35,7 +35,7 @@ func FindFaded(cfg hippo.Config, ai *Index, active bool, now time.Time, grace ti
 		}
 		crossed := time.UnixMilli(c.LastAccess).Add(time.Duration(crossH * float64(time.Hour)))
 		if active {
-			crossed = hippo.ActiveCrossing(ai.Active, c.LastAccess, crossH)
+			crossed = hippo.ActiveCrossing(ai.active, c.LastAccess, crossH)
 		}
 		if now.Sub(crossed) >= grace {
 			out = append(out, hippo.FadedChunk{ID: id, Kind: c.Kind, Strength: c.Strength(clock), UnderSince: crossed.UTC()})
@@ -55,15 +55,15 @@ type Merge struct {
 // clock kept (the lower ID on a tie), skipping chunks in gone and those
 // already paired: the second step of a consolidation. Merges are sorted
 // by the dropped ID. It compares every memory with every other, reading
-// their vectors from the store a batch at a time. Call with ai.Mu held.
+// their vectors from the store a batch at a time. Call with ai.mu held.
 func FindMerges(ctx context.Context, ai *Index, clock hippo.DecayClock, thr float64, gone map[string]bool) ([]Merge, error) {
-	if ai.Idx == nil || thr >= 1 {
+	if ai.idx == nil || thr >= 1 {
 		return nil, nil
 	}
 	live := ai.NewFilter("", nil)
 	var ids []string
-	for _, id := range ai.Idx.IDs() {
-		if c, _ := ai.Idx.Meta(id); !gone[id] && c.Kind == hippo.KindMemory && live.Allows(&c) {
+	for _, id := range ai.idx.IDs() {
+		if c, _ := ai.idx.Meta(id); !gone[id] && c.Kind == hippo.KindMemory && live.Allows(&c) {
 			ids = append(ids, id)
 		}
 	}
@@ -73,15 +73,15 @@ func FindMerges(ctx context.Context, ai *Index, clock hippo.DecayClock, thr floa
 	for start := 0; start < len(ids); start += batch {
 		part := ids[start:min(start+batch, len(ids))]
 		clear(vecs)
-		if err := ai.Idx.Vectors(ctx, part, func(i int, v []float32) { vecs[i] = append([]float32(nil), v...) }); err != nil {
+		if err := ai.idx.Vectors(ctx, part, func(i int, v []float32) { vecs[i] = append([]float32(nil), v...) }); err != nil {
 			return nil, err
 		}
 		for i, id := range part {
-			c, _ := ai.Idx.Meta(id)
+			c, _ := ai.idx.Meta(id)
 			if gone[id] || vecs[i] == nil {
 				continue
 			}
-			hits, err := ai.Idx.Search(ctx, vecs[i], 2, func(o *Meta, cos, _ float64, _ bool) (float64, bool) {
+			hits, err := ai.idx.Search(ctx, vecs[i], 2, func(o *Meta, cos, _ float64, _ bool) (float64, bool) {
 				return cos, o.Kind == hippo.KindMemory && o.Scope == c.Scope && o.SupersededAt == 0
 			})
 			if err != nil {
@@ -136,20 +136,20 @@ func (m *Memory) Consolidate(ctx context.Context, opts hippo.ConsolidateOptions)
 	if thr < 0.5 {
 		return nil, hippo.Invalidf("merge_threshold", "must be at least 0.5, got %v", thr)
 	}
-	ai, err := m.s.Index(ctx, nil)
+	ai, err := m.index(ctx, nil)
 	if err != nil {
 		return nil, err
 	}
 	now := m.clock.Now()
 	active := m.clock.Active()
-	ai.Mu.RLock()
+	ai.mu.RLock()
 	faded := FindFaded(cfg, ai, active, now, grace)
 	gone := map[string]bool{}
 	for _, f := range faded {
 		gone[f.ID] = true
 	}
 	merges, err := FindMerges(ctx, ai, ai.Clock(active, now.UnixMilli()), thr, gone)
-	ai.Mu.RUnlock()
+	ai.mu.RUnlock()
 	if err != nil {
 		return nil, err
 	}

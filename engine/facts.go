@@ -141,13 +141,13 @@ func PlanFacts(ctx context.Context, cfg hippo.Config, ai *Index, scope string, f
 	// facts before it in this call.
 	plans := make([]*FactPlan, len(facts))
 	var batch []*FactEntry
-	ai.Mu.RLock()
-	snapshot := ai.Seq
+	ai.mu.RLock()
+	snapshot := ai.seq
 	f := ai.NewFilter(hippo.KindFact, []string{scope})
 	candidates := func(v []float32) ([]FactMatch, error) {
 		top := Nearest(batch, v, cfg.Candidates)
-		if ai.Idx != nil {
-			hits, err := ai.Idx.Search(ctx, v, cfg.Candidates, func(c *Meta, cos, _ float64, _ bool) (float64, bool) {
+		if ai.idx != nil {
+			hits, err := ai.idx.Search(ctx, v, cfg.Candidates, func(c *Meta, cos, _ float64, _ bool) (float64, bool) {
 				return cos, f.Allows(c)
 			})
 			if err != nil {
@@ -164,7 +164,7 @@ func PlanFacts(ctx context.Context, cfg hippo.Config, ai *Index, scope string, f
 		v := vector.Normalize(append([]float32(nil), vecs[i]...))
 		top, err := candidates(v)
 		if err != nil {
-			ai.Mu.RUnlock()
+			ai.mu.RUnlock()
 			return nil, 0, err
 		}
 		plans[i] = &FactPlan{Fact: fact, Vec: v, Action: hippo.ActionNew, Top: top}
@@ -172,14 +172,14 @@ func PlanFacts(ctx context.Context, cfg hippo.Config, ai *Index, scope string, f
 			fv := vector.Normalize(append([]float32(nil), vecs[k]...))
 			ftop, err := candidates(fv)
 			if err != nil {
-				ai.Mu.RUnlock()
+				ai.mu.RUnlock()
 				return nil, 0, err
 			}
 			plans[i].Former = &FormerPlan{Content: fact.Replaces, Vec: fv, Top: ftop}
 		}
 		batch = append(batch, &FactEntry{Ref: FactRef{Batch: i}, Content: fact.Content, Vec: v, Intensity: fact.Intensity})
 	}
-	ai.Mu.RUnlock()
+	ai.mu.RUnlock()
 	return plans, snapshot, nil
 }
 

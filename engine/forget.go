@@ -15,14 +15,14 @@ type Similar struct {
 
 // FindForget lists the live chunks in scopes (nil: all) whose cosine to
 // q reaches threshold, most similar first: what Forget deletes. Call
-// with ai.Mu held.
+// with ai.mu held.
 func FindForget(ctx context.Context, ai *Index, q []float32, threshold float64, scopes []string) ([]Similar, error) {
-	if ai.Idx == nil {
+	if ai.idx == nil {
 		return nil, nil
 	}
 	var out []Similar
 	f := ai.NewFilter("", scopes)
-	err := ai.Idx.Range(ctx, q, threshold, func(id string, c *Meta, cos float64) {
+	err := ai.idx.Range(ctx, q, threshold, func(id string, c *Meta, cos float64) {
 		if cos >= threshold && f.Allows(c) {
 			out = append(out, Similar{id, cos})
 		}
@@ -39,15 +39,15 @@ func FindForget(ctx context.Context, ai *Index, q []float32, threshold float64, 
 // cfg.HybridAlpha (hippo.Config.SizedRelevance of q's cosine and the
 // query's BM25 scores by row, bm), or "" when there is none or its
 // relevance is 0 or under cfg.MinRelevance: a fact no closer to the query
-// than unrelated text is no answer. Call with ai.Mu held.
+// than unrelated text is no answer. Call with ai.mu held.
 func BestFact(ctx context.Context, cfg hippo.Config, ai *Index, q []float32, bm map[int64]float64, scopes []string) (string, error) {
-	if ai.Idx == nil {
+	if ai.idx == nil {
 		return "", nil
 	}
 	alpha := cfg.HybridAlpha
 	f := ai.NewFilter(hippo.KindFact, scopes)
 	f.AllSuperseded = true
-	hits, err := ai.Idx.Search(ctx, q, 1, func(c *Meta, cos, _ float64, _ bool) (float64, bool) {
+	hits, err := ai.idx.Search(ctx, q, 1, func(c *Meta, cos, _ float64, _ bool) (float64, bool) {
 		return cfg.SizedRelevance(cos, bm[c.RowID], int(c.Size), alpha), f.Allows(c)
 	})
 	if err != nil || len(hits) == 0 {

@@ -33,14 +33,14 @@ type Meta struct {
 
 // Index is the in-memory vector index of one agent's chunks, loaded
 // lazily from a store and kept current through its change feed (see
-// docs/ARCHITECTURE.md). The store's sync code holds Mu to fold changes
-// in; searches hold it for reading.
+// docs/ARCHITECTURE.md). Syncs hold mu to fold changes in; searches hold
+// it for reading.
 type Index struct {
-	Agent  string
-	Mu     sync.RWMutex
-	Idx    *vector.Index[Meta] // nil until the first row
+	agent  string
+	mu     sync.RWMutex
+	idx    *vector.Index[Meta] // nil until the first row
 	cfg    hippo.Config
-	loader vector.Loader // the store's Vectors(ids), for exact re-ranking
+	loader vector.Loader // the store's vectors by ID, for exact re-ranking
 	scopes names
 	cats   names
 	tags   names
@@ -49,19 +49,81 @@ type Index struct {
 	// four bytes for its tags.
 	tagSets  [][]uint32
 	tagSetID map[string]uint32
-	Seq      int64 // last change-log entry folded in
-	Loaded   bool
-	Reserve  int     // rows to make room for when the index is created
-	Active   []int64 // hours of activity, ascending (active decay clock)
+	seq      int64 // last change-feed position folded in
+	loaded   bool
+	reserve  int     // rows to make room for when the index is created
+	active   []int64 // hours of activity, ascending (active decay clock)
 }
 
-// NewIndex is the empty index of agent's chunks: cfg gives the decay
+// newIndex is the empty index of agent's chunks: cfg gives the decay
 // rates, loader reads float32 vectors back from the store by ID.
-func NewIndex(agent string, cfg hippo.Config, loader vector.Loader) *Index {
-	return &Index{Agent: agent, cfg: cfg, loader: loader}
+func newIndex(agent string, cfg hippo.Config, loader vector.Loader) *Index {
+	return &Index{agent: agent, cfg: cfg, loader: loader}
 }
 
-// Row is a chunk as a store hands it to the index.
+// IndexStats describes an index: its rows, their dimension, and the bytes
+// it holds.
+type IndexStats struct {
+	Rows        int `json:"rows"`
+	Dimension   int `json:"dimension"`
+	VectorBytes int `json:"vector_bytes"` // int8 codes, their scales and priors
+	MetaBytes   int `json:"meta_bytes"`   // IDs and scan fields
+}
+
+// Stats describes the index as it stands.
+func (ai *Index) Stats() IndexStats {
+	ai.mu.RLock()
+	defer ai.mu.RUnlock()
+	if ai.idx == nil {
+		return IndexStats{}
+	}
+	return IndexStats{Rows: ai.idx.Len(), Dimension: ai.idx.Dim(), VectorBytes: ai.idx.Bytes(), MetaBytes: ai.idx.MetaBytes()}
+}
+
+// Position is the change-feed position the index has folded in, and the
+// last activity hour it has read (-1 for none): what Feed.Head is asked.
+func (ai *Index) Position() (seq, lastHour int64) {
+	ai.mu.RLock()
+	defer ai.mu.RUnlock()
+	return ai.seq, ai.lastHour()
+}
+
+// lastHour is the last activity hour read, -1 for none.
+func (ai *Index) lastHour() int64 {
+	if n := len(ai.active); n > 0 {
+		return ai.active[n-1]
+	}
+	return -1
+}
+
+// Metas are the rows' scan fields, by chunk ID.
+func (ai *Index) Metas() map[string]Meta {
+	ai.mu.RLock()
+	defer ai.mu.RUnlock()
+	out := map[string]Meta{}
+	if ai.idx != nil {
+		for _, id := range ai.idx.IDs() {
+			out[id], _ = ai.idx.Meta(id)
+		}
+	}
+	return out
+}
+
+// ScanCodes reads every int8 code of the index once, in parallel: the
+// floor of a recall's first pass, for benchmarks.
+func (ai *Index) ScanCodes() time.Duration {
+	ai.mu.RLock()
+	defer ai.mu.RUnlock()
+	start := time.Now()
+	if ai.idx != nil {
+		_ = ai.idx.SumCodes()
+	}
+	return time.Since(start)
+}
+
+// Row is a chunk as a store reads it for the index: its columns as
+// stored. The store may reuse Vector's bytes once the call it handed the
+// row to returns.
 type Row struct {
 	ID    string
 	RowID int64 // the store's row key, by which its text search names it
@@ -72,30 +134,32 @@ type Row struct {
 	Metadata  string
 	Intensity float64
 	Access    int
-	// LastAccess, Created and SupersededAt are unix milliseconds, 0 when
-	// unknown; Superseded says the chunk is superseded, even at an unknown
-	// time.
-	LastAccess, Created, SupersededAt int64
+	// LastAccess, Created and SupersededAt are stored timestamps
+	// (ParseTime), "" when unknown; Superseded says the chunk is
+	// superseded, even at an unknown time.
+	LastAccess, Created, SupersededAt string
 	Superseded                        bool
 	Size                              int // content bytes
 	// Suspicious: the chunk is flagged (hippo.Chunk.Suspicious).
 	Suspicious bool
+	Vector     []byte // the embedding as stored (vector.Encode)
 }
 
-// Add upserts r with its vector v (copied). A vector whose length is not
-// the index's is skipped, or, when strict, stops the caller with
-// ErrDimension so that it rebuilds the index. Call with ai.Mu held.
-func (ai *Index) Add(r *Row, v []float32, strict bool) error {
-	if ai.Idx == nil {
-		ai.Idx = vector.NewIndex[Meta](len(v), ai.loader)
+// add upserts the chunk r, whose vector v (copied) and times are decoded.
+// A vector whose length is not the index's is skipped, or, when strict,
+// stops the caller with errDimension so that it rebuilds the index. Call
+// with ai.mu held.
+func (ai *Index) add(r *Row, times [3]int64, v []float32, strict bool) error {
+	if ai.idx == nil {
+		ai.idx = vector.NewIndex[Meta](len(v), ai.loader)
 		// Strength never exceeds intensity: the prior recall's bound
 		// skips rows with (recallBound).
-		ai.Idx.SetPrior(func(m *Meta) float32 { return m.Intensity })
-		ai.Idx.Grow(ai.Reserve)
+		ai.idx.SetPrior(func(m *Meta) float32 { return m.Intensity })
+		ai.idx.Grow(ai.reserve)
 	}
-	if len(v) != ai.Idx.Dim() {
+	if len(v) != ai.idx.Dim() {
 		if strict {
-			return ErrDimension
+			return errDimension
 		}
 		return nil
 	}
@@ -103,7 +167,7 @@ func (ai *Index) Add(r *Row, v []float32, strict bool) error {
 		RowID:     r.RowID,
 		Intensity: float32(r.Intensity), DecayRate: float32(ai.cfg.DecayRate(r.Intensity, r.Access)),
 		Scope: ai.scopes.id(r.Scope), Kind: r.Kind, Size: uint32(min(r.Size, math.MaxUint32)),
-		LastAccess: r.LastAccess, Created: r.Created, SupersededAt: r.SupersededAt,
+		LastAccess: times[0], Created: times[1], SupersededAt: times[2],
 		Suspicious: r.Suspicious,
 	}
 	if r.Superseded && m.SupersededAt == 0 {
@@ -129,12 +193,12 @@ func (ai *Index) Add(r *Row, v []float32, strict bool) error {
 			}
 		}
 	}
-	ai.Idx.Upsert(r.ID, v, m)
+	ai.idx.Upsert(r.ID, v, m)
 	return nil
 }
 
-// TagSet is the interned tags of the tag set id (Meta.Tags).
-func (ai *Index) TagSet(id uint32) []uint32 {
+// tagsOf is the interned tags of the tag set id (Meta.Tags).
+func (ai *Index) tagsOf(id uint32) []uint32 {
 	if int(id) >= len(ai.tagSets) {
 		return nil
 	}
@@ -177,9 +241,9 @@ func (n *names) id(s string) uint32 {
 	return id
 }
 
-// ErrDimension reports a changed row whose vector length is not the
+// errDimension reports a changed row whose vector length is not the
 // index's.
-var ErrDimension = errors.New("vector dimension differs from the index")
+var errDimension = errors.New("vector dimension differs from the index")
 
 // Filter says which rows a search may see.
 type Filter struct {
@@ -196,7 +260,7 @@ type Filter struct {
 	HideSuspicious bool
 }
 
-// NewFilter resolves names against the index. Call with ai.Mu held.
+// NewFilter resolves names against the index. Call with ai.mu held.
 func (ai *Index) NewFilter(kind hippo.Kind, scopes []string) Filter {
 	f := Filter{Kind: kind}
 	if scopes != nil {
@@ -286,12 +350,12 @@ func (f *Filter) Allows(m *Meta) bool {
 
 // Clock is the decay clock at now (unix ms): wall time, or under the
 // active clock (active) only the hours in which the agent was active.
-// Call with ai.Mu held.
+// Call with ai.mu held.
 func (ai *Index) Clock(active bool, now int64) hippo.DecayClock {
 	if !active {
 		return hippo.WallHours(now)
 	}
-	return hippo.ActiveHours(ai.Active, now)
+	return hippo.ActiveHours(ai.active, now)
 }
 
 // Strength of a row by clock.

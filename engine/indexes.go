@@ -9,17 +9,19 @@ import (
 	"github.com/hippo-mem/hippo/vector"
 )
 
-// Indexes is a store's cache of its agents' indexes: each is loaded on the
-// agent's first search and brought up to date from the change feed on
-// every use.
+// Indexes is the cache of a store's agents' indexes: each is loaded from
+// the store's Feed on the agent's first use and brought up to date from
+// the change feed on every use.
 type Indexes struct {
-	loader func(agent string) vector.Loader
+	feed Feed
 
 	mu      sync.Mutex
 	byAgent map[string]*Index
 	// limit bounds the bytes of the resident indexes (0: no bound): past
 	// it, the least recently used agents' indexes are dropped, to be
-	// loaded again on their next use.
+	// loaded again on their next use. The agent being used is never
+	// dropped, so one index larger than the limit stays while it is in
+	// use.
 	limit int64
 	tick  uint64            // uses so far
 	used  map[string]uint64 // the tick of each agent's last use
@@ -28,19 +30,10 @@ type Indexes struct {
 	loads, hits, evictions int64
 }
 
-// SetLimit bounds the bytes of the resident indexes; 0 removes the bound.
-// The agent being used is never dropped, so one index larger than the
-// limit stays while it is in use.
-func (x *Indexes) SetLimit(bytes int64) {
-	x.mu.Lock()
-	x.limit = max(0, bytes)
-	x.mu.Unlock()
-}
-
-// NewIndexes returns an empty cache whose indexes read exact vectors with
-// loader(agent).
-func NewIndexes(loader func(agent string) vector.Loader) *Indexes {
-	return &Indexes{loader: loader, byAgent: map[string]*Index{}}
+// NewIndexes returns an empty cache over feed, holding up to limit bytes
+// of indexes (0: no bound).
+func NewIndexes(feed Feed, limit int64) *Indexes {
+	return &Indexes{feed: feed, byAgent: map[string]*Index{}, limit: max(0, limit)}
 }
 
 // Cached is the agent's index as it stands, nil before its first use.
@@ -51,14 +44,14 @@ func (x *Indexes) Cached(agent string) *Index {
 }
 
 // Sync returns the agent's index (made with cfg on first use), brought up
-// to date with every write committed to f so far, by this process or any
-// other, with lock (nil: nothing) checked against the model lock in the
-// same snapshot. active is the store's decay clock.
-func (x *Indexes) Sync(ctx context.Context, agent string, cfg hippo.Config, f Feed, active bool, lock *hippo.ModelLock) (*Index, error) {
+// to date with every write committed to the feed so far, by this process
+// or any other, with lock (nil: nothing) checked against the model lock in
+// the same snapshot. active says chunks decay by the active clock.
+func (x *Indexes) Sync(ctx context.Context, agent string, cfg hippo.Config, active bool, lock *hippo.ModelLock) (*Index, error) {
 	x.mu.Lock()
 	ai := x.byAgent[agent]
 	if ai == nil {
-		ai = NewIndex(agent, cfg, x.loader(agent))
+		ai = newIndex(agent, cfg, x.loader(agent))
 		x.byAgent[agent] = ai
 	}
 	if x.used == nil {
@@ -68,10 +61,10 @@ func (x *Indexes) Sync(ctx context.Context, agent string, cfg hippo.Config, f Fe
 	x.used[agent] = x.tick
 	limit := x.limit
 	x.mu.Unlock()
-	ai.Mu.Lock()
-	loaded := ai.Loaded
-	err := ai.Sync(ctx, f, active, lock)
-	ai.Mu.Unlock()
+	ai.mu.Lock()
+	loaded := ai.loaded
+	err := ai.sync(ctx, x.feed, active, lock)
+	ai.mu.Unlock()
 	x.mu.Lock()
 	if loaded {
 		x.hits++
@@ -86,6 +79,25 @@ func (x *Indexes) Sync(ctx context.Context, agent string, cfg hippo.Config, f Fe
 		x.evict(agent, limit)
 	}
 	return ai, nil
+}
+
+// loader reads the agent's float32 vectors by ID from the feed, for the
+// index's exact re-ranking (vector.Loader). A vector that does not decode
+// is not in the index.
+func (x *Indexes) loader(agent string) vector.Loader {
+	return func(ctx context.Context, ids []string, fn func(int, []float32)) error {
+		pos := make(map[string]int, len(ids))
+		for i, id := range ids {
+			pos[id] = i
+		}
+		var v []float32
+		return x.feed.Vectors(ctx, agent, ids, func(id string, b []byte) {
+			var err error
+			if v, err = vector.Decode(v, b); err == nil {
+				fn(pos[id], v)
+			}
+		})
+	}
 }
 
 // evict drops the least recently used indexes other than keep's while the
@@ -132,10 +144,6 @@ func (x *Indexes) evict(keep string, limit int64) {
 
 // indexBytes is what ai holds in memory: codes, scales and metadata.
 func indexBytes(ai *Index) int64 {
-	ai.Mu.RLock()
-	defer ai.Mu.RUnlock()
-	if ai.Idx == nil {
-		return 0
-	}
-	return int64(ai.Idx.Bytes() + ai.Idx.MetaBytes())
+	st := ai.Stats()
+	return int64(st.VectorBytes + st.MetaBytes)
 }

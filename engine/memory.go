@@ -15,10 +15,6 @@ import (
 // backend, bound to the agent (and its scopes) by the backend.
 type Store interface {
 	RecallStore
-	// Index is the agent's index brought up to date from the change feed,
-	// with lock (nil: nothing) checked against the model lock in the same
-	// snapshot.
-	Index(ctx context.Context, lock *hippo.ModelLock) (*Index, error)
 	// Contents reads the content of chunks by ID; missing ones are absent.
 	Contents(ctx context.Context, ids []string) (map[string]string, error)
 	// Update runs fn in one write transaction, serialised with every other
@@ -100,6 +96,7 @@ type Tx interface {
 type Memory struct {
 	s     Store
 	clock *Clock
+	x     *Indexes
 	cfg   hippo.Config
 	opts  hippo.MemoryOptions
 }
@@ -107,10 +104,10 @@ type Memory struct {
 var _ hippo.AgentMemory = (*Memory)(nil)
 
 // NewMemory returns the memory of opts.AgentID over s, decaying by
-// clock. cfg is the store's configuration with the embedder's thresholds;
-// opts must be valid (ValidateOptions).
-func NewMemory(s Store, clock *Clock, cfg hippo.Config, opts hippo.MemoryOptions) *Memory {
-	return &Memory{s: s, clock: clock, cfg: cfg, opts: opts}
+// clock, whose indexes x caches. cfg is the store's configuration with
+// the embedder's thresholds; opts must be valid (ValidateOptions).
+func NewMemory(s Store, clock *Clock, x *Indexes, cfg hippo.Config, opts hippo.MemoryOptions) *Memory {
+	return &Memory{s: s, clock: clock, x: x, cfg: cfg, opts: opts}
 }
 
 // ValidateOptions checks opts and returns them with RecallScopes copied.
@@ -331,12 +328,19 @@ func (m *Memory) embedQuery(ctx context.Context, texts ...string) ([][]float32, 
 		return nil, nil, err
 	}
 	start = m.opts.Stages.Done(hippo.StageEmbed, start)
-	ai, err := m.s.Index(ctx, &hippo.ModelLock{Model: m.opts.Embedder.Model(), Dimension: len(vecs[0])})
+	ai, err := m.index(ctx, &hippo.ModelLock{Model: m.opts.Embedder.Model(), Dimension: len(vecs[0])})
 	if err != nil {
 		return nil, nil, err
 	}
 	m.opts.Stages.Done(hippo.StageSync, start)
 	return vecs, ai, nil
+}
+
+// index is the agent's index brought up to date from the store's change
+// feed, with lock (nil: nothing) checked against the model lock in the
+// same snapshot.
+func (m *Memory) index(ctx context.Context, lock *hippo.ModelLock) (*Index, error) {
+	return m.x.Sync(ctx, m.opts.AgentID, m.cfg, m.clock.Active(), lock)
 }
 
 // Forget implements hippo.MemoryService: every live chunk in the recall
@@ -362,9 +366,9 @@ func (m *Memory) Forget(ctx context.Context, in hippo.ForgetInput) (*hippo.Forge
 	if err != nil {
 		return nil, err
 	}
-	ai.Mu.RLock()
+	ai.mu.RLock()
 	matches, err := FindForget(ctx, ai, qs[0], threshold, m.opts.RecallScopes)
-	ai.Mu.RUnlock()
+	ai.mu.RUnlock()
 	if err != nil {
 		return nil, err
 	}
@@ -670,14 +674,14 @@ func (m *Memory) bestFact(ctx context.Context, query string) (string, error) {
 	if err != nil {
 		return "", err
 	}
-	ai.Mu.RLock()
-	defer ai.Mu.RUnlock()
-	if ai.Idx == nil {
+	ai.mu.RLock()
+	defer ai.mu.RUnlock()
+	if ai.idx == nil {
 		return "", nil
 	}
 	var bm map[int64]float64
 	if m.cfg.HybridAlpha > 0 {
-		if bm, _, err = m.s.TextScores(ctx, ai, hippo.RecallInput{Query: query}); err != nil {
+		if bm, _, err = textScores(ctx, m.s, ai, query, m.opts.RecallScopes); err != nil {
 			return "", err
 		}
 	}

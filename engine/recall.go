@@ -50,14 +50,14 @@ type Hit struct {
 // closest thing stored; the agent gets it marked weak rather than nothing.
 // Facts and memories are looked at together with q: a second pass with
 // the facts' voice would double the cost of recalls that find little.
-// Call with ai.Mu held.
+// Call with ai.mu held.
 func searchWeak(ctx context.Context, cfg hippo.Config, ai *Index, q []float32, sc *Scan, got []Hit, n int) ([]Hit, error) {
 	have := make(map[string]bool, len(got))
 	for _, h := range got {
 		have[h.ID] = true
 	}
 	f := &sc.Filter
-	found, err := ai.Idx.Closest(ctx, q, n+len(got), func(c *Meta) bool {
+	found, err := ai.idx.Closest(ctx, q, n+len(got), func(c *Meta) bool {
 		return f.Allows(c) && c.Strength(sc.Clock) >= sc.Floor
 	})
 	if err != nil {
@@ -95,9 +95,9 @@ func searchWeak(ctx context.Context, cfg hippo.Config, ai *Index, q []float32, s
 // Each chunk's BM25 is known before the scan (the store's text search reads every
 // match), so its score does not decrease as its cosine grows, and one
 // vector.Index search finds the exact top k, every chunk considered:
-// nothing is dropped for speed. Call with ai.Mu held.
+// nothing is dropped for speed. Call with ai.mu held.
 func search(ctx context.Context, cfg hippo.Config, ai *Index, q []float32, sc *Scan) ([]Hit, error) {
-	found, err := ai.Idx.SearchBounded(ctx, q, sc.K, recallBound(cfg, sc), scorer(cfg, sc))
+	found, err := ai.idx.SearchBounded(ctx, q, sc.K, recallBound(cfg, sc), scorer(cfg, sc))
 	if err != nil {
 		return nil, err
 	}
@@ -113,7 +113,7 @@ func search(ctx context.Context, cfg hippo.Config, ai *Index, q []float32, sc *S
 // Search is search with qs[0], the query as written, or, when qs
 // holds its fact voice as well, facts searched with qs[1] and memories with
 // qs[0]: the two kinds are disjoint, so the best of the two exact top k
-// are the exact top k. Call with ai.Mu held.
+// are the exact top k. Call with ai.mu held.
 func Search(ctx context.Context, cfg hippo.Config, ai *Index, qs [][]float32, sc *Scan) ([]Hit, error) {
 	if len(qs) == 1 {
 		return search(ctx, cfg, ai, qs[0], sc)
@@ -328,10 +328,11 @@ func PrepareRecall(cfg hippo.Config, in hippo.RecallInput, scopes []string) (*Re
 
 // RecallStore is what a recall needs of a store besides the index.
 type RecallStore interface {
-	// TextScores is the BM25 score of every chunk matching the query's
-	// words, by row key, and the highest; nil when none matches. Called
-	// with ai.Mu held for reading.
-	TextScores(ctx context.Context, ai *Index, in hippo.RecallInput) (map[int64]float64, float64, error)
+	// TextScores is the BM25 score of every chunk of the agent (among
+	// others, which recall ignores) matching any of words (QueryWords), by
+	// row key, and the highest; nil when none matches. rows is how many
+	// chunks the agent has.
+	TextScores(ctx context.Context, words []string, rows int) (map[int64]float64, float64, error)
 	// Boost applies the retrieval boost (hippo.Boosted, one access, last
 	// access at now, unix ms) to the chunks ids and returns them by ID,
 	// those deleted meanwhile missing, with the change-feed positions
@@ -340,6 +341,16 @@ type RecallStore interface {
 	// Peek returns the chunks ids as stored, by ID, those deleted
 	// meanwhile missing, changing nothing: a dry run's results.
 	Peek(ctx context.Context, ids []string) (map[string]*hippo.Chunk, error)
+}
+
+// textScores is the store's BM25 scores of query's words among the
+// chunks in scopes (nil: all). Call with ai.mu held, ai.idx not nil.
+func textScores(ctx context.Context, st RecallStore, ai *Index, query string, scopes []string) (map[int64]float64, float64, error) {
+	words := QueryWords(query)
+	if len(words) == 0 || ai.idx.Len() == 0 || (scopes != nil && len(scopes) == 0) {
+		return nil, 0, nil
+	}
+	return st.TextScores(ctx, words, ai.idx.Len())
 }
 
 // RecallPage runs a recall prepared by PrepareRecall over the agent's
@@ -362,13 +373,13 @@ func RecallPage(ctx context.Context, cfg hippo.Config, ai *Index, active bool, r
 		hits []Hit
 		err  error
 	)
-	ai.Mu.RLock()
+	ai.mu.RLock()
 	sc.Clock = ai.Clock(active, sc.Now)
-	if ai.Idx != nil {
+	if ai.idx != nil {
 		sc.Filter = ai.RecallFilter(in, rq.Scopes)
 		start := time.Now()
 		if sc.Alpha = rq.Alpha; rq.Alpha > 0 {
-			sc.BM25, sc.BM25Max, err = st.TextScores(ctx, ai, in)
+			sc.BM25, sc.BM25Max, err = textScores(ctx, st, ai, in.Query, rq.Scopes)
 			start = rq.Stages.Done(hippo.StageText, start)
 		}
 		if err == nil {
@@ -381,7 +392,7 @@ func RecallPage(ctx context.Context, cfg hippo.Config, ai *Index, active bool, r
 			hits = append(hits, weak...)
 		}
 	}
-	ai.Mu.RUnlock()
+	ai.mu.RUnlock()
 	if err != nil {
 		return nil, err
 	}
@@ -449,21 +460,21 @@ func RecallPage(ctx context.Context, cfg hippo.Config, ai *Index, active bool, r
 // not read the boosted rows back. Otherwise the next sync reads them as
 // usual.
 func (ai *Index) FoldBoost(boosted []hippo.Recalled, before, after int64) {
-	ai.Mu.Lock()
-	defer ai.Mu.Unlock()
-	if ai.Seq != before || ai.Idx == nil {
+	ai.mu.Lock()
+	defer ai.mu.Unlock()
+	if ai.seq != before || ai.idx == nil {
 		return
 	}
 	for _, r := range boosted {
 		c := r.Chunk
-		meta, ok := ai.Idx.Meta(c.ID)
+		meta, ok := ai.idx.Meta(c.ID)
 		if !ok {
 			return // not in the index: leave it to the next sync
 		}
 		meta.Intensity = float32(c.RunningIntensity)
 		meta.DecayRate = float32(ai.cfg.DecayRate(c.RunningIntensity, c.AccessCount))
 		meta.LastAccess = c.LastAccessedAt.UnixMilli()
-		ai.Idx.SetMeta(c.ID, meta)
+		ai.idx.SetMeta(c.ID, meta)
 	}
-	ai.Seq = after
+	ai.seq = after
 }

@@ -8,13 +8,13 @@ import "github.com/hippo-mem/hippo"
 // last one 1 too. From the index's metadata: no row is read.
 func (ai *Index) StrengthHistogram(active bool, now int64, bins int) []int {
 	out := make([]int, max(1, bins))
-	ai.Mu.RLock()
-	defer ai.Mu.RUnlock()
-	if ai.Idx == nil {
+	ai.mu.RLock()
+	defer ai.mu.RUnlock()
+	if ai.idx == nil {
 		return out
 	}
 	clock := ai.Clock(active, now)
-	ai.Idx.EachMeta(func(m *Meta) {
+	ai.idx.EachMeta(func(m *Meta) {
 		if m.SupersededAt != 0 {
 			return
 		}

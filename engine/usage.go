@@ -14,13 +14,11 @@ func (x *Indexes) Usage() hippo.IndexUsage {
 	u := hippo.IndexUsage{Limit: x.limit, Loads: x.loads, Hits: x.hits, Evictions: x.evictions}
 	x.mu.Unlock()
 	for _, ai := range list {
-		ai.Mu.RLock()
-		if ai.Idx != nil {
+		if st := ai.Stats(); st.Dimension > 0 {
 			u.Agents++
-			u.Rows += ai.Idx.Len()
-			u.Bytes += int64(ai.Idx.Bytes() + ai.Idx.MetaBytes())
+			u.Rows += st.Rows
+			u.Bytes += int64(st.VectorBytes + st.MetaBytes)
 		}
-		ai.Mu.RUnlock()
 	}
 	return u
 }

@@ -49,7 +49,7 @@ type Options struct {
 	// sqlite.Options.Decay.
 	Decay hippo.DecayModel
 	// IndexMemory bounds the bytes of the agents' vector indexes held in
-	// memory (engine.Indexes.SetLimit); 0 sets no bound.
+	// memory (engine.NewIndexes); 0 sets no bound.
 	IndexMemory int64
 	// MaxConns bounds the pool's connections; 0 is pgxpool's default.
 	MaxConns int32
@@ -130,8 +130,7 @@ func Open(ctx context.Context, name string, opts Options) (*DB, error) {
 	if opts.Now != nil {
 		db.now = opts.Now
 	}
-	db.indexes = engine.NewIndexes(db.vectorLoader)
-	db.indexes.SetLimit(opts.IndexMemory)
+	db.indexes = engine.NewIndexes(feed{db}, opts.IndexMemory)
 	if err := pool.Ping(ctx); err != nil {
 		pool.Close()
 		return nil, hippo.Errorf(hippo.EINVALID, "connect to %s: %s", d, dsn.Redact(err.Error()))
@@ -264,7 +263,7 @@ func (db *DB) Service(opts hippo.MemoryOptions) (hippo.AgentMemory, error) {
 		return nil, err
 	}
 	cfg := db.cfg.ForEmbedder(opts.Embedder)
-	return engine.NewMemory(&agentStore{db: db, cfg: cfg, opts: opts}, db.clock, cfg, opts), nil
+	return engine.NewMemory(&agentStore{db: db, cfg: cfg, opts: opts}, db.clock, db.indexes, cfg, opts), nil
 }
 
 // Config implements hippo.Store.
@@ -316,13 +315,5 @@ const timeLayout = "2006-01-02T15:04:05.000000Z"
 
 func formatTime(t time.Time) string { return t.UTC().Format(timeLayout) }
 
-func parseTime(s string) (time.Time, error) {
-	if t, err := time.Parse(timeLayout, s); err == nil {
-		return t, nil
-	}
-	t, err := time.Parse(time.RFC3339Nano, s)
-	if err != nil {
-		return time.Time{}, fmt.Errorf("bad timestamp %q: %w", s, err)
-	}
-	return t.UTC(), nil
-}
+// parseTime parses a stored timestamp (engine.ParseTime).
+func parseTime(s string) (time.Time, error) { return engine.ParseTime(s) }

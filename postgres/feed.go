@@ -6,7 +6,6 @@ import (
 
 	"github.com/hippo-mem/hippo"
 	"github.com/hippo-mem/hippo/engine"
-	"github.com/hippo-mem/hippo/vector"
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgtype"
 )
@@ -82,12 +81,6 @@ func (db *DB) bulk(ctx context.Context, fn func(pgx.Tx) error) error {
 	// The load is committed; stale statistics only cost speed.
 	_, _ = db.pool.Exec(context.WithoutCancel(ctx), `ANALYZE chunks`)
 	return nil
-}
-
-// syncIndexFor returns the agent's index brought up to date, with lock
-// (nil: nothing) checked against the model lock in the same snapshot.
-func (db *DB) syncIndexFor(ctx context.Context, agentID string, lock *hippo.ModelLock) (*engine.Index, error) {
-	return db.indexes.Sync(ctx, agentID, db.cfg, feed{db}, db.clock.Active(), lock)
 }
 
 // feed is the change feed as engine.Feed.
@@ -192,8 +185,8 @@ func (s *snapshot) Count(ctx context.Context) (int, error) {
 }
 
 // LoadAll implements engine.Snapshot.
-func (s *snapshot) LoadAll(ctx context.Context, add func(*engine.Row, []float32) error) error {
-	return readIndexRows(ctx, s.tx, `WHERE agent_id = $1`, []any{s.agent}, false, add)
+func (s *snapshot) LoadAll(ctx context.Context, fn func(*engine.Row) error) error {
+	return readIndexRows(ctx, s.tx, `WHERE agent_id = $1`, []any{s.agent}, fn)
 }
 
 // Changes implements engine.Snapshot: the IDs the agent's versions after
@@ -216,8 +209,8 @@ func (s *snapshot) Changes(ctx context.Context, since int64) ([]string, int64, e
 }
 
 // Rows implements engine.Snapshot.
-func (s *snapshot) Rows(ctx context.Context, ids []string, add func(*engine.Row, []float32) error) error {
-	return readIndexRows(ctx, s.tx, `WHERE id = ANY($1) AND agent_id = $2`, []any{ids, s.agent}, true, add)
+func (s *snapshot) Rows(ctx context.Context, ids []string, fn func(*engine.Row) error) error {
+	return readIndexRows(ctx, s.tx, `WHERE id = ANY($1) AND agent_id = $2`, []any{ids, s.agent}, fn)
 }
 
 // maybePrune drops old changes every so many writes of this server, and
@@ -277,91 +270,50 @@ func (db *DB) pruneChanges(ctx context.Context) error {
 	return err
 }
 
-// vectorLoader reads an agent's float32 vectors by ID for the index's
-// exact re-ranking, in one statement.
-func (db *DB) vectorLoader(agentID string) vector.Loader {
-	return func(ctx context.Context, ids []string, fn func(int, []float32)) error {
-		pos := make(map[string]int, len(ids))
-		for i, id := range ids {
-			pos[id] = i
-		}
-		rows, err := db.pool.Query(ctx, `SELECT id, embedding FROM chunks WHERE id = ANY($1) AND agent_id = $2`, ids, agentID)
-		if err != nil {
-			return fmt.Errorf("read vectors: %w", err)
-		}
-		defer rows.Close()
-		var v []float32
-		for rows.Next() {
-			raw := rows.RawValues()
-			id := string(raw[0])
-			// A blob the index could not have decoded is not in it.
-			if v, err = vector.Decode(v, raw[1]); err == nil {
-				fn(pos[id], v)
-			}
-		}
-		if err := rows.Err(); err != nil {
-			return fmt.Errorf("read vectors: %w", err)
-		}
-		return nil
+// Vectors implements engine.Feed in one statement.
+func (f feed) Vectors(ctx context.Context, agent string, ids []string, fn func(string, []byte)) error {
+	rows, err := f.db.pool.Query(ctx, `SELECT id, embedding FROM chunks WHERE id = ANY($1) AND agent_id = $2`, ids, agent)
+	if err != nil {
+		return fmt.Errorf("read vectors: %w", err)
 	}
+	defer rows.Close()
+	for rows.Next() {
+		raw := rows.RawValues()
+		fn(string(raw[0]), raw[1])
+	}
+	if err := rows.Err(); err != nil {
+		return fmt.Errorf("read vectors: %w", err)
+	}
+	return nil
 }
 
 // indexColumns are the columns the index reads of a chunk.
-const indexColumns = `rowid, id, scope, kind, embedding, metadata, running_intensity,
-	access_count, last_accessed_at, created_at, superseded_by, superseded_at, octet_length(content),
-	suspicious IS NOT NULL`
+const indexColumns = `rowid, id, scope, kind, embedding, coalesce(metadata, ''), running_intensity,
+	access_count, last_accessed_at, created_at, superseded_by IS NOT NULL, coalesce(superseded_at, ''),
+	octet_length(content), suspicious IS NOT NULL`
 
-// readIndexRows hands the chunks matched by where to add (Index.Add).
-// When folding in changes (strict), add stops it with engine.ErrDimension
-// at a row of another dimension, so that the caller reloads; a whole load
-// skips such rows.
-func readIndexRows(ctx context.Context, tx pgx.Tx, where string, args []any, strict bool, add func(*engine.Row, []float32) error) error {
+// readIndexRows hands the chunks matched by where to fn, each embedding in
+// the driver's buffer.
+func readIndexRows(ctx context.Context, tx pgx.Tx, where string, args []any, fn func(*engine.Row) error) error {
 	rows, err := tx.Query(ctx, `SELECT `+indexColumns+` FROM chunks `+where, args...)
 	if err != nil {
 		return fmt.Errorf("load index: %w", err)
 	}
 	defer rows.Close()
 	var (
-		buf                        []float32
-		rowid                      int64
-		id, scope, kind, last, cre string
-		meta, supBy, supAt         *string
-		intensity                  float64
-		access                     int64
-		size                       int32
-		suspicious                 bool
-		blob                       pgtype.DriverBytes // the driver's, valid until Next
+		r      engine.Row
+		kind   string
+		access int64
+		size   int32
+		blob   pgtype.DriverBytes // the driver's, valid until Next
 	)
 	for rows.Next() {
-		if err := rows.Scan(&rowid, &id, &scope, &kind, &blob, &meta, &intensity, &access, &last, &cre, &supBy, &supAt,
-			&size, &suspicious); err != nil {
+		if err := rows.Scan(&r.RowID, &r.ID, &r.Scope, &kind, &blob, &r.Metadata, &r.Intensity, &access, &r.LastAccess,
+			&r.Created, &r.Superseded, &r.SupersededAt, &size, &r.Suspicious); err != nil {
 			return fmt.Errorf("load index: %w", err)
 		}
-		if buf, err = vector.Decode(buf, blob); err != nil || len(buf) == 0 {
-			continue
-		}
-		row := engine.Row{ID: id, RowID: rowid, Scope: scope, Kind: hippo.Kind(kind), Intensity: intensity,
-			Access: int(access), Superseded: supBy != nil, Size: int(size), Suspicious: suspicious}
-		if meta != nil {
-			row.Metadata = *meta
-		}
-		for _, t := range []struct {
-			s   *string
-			dst *int64
-		}{{&last, &row.LastAccess}, {&cre, &row.Created}, {supAt, &row.SupersededAt}} {
-			if t.s == nil || *t.s == "" {
-				continue
-			}
-			at, err := parseTime(*t.s)
-			if err != nil {
-				return fmt.Errorf("chunk %s: %w", id, err)
-			}
-			*t.dst = at.UnixMilli()
-		}
-		if err := add(&row, buf); err != nil {
-			if !strict && err == engine.ErrDimension {
-				continue
-			}
+		r.Kind, r.Access, r.Size, r.Vector = hippo.Kind(kind), int(access), int(size), blob
+		if err := fn(&r); err != nil {
 			return err
 		}
 	}

@@ -10,7 +10,6 @@ import (
 	"unicode"
 
 	"github.com/hippo-mem/hippo"
-	"github.com/hippo-mem/hippo/engine"
 )
 
 // The BM25 side of hybrid recall. chunks.fts is a generated tsvector with
@@ -74,14 +73,10 @@ const postingsSQL = `SELECT c.rowid, l.lexeme, coalesce(cardinality(l.positions)
 	WHERE c.agent_id = $1 AND c.fts @@ (SELECT string_agg(quote_literal(x), ' | ')::tsquery FROM unnest($2::text[]) AS x)
 	AND l.lexeme = ANY($2)`
 
-// bm25Scores returns the BM25 score (higher is better) of each of the
-// agent's rows matching the recall's words, by rowid, and the highest;
-// nil when none matches.
-func (m *agentStore) bm25Scores(ctx context.Context, ai *engine.Index, in hippo.RecallInput) (map[int64]float64, float64, error) {
-	words := engine.QueryWords(in.Query)
-	if len(words) == 0 || ai.Idx == nil || ai.Idx.Len() == 0 || (m.opts.RecallScopes != nil && len(m.opts.RecallScopes) == 0) {
-		return nil, 0, nil
-	}
+// TextScores implements engine.RecallStore: the BM25 score (higher is
+// better) of each of the agent's rows matching words, by rowid, computed
+// from their postings.
+func (m *agentStore) TextScores(ctx context.Context, words []string, _ int) (map[int64]float64, float64, error) {
 	rows, err := m.db.pool.Query(ctx, termsSQL, words, m.opts.AgentID, ftsBudget)
 	if err != nil {
 		return nil, 0, fmt.Errorf("full-text search: %w", err)

@@ -21,11 +21,6 @@ type agentStore struct {
 
 var _ engine.Store = (*agentStore)(nil)
 
-// Index implements engine.Store: the cached index synced over the feed.
-func (m *agentStore) Index(ctx context.Context, lock *hippo.ModelLock) (*engine.Index, error) {
-	return m.db.syncIndexFor(ctx, m.opts.AgentID, lock)
-}
-
 // AfterBulkWrite implements engine.Store. PostgreSQL keeps deleted tuples
 // until VACUUM, which autovacuum runs; `hippo purge --vacuum` runs it at
 // once (docs/RELIABILITY.md).
@@ -158,12 +153,6 @@ type boostRow struct {
 
 func (r boostRow) Scan(dest ...any) error {
 	return r.Row.Scan(append(dest, r.version, r.epoch)...)
-}
-
-// TextScores implements engine.RecallStore: BM25 computed from the
-// postings of the query's words (bm25Scores).
-func (m *agentStore) TextScores(ctx context.Context, ai *engine.Index, in hippo.RecallInput) (map[int64]float64, float64, error) {
-	return m.bm25Scores(ctx, ai, in)
 }
 
 // agentTx is one agent's chunks in a transaction (engine.ChunkWriter and

@@ -214,7 +214,7 @@ func (db *DB) CountAgentChunks(ctx context.Context, agentID string, bins int) (*
 	if err := rows.Err(); err != nil {
 		return nil, err
 	}
-	ai, err := db.syncIndexFor(ctx, agentID, nil)
+	ai, err := db.indexes.Sync(ctx, agentID, db.cfg, db.clock.Active(), nil)
 	if err != nil {
 		return nil, err
 	}

@@ -171,8 +171,7 @@ func Open(ctx context.Context, path string, opts Options) (*DB, error) {
 
 	db := &DB{path: abs, created: created, cfg: hippo.DefaultConfig(), now: time.Now}
 	db.group = engine.NewGroupCommit(db.beginGroup)
-	db.indexes = engine.NewIndexes(db.vectorLoader)
-	db.indexes.SetLimit(opts.IndexMemory)
+	db.indexes = engine.NewIndexes(feed{db}, opts.IndexMemory)
 	if opts.Config != nil {
 		db.cfg = *opts.Config
 	}
@@ -651,51 +650,8 @@ const timeLayout = "2006-01-02T15:04:05.000000Z"
 
 func formatTime(t time.Time) string { return t.UTC().Format(timeLayout) }
 
-func parseTime(s string) (time.Time, error) {
-	if t, ok := parseLayout(s); ok {
-		return t, nil
-	}
-	if t, err := time.Parse(timeLayout, s); err == nil {
-		return t, nil
-	}
-	t, err := time.Parse(time.RFC3339Nano, s)
-	if err != nil {
-		return time.Time{}, fmt.Errorf("bad timestamp %q: %w", s, err)
-	}
-	return t.UTC(), nil
-}
-
-// parseLayout parses a timestamp written in timeLayout, as time.Parse
-// would, at a quarter of its cost: a recall reads two or three per chunk.
-// Anything else is left to time.Parse.
-func parseLayout(s string) (time.Time, bool) {
-	if len(s) != len(timeLayout) {
-		return time.Time{}, false
-	}
-	var f [7]int // year, month, day, hour, minute, second, microsecond
-	field := 0
-	for i := 0; i < len(s); i++ {
-		switch c := s[i]; {
-		case timeLayout[i] >= '0' && timeLayout[i] <= '9':
-			if c < '0' || c > '9' {
-				return time.Time{}, false
-			}
-			f[field] = f[field]*10 + int(c-'0')
-		case c != timeLayout[i]:
-			return time.Time{}, false
-		default:
-			field++
-		}
-	}
-	if f[1] < 1 || f[1] > 12 || f[2] < 1 || f[3] > 23 || f[4] > 59 || f[5] > 59 {
-		return time.Time{}, false
-	}
-	t := time.Date(f[0], time.Month(f[1]), f[2], f[3], f[4], f[5], f[6]*1000, time.UTC)
-	if t.Day() != f[2] { // February 30th and the like
-		return time.Time{}, false
-	}
-	return t, true
-}
+// parseTime parses a stored timestamp (engine.ParseTime).
+func parseTime(s string) (time.Time, error) { return engine.ParseTime(s) }
 
 // pragmas reports the durability settings of a live connection:
 // journal_mode, busy_timeout and synchronous.

@@ -6,9 +6,6 @@ import (
 	"fmt"
 	"sort"
 	"strings"
-
-	"github.com/hippo-mem/hippo"
-	"github.com/hippo-mem/hippo/engine"
 )
 
 // The BM25 side of hybrid recall runs on chunks_fts (migration 0004), a
@@ -36,19 +33,14 @@ const ftsBudget = 2000
 // ftsAgentRows is the largest agent searched through its agent token.
 const ftsAgentRows = 5000
 
-// bm25Scores returns the BM25 score (higher is better) of every row of
-// the full-text index matching the recall's words, by chunks rowid, and
-// the highest of them; nil when none matches. Rows of other agents may be
-// among them when the agent is not searched through its token: recall
-// looks rows up by the rowids of the agent's own index only. The words
-// kept match at most ftsBudget rows in all (rareWords), so every match is
-// read and each chunk's score is exact. Call with ai.mu held.
-func (m *agentStore) bm25Scores(ctx context.Context, ai *engine.Index, in hippo.RecallInput) (map[int64]float64, float64, error) {
-	words := engine.QueryWords(in.Query)
-	if len(words) == 0 || ai.Idx.Len() == 0 || (m.opts.RecallScopes != nil && len(m.opts.RecallScopes) == 0) {
-		return nil, 0, nil
-	}
-	agent, err := m.db.ftsAgent(ctx, m.opts.AgentID, ai.Idx.Len())
+// TextScores implements engine.RecallStore with FTS5: the BM25 score
+// (higher is better) of every row of the full-text index matching words,
+// by chunks rowid. Rows of other agents may be among them when the agent
+// (of rows chunks) is not searched through its token. The words kept
+// match at most ftsBudget rows in all (rareWords), so every match is read
+// and each chunk's score is exact.
+func (m *agentStore) TextScores(ctx context.Context, words []string, rows int) (map[int64]float64, float64, error) {
+	agent, err := m.db.ftsAgent(ctx, m.opts.AgentID, rows)
 	if err != nil {
 		return nil, 0, err
 	}

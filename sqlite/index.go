@@ -5,27 +5,11 @@ import (
 	"database/sql"
 	"encoding/json"
 	"fmt"
-	"runtime"
 	"strconv"
-	"time"
 
 	"github.com/hippo-mem/hippo"
 	"github.com/hippo-mem/hippo/engine"
-	"github.com/hippo-mem/hippo/vector"
 )
-
-// syncIndex returns the agent's index, brought up to date with every
-// write committed so far, by this process or any other.
-func (db *DB) syncIndex(ctx context.Context, agentID string) (*engine.Index, error) {
-	return db.syncIndexFor(ctx, agentID, nil)
-}
-
-// syncIndexFor is syncIndex that also checks a query vector's model and
-// dimension (lock; nil: nothing) against the model lock, in the snapshot
-// the index is brought up to date from: one read serves both.
-func (db *DB) syncIndexFor(ctx context.Context, agentID string, lock *ModelLock) (*engine.Index, error) {
-	return db.indexes.Sync(ctx, agentID, db.cfg, feed{db}, db.clock.Active(), lock)
-}
 
 // feed is the change log (hippo_changes, migration 0002) as engine.Feed:
 // its triggers log every insert, update and delete of a chunk, seq is
@@ -156,9 +140,9 @@ func (s *snapshot) Count(ctx context.Context) (int, error) {
 	return n, nil
 }
 
-// LoadAll implements engine.Snapshot (readIndexRows, in parallel).
-func (s *snapshot) LoadAll(ctx context.Context, add func(*engine.Row, []float32) error) error {
-	return readIndexRows(ctx, s.tx, `WHERE agent_id = ?`, []any{s.agent}, false, add)
+// LoadAll implements engine.Snapshot.
+func (s *snapshot) LoadAll(ctx context.Context, fn func(*engine.Row) error) error {
+	return readIndexRows(ctx, s.tx, `WHERE agent_id = ?`, []any{s.agent}, fn)
 }
 
 // Changes implements engine.Snapshot.
@@ -174,7 +158,6 @@ func (s *snapshot) Changes(ctx context.Context, since int64) ([]string, int64, e
 		return nil, 0, fmt.Errorf("read change log: %w", err)
 	}
 	defer rows.Close()
-	changed := map[string]bool{}
 	var ids []string
 	seq := since
 	for rows.Next() {
@@ -182,16 +165,13 @@ func (s *snapshot) Changes(ctx context.Context, since int64) ([]string, int64, e
 		if err := rows.Scan(&seq, &id); err != nil {
 			return nil, 0, err
 		}
-		if !changed[id] {
-			changed[id] = true
-			ids = append(ids, id)
-		}
+		ids = append(ids, id)
 	}
 	return ids, seq, rows.Err()
 }
 
 // Rows implements engine.Snapshot.
-func (s *snapshot) Rows(ctx context.Context, ids []string, add func(*engine.Row, []float32) error) error {
+func (s *snapshot) Rows(ctx context.Context, ids []string, fn func(*engine.Row) error) error {
 	args := make([]any, 0, len(ids)+1)
 	for _, id := range ids {
 		args = append(args, id)
@@ -199,89 +179,12 @@ func (s *snapshot) Rows(ctx context.Context, ids []string, add func(*engine.Row,
 	args = append(args, s.agent)
 	// "+agent_id" keeps the planner on the primary key: the agent index
 	// would scan every row of the agent.
-	return readIndexRows(ctx, s.tx, `WHERE id IN (`+placeholders(len(ids))+`) AND +agent_id = ?`, args, true, add)
+	return readIndexRows(ctx, s.tx, `WHERE id IN (`+placeholders(len(ids))+`) AND +agent_id = ?`, args, fn)
 }
 
-// vectorLoader reads an agent's stored vectors for its index: the index
-// keeps int8 codes only, and reads the float32 vectors of the few rows it
-// ranks exactly (vector.Loader). One statement reads them all, by the
-// primary key.
-func (db *DB) vectorLoader(agentID string) vector.Loader {
-	return func(ctx context.Context, ids []string, fn func(int, []float32)) error {
-		st, err := db.readStmt(ctx, `SELECT id, embedding FROM chunks
-			WHERE id IN (SELECT value FROM json_each(?)) AND +agent_id = ?`)
-		if err != nil {
-			return fmt.Errorf("read vectors: %w", err)
-		}
-		list, err := json.Marshal(ids)
-		if err != nil {
-			return fmt.Errorf("read vectors: %w", err)
-		}
-		pos := make(map[string]int, len(ids))
-		for i, id := range ids {
-			pos[id] = i
-		}
-		rows, err := st.QueryContext(ctx, string(list), agentID)
-		if err != nil {
-			return fmt.Errorf("read vectors: %w", err)
-		}
-		defer rows.Close()
-		var (
-			id   string
-			blob sql.RawBytes
-			v    []float32
-		)
-		for rows.Next() {
-			if err := rows.Scan(&id, &blob); err != nil {
-				return fmt.Errorf("read vectors: %w", err)
-			}
-			// A blob the index could not have decoded is not in it.
-			if v, err = vector.Decode(v, blob); err == nil {
-				fn(pos[id], v)
-			}
-		}
-		if err := rows.Err(); err != nil {
-			return fmt.Errorf("read vectors: %w", err)
-		}
-		return nil
-	}
-}
-
-// chunkRow is a chunks row as the index reads it.
-type chunkRow struct {
-	rowid                                              int64
-	id, scope, kind, meta, last, created, supBy, supAt string
-	intensity                                          float64
-	access, size                                       int
-	suspicious                                         bool
-	blob                                               []byte
-}
-
-// loadBatchRows is how many rows a whole load hands over at a time.
-const loadBatchRows = 512
-
-// loadGCBytes is how much embedding data a whole load reads between
-// garbage collections.
-const loadGCBytes = 256 << 20
-
-// loadBatch is rows of a whole load, their embeddings back to back in
-// blobs (row i's from ends[i-1] to ends[i]).
-type loadBatch struct {
-	rows  []chunkRow
-	blobs []byte
-	ends  []int
-}
-
-// readIndexRows hands the chunks matched by where to add (Index.Add). When
-// folding in changes (strict), add stops it with engine.ErrDimension at a
-// row of another dimension, so that the caller rebuilds the index; a whole
-// load skips such rows, which the model lock normally prevents.
-//
-// A whole load reads rows on this goroutine while another decodes them
-// into the index: on two cores that halves its time, SQLite's row reads
-// and the decoding (normalising, quantising, parsing) costing about the
-// same.
-func readIndexRows(ctx context.Context, tx *sql.Tx, where string, args []any, strict bool, add func(*engine.Row, []float32) error) error {
+// readIndexRows hands the chunks matched by where to fn, each embedding in
+// the driver's buffer.
+func readIndexRows(ctx context.Context, tx *sql.Tx, where string, args []any, fn func(*engine.Row) error) error {
 	rows, err := tx.QueryContext(ctx, `SELECT rowid, id, scope, kind, embedding, metadata, running_intensity,
 		access_count, last_accessed_at, created_at, superseded_by, superseded_at, octet_length(content),
 		suspicious IS NOT NULL FROM chunks `+where, args...)
@@ -289,139 +192,54 @@ func readIndexRows(ctx context.Context, tx *sql.Tx, where string, args []any, st
 		return fmt.Errorf("load index: %w", err)
 	}
 	defer rows.Close()
-	var blob sql.RawBytes // the driver's copy: used before the next row
-	scan := func(r *chunkRow) error {
-		if err := rows.Scan(&r.rowid, &r.id, &r.scope, &r.kind, &blob, nullable(&r.meta), &r.intensity, &r.access, &r.last, &r.created,
-			nullable(&r.supBy), nullable(&r.supAt), &r.size, &r.suspicious); err != nil {
+	var (
+		r           engine.Row
+		kind, supBy string
+		blob        sql.RawBytes // the driver's, valid until Next
+	)
+	for rows.Next() {
+		if err := rows.Scan(&r.RowID, &r.ID, &r.Scope, &kind, &blob, nullable(&r.Metadata), &r.Intensity, &r.Access,
+			&r.LastAccess, &r.Created, nullable(&supBy), nullable(&r.SupersededAt), &r.Size, &r.Suspicious); err != nil {
 			return fmt.Errorf("load index: %w", err)
 		}
-		return nil
-	}
-	var buf []float32
-	if strict {
-		for rows.Next() {
-			var r chunkRow
-			if err := scan(&r); err != nil {
-				return err
-			}
-			r.blob = blob
-			if err := decodeRow(&r, &buf, add); err != nil {
-				return err
-			}
-		}
-		return rows.Err()
-	}
-
-	full, free := make(chan *loadBatch, 2), make(chan *loadBatch, 3)
-	for range 3 {
-		free <- &loadBatch{}
-	}
-	done := make(chan error, 1)
-	go func() {
-		var err error
-		for b := range full {
-			for i := range b.rows {
-				if err == nil {
-					err = decodeRow(&b.rows[i], &buf, add)
-				}
-			}
-			free <- b
-		}
-		done <- err
-	}()
-	b := <-free
-	send := func() {
-		for i := range b.rows {
-			b.rows[i].blob = b.blobs[:b.ends[i]:b.ends[i]]
-			if i > 0 {
-				b.rows[i].blob = b.rows[i].blob[b.ends[i-1]:]
-			}
-		}
-		full <- b
-		b = <-free
-		b.rows, b.blobs, b.ends = b.rows[:0], b.blobs[:0], b.ends[:0]
-	}
-	var scanErr error
-	garbage := 0
-	for rows.Next() {
-		var r chunkRow
-		if scanErr = scan(&r); scanErr != nil {
-			break
-		}
-		// The driver hands over every embedding in a fresh slice: garbage
-		// the size of the vectors. Paced by GOGC alone it may grow to the
-		// size of the index before a collection (a 1M×1536 load peaked at
-		// 21 GB resident for a 7.7 GB index), so collect every loadGCBytes.
-		if garbage += len(blob); garbage >= loadGCBytes {
-			runtime.GC()
-			garbage = 0
-		}
-		b.rows = append(b.rows, r)
-		b.blobs = append(b.blobs, blob...)
-		b.ends = append(b.ends, len(b.blobs))
-		if len(b.rows) == loadBatchRows {
-			send()
-		}
-	}
-	if len(b.rows) > 0 {
-		send()
-	}
-	close(full)
-	if err := <-done; err != nil {
-		return err
-	}
-	if scanErr != nil {
-		return scanErr
-	}
-	return rows.Err()
-}
-
-// decodeRow decodes one row read by readIndexRows and hands it to add;
-// buf is scratch space for its vector. A row whose vector does not decode
-// is skipped.
-func decodeRow(r *chunkRow, buf *[]float32, add func(*engine.Row, []float32) error) error {
-	var err error
-	if *buf, err = vector.Decode(*buf, r.blob); err != nil || len(*buf) == 0 {
-		return nil
-	}
-	row := engine.Row{ID: r.id, RowID: r.rowid, Scope: r.scope, Kind: hippo.Kind(r.kind), Metadata: r.meta,
-		Intensity: r.intensity, Access: r.access, Superseded: r.supBy != "", Size: r.size, Suspicious: r.suspicious}
-	for _, t := range []struct {
-		s   string
-		dst *int64
-	}{{r.last, &row.LastAccess}, {r.created, &row.Created}, {r.supAt, &row.SupersededAt}} {
-		if t.s == "" {
-			continue
-		}
-		at, err := parseTime(t.s)
-		if err != nil {
-			return fmt.Errorf("chunk %s: %w", r.id, err)
-		}
-		*t.dst = at.UnixMilli()
-	}
-	return add(&row, *buf)
-}
-
-// syncActivity appends the agent's activity hours recorded since the last
-// sync.
-func readActivity(ctx context.Context, ai *engine.Index, tx *sql.Tx, agentID string) error {
-	var after int64 = -1
-	if n := len(ai.Active); n > 0 {
-		after = ai.Active[n-1]
-	}
-	rows, err := tx.QueryContext(ctx, `SELECT hour FROM hippo_activity WHERE agent_id = ? AND hour > ? ORDER BY hour`, agentID, after)
-	if err != nil {
-		return fmt.Errorf("read activity: %w", err)
-	}
-	defer rows.Close()
-	for rows.Next() {
-		var h int64
-		if err := rows.Scan(&h); err != nil {
+		r.Kind, r.Superseded, r.Vector = hippo.Kind(kind), supBy != "", blob
+		if err := fn(&r); err != nil {
 			return err
 		}
-		ai.Active = append(ai.Active, h)
 	}
 	return rows.Err()
+}
+
+// Vectors implements engine.Feed: one statement, by the primary key.
+func (f feed) Vectors(ctx context.Context, agent string, ids []string, fn func(string, []byte)) error {
+	st, err := f.db.readStmt(ctx, `SELECT id, embedding FROM chunks
+		WHERE id IN (SELECT value FROM json_each(?)) AND +agent_id = ?`)
+	if err != nil {
+		return fmt.Errorf("read vectors: %w", err)
+	}
+	list, err := json.Marshal(ids)
+	if err != nil {
+		return fmt.Errorf("read vectors: %w", err)
+	}
+	rows, err := st.QueryContext(ctx, string(list), agent)
+	if err != nil {
+		return fmt.Errorf("read vectors: %w", err)
+	}
+	defer rows.Close()
+	var (
+		id   string
+		blob sql.RawBytes
+	)
+	for rows.Next() {
+		if err := rows.Scan(&id, &blob); err != nil {
+			return fmt.Errorf("read vectors: %w", err)
+		}
+		fn(id, blob)
+	}
+	if err := rows.Err(); err != nil {
+		return fmt.Errorf("read vectors: %w", err)
+	}
+	return nil
 }
 
 // pruneChanges drops change-log entries older than the newest keep, and
@@ -520,46 +338,3 @@ func (db *DB) maybePrune(ctx context.Context) {
 
 // changeLogKeep is how many change-log entries survive pruning.
 const changeLogKeep = 100_000
-
-// indexStats describes an agent's in-memory vector index, for tests and
-// the scale benchmark.
-type indexStats struct {
-	Rows        int `json:"rows"`
-	Dimension   int `json:"dimension"`
-	VectorBytes int `json:"vector_bytes"` // int8 codes, their scales and priors
-	MetaBytes   int `json:"meta_bytes"`   // IDs and scan fields
-}
-
-// indexStats loads (or updates) the agent's index and describes it.
-func (db *DB) indexStats(ctx context.Context, agentID string) (*indexStats, error) {
-	ai, err := db.syncIndex(ctx, agentID)
-	if err != nil {
-		return nil, err
-	}
-	ai.Mu.RLock()
-	defer ai.Mu.RUnlock()
-	st := &indexStats{}
-	if ai.Idx != nil {
-		st.Rows, st.Dimension = ai.Idx.Len(), ai.Idx.Dim()
-		st.VectorBytes, st.MetaBytes = ai.Idx.Bytes(), ai.Idx.MetaBytes()
-	}
-	return st, nil
-}
-
-// codesRead times one parallel sequential read of the int8 codes of the
-// agent's index: the floor of a recall's first pass, for the scale
-// benchmark.
-func (db *DB) codesRead(ctx context.Context, agentID string) (time.Duration, error) {
-	ai, err := db.syncIndex(ctx, agentID)
-	if err != nil {
-		return 0, err
-	}
-	ai.Mu.RLock()
-	defer ai.Mu.RUnlock()
-	if ai.Idx == nil {
-		return 0, nil
-	}
-	start := time.Now()
-	_ = ai.Idx.SumCodes()
-	return time.Since(start), nil
-}

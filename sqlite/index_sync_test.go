@@ -38,10 +38,7 @@ func TestIndexCurrentCheck(t *testing.T) {
 	}
 	current := func(step string, want bool) {
 		t.Helper()
-		ai := db.indexes.Cached("agent")
-		ai.Mu.Lock()
-		defer ai.Mu.Unlock()
-		got, err := indexCurrent(ctx, ai, db, "agent", lock)
+		got, err := indexCurrent(ctx, db.indexes.Cached("agent"), db, "agent", lock)
 		if err != nil {
 			t.Fatalf("%s: %v", step, err)
 		}
@@ -89,8 +86,8 @@ func TestIndexCurrentCheck(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if n := len(ai.Active); n == 0 || ai.Active[n-1] != clockNow().Unix()/3600 {
-		t.Errorf("activity hours %v miss hour %d", ai.Active, clockNow().Unix()/3600)
+	if _, last := ai.Position(); last != clockNow().Unix()/3600 {
+		t.Errorf("last activity hour %d, want %d", last, clockNow().Unix()/3600)
 	}
 	current("after folding the activity in", true)
 
@@ -106,20 +103,15 @@ func TestIndexCurrentCheck(t *testing.T) {
 	current("after reloading", true)
 
 	// The check reads the model lock too.
-	ai.Mu.Lock()
 	_, err = indexCurrent(ctx, ai, db, "agent", &ModelLock{Model: "another model", Dimension: 32})
-	ai.Mu.Unlock()
 	wantConflict(t, err)
 }
 
 // indexCurrent asks the change feed whether ai is current, as
-// engine.Index.Sync does first.
+// engine.Indexes.Sync does first.
 func indexCurrent(ctx context.Context, ai *engine.Index, db *DB, agent string, lock *ModelLock) (bool, error) {
-	last := int64(-1)
-	if n := len(ai.Active); n > 0 {
-		last = ai.Active[n-1]
-	}
-	return feed{db}.Head(ctx, agent, ai.Seq, db.clock.Active(), last, lock)
+	seq, last := ai.Position()
+	return feed{db}.Head(ctx, agent, seq, db.clock.Active(), last, lock)
 }
 
 func wantConflict(t *testing.T, err error) {

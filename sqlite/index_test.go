@@ -115,7 +115,8 @@ func TestIndexSeesOtherConnectionsWrites(t *testing.T) {
 // TestRecallFoldsOwnBoost checks that a recall's boost lands in the index
 // in place: the index then holds exactly what a fresh load from the rows
 // would, its change-log position has moved past the boost, and a write by
-// another handle in between is still folded in by the next sync.
+// another handle between a recall's sync and its boost is still folded in
+// by the next sync.
 func TestRecallFoldsOwnBoost(t *testing.T) {
 	ctx := context.Background()
 	open := sharedFile(t, Options{})
@@ -128,61 +129,61 @@ func TestRecallFoldsOwnBoost(t *testing.T) {
 	// compare checks the index against a fresh load of the same rows.
 	compare := func(step string) {
 		t.Helper()
-		fresh := engine.NewIndex("agent", db.cfg, db.vectorLoader("agent"))
-		if err := fresh.Sync(ctx, feed{db}, db.clock.Active(), nil); err != nil {
+		fresh, err := engine.NewIndexes(feed{db}, 0).Sync(ctx, "agent", db.cfg, db.clock.Active(), nil)
+		if err != nil {
 			t.Fatal(err)
 		}
 		ai, err := db.syncIndex(ctx, "agent")
 		if err != nil {
 			t.Fatal(err)
 		}
-		ai.Mu.RLock()
-		defer ai.Mu.RUnlock()
-		if ai.Idx.Len() != fresh.Idx.Len() {
-			t.Fatalf("%s: index has %d rows, a fresh load %d", step, ai.Idx.Len(), fresh.Idx.Len())
+		got, want := ai.Metas(), fresh.Metas()
+		if len(got) != len(want) {
+			t.Fatalf("%s: index has %d rows, a fresh load %d", step, len(got), len(want))
 		}
-		for _, id := range fresh.Idx.IDs() {
-			want, _ := fresh.Idx.Meta(id)
-			got, ok := ai.Idx.Meta(id)
-			if !ok || got.Intensity != want.Intensity || got.DecayRate != want.DecayRate || got.LastAccess != want.LastAccess {
-				t.Errorf("%s: %s in index %+v, fresh %+v", step, id, got, want)
+		for id, w := range want {
+			g, ok := got[id]
+			if !ok || g.Intensity != w.Intensity || g.DecayRate != w.DecayRate || g.LastAccess != w.LastAccess {
+				t.Errorf("%s: %s in index %+v, fresh %+v", step, id, g, w)
 			}
 		}
 	}
 	if _, err := m.Recall(ctx, hippo.RecallInput{Query: "alpha", Limit: 2}); err != nil {
 		t.Fatal(err)
 	}
-	ai := db.indexes.Cached("agent") // as the recall left it: agentIndex would sync
 	var maxSeq int64
 	if err := db.read.QueryRowContext(ctx, `SELECT MAX(seq) FROM hippo_changes`).Scan(&maxSeq); err != nil {
 		t.Fatal(err)
 	}
-	ai.Mu.RLock()
-	seq := ai.Seq
-	ai.Mu.RUnlock()
-	if seq != maxSeq {
+	// As the recall left it: syncIndex would sync.
+	if seq, _ := db.indexes.Cached("agent").Position(); seq != maxSeq {
 		t.Errorf("index at change %d after its own boost, log at %d", seq, maxSeq)
 	}
 	compare("after own boost")
 
-	// Another handle boosts every chunk between this handle's sync and its
-	// boost: the fold must not skip that write.
+	// Another handle boosts every chunk between this recall's sync and
+	// its boost: the fold must not skip that write.
 	_, other := open()
-	if _, err := db.syncIndex(ctx, "agent"); err != nil {
+	st := boostAfter{m.st, func() {
+		if _, err := other.Recall(ctx, hippo.RecallInput{Query: "gamma", Limit: 3}); err != nil {
+			t.Fatal(err)
+		}
+	}}
+	if _, err := engine.NewMemory(st, db.clock, db.indexes, m.Config(), m.opts).Recall(ctx, hippo.RecallInput{Query: "beta", Limit: 1}); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := other.Recall(ctx, hippo.RecallInput{Query: "gamma", Limit: 3}); err != nil {
-		t.Fatal(err)
-	}
-	ai.Mu.RLock()
-	id := ai.Idx.IDs()[0]
-	ai.Mu.RUnlock()
-	boosted, before, after, err := m.boost(ctx, []string{id}, db.now().UnixMilli())
-	if err != nil {
-		t.Fatal(err)
-	}
-	ai.FoldBoost([]hippo.Recalled{{Chunk: boosted[id]}}, before, after)
 	compare("after another handle's boost")
+}
+
+// boostAfter is a store whose boost runs first before the agent's own.
+type boostAfter struct {
+	*agentStore
+	first func()
+}
+
+func (b boostAfter) Boost(ctx context.Context, ids []string, now int64) (map[string]*hippo.Chunk, int64, int64, error) {
+	b.first()
+	return b.agentStore.Boost(ctx, ids, now)
 }
 
 // TestQueryPlansUseIndexes guards the statements a recall or a store runs
@@ -307,8 +308,8 @@ func TestBulkInsertLeavesNoLogEntries(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if ai.Seq < floor {
-			t.Errorf("fresh handle's index at change %d, below the floor %d: it reloads on every search", ai.Seq, floor)
+		if seq, _ := ai.Position(); seq < floor {
+			t.Errorf("fresh handle's index at change %d, below the floor %d: it reloads on every search", seq, floor)
 		}
 	}
 	if err := a.InsertChunks(ctx, "agent", "", "m", chunks(4, "small")); err != nil {
@@ -328,18 +329,17 @@ func TestBulkInsertLeavesNoLogEntries(t *testing.T) {
 	}
 }
 
-// TestWholeLoadPipeline loads an index of several batches through the
-// two-goroutine load and checks every row's vector and metadata against
-// the rows, and that a row the decoder rejects fails the load cleanly.
-func TestWholeLoadPipeline(t *testing.T) {
+// TestIndexLoadReadsRows loads an index and checks each row's fields
+// against the chunks, and that a row whose time does not parse fails the
+// load with its ID.
+func TestIndexLoadReadsRows(t *testing.T) {
 	ctx := context.Background()
-	path := filepath.Join(t.TempDir(), "load.db")
-	db, err := Open(ctx, path, Options{})
+	db, err := Open(ctx, filepath.Join(t.TempDir(), "load.db"), Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer db.Close()
-	const n = 3*loadBatchRows + 7
+	const n = 600
 	var chunks []*hippo.Chunk
 	rng := rand.New(rand.NewPCG(3, 7))
 	for i := range n {
@@ -357,49 +357,29 @@ func TestWholeLoadPipeline(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	ai.Mu.RLock()
-	if ai.Idx.Len() != n {
-		t.Fatalf("loaded %d rows, want %d", ai.Idx.Len(), n)
+	metas := ai.Metas()
+	if len(metas) != n {
+		t.Fatalf("loaded %d rows, want %d", len(metas), n)
 	}
-	ids := make([]string, n)
-	for i, c := range chunks {
-		ids[i] = c.ID
-		// Each row's codes are its own: its vector finds it first.
-		hits, err := ai.Idx.Search(ctx, c.Embedding, 1, func(_ *engine.Meta, cos, _ float64, _ bool) (float64, bool) { return cos, true })
-		if err != nil || len(hits) != 1 || hits[0].ID != c.ID || hits[0].Cosine < 0.99999 {
-			t.Fatalf("%s: search by its own vector = %+v, %v", c.ID, hits, err)
-		}
-		m, _ := ai.Idx.Meta(c.ID)
-		if m.Intensity != float32(c.RunningIntensity) || m.Tags == 0 || len(ai.TagSet(m.Tags)) != 1 || m.Category == 0 || m.Created != c.CreatedAt.UnixMilli() {
+	for _, c := range chunks {
+		m := metas[c.ID]
+		if m.Intensity != float32(c.RunningIntensity) || m.Tags == 0 || m.Category == 0 || m.Created != c.CreatedAt.UnixMilli() ||
+			m.Kind != hippo.KindMemory || m.Size != uint32(len(c.Content)) || m.RowID == 0 {
 			t.Fatalf("%s: meta %+v for %+v", c.ID, m, c)
 		}
 	}
-	// The exact vectors are read from the store.
-	read := 0
-	if err := ai.Idx.Vectors(ctx, ids, func(i int, v []float32) {
-		read++
-		want := vector.Normalize(append([]float32(nil), chunks[i].Embedding...))
-		if !slices.Equal(v, want) {
-			t.Fatalf("%s: vector %v, want %v", ids[i], v, want)
-		}
-	}); err != nil || read != n {
-		t.Fatalf("read %d of %d vectors: %v", read, n, err)
-	}
-	ai.Mu.RUnlock()
 
-	// A row whose time does not parse fails a whole load with its ID.
-	bad := chunks[2*loadBatchRows+1].ID
+	bad := chunks[n/2].ID
 	if _, err := db.write.ExecContext(ctx, `UPDATE chunks SET created_at = 'not a time' WHERE id = ?`, bad); err != nil {
 		t.Fatal(err)
 	}
-	fresh := engine.NewIndex("agent", db.cfg, db.vectorLoader("agent"))
-	if err := fresh.Sync(ctx, feed{db}, db.clock.Active(), nil); err == nil || !strings.Contains(err.Error(), bad) {
+	if _, err := engine.NewIndexes(feed{db}, 0).Sync(ctx, "agent", db.cfg, db.clock.Active(), nil); err == nil || !strings.Contains(err.Error(), bad) {
 		t.Errorf("load with a broken row: %v, want an error naming %s", err, bad)
 	}
 }
 
-// TestVectorLoaderKeepsToTheAgent checks that the loader the index reads
-// exact vectors through returns the agent's own rows only, skips rows
+// TestVectorLoaderKeepsToTheAgent checks that the feed's Vectors, which
+// the index reads exact vectors through, returns the agent's own rows only, skips rows
 // that are gone, and keeps IDs that need quoting inert.
 func TestVectorLoaderKeepsToTheAgent(t *testing.T) {
 	ctx := context.Background()
@@ -417,12 +397,14 @@ func TestVectorLoaderKeepsToTheAgent(t *testing.T) {
 		t.Fatal(err)
 	}
 	ids := []string{theirs.ID, `x"]') OR 1=1 --`, mine.ID, "gone"}
-	got := map[int][]float32{}
-	err = db.vectorLoader("alice")(ctx, ids, func(i int, v []float32) { got[i] = append([]float32(nil), v...) })
+	got := map[string][]float32{}
+	err = feed{db}.Vectors(ctx, "alice", ids, func(id string, b []byte) {
+		got[id], _ = vector.Decode(nil, b)
+	})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(got) != 1 || !slices.Equal(got[2], mine.Embedding) {
-		t.Errorf("alice's loader read %v, want only her own row at 2", got)
+	if len(got) != 1 || !slices.Equal(got[mine.ID], mine.Embedding) {
+		t.Errorf("alice's vectors read %v, want only her own row", got)
 	}
 }

@@ -34,12 +34,7 @@ func (db *DB) Memory(opts MemoryOptions) (*Memory, error) {
 	}
 	cfg := db.cfg.ForEmbedder(opts.Embedder)
 	st := &agentStore{db: db, cfg: cfg, opts: opts}
-	return &Memory{Memory: engine.NewMemory(st, db.clock, cfg, opts), db: db, st: st, opts: opts}, nil
-}
-
-// boost is agentStore.boost.
-func (m *Memory) boost(ctx context.Context, ids []string, now int64) (map[string]*hippo.Chunk, int64, int64, error) {
-	return m.st.boost(ctx, ids, now)
+	return &Memory{Memory: engine.NewMemory(st, db.clock, db.indexes, cfg, opts), db: db, st: st, opts: opts}, nil
 }
 
 // MaxOffset bounds recall paging.
@@ -53,12 +48,6 @@ type agentStore struct {
 }
 
 var _ engine.Store = (*agentStore)(nil)
-
-// Index implements engine.Store: the cached index, synced over the
-// change log (syncIndexFor).
-func (m *agentStore) Index(ctx context.Context, lock *hippo.ModelLock) (*engine.Index, error) {
-	return m.db.syncIndexFor(ctx, m.opts.AgentID, lock)
-}
 
 // AfterBulkWrite implements engine.Store: the store hook, a WAL
 // checkpoint (DB.afterBulkWrite).
@@ -107,11 +96,6 @@ func (m *agentStore) Contents(ctx context.Context, ids []string) (map[string]str
 		out[id] = content
 	}
 	return out, rows.Err()
-}
-
-// TextScores implements engine.RecallStore with FTS5 (bm25Scores).
-func (m *agentStore) TextScores(ctx context.Context, ai *engine.Index, in hippo.RecallInput) (map[int64]float64, float64, error) {
-	return m.bm25Scores(ctx, ai, in)
 }
 
 // Boost implements engine.RecallStore: one UPDATE … RETURNING on the
