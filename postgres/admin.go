@@ -66,8 +66,10 @@ func (db *DB) Agents(ctx context.Context) ([]hippo.AgentSummary, error) {
 }
 
 // foldSQL folds a text column as hippo.Fold does a Go string: compatibility
-// decomposition, combining accents dropped, lower case.
-const foldSQL = `lower(regexp_replace(normalize(%s, NFKD), '[\u0300-\u036f]', '', 'g'))`
+// decomposition, combining accents dropped, lower case. The columns are
+// COLLATE "C", whose lower() changes ASCII only: the database's default
+// collation lowers every letter ("Ελλάδα" is "ελλάδα").
+const foldSQL = `lower(regexp_replace(normalize(%s, NFKD), '[\u0300-\u036f]', '', 'g') COLLATE "default")`
 
 // chunkWhere returns the SQL condition and arguments of the filter.
 func chunkWhere(f hippo.ChunkFilter) (string, []any, error) {

@@ -3,9 +3,6 @@ package postgres_test
 import (
 	"context"
 	"testing"
-	"time"
-
-	"github.com/hippo-mem/hippo"
 
 	"github.com/hippo-mem/hippo/internal/pgtest"
 	"github.com/hippo-mem/hippo/postgres"
@@ -28,13 +25,15 @@ func TestStore(t *testing.T) {
 	storetest.Run(t, storetest.Backend{
 		New:  func(t *testing.T) string { return pgtest.New(t) },
 		Open: func(t *testing.T, name string) storetest.Store { return open(t, name) },
-		OpenWith: func(t *testing.T, name string, now func() time.Time, model hippo.DecayModel) storetest.Store {
-			db, err := postgres.Open(context.Background(), name, postgres.Options{Now: now, Decay: model})
+		OpenWith: func(t *testing.T, name string, o storetest.Options) (storetest.Store, error) {
+			db, err := postgres.Open(context.Background(), name, postgres.Options{Config: o.Config, Now: o.Now,
+				Decay: o.Decay, DecayClock: o.DecayClock, IndexMemory: o.IndexMemory})
 			if err != nil {
-				t.Fatal(err)
+				return nil, err
 			}
 			t.Cleanup(func() { db.Close() })
-			return db
+			return db, nil
 		},
+		Parallel: 4,
 	})
 }

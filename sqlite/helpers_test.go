@@ -106,18 +106,14 @@ func recallIDs(t testing.TB, m *sqlite.Memory, query string) []string {
 	return ids
 }
 
-func contains(ids []string, id string) bool {
-	for _, x := range ids {
-		if x == id {
-			return true
-		}
-	}
-	return false
-}
-
 func wantCode(t testing.TB, err error, code string) {
 	t.Helper()
 	if got := hippo.ErrorCode(err); got != code {
 		t.Fatalf("error code = %q (%v), want %q", got, err, code)
 	}
+}
+
+// freshDB opens a new, empty database on e's clock.
+func (e *env) freshDB() *sqlite.DB {
+	return openDB(e.t, filepath.Join(e.t.TempDir(), "fresh.db"), e.clock)
 }

@@ -4,9 +4,6 @@ import (
 	"context"
 	"path/filepath"
 	"testing"
-	"time"
-
-	"github.com/hippo-mem/hippo"
 
 	"github.com/hippo-mem/hippo/sqlite"
 	"github.com/hippo-mem/hippo/storetest"
@@ -24,13 +21,14 @@ func TestStore(t *testing.T) {
 			t.Cleanup(func() { db.Close() })
 			return db
 		},
-		OpenWith: func(t *testing.T, name string, now func() time.Time, model hippo.DecayModel) storetest.Store {
-			db, err := sqlite.Open(context.Background(), name, sqlite.Options{Now: now, Decay: model})
+		OpenWith: func(t *testing.T, name string, o storetest.Options) (storetest.Store, error) {
+			db, err := sqlite.Open(context.Background(), name, sqlite.Options{Config: o.Config, Now: o.Now,
+				Decay: o.Decay, DecayClock: o.DecayClock, IndexMemory: o.IndexMemory})
 			if err != nil {
-				t.Fatal(err)
+				return nil, err
 			}
 			t.Cleanup(func() { db.Close() })
-			return db
+			return db, nil
 		},
 	})
 }

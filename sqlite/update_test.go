@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/hippo-mem/hippo"
+	"github.com/hippo-mem/hippo/sqlite"
 )
 
 // TestUpdateMemoryAtomic makes the last write of an edit fail (a trigger
@@ -16,8 +17,9 @@ import (
 func TestUpdateMemoryAtomic(t *testing.T) {
 	ctx := context.Background()
 	e := newEnv(t)
-	m := e.factMemory("alice")
-	e.srv.Reply(facts("User lives in Berlin", 0.6))
+	m := e.memory("alice", func(o *sqlite.MemoryOptions) {
+		o.Extractor = givenFacts{"I live in Berlin": {"User lives in Berlin"}}
+	})
 	res, err := m.RememberFacts(ctx, "I live in Berlin")
 	if err != nil {
 		t.Fatal(err)

@@ -21,9 +21,6 @@ import (
 // strength floor (0.05) follows the model: the faint memory is left out
 // under ebbinghaus only.
 func testDecayModels(t *testing.T, b Backend) {
-	if b.OpenWith == nil {
-		t.Skip("the backend cannot open a store with a clock and a decay model (Backend.OpenWith)")
-	}
 	const (
 		vivid = "The user was thrilled by the launch of the new observatory"
 		mid   = "The team moved the weekly sync to Tuesday afternoons"
@@ -75,7 +72,7 @@ func testDecayModels(t *testing.T, b Backend) {
 			var clock atomic.Int64
 			clock.Store(start.UnixMilli())
 			at := func(d float64) { clock.Store(start.Add(day(d)).UnixMilli()) }
-			s := b.OpenWith(t, b.New(t), func() time.Time { return time.UnixMilli(clock.Load()) }, tt.model)
+			s := openWith(t, b, b.New(t), Options{Now: func() time.Time { return time.UnixMilli(clock.Load()) }, Decay: tt.model})
 			m := memory(t, s, "alice", "", nil)
 			if got := m.Config().Decay; got != tt.model {
 				t.Fatalf("Config().Decay = %q, want %q", got, tt.model)
@@ -183,13 +180,10 @@ func testDecayModels(t *testing.T, b Backend) {
 // that an import into a database of another model is refused, changing
 // nothing, while one of the same model goes in.
 func testDecayExportImport(t *testing.T, b Backend) {
-	if b.OpenWith == nil {
-		t.Skip("the backend cannot open a store with a decay model (Backend.OpenWith)")
-	}
 	ctx := context.Background()
 	models := map[hippo.DecayModel]Store{}
 	for _, model := range hippo.DecayModels {
-		models[model] = b.OpenWith(t, b.New(t), time.Now, model)
+		models[model] = openWith(t, b, b.New(t), Options{Decay: model})
 	}
 	for from, src := range models {
 		if _, err := memory(t, src, "alice", "", nil).StoreMemory(ctx, hippo.StoreInput{Content: "Exported under " + string(from)}); err != nil {
@@ -200,7 +194,7 @@ func testDecayExportImport(t *testing.T, b Backend) {
 			t.Fatal(err)
 		}
 		for to := range models {
-			dst := b.OpenWith(t, b.New(t), time.Now, to)
+			dst := openWith(t, b, b.New(t), Options{Decay: to})
 			_, err := dst.Import(ctx, bytes.NewReader(file.Bytes()), hippo.ImportOptions{})
 			n, cerr := dst.CountChunks(ctx, hippo.ChunkFilter{})
 			if cerr != nil {
@@ -215,5 +209,138 @@ func testDecayExportImport(t *testing.T, b Backend) {
 				t.Errorf("%s into %s: %q does not name the decay model", from, to, hippo.ErrorMessage(err))
 			}
 		}
+	}
+}
+
+// testDecayModelRecorded: the model is chosen by Options.Decay or
+// Config.Decay, recorded in the store for every later open, kept by opens
+// that name none (a default Config included), and an unknown one is
+// refused.
+func testDecayModelRecorded(t *testing.T, b Backend) {
+	ctx := context.Background()
+	name := b.New(t)
+	reopen := func(o Options) hippo.DecayModel {
+		t.Helper()
+		s := openWith(t, b, name, o)
+		defer s.Close()
+		st, err := s.Stats(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if s.Config().Decay != st.DecayModel {
+			t.Errorf("Config().Decay %q, Stats().DecayModel %q", s.Config().Decay, st.DecayModel)
+		}
+		return st.DecayModel
+	}
+	def := hippo.DefaultConfig()
+	ebb := hippo.DefaultConfig()
+	ebb.Decay = hippo.DecayEbbinghaus
+	for i, tt := range []struct {
+		opts Options
+		want hippo.DecayModel
+	}{
+		{Options{}, hippo.DecayHippo},
+		{Options{Config: &ebb}, hippo.DecayEbbinghaus},
+		{Options{}, hippo.DecayEbbinghaus},
+		{Options{Config: &def}, hippo.DecayEbbinghaus},
+		{Options{Decay: hippo.DecayHippo, Config: &ebb}, hippo.DecayHippo}, // the option wins
+		{Options{Decay: hippo.DecayEbbinghaus}, hippo.DecayEbbinghaus},
+	} {
+		if got := reopen(tt.opts); got != tt.want {
+			t.Errorf("open %d: model %q, want %q", i, got, tt.want)
+		}
+	}
+	if _, err := b.OpenWith(t, name, Options{Decay: "linear"}); hippo.ErrorCode(err) != hippo.EINVALID {
+		t.Errorf("unknown model: %v, want EINVALID", err)
+	}
+}
+
+func testActiveDecayClockFreezesIdleTime(t *testing.T, b Backend) {
+	ctx := context.Background()
+	for _, tt := range []struct {
+		clock string
+		want  float64 // strength of a 0.5 memory after an idle month, then 10 busy hours
+	}{
+		{"wall", 0.5 * math.Exp(-0.001*(30*24+10))},
+		{"active", 0.5 * math.Exp(-0.001*10)},
+	} {
+		t.Run(tt.clock, func(t *testing.T) {
+			e := newEnv(t, b)
+			name := b.New(t)
+			db := openWith(t, b, name, Options{Now: e.clock.Now, DecayClock: tt.clock})
+			if db.DecayClock() != tt.clock {
+				t.Fatalf("clock = %s", db.DecayClock())
+			}
+			m, other := e.memoryOf(db, "a"), e.memoryOf(db, "b")
+			target := store(t, m, "the memory that should not fade")
+			// A month in which agent a is idle (agent b is busy: its
+			// activity does not count for a).
+			for range 30 {
+				e.clock.Advance(24 * time.Hour)
+				store(t, other, "b keeps working "+e.clock.Now().String())
+			}
+			// Then ten hours in which agent a works, without touching the
+			// target.
+			for range 10 {
+				e.clock.Advance(time.Hour)
+				if _, err := m.SetBlock(ctx, "scratch", e.clock.Now().String()); err != nil {
+					t.Fatal(err)
+				}
+			}
+			res, err := m.Recall(ctx, hippo.RecallInput{Query: "the memory that should not fade", Limit: 1})
+			if err != nil || len(res) != 1 || res[0].Chunk.ID != target.ID {
+				t.Fatalf("recall = %+v, %v", res, err)
+			}
+			if got := res[0].Strength; math.Abs(got-tt.want) > 1e-6 {
+				t.Errorf("strength = %.6f, want %.6f", got, tt.want)
+			}
+			// The choice is recorded: a second opener follows it.
+			if db2 := b.Open(t, name); db2.DecayClock() != tt.clock {
+				t.Errorf("second opener clock = %s, want %s", db2.DecayClock(), tt.clock)
+			}
+		})
+	}
+	_, err := b.OpenWith(t, b.New(t), Options{DecayClock: "lunar"})
+	mustCode(t, err, hippo.EINVALID)
+}
+
+// testLookingRecordsNoActivity: under the active decay clock, reads
+// through a memory bound for looking (MemoryOptions.Look: the web UI's
+// pages) record no hour of activity, so looking ages nothing; the same
+// reads through a memory bound without it do.
+func testLookingRecordsNoActivity(t *testing.T, b Backend) {
+	ctx := context.Background()
+	e := newEnv(t, b)
+	db := e.open(b.New(t), Options{DecayClock: "active"})
+	m := e.memoryOf(db, "agent-a")
+	look := e.memoryOf(db, "agent-a", func(o *hippo.MemoryOptions) { o.Look = true })
+	c := store(t, m, "The deploy key is in the team vault")
+	hours := func() float64 {
+		t.Helper()
+		clk, err := db.DecayClockAt(ctx, "agent-a", e.clock.Now())
+		if err != nil {
+			t.Fatal(err)
+		}
+		return clk(c.LastAccessedAt.UnixMilli())
+	}
+	e.clock.Advance(5 * time.Hour)
+	before := hours()
+	if _, err := look.Recall(ctx, hippo.RecallInput{Query: "deploy key", DryRun: true}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := look.FactHistory(ctx, "deploy key", ""); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := look.Forget(ctx, hippo.ForgetInput{Description: "deploy key", DryRun: true}); err != nil {
+		t.Fatal(err)
+	}
+	if after := hours(); after != before {
+		t.Errorf("active hours %v after looking, want %v as before", after, before)
+	}
+	if _, err := m.FactHistory(ctx, "deploy key", ""); err != nil {
+		t.Fatal(err)
+	}
+	if after := hours(); !(after > before) {
+		t.Errorf("active hours %v after a read that is not a look, want more than %v", after, before)
 	}
 }

@@ -21,22 +21,12 @@ func (verbatim) ExtractFacts(_ context.Context, text string) ([]hippo.Fact, []hi
 	return []hippo.Fact{{Content: text, Intensity: 0.6}}, nil, nil
 }
 
-// openClocked opens a new store whose clock tick moves on by a minute
-// (Backend.OpenWith), or, without OpenWith, a store on the wall clock,
-// tick then sleeping a little.
+// openClocked opens a new store whose clock tick moves on by a minute.
 func openClocked(t *testing.T, b Backend) (Store, func() time.Time) {
 	t.Helper()
-	if b.OpenWith == nil {
-		return open(t, b), func() time.Time {
-			time.Sleep(5 * time.Millisecond)
-			now := time.Now()
-			time.Sleep(5 * time.Millisecond)
-			return now
-		}
-	}
 	var clock atomic.Int64
 	clock.Store(time.Date(2025, 6, 1, 12, 0, 0, 0, time.UTC).UnixMilli())
-	s := b.OpenWith(t, b.New(t), func() time.Time { return time.UnixMilli(clock.Load()) }, "")
+	s := openWith(t, b, b.New(t), Options{Now: func() time.Time { return time.UnixMilli(clock.Load()) }})
 	return s, func() time.Time {
 		now := time.UnixMilli(clock.Add(30_000))
 		clock.Add(30_000)

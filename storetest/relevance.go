@@ -1,11 +1,10 @@
-package sqlite_test
+package storetest
 
 import (
 	"context"
 	"errors"
 	"math"
 	"math/rand/v2"
-	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -14,22 +13,7 @@ import (
 	"github.com/hippo-mem/hippo/local"
 	"github.com/hippo-mem/hippo/mock"
 	"github.com/hippo-mem/hippo/openai"
-	"github.com/hippo-mem/hippo/sqlite"
 )
-
-// openDefault opens a database with the default configuration, relevance
-// floor included (openDB sets none).
-func openDefault(t testing.TB, clk *clock) *sqlite.DB {
-	t.Helper()
-	db, err := sqlite.Open(context.Background(), filepath.Join(t.TempDir(), "hippo.db"), sqlite.Options{Now: clk.Now})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { db.Close() })
-	return db
-}
-
-func ptr(v float64) *float64 { return &v }
 
 // lifeFacts are facts about a person's life, the first stated strongly.
 var lifeFacts = []string{
@@ -48,11 +32,11 @@ var lifeFacts = []string{
 // offlineFacts stores lifeFacts as facts with the offline embedder in a
 // database with the default relevance floor, the first at intensity 0.6
 // and the others at 0.3.
-func offlineFacts(t *testing.T) (*sqlite.DB, *sqlite.Memory, []*hippo.Chunk) {
+func offlineFacts(t *testing.T, b Backend) (Store, hippo.AgentMemory, []*hippo.Chunk) {
 	t.Helper()
 	ctx := context.Background()
-	clk := &clock{t: time.Date(2026, 1, 10, 12, 0, 0, 0, time.UTC)}
-	db := openDefault(t, clk)
+	clk := newClock()
+	db := openWith(t, b, b.New(t), Options{Now: clk.Now})
 	emb := local.NewEmbedder()
 	vecs, err := emb.Embed(ctx, lifeFacts)
 	if err != nil {
@@ -64,23 +48,21 @@ func offlineFacts(t *testing.T) (*sqlite.DB, *sqlite.Memory, []*hippo.Chunk) {
 			CreatedAt: clk.Now().Add(-time.Hour), LastAccessedAt: clk.Now().Add(-time.Hour)}
 	}
 	chunks[0].RunningIntensity = 0.6
-	if err := db.InsertChunks(ctx, "agent-a", "", emb.Model(), chunks); err != nil {
-		t.Fatal(err)
-	}
-	m, err := db.Memory(sqlite.MemoryOptions{AgentID: "agent-a", Embedder: emb})
+	plant(t, db, "agent-a", "", emb.Model(), clk.Now(), chunks...)
+	m, err := db.Service(hippo.MemoryOptions{AgentID: "agent-a", Embedder: emb})
 	if err != nil {
 		t.Fatal(err)
 	}
 	return db, m, chunks
 }
 
-// TestRecallUnrelatedFindsNothing asks questions that nothing stored is
+// testRecallUnrelatedFindsNothing asks questions that nothing stored is
 // about: the default floor returns nothing, not the strongest facts, and
 // boosts nothing; with min_relevance 0 every fact is eligible, as before
 // recall had a floor, and is boosted.
-func TestRecallUnrelatedFindsNothing(t *testing.T) {
+func testRecallUnrelatedFindsNothing(t *testing.T, b Backend) {
 	ctx := context.Background()
-	db, m, chunks := offlineFacts(t)
+	db, m, chunks := offlineFacts(t, b)
 	if got := m.Config().MinRelevance; got != hippo.DefaultMinRelevance {
 		t.Fatalf("default floor %v, want %v", got, hippo.DefaultMinRelevance)
 	}
@@ -125,7 +107,7 @@ func TestRecallUnrelatedFindsNothing(t *testing.T) {
 
 	// min_relevance 0: everything is eligible, the strong fact first, and
 	// the first results (Config.BoostResults) are boosted, the rest not.
-	all, err := m.Recall(ctx, hippo.RecallInput{Query: "quantum chromodynamics lecture", Limit: 50, MinRelevance: ptr(0)})
+	all, err := m.Recall(ctx, hippo.RecallInput{Query: "quantum chromodynamics lecture", Limit: 50, MinRelevance: ptr(0.0)})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -151,14 +133,14 @@ func TestRecallUnrelatedFindsNothing(t *testing.T) {
 	}
 }
 
-// TestRecallSharedWordIsNotFullRelevance: one word in common, the meaning
+// testRecallSharedWordIsNotFullRelevance: one word in common, the meaning
 // unrelated, is partial relevance, not 1 as per-query min-max made it.
-func TestRecallSharedWordIsNotFullRelevance(t *testing.T) {
+func testRecallSharedWordIsNotFullRelevance(t *testing.T, b Backend) {
 	ctx := context.Background()
-	e := newOfflineEnv(t)
+	e := newOfflineEnv(t, b)
 	e.insert(t, "agent-a", rand.New(rand.NewPCG(5, 6)), "We chose SQLite because it needs no server.", "The user's cat is called Miso.")
 	m := e.memory(t, "agent-a")
-	res, err := m.Recall(ctx, hippo.RecallInput{Query: "the weather on the chose day", MinRelevance: ptr(0)})
+	res, err := m.Recall(ctx, hippo.RecallInput{Query: "the weather on the chose day", MinRelevance: ptr(0.0)})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -180,26 +162,24 @@ type calibratedEmbedder struct {
 
 func (c calibratedEmbedder) RelevanceLevels() (float64, float64) { return c.unrelated, c.strong }
 
-// TestRelevanceFloorFromEmbedder: the floor's meaning comes from the
+// testRelevanceFloorFromEmbedder: the floor's meaning comes from the
 // embedder's levels; an API embedder without them gets the documented
 // defaults.
-func TestRelevanceFloorFromEmbedder(t *testing.T) {
+func testRelevanceFloorFromEmbedder(t *testing.T, b Backend) {
 	ctx := context.Background()
 	srv := mock.NewServer(t, testDim)
 	api, err := openai.NewEmbedder(openai.Config{BaseURL: srv.BaseURL(), APIKey: "sk-test", Model: "mock-embed"})
 	if err != nil {
 		t.Fatal(err)
 	}
-	clk := &clock{t: time.Date(2026, 1, 10, 12, 0, 0, 0, time.UTC)}
-	db := openDefault(t, clk)
+	clk := newClock()
+	db := openWith(t, b, b.New(t), Options{Now: clk.Now})
 	chunks := []*hippo.Chunk{
 		{Content: "close", Embedding: mock.AtCosine(testDim, 0, 1, 0.6)},
 		{Content: "middling", Embedding: mock.AtCosine(testDim, 0, 2, 0.4)},
 		{Content: "far", Embedding: mock.AtCosine(testDim, 0, 3, 0.1)},
 	}
-	if err := db.InsertChunks(ctx, "agent-a", "", "mock-embed", chunks); err != nil {
-		t.Fatal(err)
-	}
+	plant(t, db, "agent-a", "", "mock-embed", clk.Now(), chunks...)
 	srv.Set("the query", mock.Axis(testDim, 0))
 	tests := []struct {
 		name              string
@@ -213,7 +193,7 @@ func TestRelevanceFloorFromEmbedder(t *testing.T) {
 		{"calibrated embedder", calibratedEmbedder{api, 0.4, 0.8}, 0.4, 0.8, []string{"close"}},
 	}
 	for _, tt := range tests {
-		m, err := db.Memory(sqlite.MemoryOptions{AgentID: "agent-a", Embedder: tt.emb})
+		m, err := db.Service(hippo.MemoryOptions{AgentID: "agent-a", Embedder: tt.emb})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -222,7 +202,7 @@ func TestRelevanceFloorFromEmbedder(t *testing.T) {
 			t.Errorf("%s: levels %v, %v, floor %v; want %v, %v, %v", tt.name, cfg.CosineUnrelated, cfg.CosineStrong,
 				cfg.MinRelevance, tt.unrelated, tt.strong, hippo.DefaultMinRelevance)
 		}
-		res, err := m.Recall(ctx, hippo.RecallInput{Query: "the query", Alpha: ptr(0)})
+		res, err := m.Recall(ctx, hippo.RecallInput{Query: "the query", Alpha: ptr(0.0)})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -242,11 +222,11 @@ func TestRelevanceFloorFromEmbedder(t *testing.T) {
 	}
 }
 
-// TestRecallMinRelevanceInput checks the floor given per call, and that a
+// testRecallMinRelevanceInput checks the floor given per call, and that a
 // bad one is refused naming min_relevance.
-func TestRecallMinRelevanceInput(t *testing.T) {
+func testRecallMinRelevanceInput(t *testing.T, b Backend) {
 	ctx := context.Background()
-	_, m, chunks := offlineFacts(t)
+	_, m, chunks := offlineFacts(t, b)
 	for _, bad := range []float64{-0.1, 1.01, math.NaN(), math.Inf(1)} {
 		_, err := m.Recall(ctx, hippo.RecallInput{Query: "dog", MinRelevance: ptr(bad)})
 		var he *hippo.Error
@@ -274,12 +254,12 @@ func TestRecallMinRelevanceInput(t *testing.T) {
 	}
 }
 
-// TestHistoryAndContextLeaveOutUnrelated: fact_history finds no fact for
+// testHistoryAndContextLeaveOutUnrelated: fact_history finds no fact for
 // a query nothing is about instead of showing an unrelated one as
 // current, and get_context does not pad with unrelated memories.
-func TestHistoryAndContextLeaveOutUnrelated(t *testing.T) {
+func testHistoryAndContextLeaveOutUnrelated(t *testing.T, b Backend) {
 	ctx := context.Background()
-	_, m, chunks := offlineFacts(t)
+	_, m, chunks := offlineFacts(t, b)
 	for _, q := range []string{"zzzz qqq", "quantum chromodynamics lecture"} {
 		h, err := m.FactHistory(ctx, q, "")
 		if err != nil || len(h) != 0 {
@@ -299,13 +279,13 @@ func TestHistoryAndContextLeaveOutUnrelated(t *testing.T) {
 	}
 }
 
-// TestRecallDiscountsLongContent stores a short and a long memory with the
+// testRecallDiscountsLongContent stores a short and a long memory with the
 // same vector: the long one's relevance is discounted by its length
 // (hippo.Config.LengthFactors), so the short one ranks first, and the
 // result says by how much. With LengthPivot 0 the two tie.
-func TestRecallDiscountsLongContent(t *testing.T) {
+func testRecallDiscountsLongContent(t *testing.T, b Backend) {
 	ctx := context.Background()
-	e := newEnv(t)
+	e := newEnv(t, b)
 	v := make([]float32, testDim)
 	v[0], v[1] = 0.7, float32(math.Sqrt(1-0.49))
 	q := make([]float32, testDim)
@@ -318,15 +298,7 @@ func TestRecallDiscountsLongContent(t *testing.T) {
 	for _, pivot := range []int{hippo.DefaultLengthPivot, 0} {
 		cfg := hippo.DefaultConfig()
 		cfg.MinRelevance, cfg.LengthPivot = 0, pivot
-		db, err := sqlite.Open(ctx, filepath.Join(t.TempDir(), "hippo.db"), sqlite.Options{Now: e.clock.Now, Config: &cfg})
-		if err != nil {
-			t.Fatal(err)
-		}
-		t.Cleanup(func() { db.Close() })
-		m, err := db.Memory(sqlite.MemoryOptions{AgentID: "agent-a", Embedder: e.emb})
-		if err != nil {
-			t.Fatal(err)
-		}
+		m := e.memoryOf(e.open(b.New(t), Options{Config: &cfg}), "agent-a")
 		shortC, longC := store(t, m, short), store(t, m, long)
 		zero := 0.0
 		res, err := m.Recall(ctx, hippo.RecallInput{Query: "where is the deploy key", Alpha: &zero, Limit: 2})

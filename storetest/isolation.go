@@ -1,12 +1,13 @@
-package sqlite_test
+package storetest
 
 import (
 	"bytes"
 	"context"
 	"fmt"
 	"math/rand/v2"
-	"path/filepath"
+	"os"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -14,8 +15,42 @@ import (
 	"github.com/hippo-mem/hippo"
 	"github.com/hippo-mem/hippo/internal/testutil"
 	"github.com/hippo-mem/hippo/local"
-	"github.com/hippo-mem/hippo/sqlite"
 )
+
+func testIsolationBetweenAgents(t *testing.T, bk Backend) {
+	e := newEnv(t, bk)
+	ctx := context.Background()
+	a, b := e.memory("agent-a"), e.memory("agent-b")
+	secret := store(t, a, "agent a's secret plan")
+	if _, err := a.AppendBlock(ctx, "persona", "I am A"); err != nil {
+		t.Fatal(err)
+	}
+	if ids := recallIDs(t, b, "agent a's secret plan"); len(ids) != 0 {
+		t.Errorf("agent-b recalled %v", ids)
+	}
+	if blk, err := b.Block(ctx, "persona"); blk != nil || err != nil {
+		t.Errorf("agent-b read agent-a's block: %v, %v", blk, err)
+	}
+	if _, _, err := b.ReplaceBlock(ctx, "persona", "A", "B"); hippo.ErrorCode(err) != hippo.ENOTFOUND {
+		t.Errorf("agent-b replaced in agent-a's block: %v", err)
+	}
+	res, err := b.Forget(ctx, hippo.ForgetInput{Description: "agent a's secret plan", Threshold: 0.1})
+	if err != nil || len(res.Deleted) != 0 {
+		t.Errorf("agent-b forget deleted %v, %v", res, err)
+	}
+	if _, err := editor(t, b).DeleteChunk(ctx, secret.ID); hippo.ErrorCode(err) != hippo.ENOTFOUND {
+		t.Errorf("agent-b deleted agent-a's chunk: %v", err)
+	}
+	if _, err := editor(t, b).UpdateChunk(ctx, secret.ID, "hijacked"); hippo.ErrorCode(err) != hippo.ENOTFOUND {
+		t.Errorf("agent-b updated agent-a's chunk: %v", err)
+	}
+	if _, err := e.chunk("agent-a", secret.ID); err != nil {
+		t.Errorf("agent-a's chunk is gone: %v", err)
+	}
+	if blk, _ := a.Block(ctx, "persona"); blk == nil || blk.Value != "I am A" {
+		t.Errorf("agent-a's block = %+v", blk)
+	}
+}
 
 // isolationAgents look alike on purpose: case, spaces, LIKE wildcards,
 // quotes, Unicode look-alikes and a prefix of another, so that any
@@ -32,31 +67,33 @@ var isolationTexts = []string{
 	"I work at Acme as an engineer.", "Meeting notes: ship the release on Friday.",
 }
 
-// TestIsolationProperty runs random operations for random agents and
+// testIsolationProperty runs random operations for random agents and
 // scopes on one database and checks after each that no other agent's
 // data changed by a byte (their exports are identical) and that nothing
 // returned belongs to another agent or, with a scope, to another scope.
 // Operations include passing other agents' chunk IDs to every call that
 // takes one.
-func TestIsolationProperty(t *testing.T) {
+func testIsolationProperty(t *testing.T, b Backend) {
 	for seed := range uint64(2) {
 		t.Run(fmt.Sprint("seed", seed), func(t *testing.T) {
 			t.Parallel()
-			checkIsolation(t, seed, envInt("HIPPO_ISOLATION_OPS", 50))
+			checkIsolation(t, b, seed, envInt("HIPPO_ISOLATION_OPS", 50))
 		})
 	}
 }
 
-func checkIsolation(t *testing.T, seed uint64, ops int) {
+func checkIsolation(t *testing.T, b Backend, seed uint64, ops int) {
 	ctx := context.Background()
 	r := rand.New(rand.NewPCG(seed, 9))
-	clk := &clock{t: time.Date(2026, 1, 10, 12, 0, 0, 0, time.UTC)}
-	db := openDB(t, filepath.Join(t.TempDir(), "iso.db"), clk)
+	clk := newClock()
+	cfg := hippo.DefaultConfig()
+	cfg.MinRelevance = 0
+	db := openWith(t, b, b.New(t), Options{Now: clk.Now, Config: &cfg})
 	emb, ext, cls := local.NewEmbedder(), local.NewExtractor(), local.NewClassifier()
 	agents := isolationAgents[:4+r.IntN(3)]
 
-	memory := func(agent, scope string, recall []string) *sqlite.Memory {
-		m, err := db.Memory(sqlite.MemoryOptions{AgentID: agent, Scope: scope, RecallScopes: recall,
+	memory := func(agent, scope string, recall []string) hippo.AgentMemory {
+		m, err := db.Service(hippo.MemoryOptions{AgentID: agent, Scope: scope, RecallScopes: recall,
 			Embedder: emb, Extractor: ext, Classifier: cls})
 		if err != nil {
 			t.Fatal(err)
@@ -66,7 +103,7 @@ func checkIsolation(t *testing.T, seed uint64, ops int) {
 	others := func(actor string) []byte { return testutil.ExportWithout(t, db, actor) }
 	owner := func() map[string]string { // chunk ID -> agent
 		out := map[string]string{}
-		cs, err := db.ListChunks(ctx, sqlite.ChunkFilter{Superseded: true})
+		cs, err := db.ListChunks(ctx, hippo.ChunkFilter{Superseded: true})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -238,10 +275,10 @@ func checkIsolation(t *testing.T, seed uint64, ops int) {
 				}
 			}
 		case "delete-other":
-			_, err := m.DeleteChunk(ctx, other())
+			_, err := editor(t, m).DeleteChunk(ctx, other())
 			notFound(err)
 		case "update-other":
-			_, err := m.UpdateChunk(ctx, other(), "overwritten by "+actor)
+			_, err := editor(t, m).UpdateChunk(ctx, other(), "overwritten by "+actor)
 			notFound(err)
 		case "history-other":
 			_, err := m.FactHistory(ctx, "", other())
@@ -265,7 +302,7 @@ func checkIsolation(t *testing.T, seed uint64, ops int) {
 				}
 			}
 		case "consolidate":
-			if _, err := m.Consolidate(ctx, sqlite.ConsolidateOptions{AgentID: actor, Grace: time.Hour}); err != nil {
+			if _, err := m.Consolidate(ctx, hippo.ConsolidateOptions{AgentID: actor, Grace: time.Hour}); err != nil {
 				t.Fatal(where, err)
 			}
 		}
@@ -278,12 +315,12 @@ func checkIsolation(t *testing.T, seed uint64, ops int) {
 	t.Logf("%d agents, %d operations: %v", len(agents), ops, counts)
 }
 
-// TestIsolationCrossAgentLinks plants supersession links between agents
+// testIsolationCrossAgentLinks plants supersession links between agents
 // (which only an import of a crafted file can make) and checks that one
 // agent's deletes, forgets and purges never change the other's rows.
-func TestIsolationCrossAgentLinks(t *testing.T) {
+func testIsolationCrossAgentLinks(t *testing.T, b Backend) {
 	ctx := context.Background()
-	e := newEnv(t)
+	e := newEnv(t, b)
 	vec := make([]float32, testDim)
 	vec[0] = 1
 	at := e.clock.Now()
@@ -296,23 +333,53 @@ func TestIsolationCrossAgentLinks(t *testing.T) {
 		{ID: "B-1", Kind: hippo.KindFact, Content: "Bob lives in Lima", Embedding: vec, SupersededBy: "A-NEW", SupersededAt: &at},
 		{ID: "B-2", Kind: hippo.KindFact, Content: "Bob lived in Kyiv", Embedding: vec, SupersededBy: "A-OLD", SupersededAt: &at},
 	}
-	for agent, cs := range map[string][]*hippo.Chunk{"alice": alice, "bob": bob} {
-		if err := e.db.InsertChunks(ctx, agent, "", e.emb.Model(), cs); err != nil {
-			t.Fatal(err)
-		}
-	}
-	export := func() []byte { return testutil.ExportWithout(t, e.db, "alice") }
+	e.plant("alice", "", alice...)
+	e.plant("bob", "", bob...)
+	export := func() []byte { return testutil.ExportWithout(t, e.s, "alice") }
 	want := export()
-	if _, err := e.db.PurgeSuperseded(ctx, sqlite.PurgeFilter{AgentID: "alice"}); err != nil {
+	if _, err := e.s.PurgeSuperseded(ctx, hippo.PurgeFilter{AgentID: "alice"}); err != nil {
 		t.Fatal(err)
 	}
 	if got := export(); !bytes.Equal(got, want) {
 		t.Errorf("alice's purge changed bob's rows:\n%s\nwant\n%s", got, want)
 	}
-	if _, err := e.memory("alice").DeleteChunk(ctx, "A-NEW"); err != nil {
+	if _, err := editor(t, e.memory("alice")).DeleteChunk(ctx, "A-NEW"); err != nil {
 		t.Fatal(err)
 	}
 	if got := export(); !bytes.Equal(got, want) {
 		t.Errorf("alice's delete changed bob's rows:\n%s\nwant\n%s", got, want)
+	}
+}
+
+// envInt is the integer in the environment variable name, or def.
+func envInt(name string, def int) int {
+	if v, err := strconv.Atoi(os.Getenv(name)); err == nil && v > 0 {
+		return v
+	}
+	return def
+}
+
+func testRecallScopesAndIsolation(t *testing.T, b Backend) {
+	ctx := context.Background()
+	s := open(t, b)
+	if _, err := memory(t, s, "alice", "work", nil).StoreMemory(ctx, hippo.StoreInput{Content: "The deploy runs on Fridays"}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := memory(t, s, "alice", "", nil).StoreMemory(ctx, hippo.StoreInput{Content: "The user drinks espresso"}); err != nil {
+		t.Fatal(err)
+	}
+	all := recallContents(t, memory(t, s, "alice", "", nil), hippo.RecallInput{Query: "deploy Fridays"})
+	if len(all) != 2 {
+		t.Errorf("every scope: %q, want both memories", all)
+	}
+	m, err := s.Service(hippo.MemoryOptions{AgentID: "alice", Embedder: local.NewEmbedder(), RecallScopes: []string{"work"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := recallContents(t, m, hippo.RecallInput{Query: "espresso"}); !slices.Equal(got, []string{"The deploy runs on Fridays"}) {
+		t.Errorf("scope work: %q", got)
+	}
+	if got := recallContents(t, memory(t, s, "bob", "", nil), hippo.RecallInput{Query: "deploy Fridays"}); len(got) != 0 {
+		t.Errorf("bob recalls alice's memories: %q", got)
 	}
 }
