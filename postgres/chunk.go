@@ -2,7 +2,6 @@ package postgres
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"strings"
@@ -14,82 +13,17 @@ import (
 )
 
 // chunkColumns is the column list scanChunk reads, in order.
-const chunkColumns = `id, agent_id, scope, kind, content, content_hash, embedding, metadata,
-	running_intensity, encounter_count, access_count, last_accessed_at,
-	superseded_by, superseded_at, created_at,
-	suspicious, origin, caller, source, input_hash`
+const chunkColumns = engine.ChunkColumns
 
 // recalledColumns is chunkColumns without the embedding, which recall
 // results and listings leave out.
 var recalledColumns = strings.Replace(chunkColumns, "embedding", "NULL::bytea", 1)
 
-func scanChunk(r pgx.Row) (*hippo.Chunk, error) {
-	var (
-		c                        hippo.Chunk
-		kind, last, create       string
-		hash, meta, supBy, supAt *string
-		blob                     []byte
-		suspicious               *string
-		prov                     [4]*string // origin, caller, source, input_hash
-	)
-	err := r.Scan(&c.ID, &c.AgentID, &c.Scope, &kind, &c.Content, &hash, &blob, &meta,
-		&c.RunningIntensity, &c.EncounterCount, &c.AccessCount, &last, &supBy, &supAt, &create,
-		&suspicious, &prov[0], &prov[1], &prov[2], &prov[3])
-	if err != nil {
-		return nil, err
-	}
-	if suspicious != nil && *suspicious != "" {
-		c.Suspicious, c.SuspiciousReason = true, *suspicious
-	}
-	if p := (hippo.Provenance{Origin: deref(prov[0]), Caller: deref(prov[1]), Source: deref(prov[2]), InputHash: deref(prov[3])}); p != (hippo.Provenance{}) {
-		c.Provenance = &p
-	}
-	c.Kind = hippo.Kind(kind)
-	if hash != nil {
-		c.ContentHash = *hash
-	}
-	if supBy != nil {
-		c.SupersededBy = *supBy
-	}
-	if meta != nil && *meta != "" {
-		c.Metadata = json.RawMessage(*meta)
-	}
-	if c.Embedding, err = vector.Decode(nil, blob); err != nil {
-		return nil, fmt.Errorf("chunk %s: %w", c.ID, err)
-	}
-	if c.LastAccessedAt, err = parseTime(last); err != nil {
-		return nil, fmt.Errorf("chunk %s: %w", c.ID, err)
-	}
-	if c.CreatedAt, err = parseTime(create); err != nil {
-		return nil, fmt.Errorf("chunk %s: %w", c.ID, err)
-	}
-	if supAt != nil {
-		t, err := parseTime(*supAt)
-		if err != nil {
-			return nil, fmt.Errorf("chunk %s: %w", c.ID, err)
-		}
-		c.SupersededAt = &t
-	}
-	return &c, nil
-}
+func scanChunk(r pgx.Row) (*hippo.Chunk, error) { return engine.ScanChunk(r.Scan) }
 
-// queryChunks runs query and scans its chunks, without embeddings.
+// queryChunks runs query and reads its chunks, without embeddings.
 func queryChunks(ctx context.Context, q querier, query string, args ...any) ([]*hippo.Chunk, error) {
-	rows, err := q.Query(ctx, query, args...)
-	if err != nil {
-		return nil, fmt.Errorf("list chunks: %w", err)
-	}
-	defer rows.Close()
-	out := []*hippo.Chunk{}
-	for rows.Next() {
-		c, err := scanChunk(rows)
-		if err != nil {
-			return nil, fmt.Errorf("list chunks: %w", err)
-		}
-		c.Embedding = nil
-		out = append(out, c)
-	}
-	return out, rows.Err()
+	return engine.ReadChunks(q.Query(ctx, query, args...))
 }
 
 // nullIfEmpty stores "" as NULL.
@@ -235,8 +169,8 @@ func (t agentTx) DeleteChunk(ctx context.Context, agentID, id string) (string, e
 
 // Unsupersede implements engine.ChunkDeleter.
 func (t agentTx) Unsupersede(ctx context.Context, owner, id string) ([]string, error) {
-	return queryIDs(ctx, t.tx, `UPDATE chunks SET superseded_by = NULL, superseded_at = NULL
-		WHERE superseded_by = $1 AND agent_id = $2 RETURNING id`, id, owner)
+	return engine.ReadIDs(t.tx.Query(ctx, `UPDATE chunks SET superseded_by = NULL, superseded_at = NULL
+		WHERE superseded_by = $1 AND agent_id = $2 RETURNING id`, id, owner))
 }
 
 // Listed implements engine.AdminTx.
@@ -255,7 +189,7 @@ func (t agentTx) Listed(ctx context.Context, agentID, id string) (*hippo.Chunk, 
 
 // SupersededBy implements engine.AdminTx.
 func (t agentTx) SupersededBy(ctx context.Context, owner, id string) ([]string, error) {
-	return queryIDs(ctx, t.tx, `SELECT id FROM chunks WHERE superseded_by = $1 AND agent_id = $2 ORDER BY id`, id, owner)
+	return engine.ReadIDs(t.tx.Query(ctx, `SELECT id FROM chunks WHERE superseded_by = $1 AND agent_id = $2 ORDER BY id`, id, owner))
 }
 
 // Superseded implements engine.AdminTx, locking the rows in a write
@@ -288,15 +222,6 @@ func (t agentTx) Repoint(ctx context.Context, owner, id, next string) error {
 func (t agentTx) Purge(ctx context.Context, ids []string) error {
 	_, err := t.tx.Exec(ctx, `DELETE FROM chunks WHERE id = ANY($1)`, ids)
 	return err
-}
-
-// queryIDs runs query and returns the IDs of its rows.
-func queryIDs(ctx context.Context, q querier, query string, args ...any) ([]string, error) {
-	rows, err := q.Query(ctx, query, args...)
-	if err != nil {
-		return nil, err
-	}
-	return pgx.CollectRows(rows, pgx.RowTo[string])
 }
 
 // InsertChunks writes chunks as they are (IDs, counters and times kept

@@ -309,11 +309,7 @@ func (db *DB) DiskBytes() int64 {
 	return n
 }
 
-// timeLayout is fixed-width UTC so that text order is time order (as
-// sqlite's).
-const timeLayout = "2006-01-02T15:04:05.000000Z"
-
-func formatTime(t time.Time) string { return t.UTC().Format(timeLayout) }
-
-// parseTime parses a stored timestamp (engine.ParseTime).
-func parseTime(s string) (time.Time, error) { return engine.ParseTime(s) }
+var (
+	formatTime = engine.FormatTime
+	parseTime  = engine.ParseTime
+)

@@ -10,6 +10,7 @@ import (
 	"strings"
 
 	"github.com/hippo-mem/hippo"
+	"github.com/hippo-mem/hippo/engine"
 )
 
 // Stats is hippo.Stats.
@@ -157,7 +158,7 @@ func (db *DB) ListChunks(ctx context.Context, f ChunkFilter) ([]*hippo.Chunk, er
 	}
 	query += ` LIMIT ? OFFSET ?`
 	args = append(args, limit, f.Offset)
-	return queryChunks(ctx, db.read, query, args...)
+	return engine.ReadChunks(db.read.QueryContext(ctx, query, args...))
 }
 
 // CountChunks counts the chunks the filter selects, ignoring Limit and
@@ -176,24 +177,6 @@ func (db *DB) CountChunks(ctx context.Context, f ChunkFilter) (int, error) {
 
 type querier interface {
 	QueryContext(ctx context.Context, query string, args ...any) (*sql.Rows, error)
-}
-
-func queryChunks(ctx context.Context, q querier, query string, args ...any) ([]*hippo.Chunk, error) {
-	rows, err := q.QueryContext(ctx, query, args...)
-	if err != nil {
-		return nil, fmt.Errorf("list chunks: %w", err)
-	}
-	defer rows.Close()
-	out := []*hippo.Chunk{}
-	for rows.Next() {
-		c, err := scanChunk(rows)
-		if err != nil {
-			return nil, fmt.Errorf("list chunks: %w", err)
-		}
-		c.Embedding = nil
-		out = append(out, c)
-	}
-	return out, rows.Err()
 }
 
 // BlockInfo describes a block without its value.

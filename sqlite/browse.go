@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/hippo-mem/hippo"
+	"github.com/hippo-mem/hippo/engine"
 )
 
 // Orders of BrowseChunks (hippo's).
@@ -87,7 +88,7 @@ func (db *DB) BrowseChunks(ctx context.Context, q BrowseQuery) ([]Browsed, int, 
 		return out, total, nil
 	}
 	in := placeholders(len(ids))
-	chunks, err := queryChunks(ctx, db.read, `SELECT `+listColumns+` FROM chunks WHERE id IN (`+in+`)`, ids...)
+	chunks, err := engine.ReadChunks(db.read.QueryContext(ctx, `SELECT `+listColumns+` FROM chunks WHERE id IN (`+in+`)`, ids...))
 	if err != nil {
 		return nil, 0, err
 	}

@@ -3,7 +3,6 @@ package sqlite
 import (
 	"context"
 	"database/sql"
-	"encoding/json"
 	"fmt"
 	"strings"
 
@@ -13,10 +12,7 @@ import (
 )
 
 // chunkColumns is the column list scanChunk reads, in order.
-const chunkColumns = `id, agent_id, scope, kind, content, content_hash, embedding, metadata,
-	running_intensity, encounter_count, access_count, last_accessed_at,
-	superseded_by, superseded_at, created_at,
-	suspicious, origin, caller, source, input_hash`
+const chunkColumns = engine.ChunkColumns
 
 // recalledColumns is chunkColumns without the embedding, which recall
 // results leave out: decoding it cost every recall a copy of each vector
@@ -25,68 +21,10 @@ var recalledColumns = strings.Replace(chunkColumns, "embedding", "NULL", 1)
 
 type rowScanner interface{ Scan(dest ...any) error }
 
-func scanChunk(r rowScanner) (*hippo.Chunk, error) {
-	var (
-		c                          hippo.Chunk
-		kind, hash, meta           string
-		supBy, supAt, last, create string
-		blob                       []byte
-		prov                       hippo.Provenance
-	)
-	err := r.Scan(&c.ID, &c.AgentID, &c.Scope, &kind, &c.Content, nullable(&hash), &blob, nullable(&meta),
-		&c.RunningIntensity, &c.EncounterCount, &c.AccessCount, &last,
-		nullable(&supBy), nullable(&supAt), &create,
-		nullable(&c.SuspiciousReason), nullable(&prov.Origin), nullable(&prov.Caller), nullable(&prov.Source), nullable(&prov.InputHash))
-	if err != nil {
-		return nil, err
-	}
-	c.Suspicious = c.SuspiciousReason != ""
-	if prov != (hippo.Provenance{}) {
-		c.Provenance = &prov
-	}
-	c.Kind = hippo.Kind(kind)
-	c.ContentHash = hash
-	c.SupersededBy = supBy
-	if meta != "" {
-		c.Metadata = json.RawMessage(meta)
-	}
-	if c.Embedding, err = vector.Decode(nil, blob); err != nil {
-		return nil, fmt.Errorf("chunk %s: %w", c.ID, err)
-	}
-	if c.LastAccessedAt, err = parseTime(last); err != nil {
-		return nil, fmt.Errorf("chunk %s: %w", c.ID, err)
-	}
-	if c.CreatedAt, err = parseTime(create); err != nil {
-		return nil, fmt.Errorf("chunk %s: %w", c.ID, err)
-	}
-	if supAt != "" {
-		t, err := parseTime(supAt)
-		if err != nil {
-			return nil, fmt.Errorf("chunk %s: %w", c.ID, err)
-		}
-		c.SupersededAt = &t
-	}
-	return &c, nil
-}
+func scanChunk(r rowScanner) (*hippo.Chunk, error) { return engine.ScanChunk(r.Scan) }
 
-// nullString scans a nullable TEXT column into a string ("" for NULL).
-type nullString struct{ s *string }
-
-func (n nullString) Scan(v any) error {
-	switch v := v.(type) {
-	case nil:
-		*n.s = ""
-	case string:
-		*n.s = v
-	case []byte:
-		*n.s = string(v)
-	default:
-		*n.s = fmt.Sprint(v)
-	}
-	return nil
-}
-
-func nullable(s *string) nullString { return nullString{s} }
+// nullable scans a nullable TEXT column into a string ("" for NULL).
+func nullable(s *string) engine.NullString { return engine.Nullable(s) }
 
 // nullIfEmpty stores "" as NULL.
 func nullIfEmpty(s string) any {
@@ -221,8 +159,8 @@ func (t agentTx) DeleteChunk(ctx context.Context, agentID, id string) (string, e
 
 // Unsupersede implements engine.ChunkDeleter.
 func (t agentTx) Unsupersede(ctx context.Context, owner, id string) ([]string, error) {
-	return queryIDs(ctx, t.tx, `UPDATE chunks SET superseded_by = NULL, superseded_at = NULL
-		WHERE superseded_by = ? AND agent_id = ? RETURNING id`, id, owner)
+	return engine.ReadIDs(t.tx.QueryContext(ctx, `UPDATE chunks SET superseded_by = NULL, superseded_at = NULL
+		WHERE superseded_by = ? AND agent_id = ? RETURNING id`, id, owner))
 }
 
 // Listed implements engine.AdminTx.
@@ -232,7 +170,7 @@ func (t agentTx) Listed(ctx context.Context, agentID, id string) (*hippo.Chunk, 
 		query += ` AND agent_id = ?`
 		args = append(args, agentID)
 	}
-	cs, err := queryChunks(ctx, t.tx, query, args...)
+	cs, err := engine.ReadChunks(t.tx.QueryContext(ctx, query, args...))
 	if err != nil || len(cs) == 0 {
 		return nil, err
 	}
@@ -241,7 +179,7 @@ func (t agentTx) Listed(ctx context.Context, agentID, id string) (*hippo.Chunk, 
 
 // SupersededBy implements engine.AdminTx.
 func (t agentTx) SupersededBy(ctx context.Context, owner, id string) ([]string, error) {
-	return queryIDs(ctx, t.tx, `SELECT id FROM chunks WHERE superseded_by = ? AND agent_id = ? ORDER BY id`, id, owner)
+	return engine.ReadIDs(t.tx.QueryContext(ctx, `SELECT id FROM chunks WHERE superseded_by = ? AND agent_id = ? ORDER BY id`, id, owner))
 }
 
 // Superseded implements engine.AdminTx.
@@ -256,7 +194,7 @@ func (t agentTx) Superseded(ctx context.Context, f hippo.PurgeFilter) ([]*hippo.
 		query += ` AND COALESCE(superseded_at, created_at) < ?`
 		args = append(args, formatTime(f.Before))
 	}
-	return queryChunks(ctx, t.tx, query+` ORDER BY created_at, id`, args...)
+	return engine.ReadChunks(t.tx.QueryContext(ctx, query+` ORDER BY created_at, id`, args...))
 }
 
 // Repoint implements engine.AdminTx.
@@ -273,24 +211,6 @@ func (t agentTx) Purge(ctx context.Context, ids []string) error {
 		}
 	}
 	return nil
-}
-
-// queryIDs runs query and returns the IDs of its rows.
-func queryIDs(ctx context.Context, q querier, query string, args ...any) ([]string, error) {
-	rows, err := q.QueryContext(ctx, query, args...)
-	if err != nil {
-		return nil, err
-	}
-	var ids []string
-	for rows.Next() {
-		var id string
-		if err := rows.Scan(&id); err != nil {
-			rows.Close()
-			return nil, err
-		}
-		ids = append(ids, id)
-	}
-	return ids, closeRows(rows)
 }
 
 // afterBulkWrite is the store's hook after a write that deleted or

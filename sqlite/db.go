@@ -645,13 +645,10 @@ func (db *DB) applyMigration(ctx context.Context, name string) error {
 	return tx.Commit()
 }
 
-// timeLayout is fixed-width UTC so that text order is time order.
-const timeLayout = "2006-01-02T15:04:05.000000Z"
-
-func formatTime(t time.Time) string { return t.UTC().Format(timeLayout) }
-
-// parseTime parses a stored timestamp (engine.ParseTime).
-func parseTime(s string) (time.Time, error) { return engine.ParseTime(s) }
+var (
+	formatTime = engine.FormatTime
+	parseTime  = engine.ParseTime
+)
 
 // pragmas reports the durability settings of a live connection:
 // journal_mode, busy_timeout and synchronous.

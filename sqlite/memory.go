@@ -134,8 +134,8 @@ func recalledChunks(ctx context.Context, db *DB, q querier, agent string, ids []
 		args = append(args, id)
 	}
 	args = append(args, agent)
-	return queryChunks(ctx, q, `SELECT `+recalledColumns+` FROM chunks WHERE id IN (`+
-		placeholders(len(ids))+`) AND +agent_id = ?`, args...)
+	return engine.ReadChunks(q.QueryContext(ctx, `SELECT `+recalledColumns+` FROM chunks WHERE id IN (`+
+		placeholders(len(ids))+`) AND +agent_id = ?`, args...))
 }
 
 // storeTx is a transaction of agentStore (engine.Tx).
