@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/hippo-mem/hippo"
+	"github.com/hippo-mem/hippo/engine"
 	"github.com/jackc/pgx/v5"
 )
 
@@ -71,13 +72,11 @@ func (db *DB) Agents(ctx context.Context) ([]hippo.AgentSummary, error) {
 // collation lowers every letter ("Ελλάδα" is "ελλάδα").
 const foldSQL = `lower(regexp_replace(normalize(%s, NFKD), '[\u0300-\u036f]', '', 'g') COLLATE "default")`
 
-// chunkWhere returns the SQL condition and arguments of the filter.
+// chunkWhere returns the SQL condition and arguments of the filter,
+// checked (engine.CheckFilter).
 func chunkWhere(f hippo.ChunkFilter) (string, []any, error) {
-	if f.Kind != "" && !f.Kind.Valid() {
-		return "", nil, hippo.Invalidf("kind", "must be %q or %q, got %q", hippo.KindFact, hippo.KindMemory, f.Kind)
-	}
-	if f.Limit < 0 || f.Offset < 0 {
-		return "", nil, hippo.Invalidf("limit", "limit and offset must not be negative")
+	if err := engine.CheckFilter(f); err != nil {
+		return "", nil, err
 	}
 	conds := []string{"true"}
 	var args []any
@@ -101,11 +100,7 @@ func chunkWhere(f hippo.ChunkFilter) (string, []any, error) {
 		conds = append(conds, "suspicious IS NOT NULL")
 	}
 	if f.Text != "" {
-		text := hippo.Fold(f.Text)
-		if text == "" {
-			return "", nil, hippo.Invalidf("text", "%q has nothing to search for once accents are ignored", f.Text)
-		}
-		conds = append(conds, "strpos("+fmt.Sprintf(foldSQL, "content")+", "+arg(text)+") > 0")
+		conds = append(conds, "strpos("+fmt.Sprintf(foldSQL, "content")+", "+arg(hippo.Fold(f.Text))+") > 0")
 	}
 	return strings.Join(conds, " AND "), args, nil
 }

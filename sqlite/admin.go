@@ -101,13 +101,11 @@ func (db *DB) Agents(ctx context.Context) ([]AgentSummary, error) {
 // ChunkFilter is hippo.ChunkFilter.
 type ChunkFilter = hippo.ChunkFilter
 
-// where returns the SQL condition and arguments of the filter.
+// chunkWhere returns the SQL condition and arguments of the filter,
+// checked (engine.CheckFilter).
 func chunkWhere(f ChunkFilter) (string, []any, error) {
-	if f.Kind != "" && !f.Kind.Valid() {
-		return "", nil, hippo.Invalidf("kind", "must be %q or %q, got %q", hippo.KindFact, hippo.KindMemory, f.Kind)
-	}
-	if f.Limit < 0 || f.Offset < 0 {
-		return "", nil, hippo.Invalidf("limit", "limit and offset must not be negative")
+	if err := engine.CheckFilter(f); err != nil {
+		return "", nil, err
 	}
 	conds := []string{"1"}
 	var args []any
@@ -130,12 +128,8 @@ func chunkWhere(f ChunkFilter) (string, []any, error) {
 		conds = append(conds, "suspicious IS NOT NULL")
 	}
 	if f.Text != "" {
-		text := hippo.Fold(f.Text)
-		if text == "" {
-			return "", nil, hippo.Invalidf("text", "%q has nothing to search for once accents are ignored", f.Text)
-		}
 		conds = append(conds, "instr("+foldFunc+"(content), ?) > 0")
-		args = append(args, text)
+		args = append(args, hippo.Fold(f.Text))
 	}
 	return strings.Join(conds, " AND "), args, nil
 }

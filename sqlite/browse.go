@@ -2,7 +2,6 @@ package sqlite
 
 import (
 	"context"
-	"fmt"
 	"strings"
 
 	"github.com/hippo-mem/hippo"
@@ -23,16 +22,36 @@ type BrowseQuery = hippo.BrowseQuery
 type Browsed = hippo.Browsed
 
 // BrowseChunks returns one page of the chunks q selects, in q's order and
-// without embeddings, and how many it selects in all. The order and the
-// page are computed in SQL over narrow rows, so a page costs about the
-// same however deep it is.
+// without embeddings, and how many it selects in all (engine.Browse).
 func (db *DB) BrowseChunks(ctx context.Context, q BrowseQuery) ([]Browsed, int, error) {
-	if q.OnlySuperseded {
-		q.Superseded = true
-	}
+	return engine.Browse(ctx, browseStore{db}, db.cfg, db.clock, q)
+}
+
+// ChunkStrengths maps the given chunks of an agent to their effective
+// strength now, by the database's decay clock; unknown IDs are left out.
+func (db *DB) ChunkStrengths(ctx context.Context, agentID string, ids []string) (map[string]float64, error) {
+	return engine.ChunkStrengths(ctx, browseStore{db}, db.cfg, db.clock, agentID, ids)
+}
+
+// ChunkCounts is hippo.ChunkCounts.
+type ChunkCounts = hippo.ChunkCounts
+
+// CountAgentChunks counts an agent's chunks by kind, scope and state, and
+// its live chunks by strength in bins bands (1 to 100), from its index.
+func (db *DB) CountAgentChunks(ctx context.Context, agentID string, bins int) (*ChunkCounts, error) {
+	return engine.CountAgentChunks(ctx, browseStore{db}, db.clock, agentID, bins, func(ctx context.Context) (*engine.Index, error) {
+		return db.indexes.Sync(ctx, agentID, db.cfg, db.clock.Active(), nil)
+	})
+}
+
+// browseStore is the database as engine.BrowseStore.
+type browseStore struct{ db *DB }
+
+// browseWhere is chunkWhere with q's own filters.
+func browseWhere(q BrowseQuery) (string, []any, error) {
 	where, args, err := chunkWhere(q.ChunkFilter)
 	if err != nil {
-		return nil, 0, err
+		return "", nil, err
 	}
 	if q.OnlySuperseded {
 		where += ` AND superseded_by IS NOT NULL`
@@ -45,67 +64,63 @@ func (db *DB) BrowseChunks(ctx context.Context, q BrowseQuery) ([]Browsed, int, 
 		where += prefilter(q.Category) + ` AND CASE WHEN json_valid(metadata) THEN json_extract(metadata, '$.category') END = ?`
 		args = append(args, prefilterArgs(q.Category, q.Category)...)
 	}
-	strength, sargs := db.strengthSQL()
-	var order string
-	var oargs []any
-	switch q.Order {
-	case "", OrderCreated:
-		order = `created_at DESC, id DESC`
-	case OrderStrength:
-		order, oargs = strength+` DESC, id DESC`, sargs
-	case OrderAccessed:
-		order = `last_accessed_at DESC, id DESC`
-	default:
-		return nil, 0, hippo.Invalidf("order", "must be %q, %q or %q, got %q", OrderCreated, OrderStrength, OrderAccessed, q.Order)
-	}
-	var total int
-	if err := db.read.QueryRowContext(ctx, `SELECT COUNT(*) FROM chunks WHERE `+where, args...).Scan(&total); err != nil {
-		return nil, 0, fmt.Errorf("count chunks: %w", err)
-	}
-	limit := q.Limit
-	if limit == 0 {
-		limit = -1
-	}
-	pageArgs := append(append(append([]any{}, args...), oargs...), limit, q.Offset)
-	rows, err := db.read.QueryContext(ctx, `SELECT id FROM chunks WHERE `+where+` ORDER BY `+order+` LIMIT ? OFFSET ?`, pageArgs...)
+	return where, args, nil
+}
+
+func (s browseStore) CountBrowse(ctx context.Context, q BrowseQuery) (int, error) {
+	where, args, err := browseWhere(q)
 	if err != nil {
-		return nil, 0, fmt.Errorf("browse chunks: %w", err)
+		return 0, err
 	}
-	var ids []any
-	for rows.Next() {
-		var id string
-		if err := rows.Scan(&id); err != nil {
-			rows.Close()
-			return nil, 0, err
+	var n int
+	err = s.db.read.QueryRowContext(ctx, `SELECT COUNT(*) FROM chunks WHERE `+where, args...).Scan(&n)
+	return n, err
+}
+
+// BrowseRows implements engine.BrowseStore: a page is ordered and cut in
+// SQL over narrow rows, so that it costs about the same however deep.
+func (s browseStore) BrowseRows(ctx context.Context, q BrowseQuery) (engine.Rows, error) {
+	where, args, err := browseWhere(q)
+	if err != nil {
+		return nil, err
+	}
+	query := `SELECT ` + engine.StrengthColumns + ` FROM chunks WHERE ` + where
+	if q.Order != OrderStrength {
+		order := `created_at`
+		if q.Order == OrderAccessed {
+			order = `last_accessed_at`
 		}
-		ids = append(ids, id)
-	}
-	if err := rows.Close(); err != nil {
-		return nil, 0, err
-	}
-	out := make([]Browsed, 0, len(ids))
-	if len(ids) == 0 {
-		return out, total, nil
-	}
-	in := placeholders(len(ids))
-	chunks, err := engine.ReadChunks(db.read.QueryContext(ctx, `SELECT `+listColumns+` FROM chunks WHERE id IN (`+in+`)`, ids...))
-	if err != nil {
-		return nil, 0, err
-	}
-	byID := make(map[string]*hippo.Chunk, len(chunks))
-	for _, c := range chunks {
-		byID[c.ID] = c
-	}
-	strengths, err := db.strengths(ctx, `id IN (`+in+`)`, ids)
-	if err != nil {
-		return nil, 0, err
-	}
-	for _, id := range ids {
-		if c := byID[id.(string)]; c != nil {
-			out = append(out, Browsed{Chunk: c, Strength: strengths[c.ID]})
+		limit := q.Limit
+		if limit == 0 {
+			limit = -1 // SQLite: no limit
 		}
+		query += ` ORDER BY ` + order + ` DESC, id DESC LIMIT ? OFFSET ?`
+		args = append(args, limit, q.Offset)
 	}
-	return out, total, nil
+	return s.db.read.QueryContext(ctx, query, args...)
+}
+
+func (s browseStore) StrengthRows(ctx context.Context, agentID string, ids []string) (engine.Rows, error) {
+	return s.db.read.QueryContext(ctx, `SELECT `+engine.StrengthColumns+` FROM chunks WHERE id IN (`+
+		placeholders(len(ids))+`) AND agent_id = ?`, append(anys(ids), agentID)...)
+}
+
+func (s browseStore) ListedRows(ctx context.Context, ids []string) (engine.Rows, error) {
+	return s.db.read.QueryContext(ctx, `SELECT `+listColumns+` FROM chunks WHERE id IN (`+placeholders(len(ids))+`)`, anys(ids)...)
+}
+
+func (s browseStore) StateRows(ctx context.Context, agentID string) (engine.Rows, error) {
+	return s.db.read.QueryContext(ctx, `SELECT kind, scope, superseded_by IS NOT NULL, COUNT(*)
+		FROM chunks WHERE agent_id = ? GROUP BY 1, 2, 3`, agentID)
+}
+
+// anys is ids as query arguments.
+func anys(ids []string) []any {
+	args := make([]any, len(ids), len(ids)+1)
+	for i, id := range ids {
+		args[i] = id
+	}
+	return args
 }
 
 // prefilter is a cheap first cut before a metadata value is looked up in
@@ -136,117 +151,4 @@ func plain(v string) bool {
 		}
 	}
 	return true
-}
-
-// strengthSQL is the SQL expression of a chunks row's effective strength
-// now (hippo.Config.EffectiveStrength) by the database's decay clock, and
-// its arguments.
-func (db *DB) strengthSQL() (string, []any) {
-	now := db.now()
-	rate := decayRateFunc + `(?, ?, ?, running_intensity, access_count)`
-	args := []any{string(db.cfg.Decay), db.cfg.Lambda, db.cfg.ResistanceFactor}
-	var hours string
-	if db.clock.Active() {
-		// The agent's active hours after the last access's, up to now's.
-		hours = `(SELECT COUNT(*) FROM hippo_activity a WHERE a.agent_id = chunks.agent_id
-			AND a.hour > CAST(unixepoch(last_accessed_at) / 3600 AS INTEGER) AND a.hour <= ?)`
-		args = append(args, now.Unix()/3600)
-	} else {
-		// now as a Julian day number, so that SQLite parses one time per row.
-		hours = `max(0, (? - julianday(last_accessed_at)) * 24)`
-		args = append(args, float64(now.UnixMilli())/864e5+2440587.5)
-	}
-	return `(running_intensity * exp(-` + rate + ` * ` + hours + `))`, args
-}
-
-// strengths maps the IDs of the rows matching where to their strength.
-func (db *DB) strengths(ctx context.Context, where string, args []any) (map[string]float64, error) {
-	expr, sargs := db.strengthSQL()
-	rows, err := db.read.QueryContext(ctx, `SELECT id, `+expr+` FROM chunks WHERE `+where, append(sargs, args...)...)
-	if err != nil {
-		return nil, fmt.Errorf("chunk strengths: %w", err)
-	}
-	defer rows.Close()
-	out := map[string]float64{}
-	for rows.Next() {
-		var id string
-		var s float64
-		if err := rows.Scan(&id, &s); err != nil {
-			return nil, err
-		}
-		out[id] = s
-	}
-	return out, rows.Err()
-}
-
-// ChunkCounts is hippo.ChunkCounts.
-type ChunkCounts = hippo.ChunkCounts
-
-// CountAgentChunks counts an agent's chunks by kind, scope and state, and
-// its live chunks by strength in bins bands (1 to 100).
-func (db *DB) CountAgentChunks(ctx context.Context, agentID string, bins int) (*ChunkCounts, error) {
-	if bins < 1 || bins > 100 {
-		return nil, hippo.Invalidf("bins", "must be 1 to 100, got %d", bins)
-	}
-	c := &ChunkCounts{ByKind: map[string]int{}, ByScope: map[string]int{}}
-	// Kinds and states by SQL; strengths from the agent's index, which
-	// holds every chunk's decay state (computing them in SQL cost 100 ms
-	// among 50k chunks, the index's metadata 2 ms).
-	rows, err := db.read.QueryContext(ctx, `SELECT kind, superseded_by IS NOT NULL, COUNT(*)
-		FROM chunks WHERE agent_id = ? GROUP BY 1, 2`, agentID)
-	if err != nil {
-		return nil, fmt.Errorf("count chunks: %w", err)
-	}
-	defer rows.Close()
-	for rows.Next() {
-		var kind string
-		var superseded bool
-		var n int
-		if err := rows.Scan(&kind, &superseded, &n); err != nil {
-			return nil, fmt.Errorf("count chunks: %w", err)
-		}
-		c.ByKind[kind] += n
-		if superseded {
-			c.Superseded += n
-		} else {
-			c.Live += n
-		}
-	}
-	if err := rows.Err(); err != nil {
-		return nil, err
-	}
-	ai, err := db.indexes.Sync(ctx, agentID, db.cfg, db.clock.Active(), nil)
-	if err != nil {
-		return nil, err
-	}
-	c.Strength = ai.StrengthHistogram(db.clock.Active(), db.now().UnixMilli(), bins)
-	rows.Close()
-	rows, err = db.read.QueryContext(ctx, `SELECT scope, COUNT(*) FROM chunks WHERE agent_id = ? GROUP BY scope`, agentID)
-	if err != nil {
-		return nil, fmt.Errorf("count chunks by scope: %w", err)
-	}
-	defer rows.Close()
-	for rows.Next() {
-		var scope string
-		var n int
-		if err := rows.Scan(&scope, &n); err != nil {
-			return nil, fmt.Errorf("count chunks by scope: %w", err)
-		}
-		c.ByScope[scope] = n
-	}
-	return c, rows.Err()
-}
-
-// ChunkStrengths maps the given chunks of an agent to their effective
-// strength now, by the database's decay clock; unknown IDs are left out.
-func (db *DB) ChunkStrengths(ctx context.Context, agentID string, ids []string) (map[string]float64, error) {
-	if len(ids) == 0 {
-		return map[string]float64{}, nil
-	}
-	args := make([]any, 0, len(ids)+1)
-	for _, id := range ids {
-		args = append(args, id)
-	}
-	args = append(args, agentID)
-	return db.strengths(ctx, `id IN (`+placeholders(len(ids))+`) AND agent_id = ?`, args)
 }
