@@ -85,14 +85,31 @@ var exclusiveClasses = [][]string{
 	{"frontend", "backend", "fullstack"},
 }
 
-// parseStatement reads a fact.
+// parseStatement reads a fact: its subject, its verb group, the relation
+// the verb (or its complement) names, and the value after it.
 func parseStatement(fact string) statement {
+	toks := statementTokens(fact)
+	var s statement
+	i := s.readSubject(toks)
+	verb, i := s.readVerb(toks, i)
+	verb, rest := s.complementVerb(verb, toks[i:])
+	s.readValue(s.readRelation(verb, rest))
+	s.content = append(s.content, s.subject...)
+	s.content = append(s.content, s.relation)
+	for _, t := range s.value {
+		s.content = append(s.content, t.lemma)
+	}
+	return s
+}
+
+// statementTokens are the words of fact, without punctuation; a slash
+// between two words joins them into one value ("she/her", "and/or").
+func statementTokens(fact string) []token {
 	var toks []token
 	all := lex(fact)
 	for i := 0; i < len(all); i++ {
 		t := all[i]
 		if t.lower == "/" && len(toks) > 0 && i+1 < len(all) && !all[i+1].punct {
-			// "she/her", "and/or": one value, kept whole.
 			w := toks[len(toks)-1].text + "/" + all[i+1].text
 			toks[len(toks)-1] = token{text: w, lower: strings.ToLower(w)}
 			i++
@@ -102,9 +119,14 @@ func parseStatement(fact string) statement {
 			toks = append(toks, t)
 		}
 	}
-	var s statement
+	return toks
+}
+
+// readSubject reads the subject that opens toks ("User", "User's wife",
+// "The user", or a noun phrase) and returns the index past it. A subject
+// noun that names the relation sets it: "User's home is in Berlin".
+func (s *statement) readSubject(toks []token) int {
 	i := 0
-	// Subject: "User", "User's wife", "The user", or a noun phrase.
 	if i < len(toks) && toks[i].lower == "the" && len(toks) > 1 && toks[1].lower == "user" {
 		i++
 	}
@@ -128,17 +150,21 @@ func parseStatement(fact string) statement {
 			i++
 		}
 	}
-	// A subject noun that names the relation: "User's home is in
-	// Berlin", "User's wife's name is Ana".
+	// "User's home is in Berlin", "User's wife's name is Ana".
 	if n := len(s.subject); n > 1 {
 		if r, ok := relationOf[s.subject[n-1]]; ok && (r == "residence" || r == "call" || r == "age" || r == "born" || r == "birthday" || r == "employer") {
 			s.relation = r
 			s.subject = s.subject[:n-1]
 		}
 	}
+	return i
+}
 
-	// Verb group: auxiliaries, negation, adverbs, then the main verb.
-	verb := ""
+// readVerb reads the verb group at toks[i]: auxiliaries, negations (which
+// flip s.negated), adverbs and marks of the past (which set s.past), then
+// the main verb. It returns the main verb's base form and the index past
+// it.
+func (s *statement) readVerb(toks []token, i int) (string, int) {
 	for ; i < len(toks); i++ {
 		w := toks[i].lower
 		switch {
@@ -173,19 +199,20 @@ func parseStatement(fact string) statement {
 			if neg {
 				s.negated = !s.negated
 			}
-			verb = b
-			i = j
-			break
+			return b, j
 		}
 		if b == "" {
 			b = lemmaOf(w)
 		}
-		verb = b
-		i++
-		break
+		return b, i + 1
 	}
-	// Copulas: the complement names the relation.
-	rest := toks[i:]
+	return "", i
+}
+
+// complementVerb returns the verb that names the relation, and the rest,
+// when what follows a light verb does: "is called Ana", "is 41", "has a
+// fear of flying", "got engaged", "turned 35", "works at Google".
+func (s *statement) complementVerb(verb string, rest []token) (string, []token) {
 	if verb == "be" && len(rest) > 0 {
 		switch {
 		case rest[0].lower == "called" || rest[0].lower == "named":
@@ -240,6 +267,12 @@ func parseStatement(fact string) statement {
 	if verb == "work" && len(rest) > 0 && rest[0].lower == "as" {
 		verb = "be"
 	}
+	return verb, rest
+}
+
+// readRelation sets s.relation from verb, unless the subject set it, and
+// returns the words that hold the value.
+func (s *statement) readRelation(verb string, rest []token) []token {
 	if s.relation == "" {
 		s.relation = verb
 		if r, ok := relationOf[verb]; ok {
@@ -269,6 +302,12 @@ func parseStatement(fact string) statement {
 			break
 		}
 	}
+	return rest
+}
+
+// readValue sets s.value to the content words of rest; negations in it
+// flip s.negated, marks of the past set s.past.
+func (s *statement) readValue(rest []token) {
 	for _, t := range rest {
 		w := t.lower
 		switch {
@@ -290,12 +329,6 @@ func parseStatement(fact string) statement {
 		}
 		s.value = append(s.value, term{lemma: l, proper: isProperNoun(t) && t.text != "User", number: isNumber(l)})
 	}
-	s.content = append(s.content, s.subject...)
-	s.content = append(s.content, s.relation)
-	for _, t := range s.value {
-		s.content = append(s.content, t.lemma)
-	}
-	return s
 }
 
 var marital = setOf(`single engaged married divorced widowed`)
@@ -357,36 +390,9 @@ func classify(v *vocab, a, b statement) hippo.Verdict {
 		return hippo.Distinct
 	}
 	a.value, b.value = joinCompounds(a.value, b.value), joinCompounds(b.value, a.value)
-	av, bv := lemmas(a.value), lemmas(b.value)
-	aOnly, bOnly := minus(a.value, bv), minus(b.value, av)
-	context := 0 // shared value words that say something
-	for _, l := range av {
-		if slices.Contains(bv, l) && l != "call" {
-			context++
-		}
-	}
-	sameValue := len(aOnly) == 0 && len(bOnly) == 0
-	subset := len(aOnly) == 0 || len(bOnly) == 0
-
-	// Opinions: the same object liked, then hated.
+	d := compareValues(a.value, b.value)
 	if sa, sb := opinionSign(a), opinionSign(b); sa != 0 && sb != 0 {
-		switch {
-		case a.relation == "prefer" && b.relation == "prefer" && sameValue && !slices.Equal(av, bv):
-			return hippo.Supersedes // "tabs over spaces", "spaces over tabs"
-		case subset && (len(av) > 0 || len(bv) > 0):
-			if sa == sb {
-				return hippo.Duplicate
-			}
-			return hippo.Supersedes
-		case a.relation == "prefer" && b.relation == "prefer" && comparable(v, aOnly, bOnly, true):
-			return hippo.Supersedes
-		case ofAssistant(av) && ofAssistant(bv) && context > 1 && (len(aOnly) == 1 && len(bOnly) == 1 || comparable(v, aOnly, bOnly, true)):
-			// A standing wish of the assistant changed, one word in the
-			// same frame: "always answer in Spanish", then "… in
-			// French"; "use metric units", then "imperial".
-			return hippo.Supersedes
-		}
-		return hippo.Distinct
+		return classifyOpinions(v, a, b, sa == sb, d)
 	}
 	// A stopped habit: "User quit coffee" after "User drinks coffee".
 	if stopVerbs[a.relation] != stopVerbs[b.relation] {
@@ -403,39 +409,88 @@ func classify(v *vocab, a, b statement) hippo.Verdict {
 		// A change verb states the new value of the relation.
 		if changeVerbs[a.relation] || changeVerbs[b.relation] {
 			switch {
-			case sameValue:
+			case d.same:
 				return hippo.Duplicate
-			case strongSingle[a.relation] && strongSingle[b.relation] || comparable(v, aOnly, bOnly, true):
+			case strongSingle[a.relation] && strongSingle[b.relation] || comparable(v, d.aOnly, d.bOnly, true):
 				return hippo.Supersedes
 			}
 		}
 		// Light verbs say the same with the same object: "has coffee"
 		// and "drinks coffee".
-		if (lightVerbs[a.relation] || lightVerbs[b.relation]) && sameValue && len(av) > 0 {
+		if (lightVerbs[a.relation] || lightVerbs[b.relation]) && d.same && len(d.av) > 0 {
 			return hippo.Duplicate
 		}
 		return hippo.Distinct
 	}
+	return classifySameRelation(v, a, b, d)
+}
 
-	// Same subject and relation.
+// valueDiff compares the values of two statements.
+type valueDiff struct {
+	av, bv       []string // the lemmas of each value
+	aOnly, bOnly []term   // the words of each value that the other lacks
+	context      int      // shared value words that say something
+	same         bool     // neither value has a word the other lacks
+	subset       bool     // one value has every word of the other
+}
+
+// compareValues compares a's and b's values.
+func compareValues(a, b []term) valueDiff {
+	d := valueDiff{av: lemmas(a), bv: lemmas(b)}
+	d.aOnly, d.bOnly = minus(a, d.bv), minus(b, d.av)
+	for _, l := range d.av {
+		if slices.Contains(d.bv, l) && l != "call" {
+			d.context++
+		}
+	}
+	d.same = len(d.aOnly) == 0 && len(d.bOnly) == 0
+	d.subset = len(d.aOnly) == 0 || len(d.bOnly) == 0
+	return d
+}
+
+// classifyOpinions decides between two opinions, of the same sign or
+// not: the same object liked, then hated, supersedes.
+func classifyOpinions(v *vocab, a, b statement, sameSign bool, d valueDiff) hippo.Verdict {
+	switch {
+	case a.relation == "prefer" && b.relation == "prefer" && d.same && !slices.Equal(d.av, d.bv):
+		return hippo.Supersedes // "tabs over spaces", "spaces over tabs"
+	case d.subset && (len(d.av) > 0 || len(d.bv) > 0):
+		if sameSign {
+			return hippo.Duplicate
+		}
+		return hippo.Supersedes
+	case a.relation == "prefer" && b.relation == "prefer" && comparable(v, d.aOnly, d.bOnly, true):
+		return hippo.Supersedes
+	case ofAssistant(d.av) && ofAssistant(d.bv) && d.context > 1 && (len(d.aOnly) == 1 && len(d.bOnly) == 1 || comparable(v, d.aOnly, d.bOnly, true)):
+		// A standing wish of the assistant changed, one word in the
+		// same frame: "always answer in Spanish", then "… in
+		// French"; "use metric units", then "imperial".
+		return hippo.Supersedes
+	}
+	return hippo.Distinct
+}
+
+// classifySameRelation decides between two statements of one subject and
+// relation.
+func classifySameRelation(v *vocab, a, b statement, d valueDiff) hippo.Verdict {
 	switch {
 	case countsDiffer(a.value, b.value):
 		return hippo.Supersedes // "two kids: Emma, who is 6, …", "three kids"
 	case a.negated != b.negated:
-		if context > 0 || len(av) == 0 || len(bv) == 0 {
+		if d.context > 0 || len(d.av) == 0 || len(d.bv) == 0 {
 			return hippo.Supersedes
 		}
 		return hippo.Distinct
-	case sameValue:
+	case d.same:
 		return hippo.Duplicate
-	case subset:
+	case d.subset:
 		// One adds detail to the other: "studied physics at university",
 		// unless the detail is a number: "is 41", "is 41 and a half".
-		if onlyNumbers(aOnly) || onlyNumbers(bOnly) {
+		if onlyNumbers(d.aOnly) || onlyNumbers(d.bOnly) {
 			return hippo.Supersedes
 		}
 		return hippo.Duplicate
-	case onlyNumbers(aOnly) && onlyNumbers(bOnly):
+	case onlyNumbers(d.aOnly) && onlyNumbers(d.bOnly):
 		return hippo.Supersedes // "two kids", "three kids"
 	case strongSingle[a.relation] || a.relation == "be" && len(a.subject) > 1:
 		// One value at a time: a residence, a name, "User's car is red".
@@ -443,11 +498,11 @@ func classify(v *vocab, a, b statement) hippo.Verdict {
 	case multiValued[a.relation] || contextual[a.relation]:
 		// Many values at once, unless the rest pins a slot: "plays tennis
 		// on Sundays", "uses MySQL for the main database".
-		if context > 0 && comparable(v, aOnly, bOnly, false) {
+		if d.context > 0 && comparable(v, d.aOnly, d.bOnly, false) {
 			return hippo.Supersedes
 		}
 		return hippo.Distinct
-	case comparable(v, aOnly, bOnly, true):
+	case comparable(v, d.aOnly, d.bOnly, true):
 		return hippo.Supersedes
 	}
 	return hippo.Distinct

@@ -27,6 +27,12 @@ var (
 // back the pieces that cannot stand alone ("really, really love" or
 // "Sam, a developer").
 func splitClauses(toks []token) []clause {
+	return glueClauses(cutClauses(toks))
+}
+
+// cutClauses cuts a sentence at punctuation and conjunctions, keeping
+// asides, quotations, lists and ranges whole.
+func cutClauses(toks []token) []clause {
 	var raw []clause
 	cur := clause{}
 	flush := func(conn string) {
@@ -90,8 +96,12 @@ func splitClauses(toks []token) []clause {
 		}
 	}
 	flush("")
+	return raw
+}
 
-	// Glue back pieces that do not open a clause.
+// glueClauses glues each piece of raw that does not open a clause back
+// onto the clause before it.
+func glueClauses(raw []clause) []clause {
 	var out []clause
 	for _, c := range raw {
 		if len(c.toks) == 0 {

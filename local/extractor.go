@@ -176,7 +176,41 @@ var (
 // A clause whose pronoun refers to nothing clear stays attached to the
 // fact before it in the sentence, so that it is not lost.
 func extractSentence(s sentence, last *extracted, lastClause *clauseFact) ([]*extracted, *clauseFact) {
-	toks := lex(s.text)
+	toks, ok := sentenceTokens(s, last, lastClause)
+	if !ok {
+		return nil, nil
+	}
+	w := &sentenceWalk{last: last, opensWithTurn: len(toks) > 0 && turnWords[toks[0].lower]}
+	toks = stripMarkers(toks, &w.shared)
+	toks = neitherNor(toks)
+	toks = profileField(toks)
+	toks = frontAdverbial(toks)
+	w.shared.bangs = s.bangs
+	w.prev = lastClause
+	if lastClause != nil {
+		c := *lastClause
+		c.earlier = true
+		w.prev = &c
+	}
+	clauses := splitLead(splitClauses(toks))
+	for k, c := range clauses {
+		w.clause(k, c, clauses[k+1:])
+	}
+	if len(w.facts) == 0 && last != nil {
+		// Elaboration of the previous sentence's fact.
+		if w.pending.strong() > 0 {
+			last.sig.attach(w.pending)
+		}
+	}
+	return w.facts, w.lastFact
+}
+
+// sentenceTokens returns the words of s with the user put back where notes
+// and casual sentences leave them out, and without a closing question. ok
+// is false when s holds no statement, or only narrows last: "Especially
+// ones with trading".
+func sentenceTokens(s sentence, last *extracted, lastClause *clauseFact) (toks []token, ok bool) {
+	toks = lex(s.text)
 	aboutUser := lastClause != nil && lastClause.asWritten && isUser(lastClause.subject)
 	if (aboutUser || s.item) && notesGoOn(toks) {
 		// Notes about the user go on without their subject: "The user is
@@ -186,7 +220,7 @@ func extractSentence(s sentence, last *extracted, lastClause *clauseFact) ([]*ex
 	if last != nil && len(toks) > 1 && focusLeads[toks[0].lower] && isFragment(toks[1:]) {
 		// "Especially ones with trading": the fact before, narrowed.
 		last.content += ", " + render(lowerFirst(trimPunct(toks)))
-		return nil, nil
+		return nil, false
 	}
 	if impliedI(toks) {
 		// "Just got back from a week in Crete": the user, left out.
@@ -199,145 +233,148 @@ func extractSentence(s sentence, last *extracted, lastClause *clauseFact) ([]*ex
 		// "I just adopted a kitten, what should I feed her?": the
 		// statements before the question are kept, the question is not.
 		if toks = statementsBefore(toks); toks == nil {
-			return nil, nil
+			return nil, false
 		}
 	}
-	opensWithTurn := len(toks) > 0 && turnWords[toks[0].lower]
-	var shared signals // markers that apply to the whole sentence
-	toks = stripMarkers(toks, &shared)
-	toks = neitherNor(toks)
-	toks = profileField(toks)
-	toks = frontAdverbial(toks)
-	shared.bangs = s.bangs
+	return toks, true
+}
 
-	var facts []*extracted
-	var pending signals // from fact-less clauses waiting for a fact
-	prev := lastClause
-	if lastClause != nil {
-		c := *lastClause
-		c.earlier = true
-		prev = &c
-	}
-	var lastFact *clauseFact
+// sentenceWalk is the state of extractSentence as it reads a sentence's
+// clauses in order.
+type sentenceWalk struct {
+	last          *extracted // the latest fact of an earlier sentence
+	opensWithTurn bool       // the sentence opens with "but", "now"
+	shared        signals    // markers that apply to the whole sentence
+	facts         []*extracted
+	pending       signals     // from fact-less clauses waiting for a fact
+	prev          *clauseFact // the clause before, for a shared subject
+	lastFact      *clauseFact // the clause of the latest fact
 	// made: the clause before made the sentence's latest fact, which a
-	// qualifying clause after it ("when I run") then completes. lead is
-	// a qualifying clause opening the sentence ("When I'm stressed, I
-	// bake bread"), for the fact of the clause after it.
+	// qualifying clause after it ("when I run") then completes.
+	// afterQualifier: the clause before was such a qualifying clause.
+	made, afterQualifier bool
+	// lead is a qualifying clause opening the sentence ("When I'm
+	// stressed, I bake bread"), for the fact of the clause after it.
+	lead []token
 	// bare is the clause before when it has a subject and a verb but
 	// states nothing alone ("I went there"): a qualifying clause after
 	// it makes it a fact ("… when my father was ill").
-	made, afterQualifier := false, false
-	var lead []token
-	var bare *clauseFact
-	// keepSignals gives a clause's signals to the fact before it in the
-	// sentence, or to the first one after it.
-	keepSignals := func(sig signals) {
-		if len(facts) > 0 {
-			facts[len(facts)-1].sig.attach(sig)
-		} else {
-			pending.merge(sig)
+	bare *clauseFact
+}
+
+// keepSignals gives a clause's signals to the fact before it in the
+// sentence, or to the first one after it.
+func (w *sentenceWalk) keepSignals(sig signals) {
+	if len(w.facts) > 0 {
+		w.facts[len(w.facts)-1].sig.attach(sig)
+	} else {
+		w.pending.merge(sig)
+	}
+}
+
+// clause reads the sentence's clause c, the k-th, with rest after it.
+func (w *sentenceWalk) clause(k int, c clause, rest []clause) {
+	sig := scan(c.toks)
+	if w.afterQualifier && len(w.facts) > 0 && sharesSubject(lastWord(c.connector)) &&
+		(verbFirst(c.toks) || isParticiple(firstWord(c.toks)) && gerundAfterPreposition(lex(w.facts[len(w.facts)-1].content))) {
+		// The qualifying clause goes on: "not sure if I should get
+		// more or try something different".
+		f := w.facts[len(w.facts)-1]
+		f.content += joinClause(c.connector) + render(rewritePronouns(trimPunct(c.toks), w.lastFact != nil && isUser(w.lastFact.subject)))
+		f.sig.attach(sig)
+		return
+	}
+	w.afterQualifier = false
+	if q := qualifier(c, k == 0); q != nil {
+		w.qualify(k, c, q, sig)
+		return
+	}
+	if k == 0 && len(c.toks) > 0 && concessiveWords[c.toks[0].lower] {
+		c.toks = c.toks[1:] // "Although I grew up in Wales, ..."
+	}
+	cf := rewriteClause(c, w.prev)
+	w.made, w.bare = false, nil
+	if cf != nil && cf.content == "" && cf.dangling == "" && len(cf.subject) > 0 && cf.verbEnd > len(cf.subject) {
+		w.bare = cf
+		if to, text := bareGoesOn(cf, c, rest, w.facts, w.last, k == 0); to != nil {
+			to.content += text
+			to.sig.attach(sig)
+			w.bare = nil
+			return
 		}
 	}
-	clauses := splitLead(splitClauses(toks))
-	for k, c := range clauses {
-		sig := scan(c.toks)
-		if afterQualifier && len(facts) > 0 && sharesSubject(lastWord(c.connector)) &&
-			(verbFirst(c.toks) || isParticiple(firstWord(c.toks)) && gerundAfterPreposition(lex(facts[len(facts)-1].content))) {
-			// The qualifying clause goes on: "not sure if I should get
-			// more or try something different".
-			f := facts[len(facts)-1]
-			f.content += joinClause(c.connector) + render(rewritePronouns(trimPunct(c.toks), lastFact != nil && isUser(lastFact.subject)))
-			f.sig.attach(sig)
-			continue
+	switch {
+	case cf != nil && cf.dangling != "":
+		w.prev = nil // its subject is not the one before it
+		if len(w.facts) > 0 {
+			// "I have an uncle in Lagos and he runs a restaurant":
+			// the clause stays with the fact it continues.
+			w.facts[len(w.facts)-1].content += joinClause(c.connector) + cf.dangling
+		} else if k == 0 && w.last != nil && goesOnAbout(cf.dangling) {
+			// A sentence going on about the fact before it: "I bought
+			// a rowing machine. It has made a huge difference."
+			w.last.content += "; " + cf.dangling
 		}
-		afterQualifier = false
-		if q := qualifier(c, k == 0); q != nil {
-			switch {
-			case made:
-				f := facts[len(facts)-1]
-				f.content += joinQualifier(c.connector) + renderQualifier(q, lastFact)
-				f.sig.attach(sig)
-				afterQualifier = true
-				continue
-			case bare != nil:
-				sig.merge(shared)
-				if len(facts) == 0 {
-					sig.attach(pending)
-					pending = signals{}
-				}
-				content := render(bare.body) + joinQualifier(c.connector) + renderQualifier(q, bare)
-				facts = append(facts, &extracted{content: content, sig: sig})
-				prev, lastFact, bare, made, afterQualifier = bare, bare, nil, true, true
-				continue
-			case k == 0:
-				lead = q
-			}
-			made = false
-			keepSignals(sig)
-			continue
-		}
-		if k == 0 && len(c.toks) > 0 && concessiveWords[c.toks[0].lower] {
-			c.toks = c.toks[1:] // "Although I grew up in Wales, ..."
-		}
-		cf := rewriteClause(c, prev)
-		made, bare = false, nil
-		if cf != nil && cf.content == "" && cf.dangling == "" && len(cf.subject) > 0 && cf.verbEnd > len(cf.subject) {
-			bare = cf
-			if to, text := bareGoesOn(cf, c, clauses[k+1:], facts, last, k == 0); to != nil {
-				to.content += text
-				to.sig.attach(sig)
-				bare = nil
-				continue
-			}
-		}
-		if cf != nil && cf.dangling != "" {
-			prev = nil // its subject is not the one before it
-			if len(facts) > 0 {
-				// "I have an uncle in Lagos and he runs a restaurant":
-				// the clause stays with the fact it continues.
-				facts[len(facts)-1].content += joinClause(c.connector) + cf.dangling
-			} else if k == 0 && last != nil && goesOnAbout(cf.dangling) {
-				// A sentence going on about the fact before it: "I bought
-				// a rowing machine. It has made a huge difference."
-				last.content += "; " + cf.dangling
-			}
-			keepSignals(sig)
-			continue
-		}
-		if cf == nil || cf.content == "" {
-			// A clause with a subject keeps it for "and ..." clauses;
-			// one with none ends the subject before it: "It looks nice
-			// and helps my back" is not about the user.
-			prev = cf
-			keepSignals(sig)
-			continue
-		}
-		prev, lastFact = cf, cf
-		sig.merge(shared)
-		sig.identity = sig.identity || cf.identity
-		if cf.hedged {
-			sig.hedges++
-		}
-		f := &extracted{content: cf.content, sig: sig, replaces: cf.replaces, former: cf.former}
-		if lead != nil {
-			f.content += " " + renderQualifier(lead, cf)
-			lead = nil
-		}
-		made = true
-		f.turn = k == 0 && opensWithTurn || isTurn(c)
-		if len(facts) == 0 {
-			f.sig.attach(pending)
-			pending = signals{}
-		}
-		facts = append(facts, f)
+		w.keepSignals(sig)
+	case cf == nil || cf.content == "":
+		// A clause with a subject keeps it for "and ..." clauses;
+		// one with none ends the subject before it: "It looks nice
+		// and helps my back" is not about the user.
+		w.prev = cf
+		w.keepSignals(sig)
+	default:
+		w.addFact(k, c, cf, sig)
 	}
-	if len(facts) == 0 && last != nil {
-		// Elaboration of the previous sentence's fact.
-		if pending.strong() > 0 {
-			last.sig.attach(pending)
+}
+
+// qualify reads q, the qualifying clause c ("when I run") is, the k-th of
+// the sentence: it completes the fact before it, or makes one of a bare
+// clause before it, or waits for the next fact when it opens the sentence.
+func (w *sentenceWalk) qualify(k int, c clause, q []token, sig signals) {
+	switch {
+	case w.made:
+		f := w.facts[len(w.facts)-1]
+		f.content += joinQualifier(c.connector) + renderQualifier(q, w.lastFact)
+		f.sig.attach(sig)
+		w.afterQualifier = true
+		return
+	case w.bare != nil:
+		sig.merge(w.shared)
+		if len(w.facts) == 0 {
+			sig.attach(w.pending)
+			w.pending = signals{}
 		}
+		content := render(w.bare.body) + joinQualifier(c.connector) + renderQualifier(q, w.bare)
+		w.facts = append(w.facts, &extracted{content: content, sig: sig})
+		w.prev, w.lastFact, w.bare, w.made, w.afterQualifier = w.bare, w.bare, nil, true, true
+		return
+	case k == 0:
+		w.lead = q
 	}
-	return facts, lastFact
+	w.made = false
+	w.keepSignals(sig)
+}
+
+// addFact adds cf, the fact of the k-th clause c, with its signals.
+func (w *sentenceWalk) addFact(k int, c clause, cf *clauseFact, sig signals) {
+	w.prev, w.lastFact = cf, cf
+	sig.merge(w.shared)
+	sig.identity = sig.identity || cf.identity
+	if cf.hedged {
+		sig.hedges++
+	}
+	f := &extracted{content: cf.content, sig: sig, replaces: cf.replaces, former: cf.former}
+	if w.lead != nil {
+		f.content += " " + renderQualifier(w.lead, cf)
+		w.lead = nil
+	}
+	w.made = true
+	f.turn = k == 0 && w.opensWithTurn || isTurn(c)
+	if len(w.facts) == 0 {
+		f.sig.attach(w.pending)
+		w.pending = signals{}
+	}
+	w.facts = append(w.facts, f)
 }
 
 // bareGoesOn returns the fact that bare, a clause of the user's with a

@@ -48,46 +48,60 @@ func isConversational(w string) bool { return conversational[w] || conversationa
 // clauseFact with empty content, so that a following "and ..." can share
 // its subject.
 func rewriteClause(c clause, prev *clauseFact) *clauseFact {
-	toks := trimPunct(c.toks)
 	conn := lastWord(c.connector)
 	if qualifierWords[conn] {
 		return nil
 	}
-	// Leading discourse words.
-	for len(toks) > 0 && (toks[0].lower == "now" || toks[0].lower == "then" || toks[0].lower == "also" ||
-		toks[0].lower == "honestly" || toks[0].lower == "actually" || toks[0].lower == "so" ||
-		toks[0].lower == "and" || toks[0].lower == "but" || toks[0].lower == "basically" || toks[0].punct) {
-		toks = toks[1:]
-	}
+	toks := dropDiscourseWords(trimPunct(c.toks))
 	if len(toks) == 0 {
 		return nil
 	}
 	if sharesSubject(conn) || conn == "," {
 		toks = frontAdverbial(toks) // "…, and some nights I read until 2 am"
 	}
+	if cf, done := rewriteLead(toks, c.connector, prev); done {
+		return cf
+	}
+	quoted := quotedSpans(toks)
+	for i, t := range toks {
+		if (t.lower == "you" || t.lower == "your" || t.lower == "yours") && !quoted[i] {
+			return nil // about or for the assistant
+		}
+	}
+	return rewriteBySubject(toks, c.connector, prev)
+}
+
+// discourseWords open a clause without adding to it: "honestly", "so".
+var discourseWords = setOf(`now then also honestly actually so and but basically`)
+
+// dropDiscourseWords drops the discourse words and punctuation that open
+// a clause.
+func dropDiscourseWords(toks []token) []token {
+	for len(toks) > 0 && (discourseWords[toks[0].lower] || toks[0].punct) {
+		toks = toks[1:]
+	}
+	return toks
+}
+
+// rewriteLead rewrites a clause whose opening says how to read the rest: a
+// hedge, "remember that", "call me", "for me", what the user wants of the
+// assistant. done is false when the clause opens with none of them.
+func rewriteLead(toks []token, connector string, prev *clauseFact) (cf *clauseFact, done bool) {
 	if len(toks) > 2 && leadingHedges[toks[0].lower] && (subjectPronouns[toks[1].lower] || toks[1].lower == "user") {
 		// "Maybe I'll check out the garden": a hedge before the subject.
-		if cf := rewriteClause(clause{toks: toks[1:], connector: c.connector}, prev); cf != nil {
-			cf.hedged = true
-			return cf
-		}
-		return nil
+		return hedged(rewriteClause(clause{toks: toks[1:], connector: connector}, prev)), true
 	}
 	if n := len(toks); n > 3 && toks[n-2].lower == "i" && hedgeVerbs[toks[n-1].lower] {
 		// "My tablet runs Windows I think": a hedge at the end.
-		if cf := rewriteClause(clause{toks: toks[:n-2], connector: c.connector}, prev); cf != nil {
-			cf.hedged = true
-			return cf
-		}
-		return nil
+		return hedged(rewriteClause(clause{toks: toks[:n-2], connector: connector}, prev)), true
 	}
 	if n := memoLead(toks); n > 0 {
 		// "Remember that I prefer metric units": what to remember.
-		return rewriteClause(clause{toks: toks[n:], connector: c.connector}, prev)
+		return rewriteClause(clause{toks: toks[n:], connector: connector}, prev), true
 	}
 	if name := calledName(toks); name != nil {
 		// "Call me Sam", "You can call me Jo": the name the user goes by.
-		return finish([]token{word("User"), possessive()}, append([]token{word("name"), word("is")}, name...))
+		return finish([]token{word("User"), possessive()}, append([]token{word("name"), word("is")}, name...)), true
 	}
 	if n := matchPhrase(toks, opinionLeads); n > 0 {
 		// "For me, the best editor is Vim": the user's opinion.
@@ -99,104 +113,78 @@ func rewriteClause(c clause, prev *clauseFact) *clauseFact {
 			if !isProperNoun(rest[0]) {
 				rest = lowerFirst(rest)
 			}
-			return finish([]token{word("User"), word("thinks")}, rest)
+			return finish([]token{word("User"), word("thinks")}, rest), true
 		}
 	}
 	if body := assistantWish(toks); body != nil {
 		// "I'd like you to reply in Spanish", "Never suggest peanuts":
 		// how the user wants to be answered, from now on.
-		return finish([]token{word("User")}, body)
+		return finish([]token{word("User")}, body), true
 	}
-	quoted := quotedSpans(toks)
-	for i, t := range toks {
-		if (t.lower == "you" || t.lower == "your" || t.lower == "yours") && !quoted[i] {
-			return nil // about or for the assistant
-		}
+	return nil, false
+}
+
+// hedged marks cf, if there is one, as hedged.
+func hedged(cf *clauseFact) *clauseFact {
+	if cf != nil {
+		cf.hedged = true
 	}
+	return cf
+}
+
+// markAsWritten marks cf as in the third person already.
+func markAsWritten(cf *clauseFact) *clauseFact {
+	cf.asWritten = true
+	return cf
+}
+
+// rewriteBySubject rewrites a clause by what its subject is: the user in
+// the third person, someone named, "I", "my", a pronoun, the subject of
+// the clause before, or something else (an opinion or a plain statement).
+func rewriteBySubject(toks []token, connector string, prev *clauseFact) *clauseFact {
+	conn := lastWord(connector)
 	first := toks[0].lower
-	var subject, rest []token
 	switch {
 	case first == "user" && len(toks) > 1 || first == "the" && len(toks) > 2 && toks[1].lower == "user":
-		// Already in the third person: "The user prefers dark mode",
-		// "User's favorite language is Rust".
-		i := 1
-		if first == "the" {
-			i = 2
-		}
-		subject = []token{word("User")}
-		if toks[i].lower == "'s" {
-			subject = append(subject, possessive())
-			i++
-		} else if j := firstNonAdverb(toks[i:]); j < 0 || verbBase(toks[i+j].lower) == "" && !modals[toks[i+j].lower] && !negations[toks[i+j].lower] {
-			return plainStatement(toks) // "the user interface is slow": not about the user
-		}
-		if len(subject) == 1 && i+1 < len(toks) && reportingVerbs[verbBase(toks[i].lower)] {
-			// "The user mentioned that they have two dogs": what the user
-			// said of themselves, as if said in the first person.
-			j := i + 1
-			if toks[j].lower == "that" {
-				j++
-			}
-			if cf := rewriteClause(clause{toks: firstPersonOf(toks[j:]), connector: c.connector}, prev); cf != nil && cf.content != "" {
-				return cf
-			}
-		}
-		cf := finish(subject, writersWords(toks[i:]))
-		cf.asWritten = true
-		return cf
+		return rewriteThirdPerson(toks, connector, prev)
 	case namedPairLen(toks) > 0:
 		// The user and someone named: "Anna and I went to Rome".
 		n := namedPairLen(toks)
-		subject = append([]token{word("User"), word("and")}, toks[:n]...)
-		cf := finish(subject, toks[n+2:])
-		cf.asWritten = true
-		return cf
+		return markAsWritten(finish(append([]token{word("User"), word("and")}, toks[:n]...), toks[n+2:]))
 	case namedSubject(toks) > 0:
 		// Someone else, by name: "Alice is a software engineer at Google".
 		n := namedSubject(toks)
-		cf := finish(toks[:n], toks[n:])
-		cf.asWritten = true
-		return cf
+		return markAsWritten(finish(toks[:n], toks[n:]))
 	case first == "i" && len(toks) > 1 && hedgeVerbs[toks[1].lower] && (len(toks) == 2 || toks[2].lower == "i" || toks[2].lower == "that" && len(toks) > 3 && toks[3].lower == "i"):
 		// "I guess I kind of like jazz": drop the hedge.
 		inner := toks[2:]
 		if len(inner) > 0 && inner[0].lower == "that" {
 			inner = inner[1:]
 		}
-		cf := rewriteClause(clause{toks: inner}, prev)
-		if cf != nil {
-			cf.hedged = true
-		}
-		return cf
+		return hedged(rewriteClause(clause{toks: inner}, prev))
 	case first == "i" && conn == "and" && len(toks) > 1 && prev != nil && prev.content == "" && prev.dangling == "" &&
 		len(prev.subject) > 0 && prev.subject[len(prev.subject)-1].lower == "'s" &&
 		prev.np == len(prev.subject) && len(prev.body) > len(prev.subject):
 		// A subject of two: "My wife and I have been together for ten
 		// years" is about both, and its verb agrees with both already.
-		subject = append([]token{word("User"), word("and")}, prev.body...)
-		cf := finish(subject, toks[1:])
-		cf.asWritten = true
-		return cf
+		return markAsWritten(finish(append([]token{word("User"), word("and")}, prev.body...), toks[1:]))
 	case first == "i" || first == "we":
-		subject = []token{word("User")}
-		rest = conjugate(toks[1:])
+		rest := conjugate(toks[1:])
 		if n := len(trimPunct(rest)); n >= 2 && rest[n-2].lower == "to" && conversational[verbBase(rest[n-1].lower)] {
 			return nil // "I want to ask, …", "I just want to say"
 		}
 		if i := firstNonAdverb(rest); i >= 0 && isConversational(rest[i].lower) {
 			return nil
 		}
+		return finish([]token{word("User")}, rest)
 	case first == "my" || first == "our":
-		subject = []token{word("User"), possessive()}
-		rest = toks[1:]
+		return finish([]token{word("User"), possessive()}, toks[1:])
 	case referringPronouns[first] && len(toks) > 1:
 		return resolvePronoun(toks, prev)
 	case possessivePronouns[first] != "" && len(toks) > 1:
 		// "and her husband is Italian": the husband of whom "she" is.
 		if ref := referent(prev, possessivePronouns[first]); ref != nil {
-			cf := finish(append(ref, possessive()), toks[1:])
-			cf.asWritten = true
-			return cf
+			return markAsWritten(finish(append(ref, possessive()), toks[1:]))
 		}
 		return resolvePronoun(toks, nil)
 	case first == "this" || first == "that" || first == "these" || first == "those" || first == "there":
@@ -207,112 +195,171 @@ func rewriteClause(c clause, prev *clauseFact) *clauseFact {
 		return nil // a question, not "and is training for a marathon"
 	case (sharesSubject(conn) || conn == ";" && prev != nil && prev.asWritten && thirdPersonVerb(toks)) && prev != nil && len(prev.subject) > 0 &&
 		statementVerb(toks, false) < 0: // not "and the nearest shop is ten miles away"
-		i := firstNonAdverb(toks)
-		if i < 0 {
-			return nil
-		}
-		w := toks[i].lower
-		if v := i + max(0, firstNonAuxiliary(toks[i:])); v < len(toks) && isConversational(toks[v].lower) {
-			return nil // "and was wondering if you could help"
-		}
-		user := isUser(prev.subject)
-		if verbBase(w) == w && !isParticiple(w) && pluralRelative(prev.body) {
-			// The relative clause goes on: "a book club where we swap
-			// novels and review them".
-			return &clauseFact{dangling: render(rewritePronouns(toks, user))}
-		}
-		nounAfterI := user && !prev.asWritten && thirdPersonVerb(toks[i:])
-		if user && !prev.asWritten && verbBase(w) == w && !isParticiple(w) && listOfVerbs(prev.body) {
-			// The last verb of a list: "I cook, clean and do the
-			// laundry". It stays with the list.
-			return &clauseFact{dangling: render(rewritePronouns(conjugate(toks), true))}
-		}
-		pairedParticiple := strings.HasSuffix(w, "ed") && len(prev.body) > 0 && strings.HasSuffix(prev.body[len(prev.body)-1].lower, "ed")
-		if nounAfterI || pairedParticiple || isParticiple(w) && (gerundAfterPreposition(prev.body) || infinitiveIn(prev.body)) ||
-			verbBase(w) == w && !isParticiple(w) && infinitiveIn(prev.body) {
-			// A gerund, an infinitive or a participle goes on: "thinking
-			// about selling my car or lending it", "want to learn
-			// Portuguese and visit Brazil", "feeling more energized and
-			// focused". It stays with the fact before it.
-			return &clauseFact{dangling: render(rewritePronouns(toks, user))}
-		}
-		if isParticiple(w) {
-			if aux := progressiveAux(prev.body, len(prev.subject)); aux > 0 {
-				// Shared subject and auxiliary: "I'm reading a book and
-				// watching TV".
-				body := append(append([]token{}, prev.body[:aux]...), toks...)
-				cf := finish(prev.subject, body[len(prev.subject):])
-				cf.asWritten = prev.asWritten
-				return cf
-			}
-			// The last item of a list: "I go running, swimming and
-			// cycling every week". It stays with the fact before it.
-			return &clauseFact{dangling: render(toks)}
-		}
-		if (determiners[w] || isNumber(w)) && ownStatement(toks) {
-			// A statement of its own after all: "but the repair shop
-			// replaced the battery".
-			return plainStatement(toks)
-		}
-		if (determiners[w] || isNumber(w)) && (gerundAfterPreposition(prev.body) || infinitiveIn(prev.body) || objectOfPreposition(prev.body)) {
-			// What a gerund or an infinitive takes goes on: "thinking of
-			// buying a tent or a hammock".
-			return &clauseFact{dangling: render(rewritePronouns(toks, user))}
-		}
-		if determiners[w] || isNumber(w) {
-			// Shared subject and verb: "I have two kids and a dog", "my
-			// sister has a cat and a dog".
-			body := append(append([]token{}, prev.body[:prev.npVerbEnd]...), toks...)
-			cf := finish(prev.subject, body[len(prev.subject):])
-			cf.asWritten = prev.asWritten
-			return cf
-		}
-		// Shared subject: "I live in Utrecht and work at the hospital",
-		// "my flat is on the fourth floor and has no lift". Only the
-		// user's own verbs ("work") agree with "I" and need the third
-		// person; a possessive subject's already have it ("has").
-		subject = prev.body[:prev.np]
-		rest = toks
-		if m := prev.np; conn != "but" && m < len(prev.body) && modals[prev.body[m].lower] && verbBase(w) == w && !isParticiple(w) &&
-			(m+1 == len(prev.body) || !negations[prev.body[m+1].lower]) {
-			// Shared subject and modal: "I'll email the landlord and
-			// then call the plumber" is "User will call the plumber".
-			rest = append([]token{prev.body[m]}, toks...)
-		} else if !prev.asWritten && isUser(subject) {
-			rest = conjugate(toks)
-		}
-		if cf := finish(subject, rest); cf.content != "" || !hasContent(toks) {
-			return cf
-		}
-		// No statement of its own, the last item of a list: "I love
-		// hiking, cycling and swimming". It stays with the fact before
-		// it rather than being lost, a verb agreeing with "User" ("…
-		// after a while and stretches").
-		if verbBase(w) == w && !isParticiple(w) {
-			return &clauseFact{dangling: render(rest)}
-		}
-		return &clauseFact{dangling: render(toks)}
+		return rewriteShared(toks, conn, prev)
 	case verbBase(first) == first && !hasFiniteBe(toks[1:]):
 		return nil // an imperative: "Write a haiku", "Remember this"
 	default:
-		// A statement about something else counts when it is the user's
-		// opinion: "Tailwind is amazing". Any other statement is kept as
-		// it was said: "Noor is eight years old".
-		if !hasOpinion(toks) {
-			return plainStatement(toks)
+		return rewriteOpinion(toks)
+	}
+}
+
+// rewriteThirdPerson rewrites a clause about the user in the third person
+// already: "The user prefers dark mode", "User's favorite language is
+// Rust", "The user mentioned that they have two dogs".
+func rewriteThirdPerson(toks []token, connector string, prev *clauseFact) *clauseFact {
+	i := 1
+	if toks[0].lower == "the" {
+		i = 2
+	}
+	subject := []token{word("User")}
+	if toks[i].lower == "'s" {
+		subject = append(subject, possessive())
+		i++
+	} else if j := firstNonAdverb(toks[i:]); j < 0 || verbBase(toks[i+j].lower) == "" && !modals[toks[i+j].lower] && !negations[toks[i+j].lower] {
+		return plainStatement(toks) // "the user interface is slow": not about the user
+	}
+	if len(subject) == 1 && i+1 < len(toks) && reportingVerbs[verbBase(toks[i].lower)] {
+		// "The user mentioned that they have two dogs": what the user
+		// said of themselves, as if said in the first person.
+		j := i + 1
+		if toks[j].lower == "that" {
+			j++
 		}
-		if statementVerb(toks, true) < 0 {
-			// A fragment, "- exhausted but proud!": it stays with the
-			// fact before it rather than read as an opinion.
-			return &clauseFact{dangling: render(rewritePronouns(toks, true))}
-		}
-		subject = []token{word("User"), word("thinks")}
-		rest = toks
-		if !isProperNoun(toks[0]) {
-			rest = lowerFirst(toks)
+		if cf := rewriteClause(clause{toks: firstPersonOf(toks[j:]), connector: connector}, prev); cf != nil && cf.content != "" {
+			return cf
 		}
 	}
-	return finish(subject, rest)
+	return markAsWritten(finish(subject, writersWords(toks[i:])))
+}
+
+// rewriteShared rewrites a clause after "and", "or", "but" with no subject
+// of its own: it shares the subject of the clause before ("I live in
+// Utrecht and work at the hospital"), or stays with that clause as what it
+// goes on with (dangling) when it says nothing on its own.
+func rewriteShared(toks []token, conn string, prev *clauseFact) *clauseFact {
+	i := firstNonAdverb(toks)
+	if i < 0 {
+		return nil
+	}
+	w := toks[i].lower
+	if v := i + max(0, firstNonAuxiliary(toks[i:])); v < len(toks) && isConversational(toks[v].lower) {
+		return nil // "and was wondering if you could help"
+	}
+	user := isUser(prev.subject)
+	if cf, ok := goesOn(toks, i, user, prev); ok {
+		return cf
+	}
+	if determiners[w] || isNumber(w) {
+		return sharedObject(toks, user, prev)
+	}
+	// Shared subject: "I live in Utrecht and work at the hospital",
+	// "my flat is on the fourth floor and has no lift". Only the
+	// user's own verbs ("work") agree with "I" and need the third
+	// person; a possessive subject's already have it ("has").
+	subject := prev.body[:prev.np]
+	rest := toks
+	if m := prev.np; conn != "but" && m < len(prev.body) && modals[prev.body[m].lower] && verbBase(w) == w && !isParticiple(w) &&
+		(m+1 == len(prev.body) || !negations[prev.body[m+1].lower]) {
+		// Shared subject and modal: "I'll email the landlord and
+		// then call the plumber" is "User will call the plumber".
+		rest = append([]token{prev.body[m]}, toks...)
+	} else if !prev.asWritten && isUser(subject) {
+		rest = conjugate(toks)
+	}
+	if cf := finish(subject, rest); cf.content != "" || !hasContent(toks) {
+		return cf
+	}
+	// No statement of its own, the last item of a list: "I love
+	// hiking, cycling and swimming". It stays with the fact before
+	// it rather than being lost, a verb agreeing with "User" ("…
+	// after a while and stretches").
+	if verbBase(w) == w && !isParticiple(w) {
+		return &clauseFact{dangling: render(rest)}
+	}
+	return &clauseFact{dangling: render(toks)}
+}
+
+// goesOn returns, with ok set, a clause with no subject that goes on with
+// the verbs of the clause before (toks[i] is its first word past any
+// adverb): the rest of a relative clause or of a list of verbs, a gerund,
+// an infinitive or a participle.
+func goesOn(toks []token, i int, user bool, prev *clauseFact) (cf *clauseFact, ok bool) {
+	w := toks[i].lower
+	if verbBase(w) == w && !isParticiple(w) && pluralRelative(prev.body) {
+		// The relative clause goes on: "a book club where we swap
+		// novels and review them".
+		return &clauseFact{dangling: render(rewritePronouns(toks, user))}, true
+	}
+	nounAfterI := user && !prev.asWritten && thirdPersonVerb(toks[i:])
+	if user && !prev.asWritten && verbBase(w) == w && !isParticiple(w) && listOfVerbs(prev.body) {
+		// The last verb of a list: "I cook, clean and do the
+		// laundry". It stays with the list.
+		return &clauseFact{dangling: render(rewritePronouns(conjugate(toks), true))}, true
+	}
+	pairedParticiple := strings.HasSuffix(w, "ed") && len(prev.body) > 0 && strings.HasSuffix(prev.body[len(prev.body)-1].lower, "ed")
+	if nounAfterI || pairedParticiple || isParticiple(w) && (gerundAfterPreposition(prev.body) || infinitiveIn(prev.body)) ||
+		verbBase(w) == w && !isParticiple(w) && infinitiveIn(prev.body) {
+		// A gerund, an infinitive or a participle goes on: "thinking
+		// about selling my car or lending it", "want to learn
+		// Portuguese and visit Brazil", "feeling more energized and
+		// focused". It stays with the fact before it.
+		return &clauseFact{dangling: render(rewritePronouns(toks, user))}, true
+	}
+	if isParticiple(w) {
+		if aux := progressiveAux(prev.body, len(prev.subject)); aux > 0 {
+			// Shared subject and auxiliary: "I'm reading a book and
+			// watching TV".
+			body := append(append([]token{}, prev.body[:aux]...), toks...)
+			cf := finish(prev.subject, body[len(prev.subject):])
+			cf.asWritten = prev.asWritten
+			return cf, true
+		}
+		// The last item of a list: "I go running, swimming and
+		// cycling every week". It stays with the fact before it.
+		return &clauseFact{dangling: render(toks)}, true
+	}
+	return nil, false
+}
+
+// sharedObject rewrites a clause with no subject that opens with a
+// determiner or a number: a statement of its own after all, what a gerund
+// or an infinitive before it takes, or one more object of the verb before.
+func sharedObject(toks []token, user bool, prev *clauseFact) *clauseFact {
+	if ownStatement(toks) {
+		// A statement of its own after all: "but the repair shop
+		// replaced the battery".
+		return plainStatement(toks)
+	}
+	if gerundAfterPreposition(prev.body) || infinitiveIn(prev.body) || objectOfPreposition(prev.body) {
+		// What a gerund or an infinitive takes goes on: "thinking of
+		// buying a tent or a hammock".
+		return &clauseFact{dangling: render(rewritePronouns(toks, user))}
+	}
+	// Shared subject and verb: "I have two kids and a dog", "my sister
+	// has a cat and a dog".
+	body := append(append([]token{}, prev.body[:prev.npVerbEnd]...), toks...)
+	cf := finish(prev.subject, body[len(prev.subject):])
+	cf.asWritten = prev.asWritten
+	return cf
+}
+
+// rewriteOpinion rewrites a statement about something else. It counts
+// when it is the user's opinion: "Tailwind is amazing". Any other
+// statement is kept as it was said: "Noor is eight years old".
+func rewriteOpinion(toks []token) *clauseFact {
+	if !hasOpinion(toks) {
+		return plainStatement(toks)
+	}
+	if statementVerb(toks, true) < 0 {
+		// A fragment, "- exhausted but proud!": it stays with the
+		// fact before it rather than read as an opinion.
+		return &clauseFact{dangling: render(rewritePronouns(toks, true))}
+	}
+	rest := toks
+	if !isProperNoun(toks[0]) {
+		rest = lowerFirst(toks)
+	}
+	return finish([]token{word("User"), word("thinks")}, rest)
 }
 
 // opinionLeads say that what follows is the speaker's opinion.
