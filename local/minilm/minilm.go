@@ -190,9 +190,22 @@ func (e *Embedder) Embed(ctx context.Context, texts []string) ([][]float32, erro
 
 // embed computes the embeddings of texts[todo[j]] for each j.
 func (m *model) embed(ctx context.Context, texts []string, todo []int) ([][]float32, error) {
-	var seqs [][]int32 // every window of every text, [CLS] to [SEP]
-	var owner []int    // index in todo of each window's text
-	total := 0
+	seqs, owner, total := m.windows(texts, todo)
+	sums := make([][]float32, len(seqs))
+	backing := make([]float32, len(seqs)*hidden)
+	for i := range sums {
+		sums[i] = backing[i*hidden : (i+1)*hidden : (i+1)*hidden]
+	}
+	if err := m.forwardAll(ctx, seqs, sums, total); err != nil {
+		return nil, fmt.Errorf("minilm: embedding: %w", err)
+	}
+	return poolWindows(sums, owner, len(todo)), nil
+}
+
+// windows tokenizes texts[todo[j]] for each j into windows, [CLS] to
+// [SEP]. owner holds the j of each window's text and total the tokens of
+// them all.
+func (m *model) windows(texts []string, todo []int) (seqs [][]int32, owner []int, total int) {
 	var pieces []int32
 	for j, i := range todo {
 		pieces = m.tok.AppendPieces(pieces[:0], texts[i])
@@ -206,13 +219,12 @@ func (m *model) embed(ctx context.Context, texts []string, todo []int) ([][]floa
 			total += len(s)
 		}
 	}
-	sums := make([][]float32, len(seqs))
-	backing := make([]float32, len(seqs)*hidden)
-	for i := range sums {
-		sums[i] = backing[i*hidden : (i+1)*hidden : (i+1)*hidden]
-	}
+	return seqs, owner, total
+}
 
-	// Batches of consecutive windows, small enough to share the work out.
+// forwardAll runs the forward pass over seqs into sums, in batches of
+// consecutive windows small enough to share the work out over the CPUs.
+func (m *model) forwardAll(ctx context.Context, seqs [][]int32, sums [][]float32, total int) error {
 	workers := max(1, runtime.GOMAXPROCS(0))
 	budget := min(maxBatchTokens, max(wordpiece.MaxTokens, (total+workers-1)/workers))
 	var batches [][2]int // window ranges
@@ -231,36 +243,37 @@ func (m *model) embed(ctx context.Context, texts []string, todo []int) ([][]floa
 		return m.forward(ctx, w, seqs[b[0]:b[1]], sums[b[0]:b[1]])
 	}
 	if len(batches) == 1 {
-		if err := run(batches[0]); err != nil {
-			return nil, fmt.Errorf("minilm: embedding: %w", err)
-		}
-	} else {
-		var next atomic.Int64
-		var wg sync.WaitGroup
-		errs := make([]error, min(workers, len(batches)))
-		for g := range errs {
-			wg.Go(func() {
-				for {
-					b := int(next.Add(1) - 1)
-					if b >= len(batches) || errs[g] != nil {
-						return
-					}
-					errs[g] = run(batches[b])
+		return run(batches[0])
+	}
+	var next atomic.Int64
+	var wg sync.WaitGroup
+	errs := make([]error, min(workers, len(batches)))
+	for g := range errs {
+		wg.Go(func() {
+			for {
+				b := int(next.Add(1) - 1)
+				if b >= len(batches) || errs[g] != nil {
+					return
 				}
-			})
-		}
-		wg.Wait()
-		for _, err := range errs {
-			if err != nil {
-				return nil, fmt.Errorf("minilm: embedding: %w", err)
+				errs[g] = run(batches[b])
 			}
+		})
+	}
+	wg.Wait()
+	for _, err := range errs {
+		if err != nil {
+			return err
 		}
 	}
+	return nil
+}
 
-	// Each text's windows: the sum of their token sums is the average of
-	// their mean-pooled vectors weighted by token count, up to a factor
-	// that normalizing removes.
-	acc := make([][]float64, len(todo))
+// poolWindows returns the vector of each of n texts from its windows'
+// token sums (owner[i] is window i's text): the sum of their token sums is
+// the average of their mean-pooled vectors weighted by token count, up to
+// a factor that normalizing removes.
+func poolWindows(sums [][]float32, owner []int, n int) [][]float32 {
+	acc := make([][]float64, n)
 	for i, s := range sums {
 		a := acc[owner[i]]
 		if a == nil {
@@ -271,18 +284,18 @@ func (m *model) embed(ctx context.Context, texts []string, todo []int) ([][]floa
 			a[j] += float64(v)
 		}
 	}
-	vecs := make([][]float32, len(todo))
+	vecs := make([][]float32, n)
 	for j, a := range acc {
-		var n float64
+		var norm float64
 		for _, v := range a {
-			n += v * v
+			norm += v * v
 		}
-		inv := 1 / math.Sqrt(n)
+		inv := 1 / math.Sqrt(norm)
 		v := make([]float32, hidden)
 		for k := range v {
 			v[k] = float32(a[k] * inv)
 		}
 		vecs[j] = v
 	}
-	return vecs, nil
+	return vecs
 }

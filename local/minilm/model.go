@@ -150,118 +150,142 @@ func load(a string) (*model, error) {
 	if err != nil {
 		return nil, err
 	}
-	get := func(name string, rows, cols int) (rawTensor, error) {
-		t, ok := tensors[name]
-		if !ok {
-			return t, fmt.Errorf("no tensor %s", name)
-		}
-		if t.rows != rows || t.cols != cols {
-			return t, fmt.Errorf("tensor %s is %d×%d, want %d×%d", name, t.rows, t.cols, rows, cols)
-		}
-		return t, nil
-	}
+	ts := tensorSet(tensors)
 	m := new(model)
 	if m.tok, err = wordpiece.New(vocab); err != nil {
 		return nil, err
 	}
-	word, err := get("embeddings.word_embeddings.weight", len(vocab), hidden)
-	if err != nil {
+	if err := m.loadEmbeddings(ts, len(vocab)); err != nil {
 		return nil, err
 	}
-	if !word.quantized {
-		return nil, fmt.Errorf("word embeddings are not int8")
-	}
-	m.word, m.wordScale = word.data, word.scales
-
-	var scratch []float32
-	vec := func(name string, n int) ([]float32, error) {
-		t, err := get(name, 1, n)
-		if err != nil {
+	var scratch []float32 // dequantized weights on their way to packing
+	for l := range m.layers {
+		if err := m.layers[l].load(ts, fmt.Sprintf("encoder.layer.%d.", l), &scratch); err != nil {
 			return nil, err
 		}
-		return t.values(nil, 1), nil
 	}
-	pos, err := get("embeddings.position_embeddings.weight", maxPositions, hidden)
+	return m, nil
+}
+
+// loadEmbeddings loads the word table, the positions' embeddings with
+// token type 0's added, and their layer norm.
+func (m *model) loadEmbeddings(ts tensorSet, vocab int) error {
+	word, err := ts.get("embeddings.word_embeddings.weight", vocab, hidden)
 	if err != nil {
-		return nil, err
+		return err
 	}
-	typ, err := get("embeddings.token_type_embeddings.weight", 2, hidden)
+	if !word.quantized {
+		return fmt.Errorf("word embeddings are not int8")
+	}
+	m.word, m.wordScale = word.data, word.scales
+	pos, err := ts.get("embeddings.position_embeddings.weight", maxPositions, hidden)
 	if err != nil {
-		return nil, err
+		return err
+	}
+	typ, err := ts.get("embeddings.token_type_embeddings.weight", 2, hidden)
+	if err != nil {
+		return err
 	}
 	m.posType = pos.values(nil, 1)
 	type0 := typ.values(nil, 1)[:hidden]
 	for i := range m.posType {
 		m.posType[i] += type0[i%hidden]
 	}
-	if m.lnG, err = vec("embeddings.LayerNorm.weight", hidden); err != nil {
-		return nil, err
+	if m.lnG, err = ts.vec("embeddings.LayerNorm.weight", hidden); err != nil {
+		return err
 	}
-	if m.lnB, err = vec("embeddings.LayerNorm.bias", hidden); err != nil {
-		return nil, err
-	}
+	m.lnB, err = ts.vec("embeddings.LayerNorm.bias", hidden)
+	return err
+}
 
+// load loads the transformer block whose tensors' names start with p,
+// dequantizing its weights in *scratch.
+func (ly *layer) load(ts tensorSet, p string, scratch *[]float32) error {
+	// Queries, keys and values as one 3·hidden×hidden matrix.
+	*scratch = (*scratch)[:0]
+	ly.qkvB = make([]float32, 0, 3*hidden)
 	qScale := float32(1 / math.Sqrt(headDim))
-	for l := range m.layers {
-		ly := &m.layers[l]
-		p := fmt.Sprintf("encoder.layer.%d.", l)
-		// Queries, keys and values as one 3·hidden×hidden matrix.
-		scratch = scratch[:0]
-		ly.qkvB = make([]float32, 0, 3*hidden)
-		for i, part := range []string{"query", "key", "value"} {
-			f := float32(1)
-			if i == 0 {
-				f = qScale
-			}
-			w, err := get(p+"attention.self."+part+".weight", hidden, hidden)
-			if err != nil {
-				return nil, err
-			}
-			b, err := get(p+"attention.self."+part+".bias", 1, hidden)
-			if err != nil {
-				return nil, err
-			}
-			scratch = append(scratch, w.values(nil, f)...)
-			ly.qkvB = append(ly.qkvB, b.values(nil, f)...)
+	for i, part := range []string{"query", "key", "value"} {
+		f := float32(1)
+		if i == 0 {
+			f = qScale
 		}
-		ly.qkv = gemm.Pack(scratch, 3*hidden, hidden)
+		w, err := ts.get(p+"attention.self."+part+".weight", hidden, hidden)
+		if err != nil {
+			return err
+		}
+		b, err := ts.get(p+"attention.self."+part+".bias", 1, hidden)
+		if err != nil {
+			return err
+		}
+		*scratch = append(*scratch, w.values(nil, f)...)
+		ly.qkvB = append(ly.qkvB, b.values(nil, f)...)
+	}
+	ly.qkv = gemm.Pack(*scratch, 3*hidden, hidden)
 
-		linear := func(name string, n, k int) (*gemm.Weights, []float32, error) {
-			w, err := get(name+".weight", n, k)
-			if err != nil {
-				return nil, nil, err
-			}
-			b, err := get(name+".bias", 1, n)
-			if err != nil {
-				return nil, nil, err
-			}
-			scratch = w.values(scratch, 1)
-			return gemm.Pack(scratch, n, k), b.values(nil, 1), nil
-		}
-		if ly.attnOut, ly.attnOutB, err = linear(p+"attention.output.dense", hidden, hidden); err != nil {
-			return nil, err
-		}
-		if ly.up, ly.upB, err = linear(p+"intermediate.dense", intermediate, hidden); err != nil {
-			return nil, err
-		}
-		if ly.down, ly.downB, err = linear(p+"output.dense", hidden, intermediate); err != nil {
-			return nil, err
-		}
-		for _, v := range []struct {
-			name string
-			dst  *[]float32
-		}{
-			{p + "attention.output.LayerNorm.weight", &ly.ln1G},
-			{p + "attention.output.LayerNorm.bias", &ly.ln1B},
-			{p + "output.LayerNorm.weight", &ly.ln2G},
-			{p + "output.LayerNorm.bias", &ly.ln2B},
-		} {
-			if *v.dst, err = vec(v.name, hidden); err != nil {
-				return nil, err
-			}
+	var err error
+	if ly.attnOut, ly.attnOutB, err = ts.linear(p+"attention.output.dense", hidden, hidden, scratch); err != nil {
+		return err
+	}
+	if ly.up, ly.upB, err = ts.linear(p+"intermediate.dense", intermediate, hidden, scratch); err != nil {
+		return err
+	}
+	if ly.down, ly.downB, err = ts.linear(p+"output.dense", hidden, intermediate, scratch); err != nil {
+		return err
+	}
+	for _, v := range []struct {
+		name string
+		dst  *[]float32
+	}{
+		{p + "attention.output.LayerNorm.weight", &ly.ln1G},
+		{p + "attention.output.LayerNorm.bias", &ly.ln1B},
+		{p + "output.LayerNorm.weight", &ly.ln2G},
+		{p + "output.LayerNorm.bias", &ly.ln2B},
+	} {
+		if *v.dst, err = ts.vec(v.name, hidden); err != nil {
+			return err
 		}
 	}
-	return m, nil
+	return nil
+}
+
+// tensorSet is the artifact's tensors by name.
+type tensorSet map[string]rawTensor
+
+// get returns the tensor name, which must be rows×cols.
+func (ts tensorSet) get(name string, rows, cols int) (rawTensor, error) {
+	t, ok := ts[name]
+	if !ok {
+		return t, fmt.Errorf("no tensor %s", name)
+	}
+	if t.rows != rows || t.cols != cols {
+		return t, fmt.Errorf("tensor %s is %d×%d, want %d×%d", name, t.rows, t.cols, rows, cols)
+	}
+	return t, nil
+}
+
+// vec returns the vector name, of n values, as float32.
+func (ts tensorSet) vec(name string, n int) ([]float32, error) {
+	t, err := ts.get(name, 1, n)
+	if err != nil {
+		return nil, err
+	}
+	return t.values(nil, 1), nil
+}
+
+// linear returns the packed n×k weights and the bias of the linear layer
+// name, dequantizing the weights in *scratch.
+func (ts tensorSet) linear(name string, n, k int, scratch *[]float32) (*gemm.Weights, []float32, error) {
+	w, err := ts.get(name+".weight", n, k)
+	if err != nil {
+		return nil, nil, err
+	}
+	b, err := ts.get(name+".bias", 1, n)
+	if err != nil {
+		return nil, nil, err
+	}
+	*scratch = w.values(*scratch, 1)
+	return gemm.Pack(*scratch, n, k), b.values(nil, 1), nil
 }
 
 // reader reads the artifact's little-endian fields, remembering the first

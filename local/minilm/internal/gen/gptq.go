@@ -16,7 +16,16 @@ const gptqDamp = 0.01
 // h (cols×cols, upper triangle of the sum of x·xᵀ). The stored format is
 // unchanged: int8 with one scale per row.
 func gptq(w []float32, rows, cols int, scales []float32, h []float64) ([]int8, error) {
-	n := cols
+	u, err := inverseFactor(dampedHessian(h, cols), cols)
+	if err != nil {
+		return nil, err
+	}
+	return roundColumns(w, rows, cols, scales, u), nil
+}
+
+// dampedHessian returns h (n×n, upper triangle) made symmetric, with
+// gptqDamp of its mean diagonal added to the diagonal.
+func dampedHessian(h []float64, n int) []float64 {
 	a := make([]float64, n*n)
 	var mean float64
 	for i := range n {
@@ -32,6 +41,12 @@ func gptq(w []float32, rows, cols int, scales []float32, h []float64) ([]int8, e
 			a[i*n+i] = 1
 		}
 	}
+	return a
+}
+
+// inverseFactor returns the upper Cholesky factor U of a⁻¹ (a⁻¹ = Uᵀ·U),
+// for a symmetric positive definite n×n.
+func inverseFactor(a []float64, n int) ([]float64, error) {
 	l, err := cholesky(a, n)
 	if err != nil {
 		return nil, err
@@ -53,7 +68,7 @@ func gptq(w []float32, rows, cols int, scales []float32, h []float64) ([]int8, e
 			row[j] /= d
 		}
 	}
-	// H⁻¹ = mᵀ·m, then its upper Cholesky factor U (H⁻¹ = Uᵀ·U).
+	// a⁻¹ = mᵀ·m, then its upper Cholesky factor.
 	inv := make([]float64, n*n)
 	for k := range n {
 		mk := m[k*n : k*n+k+1]
@@ -77,7 +92,12 @@ func gptq(w []float32, rows, cols int, scales []float32, h []float64) ([]int8, e
 			u[j*n+i] = lc[i*n+j]
 		}
 	}
+	return u, nil
+}
 
+// roundColumns rounds w (rows×n) to int8 column by column, spreading each
+// rounding error over the columns after it along u's rows.
+func roundColumns(w []float32, rows, n int, scales []float32, u []float64) []int8 {
 	work := make([]float64, len(w))
 	for i, v := range w {
 		work[i] = float64(v)
@@ -105,7 +125,7 @@ func gptq(w []float32, rows, cols int, scales []float32, h []float64) ([]int8, e
 			}
 		}
 	}
-	return q, nil
+	return q
 }
 
 // cholesky returns the lower-triangular L with a = L·Lᵀ, for a symmetric
