@@ -287,62 +287,84 @@ func (x *Index[M]) SearchBounded(ctx context.Context, q []float32, k int, b Boun
 		return nil, nil
 	}
 	qq := x.quantQuery(q)
-	qs := qq.qs
-	q16 := make([]int16, x.dim)
+	p := firstPass[M]{x: x, qs: qq.qs, q16: make([]int16, x.dim), b: b, pool: min(4*k+32, n), score: score}
 	for i, c := range qq.qc {
-		q16[i] = int16(c)
+		p.q16[i] = int16(c)
 	}
-	bounded := b.Sim > 0 && (b.Prior == 0 || x.priorOf != nil)
-	if !bounded {
-		b = Bound{}
+	p.bounded = b.Sim > 0 && (b.Prior == 0 || x.priorOf != nil)
+	if !p.bounded {
+		p.b = Bound{}
 	}
+	rows := x.undecided(&qq, p.run(), k, score)
+	return x.rescore(ctx, &qq, rows, k, score)
+}
 
-	pool := 4*k + 32
-	if pool > n {
-		pool = n
-	}
+// firstPass is the first pass of a search: every row scored with its int8
+// codes, in parallel shards, each keeping its best pool rows.
+type firstPass[M any] struct {
+	x       *Index[M]
+	q16     []int16 // the query's codes
+	qs      float32 // their scale
+	b       Bound
+	bounded bool // b skips rows
+	pool    int
+	score   ScoreFunc[M]
+}
+
+// run scans the index and returns each shard's best rows.
+func (p *firstPass[M]) run() []*TopK[int32] {
+	n := len(p.x.ids)
 	shards := min(runtime.GOMAXPROCS(0), max(1, n/minShard))
 	per := (n + shards - 1) / shards
 	tops := make([]*TopK[int32], shards)
 	var wg sync.WaitGroup
 	for s := range shards {
-		lo, hi := s*per, min((s+1)*per, n)
-		tops[s] = NewTopK[int32](pool)
-		wg.Add(1)
-		go func(top *TopK[int32]) {
-			defer wg.Done()
-			d := x.dim
-			bar := math.Inf(-1)
-			dots := make([]int32, scanBlock)
-			for start := lo; start < hi; start += scanBlock {
-				block := dots[:min(scanBlock, hi-start)]
-				dotInt8Batch(q16, x.codes[start*d:(start+len(block))*d], block)
-				for j, dp := range block {
-					i := start + j
-					c := float64(qs*x.scales[i]) * float64(dp)
-					if bounded {
-						ceil := b.Sim*max(0, c) + b.Const
-						if b.Prior != 0 {
-							ceil += b.Prior * float64(x.prior[i])
-						}
-						if ceil <= bar {
-							continue
-						}
-					}
-					if sc, ok := score(&x.meta[i], c, bar, false); ok && sc > bar {
-						top.Push(int32(i), sc)
-						if top.Len() == pool {
-							bar = top.h[0].Score
-						}
-					}
-				}
-			}
-		}(tops[s])
+		tops[s] = NewTopK[int32](p.pool)
+		wg.Go(func() { p.scan(tops[s], s*per, min((s+1)*per, n)) })
 	}
 	wg.Wait()
+	return tops
+}
 
-	// The score is non-decreasing in the cosine: a row's score lies
-	// between its scores at the first-pass cosine minus and plus the error.
+// scan scores rows lo to hi into top, scanBlock rows per kernel call.
+// Once top is full, a row that cannot beat its worst (bar) is skipped by
+// its bound, or left for the ScoreFunc to reject.
+func (p *firstPass[M]) scan(top *TopK[int32], lo, hi int) {
+	x, b, bounded, qs, q16, score := p.x, p.b, p.bounded, p.qs, p.q16, p.score
+	d := x.dim
+	bar := math.Inf(-1)
+	dots := make([]int32, scanBlock)
+	for start := lo; start < hi; start += scanBlock {
+		block := dots[:min(scanBlock, hi-start)]
+		dotInt8Batch(q16, x.codes[start*d:(start+len(block))*d], block)
+		for j, dp := range block {
+			i := start + j
+			c := float64(qs*x.scales[i]) * float64(dp)
+			if bounded {
+				ceil := b.Sim*max(0, c) + b.Const
+				if b.Prior != 0 {
+					ceil += b.Prior * float64(x.prior[i])
+				}
+				if ceil <= bar {
+					continue
+				}
+			}
+			if sc, ok := score(&x.meta[i], c, bar, false); ok && sc > bar {
+				top.Push(int32(i), sc)
+				if top.Len() == p.pool {
+					bar = top.h[0].Score
+				}
+			}
+		}
+	}
+}
+
+// undecided returns the rows of the first pass's tops that may still be
+// among the k best: the score is non-decreasing in the cosine, so a row's
+// score lies between its scores at the first-pass cosine minus and plus
+// the error, and a row whose upper score is below the k-th best lower
+// score cannot be.
+func (x *Index[M]) undecided(qq *quantQuery, tops []*TopK[int32], k int, score ScoreFunc[M]) []int32 {
 	type cand struct {
 		row    int32
 		lo, hi float64
@@ -352,7 +374,7 @@ func (x *Index[M]) SearchBounded(ctx context.Context, q []float32, k int, b Boun
 	for _, top := range tops {
 		for _, s := range top.h {
 			i := int(s.Item)
-			c, e := x.approx(&qq, i), x.errEst(&qq, i)
+			c, e := x.approx(qq, i), x.errEst(qq, i)
 			hi, ok := score(&x.meta[i], c+e, math.Inf(-1), true)
 			if !ok {
 				continue
@@ -376,6 +398,12 @@ func (x *Index[M]) SearchBounded(ctx context.Context, q []float32, k int, b Boun
 			rows = append(rows, c.row)
 		}
 	}
+	return rows
+}
+
+// rescore reads rows' vectors through the Loader and returns the k best
+// by their exact cosines' scores, best first.
+func (x *Index[M]) rescore(ctx context.Context, qq *quantQuery, rows []int32, k int, score ScoreFunc[M]) ([]Hit[M], error) {
 	cos, found, err := x.exact(ctx, qq.qv, rows)
 	if err != nil {
 		return nil, err

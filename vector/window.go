@@ -39,36 +39,65 @@ import (
 // best exact cosine; only they are read through the Loader and ranked
 // exactly, with the k rows of best.
 func (x *Index[M]) Window(ctx context.Context, q []float32, n int, eligible func(m *M) bool, k int, score func(m *M, bar float64) (float64, bool)) (near, best []Hit[M], err error) {
-	rows := len(x.ids)
-	if rows == 0 || len(q) != x.dim || (n <= 0 && k <= 0) {
+	if len(x.ids) == 0 || len(q) != x.dim || (n <= 0 && k <= 0) {
 		return nil, nil, nil
 	}
 	qq := x.quantQuery(q)
-
-	type cand struct {
-		row   int32
-		upper float64
+	floors, cands, bests := x.windowPass(&qq, n, eligible, k, score)
+	read := nearCandidates(floors, cands, n)
+	nearEnd := len(read)
+	bestRows := x.merge(bests, k)
+	for _, r := range bestRows {
+		read = append(read, r.row)
 	}
+	cos, found, err := x.exact(ctx, qq.qv, read)
+	if err != nil {
+		return nil, nil, err
+	}
+	near = x.nearHits(read[:nearEnd], cos, found, n)
+	best = make([]Hit[M], 0, len(bestRows))
+	for j, r := range bestRows {
+		if found[nearEnd+j] {
+			i := int(r.row)
+			best = append(best, Hit[M]{ID: x.ids[i], Meta: x.meta[i], Cosine: cos[nearEnd+j], Score: r.score})
+		}
+	}
+	return near, best, nil
+}
+
+// windowCand is a row that may be among a window's n nearest, with the
+// upper bound of its cosine.
+type windowCand struct {
+	row   int32
+	upper float64
+}
+
+// windowPass is Window's first pass, in parallel shards. Each shard
+// returns the n best lower bounds of its eligible rows' cosines (floors),
+// the rows whose upper bound reached the shard's n-th lower bound when
+// they were read (cands), and its k best rows by score (bests).
+func (x *Index[M]) windowPass(qq *quantQuery, n int, eligible func(m *M) bool, k int, score func(m *M, bar float64) (float64, bool)) ([]*TopK[int32], [][]windowCand, []rowHeap) {
+	rows := len(x.ids)
 	shards := min(runtime.GOMAXPROCS(0), max(1, rows/minShard))
 	per := (rows + shards - 1) / shards
-	floors := make([]*TopK[int32], shards) // the n best lower bounds
-	cands := make([][]cand, shards)
+	floors := make([]*TopK[int32], shards)
+	cands := make([][]windowCand, shards)
 	bests := make([]rowHeap, shards)
 	var wg sync.WaitGroup
 	for s := range shards {
 		lo, hi := s*per, min((s+1)*per, rows)
 		floors[s] = NewTopK[int32](n)
 		wg.Add(1)
-		go func(fl *TopK[int32], cs *[]cand, bh *rowHeap) {
+		go func(fl *TopK[int32], cs *[]windowCand, bh *rowHeap) {
 			defer wg.Done()
 			bh.ids = x.ids
 			for i := lo; i < hi; i++ {
 				m := &x.meta[i]
 				if n > 0 {
-					c, e := x.approx(&qq, i), x.bound(&qq, i)
+					c, e := x.approx(qq, i), x.bound(qq, i)
 					if (fl.Len() < n || c+e >= fl.h[0].Score) && eligible(m) {
 						fl.Push(int32(i), c-e)
-						*cs = append(*cs, cand{int32(i), c + e})
+						*cs = append(*cs, windowCand{int32(i), c + e})
 					}
 				}
 				if k > 0 {
@@ -84,9 +113,13 @@ func (x *Index[M]) Window(ctx context.Context, q []float32, n int, eligible func
 		}(floors[s], &cands[s], &bests[s])
 	}
 	wg.Wait()
+	return floors, cands, bests
+}
 
-	// The n-th best lower bound over all shards: no row below it in
-	// upper bound can be among the n nearest.
+// nearCandidates returns the rows of cands that may be among the n
+// nearest: those whose upper bound reaches the n-th best lower bound over
+// all shards.
+func nearCandidates(floors []*TopK[int32], cands [][]windowCand, n int) []int32 {
 	var lows []float64
 	for _, fl := range floors {
 		for _, s := range fl.h {
@@ -106,18 +139,15 @@ func (x *Index[M]) Window(ctx context.Context, q []float32, n int, eligible func
 			}
 		}
 	}
-	nearEnd := len(read)
-	bestRows := x.merge(bests, k)
-	for _, r := range bestRows {
-		read = append(read, r.row)
-	}
-	cos, found, err := x.exact(ctx, qq.qv, read)
-	if err != nil {
-		return nil, nil, err
-	}
+	return read
+}
 
+// nearHits returns the n rows of read nearest by their exact cosines cos
+// (found false: the row was not loaded), best first, with every row tied
+// with them when all n tie.
+func (x *Index[M]) nearHits(read []int32, cos []float64, found []bool, n int) []Hit[M] {
 	var nearRows []scoredRow
-	for j, r := range read[:nearEnd] {
+	for j, r := range read {
 		if found[j] {
 			nearRows = append(nearRows, scoredRow{cos[j], r})
 		}
@@ -133,18 +163,11 @@ func (x *Index[M]) Window(ctx context.Context, q []float32, n int, eligible func
 		}
 		nearRows = nearRows[:end]
 	}
-	near = make([]Hit[M], len(nearRows))
+	near := make([]Hit[M], len(nearRows))
 	for j, r := range nearRows {
 		near[j] = Hit[M]{ID: x.ids[r.row], Meta: x.meta[r.row], Cosine: r.score}
 	}
-	best = make([]Hit[M], 0, len(bestRows))
-	for j, r := range bestRows {
-		if found[nearEnd+j] {
-			i := int(r.row)
-			best = append(best, Hit[M]{ID: x.ids[i], Meta: x.meta[i], Cosine: cos[nearEnd+j], Score: r.score})
-		}
-	}
-	return near, best, nil
+	return near
 }
 
 // quantQuery is a query's unit vector and int8 codes, with the parts of
