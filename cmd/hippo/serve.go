@@ -23,15 +23,18 @@ import (
 	"github.com/spf13/cobra"
 )
 
+// serveFlags are hippo serve's own flags.
+type serveFlags struct {
+	transport, addr, token, messages  string
+	origins                           []string
+	insecure                          bool
+	embedWindow, sessionTimeout       time.Duration
+	maxSessions                       int
+	logFormat, pprofAddr, indexMemory string
+}
+
 func (a *app) newServeCommand() *cobra.Command {
-	var (
-		transport, addr, token, messages  string
-		origins                           []string
-		insecure                          bool
-		embedWindow, sessionTimeout       time.Duration
-		maxSessions                       int
-		logFormat, pprofAddr, indexMemory string
-	)
+	var o serveFlags
 	cmd := &cobra.Command{
 		Use:   "serve",
 		Short: "Serve the memory tools over MCP (stdio, Streamable HTTP and SSE)",
@@ -46,168 +49,220 @@ standard input and output. With no HIPPO_EMBED_* / HIPPO_LLM_* settings the
 offline defaults are used: no key, no network.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			ctx := cmd.Context()
-			if transport != "http" && transport != "stdio" {
-				return usageErrorf("--transport must be http or stdio, got %q", transport)
-			}
-			if logFormat != "text" && logFormat != "json" {
-				return usageErrorf("--log-format must be text or json, got %q", logFormat)
-			}
-			switch indexMemory {
-			case "auto":
-				a.indexMemory = autoIndexMemory(readFile("/proc/meminfo"), readFile("/sys/fs/cgroup/memory.max"))
-			case "", "0":
-			default:
-				n, err := humanize.ParseBytes(indexMemory)
-				if err != nil || n > 1<<50 {
-					return usageErrorf("--index-memory must be a size such as 256MB or 2GiB, auto (a quarter of the memory), or 0 (no bound), got %q", indexMemory)
-				}
-				a.indexMemory = int64(n)
-			}
-			memLimit := applyMemoryLimit(a.indexMemory)
-			if pprofAddr != "" {
-				if err := checkPprofAddr(pprofAddr); err != nil {
-					return err
-				}
-			}
-			if embedWindow < 0 || embedWindow > time.Second {
-				return usageErrorf("--embed-window must be between 0 (off) and 1s, got %v", embedWindow)
-			}
-			for _, o := range origins {
-				if _, err := mcp.ParseOrigin(o); err != nil {
-					return usageErrorf("--allow-origin %q: %v", o, err)
-				}
-			}
-			if sessionTimeout < 0 {
-				return usageErrorf("--session-timeout must not be negative (0 never closes idle sessions), got %v", sessionTimeout)
-			}
-			if maxSessions < 1 {
-				return usageErrorf("--max-sessions must be at least 1, got %d", maxSessions)
-			}
-			if sessionTimeout == 0 {
-				sessionTimeout = -1 // mcp.Config: never
-			}
-			if token == "" {
-				token = os.Getenv("HIPPO_AUTH_TOKEN")
-			}
-			a.metrics = metrics.New()
-			emb, err := a.embedder()
-			if err != nil {
-				return err
-			}
-			extractor, classifier, err := a.factModels()
-			if err != nil {
-				return err
-			}
-			a.serving, a.adopt = true, messages != ""
-			db, err := a.openDBFor(ctx, emb, createDB)
-			if err != nil {
-				return err
-			}
-			defer db.Close()
-			if emb, err = a.embedderFor(ctx, db); err != nil {
-				return err
-			}
-			if err := db.VerifyEmbeddingModel(ctx, emb.Model(), emb.Dimension()); err != nil {
-				return err
-			}
-			emb = a.metrics.WrapEmbedder(emb) // counts the embedder's own calls
-			if embedWindow > 0 {
-				// Concurrent calls share embedding requests.
-				c, err := coalesce.New(emb, coalesce.Options{Window: embedWindow})
-				if err != nil {
-					return err
-				}
-				a.metrics.Coalesced(func() (int64, int64) { st := c.Stats(); return st.Calls, st.Requests })
-				emb = c
-			}
-			if r, ok := db.(hippo.IndexReporter); ok {
-				a.metrics.Indexes(r.IndexUsage)
-			}
-			if r, ok := db.(hippo.SizeReporter); ok {
-				a.metrics.DatabaseSize(r.DiskBytes)
-			}
-			if r, ok := db.(hippo.CommitReporter); ok {
-				a.metrics.Commits(r)
-			}
-			if messages != "" {
-				if err := hippo.ValidateTableName(messages); err != nil {
-					return usageErrorf("%v", err)
-				}
-			}
-			var handler slog.Handler = slog.NewTextHandler(a.stderr, &slog.HandlerOptions{Level: slog.LevelInfo})
-			if logFormat == "json" {
-				handler = slog.NewJSONHandler(a.stderr, &slog.HandlerOptions{Level: slog.LevelInfo})
-			}
-			log := slog.New(handler)
-			if c, ok := db.(interface{ CheckIntegrity(context.Context) error }); ok {
-				// Damage found here makes /health say so and refuses writes.
-				go func() {
-					if err := c.CheckIntegrity(ctx); err != nil && ctx.Err() == nil {
-						log.Error("database check failed", "error", err)
-					}
-				}()
-			}
-			embedDesc, llmDesc := a.describeProviders(emb)
-			log.Info("hippo serve", "version", buildVersion().String(), "db", db.Location(), "embedder", embedDesc, "llm", llmDesc,
-				"transport", transport, "auth", token != "", "embed_window", embedWindow, "index_memory", a.indexMemory, "memory_limit", memLimit)
-			// The web UI needs the store's browsing queries: SQLite's.
-			var web http.Handler
-			if st, ok := db.(ui.Store); ok {
-				h, err := ui.New(ui.Config{Store: st, Token: token, Logger: log,
-					Memory: func(agent, scope string, look bool) (hippo.MemoryService, error) {
-						return db.Service(hippo.MemoryOptions{AgentID: agent, Scope: scope, MessagesTable: messages, Look: look,
-							Embedder: emb, Extractor: extractor, Classifier: classifier})
-					}})
-				if err != nil {
-					return err
-				}
-				web = h
-			}
-			s, err := mcp.NewServer(mcp.Config{
-				DB: db, Embedder: emb, Extractor: extractor, Classifier: classifier,
-				MessagesTable: messages, AuthToken: token, AllowedOrigins: origins, Insecure: insecure,
-				Logger: log, Version: buildVersion().Version, Metrics: a.metrics, UI: web,
-				SessionTimeout: sessionTimeout, MaxSessions: maxSessions,
-			})
-			if err != nil {
-				return err
-			}
-			if pprofAddr != "" {
-				if err := servePprof(ctx, pprofAddr, s.Protect, a.stderr); err != nil {
-					return err
-				}
-			}
-			if transport == "stdio" {
-				return s.ServeStdio(ctx, a.stdin, a.stdout)
-			}
-			ln, err := net.Listen("tcp", addr)
-			if err != nil {
-				return fmt.Errorf("listen on %s: %w", addr, err)
-			}
-			url := "http://" + ln.Addr().String()
-			fmt.Fprintf(a.stderr, "Hippo MCP server on %s/mcp (SSE: %s/sse, health: %s/health)\n", url, url, url)
-			fmt.Fprintf(a.stderr, "Client configuration:\n  {\"mcpServers\": {\"hippo\": {\"url\": \"%s/mcp\"%s}}}\n", url, authHint(token))
-			if h, ok := web.(*ui.Handler); ok {
-				fmt.Fprintf(a.stderr, "Web UI: %s%s\n", url, h.SignInPath())
-			}
-			return s.Serve(ctx, ln)
+			return a.serve(cmd.Context(), &o)
 		},
 	}
 	f := cmd.Flags()
-	f.StringVar(&transport, "transport", envOr("HIPPO_TRANSPORT", "http"), "http or stdio (env HIPPO_TRANSPORT)")
-	f.StringVar(&addr, "addr", defaultAddr(), "listen address (env HIPPO_PORT sets the port)")
-	f.StringVar(&token, "auth-token", "", "require Authorization: Bearer <token> (env HIPPO_AUTH_TOKEN)")
-	f.StringSliceVar(&origins, "allow-origin", nil, "browser origins allowed besides loopback")
-	f.BoolVar(&insecure, "insecure", false, "allow a non-loopback address without --auth-token")
-	f.StringVar(&logFormat, "log-format", "text", "log lines as text or json")
-	f.StringVar(&indexMemory, "index-memory", "auto", "bound the agents' vector indexes held in memory, e.g. 256MB; the least recently used are dropped and reloaded on demand (auto: a quarter of the machine's or the container's memory; 0: no bound)")
-	f.StringVar(&pprofAddr, "pprof", "", "serve net/http/pprof on this loopback address (e.g. 127.0.0.1:6060)")
-	f.DurationVar(&sessionTimeout, "session-timeout", mcp.DefaultSessionTimeout, "close a Streamable HTTP session idle this long (0: never)")
-	f.IntVar(&maxSessions, "max-sessions", mcp.DefaultMaxSessions, "MCP sessions open at once (Streamable HTTP and SSE); past it new sessions are refused with 503")
-	f.DurationVar(&embedWindow, "embed-window", coalesce.DefaultWindow, "how long concurrent calls wait to share one embedding request (0 turns it off)")
-	f.StringVar(&messages, "messages-table", os.Getenv("HIPPO_MESSAGES_TABLE"), "enable recall_conversation over this table and its <table>_fts index")
+	f.StringVar(&o.transport, "transport", envOr("HIPPO_TRANSPORT", "http"), "http or stdio (env HIPPO_TRANSPORT)")
+	f.StringVar(&o.addr, "addr", defaultAddr(), "listen address (env HIPPO_PORT sets the port)")
+	f.StringVar(&o.token, "auth-token", "", "require Authorization: Bearer <token> (env HIPPO_AUTH_TOKEN)")
+	f.StringSliceVar(&o.origins, "allow-origin", nil, "browser origins allowed besides loopback")
+	f.BoolVar(&o.insecure, "insecure", false, "allow a non-loopback address without --auth-token")
+	f.StringVar(&o.logFormat, "log-format", "text", "log lines as text or json")
+	f.StringVar(&o.indexMemory, "index-memory", "auto", "bound the agents' vector indexes held in memory, e.g. 256MB; the least recently used are dropped and reloaded on demand (auto: a quarter of the machine's or the container's memory; 0: no bound)")
+	f.StringVar(&o.pprofAddr, "pprof", "", "serve net/http/pprof on this loopback address (e.g. 127.0.0.1:6060)")
+	f.DurationVar(&o.sessionTimeout, "session-timeout", mcp.DefaultSessionTimeout, "close a Streamable HTTP session idle this long (0: never)")
+	f.IntVar(&o.maxSessions, "max-sessions", mcp.DefaultMaxSessions, "MCP sessions open at once (Streamable HTTP and SSE); past it new sessions are refused with 503")
+	f.DurationVar(&o.embedWindow, "embed-window", coalesce.DefaultWindow, "how long concurrent calls wait to share one embedding request (0 turns it off)")
+	f.StringVar(&o.messages, "messages-table", os.Getenv("HIPPO_MESSAGES_TABLE"), "enable recall_conversation over this table and its <table>_fts index")
 	return cmd
+}
+
+// serve opens the database and the models and serves them over MCP until
+// ctx ends.
+func (a *app) serve(ctx context.Context, o *serveFlags) error {
+	memLimit, err := a.checkServeFlags(o)
+	if err != nil {
+		return err
+	}
+	a.metrics = metrics.New()
+	emb, err := a.embedder()
+	if err != nil {
+		return err
+	}
+	extractor, classifier, err := a.factModels()
+	if err != nil {
+		return err
+	}
+	a.serving, a.adopt = true, o.messages != ""
+	db, err := a.openDBFor(ctx, emb, createDB)
+	if err != nil {
+		return err
+	}
+	defer db.Close()
+	if emb, err = a.servingEmbedder(ctx, db, o.embedWindow); err != nil {
+		return err
+	}
+	a.reportStore(db)
+	if o.messages != "" {
+		if err := hippo.ValidateTableName(o.messages); err != nil {
+			return usageErrorf("%v", err)
+		}
+	}
+	log := newLogger(a.stderr, o.logFormat)
+	if c, ok := db.(interface{ CheckIntegrity(context.Context) error }); ok {
+		// Damage found here makes /health say so and refuses writes.
+		go func() {
+			if err := c.CheckIntegrity(ctx); err != nil && ctx.Err() == nil {
+				log.Error("database check failed", "error", err)
+			}
+		}()
+	}
+	embedDesc, llmDesc := a.describeProviders(emb)
+	log.Info("hippo serve", "version", buildVersion().String(), "db", db.Location(), "embedder", embedDesc, "llm", llmDesc,
+		"transport", o.transport, "auth", o.token != "", "embed_window", o.embedWindow, "index_memory", a.indexMemory, "memory_limit", memLimit)
+	models := hippo.MemoryOptions{MessagesTable: o.messages, Embedder: emb, Extractor: extractor, Classifier: classifier}
+	web, err := webUI(db, o.token, log, models)
+	if err != nil {
+		return err
+	}
+	s, err := mcp.NewServer(mcp.Config{
+		DB: db, Embedder: emb, Extractor: extractor, Classifier: classifier,
+		MessagesTable: o.messages, AuthToken: o.token, AllowedOrigins: o.origins, Insecure: o.insecure,
+		Logger: log, Version: buildVersion().Version, Metrics: a.metrics, UI: web,
+		SessionTimeout: o.sessionTimeout, MaxSessions: o.maxSessions,
+	})
+	if err != nil {
+		return err
+	}
+	if o.pprofAddr != "" {
+		if err := servePprof(ctx, o.pprofAddr, s.Protect, a.stderr); err != nil {
+			return err
+		}
+	}
+	if o.transport == "stdio" {
+		return s.ServeStdio(ctx, a.stdin, a.stdout)
+	}
+	return a.listen(ctx, s, o.addr, o.token, web)
+}
+
+// checkServeFlags refuses flags out of range, sets a.indexMemory from
+// --index-memory and returns the Go memory limit it sets with it.
+func (a *app) checkServeFlags(o *serveFlags) (memLimit int64, err error) {
+	if o.transport != "http" && o.transport != "stdio" {
+		return 0, usageErrorf("--transport must be http or stdio, got %q", o.transport)
+	}
+	if o.logFormat != "text" && o.logFormat != "json" {
+		return 0, usageErrorf("--log-format must be text or json, got %q", o.logFormat)
+	}
+	switch o.indexMemory {
+	case "auto":
+		a.indexMemory = autoIndexMemory(readFile("/proc/meminfo"), readFile("/sys/fs/cgroup/memory.max"))
+	case "", "0":
+	default:
+		n, err := humanize.ParseBytes(o.indexMemory)
+		if err != nil || n > 1<<50 {
+			return 0, usageErrorf("--index-memory must be a size such as 256MB or 2GiB, auto (a quarter of the memory), or 0 (no bound), got %q", o.indexMemory)
+		}
+		a.indexMemory = int64(n)
+	}
+	memLimit = applyMemoryLimit(a.indexMemory)
+	if o.pprofAddr != "" {
+		if err := checkPprofAddr(o.pprofAddr); err != nil {
+			return 0, err
+		}
+	}
+	if o.embedWindow < 0 || o.embedWindow > time.Second {
+		return 0, usageErrorf("--embed-window must be between 0 (off) and 1s, got %v", o.embedWindow)
+	}
+	for _, origin := range o.origins {
+		if _, err := mcp.ParseOrigin(origin); err != nil {
+			return 0, usageErrorf("--allow-origin %q: %v", origin, err)
+		}
+	}
+	if o.sessionTimeout < 0 {
+		return 0, usageErrorf("--session-timeout must not be negative (0 never closes idle sessions), got %v", o.sessionTimeout)
+	}
+	if o.maxSessions < 1 {
+		return 0, usageErrorf("--max-sessions must be at least 1, got %d", o.maxSessions)
+	}
+	if o.sessionTimeout == 0 {
+		o.sessionTimeout = -1 // mcp.Config: never
+	}
+	if o.token == "" {
+		o.token = os.Getenv("HIPPO_AUTH_TOKEN")
+	}
+	return memLimit, nil
+}
+
+// servingEmbedder returns the embedder db is locked to, counted by the
+// server's metrics and, with a window, shared by concurrent calls.
+func (a *app) servingEmbedder(ctx context.Context, db database, window time.Duration) (hippo.Embedder, error) {
+	emb, err := a.embedderFor(ctx, db)
+	if err != nil {
+		return nil, err
+	}
+	if err := db.VerifyEmbeddingModel(ctx, emb.Model(), emb.Dimension()); err != nil {
+		return nil, err
+	}
+	emb = a.metrics.WrapEmbedder(emb) // counts the embedder's own calls
+	if window > 0 {
+		// Concurrent calls share embedding requests.
+		c, err := coalesce.New(emb, coalesce.Options{Window: window})
+		if err != nil {
+			return nil, err
+		}
+		a.metrics.Coalesced(func() (int64, int64) { st := c.Stats(); return st.Calls, st.Requests })
+		emb = c
+	}
+	return emb, nil
+}
+
+// reportStore has the server's metrics report what db can tell of its
+// indexes, its size and its commits.
+func (a *app) reportStore(db database) {
+	if r, ok := db.(hippo.IndexReporter); ok {
+		a.metrics.Indexes(r.IndexUsage)
+	}
+	if r, ok := db.(hippo.SizeReporter); ok {
+		a.metrics.DatabaseSize(r.DiskBytes)
+	}
+	if r, ok := db.(hippo.CommitReporter); ok {
+		a.metrics.Commits(r)
+	}
+}
+
+// newLogger logs to w, as text or JSON (format).
+func newLogger(w io.Writer, format string) *slog.Logger {
+	var handler slog.Handler = slog.NewTextHandler(w, &slog.HandlerOptions{Level: slog.LevelInfo})
+	if format == "json" {
+		handler = slog.NewJSONHandler(w, &slog.HandlerOptions{Level: slog.LevelInfo})
+	}
+	return slog.New(handler)
+}
+
+// webUI returns the web UI over db, or nil when db has no browsing
+// queries. Its memory services use models.
+func webUI(db database, token string, log *slog.Logger, models hippo.MemoryOptions) (http.Handler, error) {
+	st, ok := db.(ui.Store)
+	if !ok {
+		return nil, nil
+	}
+	h, err := ui.New(ui.Config{Store: st, Token: token, Logger: log,
+		Memory: func(agent, scope string, look bool) (hippo.MemoryService, error) {
+			opts := models
+			opts.AgentID, opts.Scope, opts.Look = agent, scope, look
+			return db.Service(opts)
+		}})
+	if err != nil {
+		return nil, err
+	}
+	return h, nil
+}
+
+// listen serves s over HTTP on addr, saying where on standard error.
+func (a *app) listen(ctx context.Context, s *mcp.Server, addr, token string, web http.Handler) error {
+	ln, err := net.Listen("tcp", addr)
+	if err != nil {
+		return fmt.Errorf("listen on %s: %w", addr, err)
+	}
+	url := "http://" + ln.Addr().String()
+	fmt.Fprintf(a.stderr, "Hippo MCP server on %s/mcp (SSE: %s/sse, health: %s/health)\n", url, url, url)
+	fmt.Fprintf(a.stderr, "Client configuration:\n  {\"mcpServers\": {\"hippo\": {\"url\": \"%s/mcp\"%s}}}\n", url, authHint(token))
+	if h, ok := web.(*ui.Handler); ok {
+		fmt.Fprintf(a.stderr, "Web UI: %s%s\n", url, h.SignInPath())
+	}
+	return s.Serve(ctx, ln)
 }
 
 func authHint(token string) string {
