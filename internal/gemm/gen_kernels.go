@@ -97,11 +97,19 @@ func (s isa) kernel(mr int) {
 	// the FMA latency, so odd k steps go to a second set, summed at the end.
 	dual := mr <= 3
 	l := func(x string) string { return fmt.Sprintf("%s_%d_%s", s.name, mr, x) }
+	label(fmt.Sprintf("%s_%d", s.name, mr))
+	s.kernelStart(mr, dual, l)
+	s.kernelLoop(mr, dual, l)
+	s.kernelStore(mr, dual)
+}
+
+// kernelStart prefetches the C tile and starts the accumulators at zero,
+// at the bias or at C, by mode.
+func (s isa) kernelStart(mr int, dual bool, l func(string) string) {
 	nacc := 2 * mr
 	if dual {
 		nacc *= 2
 	}
-	label(fmt.Sprintf("%s_%d", s.name, mr))
 	// Fetch the C tile now so that the stores at the end, thousands of
 	// cycles later, hit cache instead of waiting on memory for every line
 	// (for m in the thousands C does not fit in L2).
@@ -152,7 +160,10 @@ func (s isa) kernel(mr int) {
 		p("VXORPS %s, %s, %s", s.r(i), s.r(i), s.r(i))
 	}
 	p("LEAQ (BX*4), R8")
+}
 
+// kernelLoop runs over k four steps at a time, then one at a time.
+func (s isa) kernelLoop(mr int, dual bool, l func(string) string) {
 	nb := (mr + 2) / 3
 	label(l("loop4"))
 	p("CMPQ CX, $4")
@@ -177,8 +188,12 @@ func (s isa) kernel(mr int) {
 	p("ADDQ BX, DI")
 	p("DECQ CX")
 	p("JMP %s", l("tail"))
-
 	label(l("store"))
+}
+
+// kernelStore adds the second set of accumulators, if any, and stores the
+// tile to C.
+func (s isa) kernelStore(mr int, dual bool) {
 	if dual {
 		for i := 0; i < 2*mr; i++ {
 			p("VADDPS %s, %s, %s", s.r(2*mr+i), s.r(i), s.r(i))
