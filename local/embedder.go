@@ -31,7 +31,7 @@ const Dimension = 100
 // testdata/pairs.tsv and testdata/forget.json (see calibrate_test.go). A
 // bag of GloVe words scores "lives in Berlin" and "moved to Bangkok" far
 // lower, and "sleeps seven hours" and "sleeps five hours" far higher, than
-// an API model would, so seed 000's 0.93 / 0.78 / 0.7 do not apply.
+// an API model would, so the API embedders' 0.93 / 0.78 / 0.7 do not apply.
 const (
 	// DuplicateThreshold: above it a new fact is a duplicate with no
 	// classifier asked. Only the same words reach it: updates that change
@@ -52,32 +52,21 @@ const (
 // relevance against its vectors' similarity in recall (hippo.Fuse): bags
 // of GloVe words miss the exact names, numbers and rare terms that BM25
 // catches, and BM25 misses the paraphrases that the vectors catch. Chosen
-// on the tune halves of eval/'s two sets as the best mean R@10, with
-// length-discounted relevance, BM25Half 12 and FuseSecond 0.3: own set /
-// LongMemEval at α 0.6 0.682 / 0.631, 0.7 0.682 / 0.683, 0.8 0.656 /
-// 0.716, 0.9 0.641 / 0.728.
+// on the tune halves of eval/'s two sets as the best mean R@10
+// (eval/README.md has the sweep).
 const HybridAlpha = 0.8
 
 // The default embedder's relevance levels (hippo.RelevanceCalibrated),
-// measured on testdata/pairs.tsv by internal/calibrate (TestRelevanceLevels
-// in calibrate_test.go). Cosines of its pairs, by label:
-//
-//	paraphrase n=62  p10 0.583  median 0.804  p90 0.932  max 0.992
-//	update     n=62  p10 0.409  median 0.818  p90 0.975  max 1.000
-//	related    n=60  p10 0.158  median 0.518  p90 0.800  max 0.907
-//	unrelated  n=63  p10 -0.167 median -0.009 p90 0.171  p95 0.250  max 0.366
-//
-// Bags of GloVe words score off-topic text higher than an API model does:
-// on eval/testdata a question's best wrong answer has a median cosine of
-// 0.52, and its right answers, when they share no word with it, a median
-// of 0.31. Relevance therefore leans on BM25 for paraphrases, and a query
-// on a topic the memories never mention may still find a few of them above
-// the floor.
+// measured on testdata/pairs.tsv by internal/calibrate (go test -v -run
+// 'TestRelevanceLevels|TestCalibration' ./local/ logs the cosines by
+// label). Bags of GloVe words score off-topic text higher than an API
+// model does, so relevance leans on BM25 for paraphrases, and a query on a
+// topic the memories never mention may still find a few of them above the
+// floor.
 const (
 	// CosineUnrelated: 95% of unrelated pairs score at or below it;
-	// relevance 0 there. (At the p90, 0.171, eval/testdata ranks a little
-	// better, 0.756 / 0.785 / 0.672, but questions on topics never
-	// mentioned find twice as many memories above the floor.)
+	// relevance 0 there. The p90 ranks eval's questions a little better,
+	// but finds twice as many memories above the floor off topic.
 	CosineUnrelated = 0.25
 	// CosineStrong: the median paraphrase; relevance 0.9 there.
 	CosineStrong = 0.804

@@ -18,8 +18,8 @@ const maxFacts = 50
 // keeps what the user wants of the assistant for good ("always answer in
 // Spanish"), drops questions, greetings, one-off requests to the
 // assistant and filler, rewrites first person as "User ..." and rates
-// each fact's intensity from the signals of seed 000. The zero value is
-// ready to use.
+// each fact's intensity from the cues in its text (signals). The zero
+// value is ready to use.
 type Extractor struct{}
 
 var _ hippo.Extractor = (*Extractor)(nil)

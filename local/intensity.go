@@ -2,8 +2,8 @@ package local
 
 import "math"
 
-// signals are the intensity cues of seed 000 found in a clause, or in the
-// clauses elaborating it.
+// signals are the intensity cues found in a clause, or in the clauses
+// elaborating it.
 type signals struct {
 	// Strong cues, counted per occurrence.
 	emotion     int // "hate", "love", "nightmare", "incredible"
@@ -24,7 +24,7 @@ type signals struct {
 	bangs        int  // "!" ending the sentence
 }
 
-// Calibration bands of seed 000.
+// Intensity bands: how strongly a fact was stated.
 const (
 	casualIntensity = 0.15 // casual aside, no signal: 0.1–0.2
 	plainIntensity  = 0.3  // clear statement: 0.3–0.5
@@ -34,7 +34,7 @@ const (
 	identityFloor   = 0.85 // sustained pattern + identity-level: 0.85–1.0
 )
 
-// intensity maps the signals onto seed 000's calibration bands.
+// intensity maps the signals onto the intensity bands.
 func (s signals) intensity() float64 {
 	emphasis := 0.0
 	if s.shouted > 0 {

@@ -29,15 +29,10 @@ import (
 // cannot reach bar (bar is -Inf until k rows are held).
 //
 // Unlike Search, whose error allowance is statistical, near is exact: the
-// int8 first pass only skips rows whose cosine it proves too low. With q̃
-// and ṽ the dequantised codes of the unit vectors q and v, the first-pass
-// product q̃·ṽ differs from q·v by q̃·(ṽ−v) + (q̃−q)·v; each component of
-// ṽ−v is at most half v's code scale, and v has unit length, so the error
-// is at most scale(v)/2·‖q̃‖₁ + ‖q̃−q‖₂, plus float32 rounding. The pass
-// keeps the eligible rows whose first-pass cosine plus that bound reaches
-// the n-th best first-pass cosine minus its bound, a floor under the n-th
-// best exact cosine; only they are read through the Loader and ranked
-// exactly, with the k rows of best.
+// int8 first pass keeps the eligible rows whose cosine plus its proven
+// error (bound) reaches the n-th best cosine minus its error, a floor under
+// the n-th best exact cosine; only they, with the k rows of best, are read
+// through the Loader and ranked exactly.
 func (x *Index[M]) Window(ctx context.Context, q []float32, n int, eligible func(m *M) bool, k int, score func(m *M, bar float64) (float64, bool)) (near, best []Hit[M], err error) {
 	if len(x.ids) == 0 || len(q) != x.dim || (n <= 0 && k <= 0) {
 		return nil, nil, nil
@@ -209,7 +204,11 @@ func (x *Index[M]) approx(qq *quantQuery, i int) float64 {
 	return float64(qq.qs*x.scales[i]) * float64(dotInt8(qq.qc, x.codes[i*d:(i+1)*d]))
 }
 
-// bound is the proven bound of row i's first-pass error (see Window).
+// bound is the proven bound of row i's first-pass error. With q̃ and ṽ
+// the dequantised codes of the unit vectors q and v, the first-pass
+// product q̃·ṽ differs from q·v by q̃·(ṽ−v) + (q̃−q)·v; each component of
+// ṽ−v is at most half v's code scale, and v has unit length, so the error
+// is at most scale(v)/2·‖q̃‖₁ + ‖q̃−q‖₂, plus float32 rounding.
 func (x *Index[M]) bound(qq *quantQuery, i int) float64 {
 	return float64(x.scales[i])*qq.halfL1 + qq.slack
 }

@@ -25,20 +25,8 @@
 //
 // Benchmarks report GFLOP/s and the GOMAXPROCS they ran with (procs);
 // BenchmarkPeak and BenchmarkMemRead measure the machine itself. Set the
-// cores with the environment: with Go 1.26 here, -cpu 1 left GOMAXPROCS
-// at 2 inside the benchmarks.
-//
-//	GOMAXPROCS=1 go test -run '^$' -bench . -count 5 ./internal/gemm
-//	GOMAXPROCS=2 go test -run '^$' -bench . -count 5 ./internal/gemm
-//
-// On the development machine (AMD EPYC Zen 4, KVM, 2 vCPUs) one core
-// peaks at 118 GFLOP/s with zmm and with ymm FMAs alike: 32 flops a cycle
-// at ~3.7 GHz, that is one 512-bit FMA (two 256-bit pipes) per cycle, so
-// AVX-512 buys registers, not width. Mul reaches 113–117 GFLOP/s on one
-// core for every model shape from m=3 to m=256 with the weights in cache,
-// and the model's 36 products for a 27-token sentence, 42 MB of weights
-// streamed from memory, take ~5.6 ms (~100 GFLOP/s; one core reads ~25–30
-// GB/s, the weights need 7.5 GB/s). Best-of-N times: the machine is shared.
+// cores with GOMAXPROCS in the environment: -cpu 1 leaves GOMAXPROCS at 2
+// inside the benchmarks. docs/BENCHMARKS.md has the commands and figures.
 package gemm
 
 import (

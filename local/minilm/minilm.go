@@ -17,16 +17,8 @@
 // its last; each window is embedded, and the windows' mean-pooled vectors
 // are averaged weighted by their token counts, then scaled to unit length.
 //
-// Benchmarks: BenchmarkSentence (one 25-token sentence; GOMAXPROCS=1 for
-// one core, as internal/gemm's benchmarks are run), BenchmarkBatch (64 varied sentences, in sentences/s),
-// BenchmarkLoad (decoding and packing the weights) and BenchmarkMemory
-// (VmRSS and VmHWM after loading and embedding; run it alone). Each also
-// reports CPU milliseconds per op, steadier than the wall clock on a
-// shared machine:
-//
-//	go test -run '^$' -bench 'Sentence|Batch|Load' -benchtime 50x ./local/minilm/
-//	GOMAXPROCS=1 go test -run '^$' -bench Sentence -benchtime 100x ./local/minilm/
-//	go test -run '^$' -bench Memory -benchtime 5x ./local/minilm/
+// BenchmarkSentence, BenchmarkBatch, BenchmarkLoad and BenchmarkMemory
+// measure it; docs/BENCHMARKS.md gives the commands.
 package minilm
 
 //go:generate go run ./internal/gen -out minilm.bin -ref testdata/reference.json
@@ -54,7 +46,7 @@ const Dimension = 384
 // local/testdata/forget.json (see calibrate_test.go, which prints the
 // bands). MiniLM scores paraphrases 0.45 to 0.98 (median 0.90), updates
 // 0.31 to 0.99 (median 0.75), related facts 0.19 to 0.88 and unrelated
-// ones 0.06 to 0.36, so seed 000's 0.93 / 0.78 / 0.7 do not apply.
+// ones 0.06 to 0.36, so the API embedders' 0.93 / 0.78 / 0.7 do not apply.
 const (
 	// DuplicateThreshold: above it a new fact is a duplicate with no
 	// classifier asked. Updates score as high as paraphrases ("prefers
@@ -96,9 +88,7 @@ const (
 // against its vectors' similarity in recall (hippo.Fuse), chosen on the
 // tune halves of eval/'s two sets as the best mean R@10: the own set (437
 // memories, many paraphrases) wants little full text, LongMemEval's long
-// conversations more. With length-discounted relevance, BM25Half 12 and
-// FuseSecond 0.3, R@10 own / LongMemEval at α 0.4: 0.880 / 0.652, 0.5:
-// 0.859 / 0.690, 0.6: 0.859 / 0.725, 0.7: 0.807 / 0.733.
+// conversations more. eval/README.md has the sweep.
 const HybridAlpha = 0.6
 
 // maxBatchTokens bounds the tokens run through the network at once, and
