@@ -7,14 +7,18 @@ import (
 
 	"github.com/hippo-mem/hippo"
 	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
 )
 
+// editFlags are hippo edit's flags.
+type editFlags struct {
+	content, category, reinforce string
+	tags, situations             []string
+	intensity                    float64
+}
+
 func (a *app) newEditCommand() *cobra.Command {
-	var (
-		content, category, reinforce string
-		tags, situations             []string
-		intensity                    float64
-	)
+	var o editFlags
 	cmd := &cobra.Command{
 		Use:   "edit <id>",
 		Short: "Change a fact's or memory's content, tags, category, context or intensity (update_memory)",
@@ -32,33 +36,9 @@ them); --category "" removes the category. --content - reads standard
 input.`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			f := cmd.Flags()
-			vote, err := hippo.ParseReinforcement(reinforce)
+			in, err := a.updateInput(cmd.Flags(), args[0], &o)
 			if err != nil {
-				return usageErrorf("--reinforce must be up, down or none, got %q", reinforce)
-			}
-			in := hippo.UpdateInput{ID: args[0], Reinforce: vote}
-			if f.Changed("content") {
-				text, err := a.requiredText([]string{content}, 0, "content")
-				if err != nil {
-					return err
-				}
-				in.Content = &text
-			}
-			if f.Changed("tags") {
-				in.Tags = nonEmpty(tags)
-			}
-			if f.Changed("context") {
-				in.Context = nonEmpty(situations)
-			}
-			if f.Changed("category") {
-				in.Category = &category
-			}
-			if f.Changed("intensity") {
-				in.Intensity = &intensity
-			}
-			if in.Content == nil && in.Tags == nil && in.Context == nil && in.Category == nil && in.Intensity == nil {
-				return usageErrorf("nothing to change: give --content, --tags, --category, --context or --intensity")
+				return err
 			}
 			db, m, err := a.openMemory(cmd.Context(), existingDB, false)
 			if err != nil {
@@ -78,32 +58,67 @@ input.`,
 				Reinforce       hippo.Reinforcement `json:"reinforce"`
 			}{viewChunks([]*hippo.Chunk{res.Chunk}, strengthAt(m.Config()))[0], res.PreviousID, res.PreviousContent,
 				res.Merged, res.Changed, res.Reinforce}
-			return a.emit(view, func(w io.Writer) error {
-				c := res.Chunk
-				var err error
-				switch {
-				case res.Merged:
-					_, err = fmt.Fprintf(w, "Merged %s into %s %s, which already held that content\n", res.PreviousID, c.Kind, c.ID)
-				case res.PreviousID != "":
-					_, err = fmt.Fprintf(w, "Updated fact: %s is the new version, %s is kept as history\n", c.ID, res.PreviousID)
-				default:
-					_, err = fmt.Fprintf(w, "Updated %s %s (%s)\n", c.Kind, c.ID, strings.Join(res.Changed, ", "))
-				}
-				if err == nil && res.Reinforce != hippo.ReinforceNone {
-					_, err = fmt.Fprintf(w, "Voted %s: intensity %.2f, seen %d times\n", res.Reinforce, c.RunningIntensity, c.EncounterCount)
-				}
-				return err
-			})
+			return a.emit(view, func(w io.Writer) error { return writeEdited(w, res) })
 		},
 	}
 	f := cmd.Flags()
-	f.StringVar(&content, "content", "", "new content (- reads standard input)")
-	f.StringSliceVar(&tags, "tags", nil, `new tags, comma-separated, replacing the old ones ("" clears them)`)
-	f.StringVar(&category, "category", "", `new category ("" removes it)`)
-	f.StringArrayVar(&situations, "context", nil, `a situation the memory belongs to, repeatable, replacing the old ones ("" clears them)`)
-	f.Float64Var(&intensity, "intensity", 0, "new intensity, 0 to 1")
-	f.StringVar(&reinforce, "reinforce", string(hippo.ReinforceUp), "vote with the edit: up, down or none")
+	f.StringVar(&o.content, "content", "", "new content (- reads standard input)")
+	f.StringSliceVar(&o.tags, "tags", nil, `new tags, comma-separated, replacing the old ones ("" clears them)`)
+	f.StringVar(&o.category, "category", "", `new category ("" removes it)`)
+	f.StringArrayVar(&o.situations, "context", nil, `a situation the memory belongs to, repeatable, replacing the old ones ("" clears them)`)
+	f.Float64Var(&o.intensity, "intensity", 0, "new intensity, 0 to 1")
+	f.StringVar(&o.reinforce, "reinforce", string(hippo.ReinforceUp), "vote with the edit: up, down or none")
 	return cmd
+}
+
+// updateInput is the edit of chunk id that the flags given (f) ask for.
+func (a *app) updateInput(f *pflag.FlagSet, id string, o *editFlags) (hippo.UpdateInput, error) {
+	vote, err := hippo.ParseReinforcement(o.reinforce)
+	if err != nil {
+		return hippo.UpdateInput{}, usageErrorf("--reinforce must be up, down or none, got %q", o.reinforce)
+	}
+	in := hippo.UpdateInput{ID: id, Reinforce: vote}
+	if f.Changed("content") {
+		text, err := a.requiredText([]string{o.content}, 0, "content")
+		if err != nil {
+			return hippo.UpdateInput{}, err
+		}
+		in.Content = &text
+	}
+	if f.Changed("tags") {
+		in.Tags = nonEmpty(o.tags)
+	}
+	if f.Changed("context") {
+		in.Context = nonEmpty(o.situations)
+	}
+	if f.Changed("category") {
+		in.Category = &o.category
+	}
+	if f.Changed("intensity") {
+		in.Intensity = &o.intensity
+	}
+	if in.Content == nil && in.Tags == nil && in.Context == nil && in.Category == nil && in.Intensity == nil {
+		return hippo.UpdateInput{}, usageErrorf("nothing to change: give --content, --tags, --category, --context or --intensity")
+	}
+	return in, nil
+}
+
+// writeEdited says what an edit changed, and the vote it came with.
+func writeEdited(w io.Writer, res *hippo.UpdateResult) error {
+	c := res.Chunk
+	var err error
+	switch {
+	case res.Merged:
+		_, err = fmt.Fprintf(w, "Merged %s into %s %s, which already held that content\n", res.PreviousID, c.Kind, c.ID)
+	case res.PreviousID != "":
+		_, err = fmt.Fprintf(w, "Updated fact: %s is the new version, %s is kept as history\n", c.ID, res.PreviousID)
+	default:
+		_, err = fmt.Fprintf(w, "Updated %s %s (%s)\n", c.Kind, c.ID, strings.Join(res.Changed, ", "))
+	}
+	if err == nil && res.Reinforce != hippo.ReinforceNone {
+		_, err = fmt.Fprintf(w, "Voted %s: intensity %.2f, seen %d times\n", res.Reinforce, c.RunningIntensity, c.EncounterCount)
+	}
+	return err
 }
 
 // nonEmpty is the list without its empty items: a flag given as "" is

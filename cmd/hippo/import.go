@@ -3,11 +3,11 @@ package main
 import (
 	"errors"
 	"fmt"
-	"github.com/hippo-mem/hippo"
 	"io"
 	"io/fs"
 	"os"
 
+	"github.com/hippo-mem/hippo"
 	"github.com/spf13/cobra"
 )
 
@@ -33,27 +33,12 @@ the offline default), which must be the database's model. Records that
 name no agent take --agent / HIPPO_AGENT.`,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			ctx := cmd.Context()
-			var r io.Reader = a.stdin
-			size := int64(-1)
-			if args[0] != "-" {
-				f, err := os.Open(args[0])
-				if err != nil {
-					var pe *fs.PathError
-					if errors.As(err, &pe) {
-						err = pe.Err // the path is named once
-					}
-					return hippo.Errorf(hippo.EINVALID, "cannot read %s: %v", args[0], err)
-				}
-				defer f.Close()
-				st, err := f.Stat()
-				if err == nil && st.IsDir() {
-					return hippo.Errorf(hippo.EINVALID, "cannot read %s: it is a directory, not an export file", args[0])
-				}
-				if err == nil && st.Mode().IsRegular() {
-					size = st.Size()
-				}
-				r = f
+			file, size, err := a.openImport(args[0])
+			if err != nil {
+				return err
 			}
+			defer file.Close()
+			var r io.Reader = file
 			opts := hippo.ImportOptions{Model: model, AgentID: a.agent}
 			if reembed {
 				e, err := a.embedder()
@@ -82,32 +67,61 @@ name no agent take --agent / HIPPO_AGENT.`,
 				}
 				return err
 			}
-			return a.emit(res, func(w io.Writer) error {
-				fmt.Fprintf(w, "Imported %s and %s (%s format).\n",
-					plural(res.Chunks, "chunk", "chunks"), plural(res.Blocks, "block", "blocks"), res.Format)
-				if res.Reembedded > 0 {
-					fmt.Fprintf(w, "Embedded %s anew with %s.\n", plural(res.Reembedded, "chunk", "chunks"), res.EmbeddingModel)
-				}
-				if len(res.DuplicateIDs) > 0 {
-					fmt.Fprintf(w, "Skipped %s already present: %s\n",
-						plural(len(res.DuplicateIDs), "duplicate chunk ID", "duplicate chunk IDs"), listIDs(res.DuplicateIDs, 10))
-				}
-				if len(res.DuplicateContent) > 0 {
-					fmt.Fprintf(w, "Skipped %s whose content is already stored: %s\n",
-						plural(len(res.DuplicateContent), "memory", "memories"), listIDs(res.DuplicateContent, 10))
-				}
-				if n := len(res.DuplicateBlocks); n > 0 {
-					keys := make([]string, n)
-					for i, b := range res.DuplicateBlocks {
-						keys[i] = fmt.Sprintf("%s/%q/%s", b.AgentID, b.Scope, b.Key)
-					}
-					fmt.Fprintf(w, "Skipped %s already present: %s\n", plural(n, "block", "blocks"), listIDs(keys, 10))
-				}
-				return nil
-			})
+			return a.emit(res, func(w io.Writer) error { return writeImported(w, res) })
 		},
 	}
 	cmd.Flags().StringVar(&model, "model", "", "embedding model of a file that does not name one (TypeScript export)")
 	cmd.Flags().BoolVar(&reembed, "reembed", false, "embed chunks of another embedding model anew with the configured embedder")
 	return cmd
+}
+
+// openImport opens the file to import, name ("-" for standard input), and
+// returns its size: -1 when it is not a regular file.
+func (a *app) openImport(name string) (io.ReadCloser, int64, error) {
+	if name == "-" {
+		return io.NopCloser(a.stdin), -1, nil
+	}
+	f, err := os.Open(name)
+	if err != nil {
+		var pe *fs.PathError
+		if errors.As(err, &pe) {
+			err = pe.Err // the path is named once
+		}
+		return nil, 0, hippo.Errorf(hippo.EINVALID, "cannot read %s: %v", name, err)
+	}
+	size := int64(-1)
+	st, err := f.Stat()
+	if err == nil && st.IsDir() {
+		f.Close()
+		return nil, 0, hippo.Errorf(hippo.EINVALID, "cannot read %s: it is a directory, not an export file", name)
+	}
+	if err == nil && st.Mode().IsRegular() {
+		size = st.Size()
+	}
+	return f, size, nil
+}
+
+// writeImported says what an import imported and what it skipped.
+func writeImported(w io.Writer, res *hippo.ImportResult) error {
+	fmt.Fprintf(w, "Imported %s and %s (%s format).\n",
+		plural(res.Chunks, "chunk", "chunks"), plural(res.Blocks, "block", "blocks"), res.Format)
+	if res.Reembedded > 0 {
+		fmt.Fprintf(w, "Embedded %s anew with %s.\n", plural(res.Reembedded, "chunk", "chunks"), res.EmbeddingModel)
+	}
+	if len(res.DuplicateIDs) > 0 {
+		fmt.Fprintf(w, "Skipped %s already present: %s\n",
+			plural(len(res.DuplicateIDs), "duplicate chunk ID", "duplicate chunk IDs"), listIDs(res.DuplicateIDs, 10))
+	}
+	if len(res.DuplicateContent) > 0 {
+		fmt.Fprintf(w, "Skipped %s whose content is already stored: %s\n",
+			plural(len(res.DuplicateContent), "memory", "memories"), listIDs(res.DuplicateContent, 10))
+	}
+	if n := len(res.DuplicateBlocks); n > 0 {
+		keys := make([]string, n)
+		for i, b := range res.DuplicateBlocks {
+			keys[i] = fmt.Sprintf("%s/%q/%s", b.AgentID, b.Scope, b.Key)
+		}
+		fmt.Fprintf(w, "Skipped %s already present: %s\n", plural(n, "block", "blocks"), listIDs(keys, 10))
+	}
+	return nil
 }

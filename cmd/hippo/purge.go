@@ -3,10 +3,10 @@ package main
 import (
 	"context"
 	"fmt"
-	"github.com/hippo-mem/hippo"
 	"io"
 	"time"
 
+	"github.com/hippo-mem/hippo"
 	"github.com/spf13/cobra"
 )
 
@@ -65,29 +65,7 @@ needs no vacuum.`,
 			if !filter.Before.IsZero() {
 				out.Before = &filter.Before
 			}
-			return a.emit(out, func(w io.Writer) error {
-				if len(chunks) == 0 {
-					a.note("No superseded chunks to purge.")
-					return nil
-				}
-				verb := "Purged"
-				if !force {
-					verb = "Would purge"
-				}
-				of := ""
-				if a.agent != "" {
-					of = fmt.Sprintf(" of agent %q", a.agent)
-				}
-				fmt.Fprintf(w, "%s %s%s:\n", verb, plural(len(chunks), "superseded chunk", "superseded chunks"), of)
-				header, rows := chunkRows(out.Chunks, true)
-				if err := table(w, header, rows); err != nil {
-					return err
-				}
-				if !force {
-					a.note("Nothing purged: run again with --force to purge.")
-				}
-				return nil
-			})
+			return a.emit(out, func(w io.Writer) error { return a.writePurged(w, out.Chunks, force) })
 		},
 	}
 	f := cmd.Flags()
@@ -95,6 +73,32 @@ needs no vacuum.`,
 	f.BoolVar(&force, "force", false, "really purge")
 	f.BoolVar(&vacuum, "vacuum", false, "PostgreSQL: VACUUM Hippo's tables after the purge, so that the deleted rows leave the table pages now")
 	return cmd
+}
+
+// writePurged lists the superseded chunks purged or, without force, that
+// would be.
+func (a *app) writePurged(w io.Writer, chunks []chunkView, force bool) error {
+	if len(chunks) == 0 {
+		a.note("No superseded chunks to purge.")
+		return nil
+	}
+	verb := "Purged"
+	if !force {
+		verb = "Would purge"
+	}
+	of := ""
+	if a.agent != "" {
+		of = fmt.Sprintf(" of agent %q", a.agent)
+	}
+	fmt.Fprintf(w, "%s %s%s:\n", verb, plural(len(chunks), "superseded chunk", "superseded chunks"), of)
+	header, rows := chunkRows(chunks, true)
+	if err := table(w, header, rows); err != nil {
+		return err
+	}
+	if !force {
+		a.note("Nothing purged: run again with --force to purge.")
+	}
+	return nil
 }
 
 // vacuumer is a store whose deleted rows stay until a vacuum

@@ -10,14 +10,18 @@ import (
 	"github.com/spf13/cobra"
 )
 
+// recallFlags are hippo recall's flags; in holds those that go into the
+// RecallInput as they are.
+type recallFlags struct {
+	in                 hippo.RecallInput
+	kind               string
+	since, until, asOf string
+	explain            bool
+	alpha, minRel      float64
+}
+
 func (a *app) newRecallCommand() *cobra.Command {
-	var (
-		in                 hippo.RecallInput
-		kind               string
-		since, until, asOf string
-		explain            bool
-		alpha, minRel      float64
-	)
+	var o recallFlags
 	cmd := &cobra.Command{
 		Use:   "recall <query|->",
 		Short: "Recall memories and facts by meaning, strength and recency",
@@ -36,116 +40,144 @@ text a fact was extracted from). Chunks flagged suspicious (they read as
 instructions to the agent) are left out unless --include-suspicious, and
 marked when included.`,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			q, err := a.requiredText(args, 0, "query")
-			if err != nil {
-				return err
-			}
-			in.Query = q
-			if cmd.Flags().Changed("alpha") {
-				in.Alpha = &alpha
-			}
-			if cmd.Flags().Changed("min-relevance") {
-				in.MinRelevance = &minRel
-			}
-			if in.Limit < 1 || in.Limit > hippo.DefaultConfig().MaxLimit {
-				return usageErrorf("--limit must be between 1 and %d, got %d", hippo.DefaultConfig().MaxLimit, in.Limit)
-			}
-			if err := checkPaging(in.Limit, in.Offset); err != nil {
-				return err
-			}
-			if in.Kind, err = parseKind(kind); err != nil {
-				return err
-			}
-			for _, t := range []struct {
-				flag, value string
-				edge        hippo.DayEdge
-				dst         **time.Time
-			}{{"since", since, hippo.StartOfDay, &in.Since}, {"until", until, hippo.EndOfDay, &in.Until}, {"as-of", asOf, hippo.EndOfDay, &in.AsOf}} {
-				if t.value == "" {
-					continue
-				}
-				v, err := parseDate(t.flag, t.value, t.edge)
-				if err != nil {
-					return err
-				}
-				*t.dst = &v
-			}
-			db, m, err := a.openMemory(cmd.Context(), existingDB, false)
-			if err != nil {
-				return err
-			}
-			defer db.Close()
-			page, err := m.RecallPage(cmd.Context(), in)
-			if err != nil {
-				return err
-			}
-			cfg := m.Config()
-			views := make([]recalledView, len(page.Results))
-			for i, r := range page.Results {
-				views[i] = recalledView{viewChunks([]*hippo.Chunk{r.Chunk}, strengthAt(m.Config()))[0],
-					r.Score, r.Similarity, r.BM25, r.Relevance, r.CosineRelevance, r.BM25Relevance, r.LengthExcess, r.Strength, r.Recency,
-					r.Weak}
-			}
-			out := struct {
-				Results      []recalledView          `json:"results"`
-				Total        int                     `json:"total"`
-				Alpha        float64                 `json:"alpha"`
-				MinRelevance float64                 `json:"min_relevance"`
-				Distribution hippo.ScoreDistribution `json:"score_distribution"`
-			}{views, page.Total, page.Alpha, page.MinRelevance, page.Distribution}
-			return a.emit(out, func(w io.Writer) error {
-				if len(views) == 0 {
-					_, err := fmt.Fprintf(w, "Nothing relevant recalled (relevance floor %.2f).\n", page.MinRelevance)
-					return err
-				}
-				if views[0].Weak {
-					fmt.Fprintf(w, "Nothing relevant recalled (relevance floor %.2f); the closest, all weak:\n", page.MinRelevance)
-				}
-				for i, v := range views {
-					weak := ""
-					if v.Weak {
-						weak = ", weak"
-					}
-					fmt.Fprintf(w, "%d. [%s] %s  (score %.3f, %s%s)\n", in.Offset+i+1, v.Kind, oneLine(v.Content, 200), v.Score, v.ID, weak)
-					if v.Suspicious {
-						fmt.Fprintf(w, "   SUSPICIOUS: %s\n", v.SuspiciousReason)
-					}
-					if explain {
-						fmt.Fprintf(w, "   score %.3f = %.2f × relevance %.3f + %.2f × strength %.3f + %.2f × recency %.3f\n",
-							v.Score, cfg.WeightSimilarity, v.Relevance, cfg.WeightStrength, v.Strength, cfg.WeightRecency, v.Recency)
-						fmt.Fprintf(w, "   relevance %.3f fuses cosine %.3f (raw %.3f) and bm25 %.3f (raw %.3f) with α %.2f\n",
-							v.Relevance, v.CosineRelevance, v.Similarity, v.BM25Relevance, v.BM25, page.Alpha)
-						if v.Weak {
-							fmt.Fprintf(w, "   weak: under the relevance floor %.2f, shown because fewer than %d results pass it\n", page.MinRelevance, cfg.WeakResults)
-						}
-						if v.LengthExcess > 0 {
-							size := int(math.Round(float64(cfg.LengthPivot) * math.Exp(v.LengthExcess)))
-							fc, fb := cfg.LengthFactors(size)
-							fmt.Fprintf(w, "   long content (%d bytes): cosine relevance ×%.2f, bm25 ×%.2f\n", size, fc, fb)
-						}
-						fmt.Fprintf(w, "   from %s, %s\n", describeProvenance(v.Provenance), v.CreatedAt.UTC().Format(time.RFC3339))
-					}
-				}
-				// The count is part of the answer: on stdout, on its own line.
-				_, err := fmt.Fprintf(w, "%d of %d matching\n", len(views), page.Total)
-				return err
-			})
+			return a.recall(cmd, args, &o)
 		},
 	}
 	f := cmd.Flags()
-	f.IntVar(&in.Limit, "limit", 10, "results to return (1-50)")
-	f.IntVar(&in.Offset, "offset", 0, "skip the best N results")
-	f.StringVar(&kind, "kind", "", "fact or memory")
-	f.StringSliceVar(&in.Tags, "tags", nil, "keep chunks with any of these metadata tags")
-	f.StringVar(&in.Category, "category", "", "keep chunks of this metadata category")
-	f.StringVar(&since, "since", "", "created at or after (a date, from its start, or an RFC 3339 time)")
-	f.StringVar(&until, "until", "", "created at or before (a date, to its end, or an RFC 3339 time)")
-	f.StringVar(&asOf, "as-of", "", "answer with what was current at that time (a date means its end)")
-	f.Float64Var(&in.MinStrength, "min-strength", 0, "drop results weaker than this")
-	f.Float64Var(&in.MinScore, "min-score", 0, "drop results scoring below this (the final score)")
-	f.Float64Var(&minRel, "min-relevance", 0, "drop results less relevant than this, 0-1 (default: the embedder's calibrated floor; 0 returns everything)")
-	f.BoolVar(&explain, "explain", false, "print each result's relevance with its parts (cosine and BM25, raw and calibrated), strength and recency, and where it came from")
-	f.BoolVar(&in.IncludeSuspicious, "include-suspicious", false, "include chunks flagged suspicious (marked)")
-	f.Float64Var(&alpha, "alpha", 0, "weight of full-text (BM25) relevance against vector similarity, 0-1 (default: the embedder's; 0 is pure vector recall)")
+	f.IntVar(&o.in.Limit, "limit", 10, "results to return (1-50)")
+	f.IntVar(&o.in.Offset, "offset", 0, "skip the best N results")
+	f.StringVar(&o.kind, "kind", "", "fact or memory")
+	f.StringSliceVar(&o.in.Tags, "tags", nil, "keep chunks with any of these metadata tags")
+	f.StringVar(&o.in.Category, "category", "", "keep chunks of this metadata category")
+	f.StringVar(&o.since, "since", "", "created at or after (a date, from its start, or an RFC 3339 time)")
+	f.StringVar(&o.until, "until", "", "created at or before (a date, to its end, or an RFC 3339 time)")
+	f.StringVar(&o.asOf, "as-of", "", "answer with what was current at that time (a date means its end)")
+	f.Float64Var(&o.in.MinStrength, "min-strength", 0, "drop results weaker than this")
+	f.Float64Var(&o.in.MinScore, "min-score", 0, "drop results scoring below this (the final score)")
+	f.Float64Var(&o.minRel, "min-relevance", 0, "drop results less relevant than this, 0-1 (default: the embedder's calibrated floor; 0 returns everything)")
+	f.BoolVar(&o.explain, "explain", false, "print each result's relevance with its parts (cosine and BM25, raw and calibrated), strength and recency, and where it came from")
+	f.BoolVar(&o.in.IncludeSuspicious, "include-suspicious", false, "include chunks flagged suspicious (marked)")
+	f.Float64Var(&o.alpha, "alpha", 0, "weight of full-text (BM25) relevance against vector similarity, 0-1 (default: the embedder's; 0 is pure vector recall)")
 	return cmd
+}
+
+// recall runs hippo recall: it reads the query and the flags, recalls a
+// page and prints it.
+func (a *app) recall(cmd *cobra.Command, args []string, o *recallFlags) error {
+	if err := a.readRecallInput(cmd, args, o); err != nil {
+		return err
+	}
+	in := o.in
+	db, m, err := a.openMemory(cmd.Context(), existingDB, false)
+	if err != nil {
+		return err
+	}
+	defer db.Close()
+	page, err := m.RecallPage(cmd.Context(), in)
+	if err != nil {
+		return err
+	}
+	cfg := m.Config()
+	views := make([]recalledView, len(page.Results))
+	for i, r := range page.Results {
+		views[i] = recalledView{viewChunks([]*hippo.Chunk{r.Chunk}, strengthAt(m.Config()))[0],
+			r.Score, r.Similarity, r.BM25, r.Relevance, r.CosineRelevance, r.BM25Relevance, r.LengthExcess, r.Strength, r.Recency,
+			r.Weak}
+	}
+	out := struct {
+		Results      []recalledView          `json:"results"`
+		Total        int                     `json:"total"`
+		Alpha        float64                 `json:"alpha"`
+		MinRelevance float64                 `json:"min_relevance"`
+		Distribution hippo.ScoreDistribution `json:"score_distribution"`
+	}{views, page.Total, page.Alpha, page.MinRelevance, page.Distribution}
+	return a.emit(out, func(w io.Writer) error {
+		return writeRecalled(w, views, page, cfg, in.Offset, o.explain)
+	})
+}
+
+// readRecallInput fills o.in from the query argument and the flags, and
+// refuses values out of range.
+func (a *app) readRecallInput(cmd *cobra.Command, args []string, o *recallFlags) error {
+	q, err := a.requiredText(args, 0, "query")
+	if err != nil {
+		return err
+	}
+	in := &o.in
+	in.Query = q
+	if cmd.Flags().Changed("alpha") {
+		in.Alpha = &o.alpha
+	}
+	if cmd.Flags().Changed("min-relevance") {
+		in.MinRelevance = &o.minRel
+	}
+	if in.Limit < 1 || in.Limit > hippo.DefaultConfig().MaxLimit {
+		return usageErrorf("--limit must be between 1 and %d, got %d", hippo.DefaultConfig().MaxLimit, in.Limit)
+	}
+	if err := checkPaging(in.Limit, in.Offset); err != nil {
+		return err
+	}
+	if in.Kind, err = parseKind(o.kind); err != nil {
+		return err
+	}
+	for _, t := range []struct {
+		flag, value string
+		edge        hippo.DayEdge
+		dst         **time.Time
+	}{{"since", o.since, hippo.StartOfDay, &in.Since}, {"until", o.until, hippo.EndOfDay, &in.Until}, {"as-of", o.asOf, hippo.EndOfDay, &in.AsOf}} {
+		if t.value == "" {
+			continue
+		}
+		v, err := parseDate(t.flag, t.value, t.edge)
+		if err != nil {
+			return err
+		}
+		*t.dst = &v
+	}
+	return nil
+}
+
+// writeRecalled prints recalled results for a person, numbered from
+// offset+1, each with its score's parts when explain is set.
+func writeRecalled(w io.Writer, views []recalledView, page *hippo.RecallPage, cfg hippo.Config, offset int, explain bool) error {
+	if len(views) == 0 {
+		_, err := fmt.Fprintf(w, "Nothing relevant recalled (relevance floor %.2f).\n", page.MinRelevance)
+		return err
+	}
+	if views[0].Weak {
+		fmt.Fprintf(w, "Nothing relevant recalled (relevance floor %.2f); the closest, all weak:\n", page.MinRelevance)
+	}
+	for i, v := range views {
+		weak := ""
+		if v.Weak {
+			weak = ", weak"
+		}
+		fmt.Fprintf(w, "%d. [%s] %s  (score %.3f, %s%s)\n", offset+i+1, v.Kind, oneLine(v.Content, 200), v.Score, v.ID, weak)
+		if v.Suspicious {
+			fmt.Fprintf(w, "   SUSPICIOUS: %s\n", v.SuspiciousReason)
+		}
+		if explain {
+			explainRecalled(w, v, page, cfg)
+		}
+	}
+	// The count is part of the answer: on stdout, on its own line.
+	_, err := fmt.Fprintf(w, "%d of %d matching\n", len(views), page.Total)
+	return err
+}
+
+// explainRecalled prints the parts of v's score and where v came from.
+func explainRecalled(w io.Writer, v recalledView, page *hippo.RecallPage, cfg hippo.Config) {
+	fmt.Fprintf(w, "   score %.3f = %.2f × relevance %.3f + %.2f × strength %.3f + %.2f × recency %.3f\n",
+		v.Score, cfg.WeightSimilarity, v.Relevance, cfg.WeightStrength, v.Strength, cfg.WeightRecency, v.Recency)
+	fmt.Fprintf(w, "   relevance %.3f fuses cosine %.3f (raw %.3f) and bm25 %.3f (raw %.3f) with α %.2f\n",
+		v.Relevance, v.CosineRelevance, v.Similarity, v.BM25Relevance, v.BM25, page.Alpha)
+	if v.Weak {
+		fmt.Fprintf(w, "   weak: under the relevance floor %.2f, shown because fewer than %d results pass it\n", page.MinRelevance, cfg.WeakResults)
+	}
+	if v.LengthExcess > 0 {
+		size := int(math.Round(float64(cfg.LengthPivot) * math.Exp(v.LengthExcess)))
+		fc, fb := cfg.LengthFactors(size)
+		fmt.Fprintf(w, "   long content (%d bytes): cosine relevance ×%.2f, bm25 ×%.2f\n", size, fc, fb)
+	}
+	fmt.Fprintf(w, "   from %s, %s\n", describeProvenance(v.Provenance), v.CreatedAt.UTC().Format(time.RFC3339))
 }

@@ -50,43 +50,51 @@ func (a *app) storeJSONL(ctx context.Context, m hippo.MemoryService, name string
 		r = f
 	}
 	bar := a.progress(size, "storing", size >= 0)
+	s := &jsonlStore{m: m}
+	if err := s.read(ctx, r, name, bar); err != nil {
+		return err
+	}
+	if err := s.flush(ctx); err != nil {
+		return err
+	}
+	if bar != nil {
+		bar.Finish()
+	}
+	// Lines that were not items are reported as read, the others with
+	// their batch: in line order again.
+	slices.SortFunc(s.out, func(x, y jsonlResult) int { return x.Line - y.Line })
+	view := struct {
+		Stored       int           `json:"stored"`
+		Strengthened int           `json:"strengthened"`
+		Failed       int           `json:"failed"`
+		Lines        []jsonlResult `json:"lines"`
+	}{s.stored, s.repeated, s.failed, s.out}
+	if err := a.emit(view, s.write); err != nil {
+		return err
+	}
+	if s.failed > 0 {
+		return hippo.Errorf(hippo.EINVALID, "%d of %d lines failed (listed above); the others are stored", s.failed, len(s.out))
+	}
+	return nil
+}
+
+// jsonlStore stores the items of a JSON Lines file a batch at a time and
+// keeps what became of each line.
+type jsonlStore struct {
+	m                        hippo.MemoryService
+	items                    []hippo.StoreInput // the batch
+	lines                    []int              // the line of each of its items
+	out                      []jsonlResult
+	stored, repeated, failed int
+}
+
+// read reads the lines of r, the file name, storing a batch whenever it is
+// full.
+func (s *jsonlStore) read(ctx context.Context, r io.Reader, name string, bar *progressbar.ProgressBar) error {
 	sc := bufio.NewScanner(r)
 	// A line holds at most a memory's 50,000 characters (4 bytes each,
 	// escaped) and its metadata.
 	sc.Buffer(nil, 1<<20)
-	var (
-		out              []jsonlResult
-		items            []hippo.StoreInput
-		lines            []int
-		stored, repeated int
-		failed           int
-	)
-	flush := func() error {
-		if len(items) == 0 {
-			return nil
-		}
-		res, err := m.StoreMemories(ctx, items)
-		if err != nil {
-			return fmt.Errorf("lines %d-%d: %w", lines[0], lines[len(lines)-1], err)
-		}
-		for i, it := range res.Items {
-			r := jsonlResult{Line: lines[i], Duplicate: it.Duplicate}
-			switch {
-			case it.Err != nil:
-				r.Error = hippo.ErrorMessage(it.Err)
-				failed++
-			case it.Duplicate:
-				r.ID = it.Chunk.ID
-				repeated++
-			default:
-				r.ID = it.Chunk.ID
-				stored++
-			}
-			out = append(out, r)
-		}
-		items, lines = items[:0], lines[:0]
-		return nil
-	}
 	n, read := 0, int64(0)
 	for sc.Scan() {
 		n++
@@ -97,13 +105,13 @@ func (a *app) storeJSONL(ctx context.Context, m hippo.MemoryService, name string
 		}
 		it, err := decodeJSONLItem(line)
 		if err != nil {
-			out = append(out, jsonlResult{Line: n, Error: err.Error()})
-			failed++
+			s.out = append(s.out, jsonlResult{Line: n, Error: err.Error()})
+			s.failed++
 			continue
 		}
-		items, lines = append(items, it), append(lines, n)
-		if len(items) == hippo.MaxStoreBatch {
-			if err := flush(); err != nil {
+		s.items, s.lines = append(s.items, it), append(s.lines, n)
+		if len(s.items) == hippo.MaxStoreBatch {
+			if err := s.flush(ctx); err != nil {
 				return err
 			}
 			setBar(bar, read, int64(n))
@@ -118,39 +126,49 @@ func (a *app) storeJSONL(ctx context.Context, m hippo.MemoryService, name string
 		}
 		return hippo.Errorf(hippo.EINVALID, "cannot read %s: %v (the lines before it are stored)", name, err)
 	}
-	if err := flush(); err != nil {
-		return err
+	return nil
+}
+
+// flush stores the batch, if any, and notes what became of each item.
+func (s *jsonlStore) flush(ctx context.Context) error {
+	if len(s.items) == 0 {
+		return nil
 	}
-	if bar != nil {
-		bar.Finish()
+	res, err := s.m.StoreMemories(ctx, s.items)
+	if err != nil {
+		return fmt.Errorf("lines %d-%d: %w", s.lines[0], s.lines[len(s.lines)-1], err)
 	}
-	// Lines that were not items are reported as read, the others with
-	// their batch: in line order again.
-	slices.SortFunc(out, func(x, y jsonlResult) int { return x.Line - y.Line })
-	view := struct {
-		Stored       int           `json:"stored"`
-		Strengthened int           `json:"strengthened"`
-		Failed       int           `json:"failed"`
-		Lines        []jsonlResult `json:"lines"`
-	}{stored, repeated, failed, out}
-	if err := a.emit(view, func(w io.Writer) error {
-		for _, r := range out {
-			if r.Error != "" {
-				if _, err := fmt.Fprintf(w, "line %d: %s\n", r.Line, r.Error); err != nil {
-					return err
-				}
+	for i, it := range res.Items {
+		r := jsonlResult{Line: s.lines[i], Duplicate: it.Duplicate}
+		switch {
+		case it.Err != nil:
+			r.Error = hippo.ErrorMessage(it.Err)
+			s.failed++
+		case it.Duplicate:
+			r.ID = it.Chunk.ID
+			s.repeated++
+		default:
+			r.ID = it.Chunk.ID
+			s.stored++
+		}
+		s.out = append(s.out, r)
+	}
+	s.items, s.lines = s.items[:0], s.lines[:0]
+	return nil
+}
+
+// write lists the lines that failed and counts the rest.
+func (s *jsonlStore) write(w io.Writer) error {
+	for _, r := range s.out {
+		if r.Error != "" {
+			if _, err := fmt.Fprintf(w, "line %d: %s\n", r.Line, r.Error); err != nil {
+				return err
 			}
 		}
-		_, err := fmt.Fprintf(w, "Stored %s, strengthened %s already known, %d failed.\n",
-			plural(stored, "new memory", "new memories"), plural(repeated, "memory", "memories"), failed)
-		return err
-	}); err != nil {
-		return err
 	}
-	if failed > 0 {
-		return hippo.Errorf(hippo.EINVALID, "%d of %d lines failed (listed above); the others are stored", failed, len(out))
-	}
-	return nil
+	_, err := fmt.Fprintf(w, "Stored %s, strengthened %s already known, %d failed.\n",
+		plural(s.stored, "new memory", "new memories"), plural(s.repeated, "memory", "memories"), s.failed)
+	return err
 }
 
 // decodeJSONLItem reads one line as an item, refusing unknown fields.
