@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"strconv"
 	"strings"
 
 	"github.com/hippo-mem/hippo"
@@ -13,19 +14,14 @@ import (
 // vectors, filled batch by batch while the chunks keep the old ones, and
 // one switch (see Reembed).
 type ReembedStore interface {
-	// ReembedPlan is what re-embedding to target would do (a dry run).
-	ReembedPlan(ctx context.Context, target hippo.ModelLock) (*hippo.ReembedResult, error)
-	// StartReembed records target as the shadow set's, keeping the
-	// vectors of a stopped run to the same target and dropping another's.
-	// It reports From, Chunks and Reused, or Unchanged when the store is
-	// on target already.
-	StartReembed(ctx context.Context, target hippo.ModelLock) (*hippo.ReembedResult, error)
+	// ReembedView runs fn in one read snapshot.
+	ReembedView(ctx context.Context, fn func(ReembedTx) error) error
+	// ReembedUpdate runs fn in one write transaction, committed when fn
+	// returns nil, that keeps every other writer out.
+	ReembedUpdate(ctx context.Context, fn func(ReembedTx) error) error
 	// ReembedMissing is up to n chunks after cursor, in ID order, that
 	// have no shadow vector, read without the write lock.
 	ReembedMissing(ctx context.Context, cursor string, n int) (ids, texts []string, err error)
-	// ReembedUpdate runs fn in one write transaction, committed when fn
-	// returns nil.
-	ReembedUpdate(ctx context.Context, fn func(ReembedTx) error) error
 	// AfterSwitch is called after a committed switch (sqlite: the change
 	// log trimmed and a WAL checkpoint).
 	AfterSwitch(ctx context.Context)
@@ -38,23 +34,33 @@ func ReembedKey(l hippo.ModelLock) string {
 	return string(b)
 }
 
-// ReembedTx is one write transaction of a re-embedding.
+// ReembedTx is one transaction of a re-embedding.
 type ReembedTx interface {
+	// Meta and SetMeta read and write the store's settings
+	// (reembed_target, embedding_model, embedding_dimension).
+	MetaStore
 	// ModelLock is the model lock, nil when there is none.
 	ModelLock(ctx context.Context) (*hippo.ModelLock, error)
-	// CheckTarget is ECONFLICT when the shadow set is no longer target's:
-	// another run finished or started over.
-	CheckTarget(ctx context.Context, target hippo.ModelLock) error
+	// Chunks counts every agent's chunks.
+	Chunks(ctx context.Context) (int, error)
+	// Shadowed counts the shadow vectors, 0 when there is no shadow set.
+	Shadowed(ctx context.Context) (int, error)
+	// ResetShadow empties the shadow set, creating it when missing, and
+	// records key as its target.
+	ResetShadow(ctx context.Context, key string) error
+	// DropShadow drops the shadow set and its target.
+	DropShadow(ctx context.Context) error
 	// Missing is ReembedMissing in the transaction.
 	Missing(ctx context.Context, cursor string, n int) (ids, texts []string, err error)
 	// Shadow records the vectors of the chunks whose content is still
 	// texts and returns how many it recorded.
 	Shadow(ctx context.Context, ids, texts []string, vecs [][]float32) (int, error)
-	// Switch copies every shadow vector into its chunk, checks that every
-	// chunk has a vector of target's dimension (EINTERNAL), moves the
-	// model lock to target, drops the shadow set and has every reader
-	// reload its indexes. It returns the number of chunks switched.
-	Switch(ctx context.Context, target hippo.ModelLock) (int, error)
+	// Switch copies every shadow vector into its chunk, so that every
+	// reader reloads its indexes, and returns the number of chunks
+	// switched.
+	Switch(ctx context.Context) (int, error)
+	// Stale counts the chunks whose vector has other than dim dimensions.
+	Stale(ctx context.Context, dim int) (int, error)
 }
 
 // Reembed re-embeds the content of every chunk of every agent with e and
@@ -91,7 +97,7 @@ func Reembed(ctx context.Context, s ReembedStore, e hippo.Embedder, opts hippo.R
 	}
 	target := hippo.ModelLock{Model: e.Model(), Dimension: e.Dimension()}
 	if opts.DryRun {
-		return s.ReembedPlan(ctx, target)
+		return reembedPlan(ctx, s, target)
 	}
 	if target.Dimension <= 0 {
 		// The embedder learns its dimension from a response: the target
@@ -102,7 +108,7 @@ func Reembed(ctx context.Context, s ReembedStore, e hippo.Embedder, opts hippo.R
 		}
 		target.Dimension = len(vecs[0])
 	}
-	res, err := s.StartReembed(ctx, target)
+	res, err := startReembed(ctx, s, target)
 	if err != nil || res.Unchanged {
 		return res, err
 	}
@@ -115,6 +121,95 @@ func Reembed(ctx context.Context, s ReembedStore, e hippo.Embedder, opts hippo.R
 		return nil, r.interrupted(ctx, err)
 	}
 	return res, nil
+}
+
+// reembedPlan is what re-embedding to target would do (a dry run).
+func reembedPlan(ctx context.Context, s ReembedStore, target hippo.ModelLock) (*hippo.ReembedResult, error) {
+	res := &hippo.ReembedResult{DryRun: true, To: target}
+	err := s.ReembedView(ctx, func(tx ReembedTx) error {
+		var err error
+		if res.Unchanged, err = onTarget(ctx, tx, res, target); err != nil || res.Unchanged {
+			return err
+		}
+		key, err := tx.Meta(ctx, "reembed_target")
+		if err != nil {
+			return err
+		}
+		var prev hippo.ModelLock
+		if json.Unmarshal([]byte(key), &prev) == nil && prev.Model == target.Model &&
+			(target.Dimension == 0 || prev.Dimension == target.Dimension) {
+			if res.Reused, err = tx.Shadowed(ctx); err != nil {
+				return err
+			}
+		}
+		res.Embedded = res.Chunks - res.Reused
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	return res, nil
+}
+
+// onTarget reads the model lock and the chunks into res and reports
+// whether the store is on target already (a dimension of 0 matching
+// any): nothing to re-embed.
+func onTarget(ctx context.Context, tx ReembedTx, res *hippo.ReembedResult, target hippo.ModelLock) (bool, error) {
+	var err error
+	if res.From, err = tx.ModelLock(ctx); err != nil {
+		return false, err
+	}
+	if res.Chunks, err = tx.Chunks(ctx); err != nil {
+		return false, fmt.Errorf("count chunks: %w", err)
+	}
+	from := res.From
+	return from == nil && res.Chunks == 0 ||
+		from != nil && from.Model == target.Model && (target.Dimension == 0 || from.Dimension == target.Dimension), nil
+}
+
+// startReembed, in one write transaction, reports Unchanged when there is
+// nothing to do (and drops what an abandoned run to another model left),
+// else makes the shadow set target's, keeping what an earlier run to the
+// same target left, and counts the work.
+func startReembed(ctx context.Context, s ReembedStore, target hippo.ModelLock) (*hippo.ReembedResult, error) {
+	res := &hippo.ReembedResult{To: target}
+	err := s.ReembedUpdate(ctx, func(tx ReembedTx) error {
+		var err error
+		if res.Unchanged, err = onTarget(ctx, tx, res, target); err != nil {
+			return err
+		}
+		if res.Unchanged {
+			return tx.DropShadow(ctx)
+		}
+		prev, err := tx.Meta(ctx, "reembed_target")
+		if err != nil {
+			return err
+		}
+		if prev != ReembedKey(target) {
+			if err := tx.ResetShadow(ctx, ReembedKey(target)); err != nil {
+				return fmt.Errorf("reset re-embedding state: %w", err)
+			}
+		}
+		res.Reused, err = tx.Shadowed(ctx)
+		return err
+	})
+	if err != nil {
+		return nil, err
+	}
+	return res, nil
+}
+
+// checkTarget is ECONFLICT when the shadow set is no longer target's:
+// another run finished or started over meanwhile.
+func checkTarget(ctx context.Context, tx ReembedTx, target hippo.ModelLock) error {
+	key, err := tx.Meta(ctx, "reembed_target")
+	if err != nil {
+		return err
+	}
+	if key != ReembedKey(target) {
+		return hippo.Errorf(hippo.ECONFLICT, "another re-embedding of this database finished or started over meanwhile; run it again")
+	}
+	return nil
 }
 
 type reembedder struct {
@@ -158,7 +253,7 @@ func (r *reembedder) fill(ctx context.Context) error {
 		// vector: a later pass embeds it.
 		var n int
 		err = r.s.ReembedUpdate(ctx, func(tx ReembedTx) error {
-			if err := tx.CheckTarget(ctx, r.target); err != nil {
+			if err := checkTarget(ctx, tx, r.target); err != nil {
 				return err
 			}
 			n, err = tx.Shadow(ctx, ids, texts, vecs)
@@ -185,7 +280,7 @@ func (r *reembedder) finish(ctx context.Context) error {
 		if !sameLock(lock, r.res.From) {
 			return hippo.Errorf(hippo.ECONFLICT, "the embedding model lock changed while re-embedding; run it again")
 		}
-		if err := tx.CheckTarget(ctx, r.target); err != nil {
+		if err := checkTarget(ctx, tx, r.target); err != nil {
 			return err
 		}
 		// Chunks written since fill's last pass, embedded under the write
@@ -208,8 +303,7 @@ func (r *reembedder) finish(ctx context.Context) error {
 			}
 			r.res.Embedded += len(ids)
 		}
-		n, err = tx.Switch(ctx, r.target)
-		return err
+		return r.switchTo(ctx, tx, &n)
 	})
 	if err != nil {
 		return err
@@ -219,6 +313,30 @@ func (r *reembedder) finish(ctx context.Context) error {
 	r.report()
 	r.s.AfterSwitch(ctx)
 	return nil
+}
+
+// switchTo copies the shadow vectors into the chunks, checks that every
+// chunk has a vector of the target's dimension, moves the model lock and
+// drops the shadow set; n is the number of chunks switched.
+func (r *reembedder) switchTo(ctx context.Context, tx ReembedTx, n *int) error {
+	var err error
+	if *n, err = tx.Switch(ctx); err != nil {
+		return fmt.Errorf("switch embeddings: %w", err)
+	}
+	stale, err := tx.Stale(ctx, r.target.Dimension)
+	if err != nil {
+		return err
+	}
+	if stale > 0 {
+		return hippo.Errorf(hippo.EINTERNAL, "%d chunks were left without a %d-dimension embedding; nothing was switched", stale, r.target.Dimension)
+	}
+	if err := tx.SetMeta(ctx, "embedding_model", r.target.Model); err != nil {
+		return err
+	}
+	if err := tx.SetMeta(ctx, "embedding_dimension", strconv.Itoa(r.target.Dimension)); err != nil {
+		return err
+	}
+	return tx.DropShadow(ctx)
 }
 
 func (r *reembedder) report() {

@@ -234,11 +234,7 @@ func (db *DB) DecayClockAt(ctx context.Context, agentID string, now time.Time) (
 type clockStore struct{ db *DB }
 
 func (s clockStore) Meta(ctx context.Context, key string) (string, error) {
-	var v string
-	if err := s.db.pool.QueryRow(ctx, `SELECT coalesce((SELECT value FROM hippo_meta WHERE key = $1), '')`, key).Scan(&v); err != nil {
-		return "", fmt.Errorf("read %s: %w", key, err)
-	}
-	return v, nil
+	return getMeta(ctx, s.db.pool, key)
 }
 
 func (s clockStore) SetMeta(ctx context.Context, key, value string) error {

@@ -88,6 +88,15 @@ func readLock(ctx context.Context, q querier) (*hippo.ModelLock, error) {
 	return &hippo.ModelLock{Model: *model, Dimension: n}, nil
 }
 
+// getMeta is the value of hippo_meta's key, "" when there is none.
+func getMeta(ctx context.Context, q querier, key string) (string, error) {
+	var v string
+	if err := q.QueryRow(ctx, `SELECT coalesce((SELECT value FROM hippo_meta WHERE key = $1), '')`, key).Scan(&v); err != nil {
+		return "", fmt.Errorf("read %s: %w", key, err)
+	}
+	return v, nil
+}
+
 func setMeta(ctx context.Context, q querier, key, value string) error {
 	if _, err := q.Exec(ctx, `INSERT INTO hippo_meta (key, value) VALUES ($1, $2)
 		ON CONFLICT (key) DO UPDATE SET value = excluded.value`, key, value); err != nil {

@@ -2,9 +2,7 @@ package postgres
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
-	"strconv"
 
 	"github.com/hippo-mem/hippo"
 	"github.com/hippo-mem/hippo/engine"
@@ -23,77 +21,9 @@ func (db *DB) Reembed(ctx context.Context, e hippo.Embedder, opts hippo.ReembedO
 // reembedStore is the database as engine.ReembedStore.
 type reembedStore struct{ db *DB }
 
-func (s reembedStore) ReembedPlan(ctx context.Context, target hippo.ModelLock) (*hippo.ReembedResult, error) {
-	res := &hippo.ReembedResult{DryRun: true, To: target}
-	err := pgx.BeginTxFunc(ctx, s.db.pool, pgx.TxOptions{IsoLevel: pgx.RepeatableRead, AccessMode: pgx.ReadOnly}, func(tx pgx.Tx) error {
-		var err error
-		if res.From, err = readLock(ctx, tx); err != nil {
-			return err
-		}
-		if err := tx.QueryRow(ctx, `SELECT count(*) FROM chunks`).Scan(&res.Chunks); err != nil {
-			return fmt.Errorf("count chunks: %w", err)
-		}
-		if res.From == nil && res.Chunks == 0 ||
-			res.From != nil && res.From.Model == target.Model && (target.Dimension == 0 || res.From.Dimension == target.Dimension) {
-			res.Unchanged = true
-			return nil
-		}
-		key, err := reembedTarget(ctx, tx)
-		if err != nil {
-			return err
-		}
-		var prev hippo.ModelLock
-		if json.Unmarshal([]byte(key), &prev) == nil && prev.Model == target.Model &&
-			(target.Dimension == 0 || prev.Dimension == target.Dimension) {
-			if err := tx.QueryRow(ctx, `SELECT count(*) FROM hippo_reembed`).Scan(&res.Reused); err != nil {
-				return err
-			}
-		}
-		res.Embedded = res.Chunks - res.Reused
-		return nil
-	})
-	if err != nil {
-		return nil, err
-	}
-	return res, nil
-}
-
-func (s reembedStore) StartReembed(ctx context.Context, target hippo.ModelLock) (*hippo.ReembedResult, error) {
-	res := &hippo.ReembedResult{To: target}
-	err := pgx.BeginFunc(ctx, s.db.pool, func(tx pgx.Tx) error {
-		// Serialise with other runs and bulk writes.
-		if _, err := tx.Exec(ctx, `SELECT 1 FROM hippo_meta WHERE key = 'changes_epoch' FOR UPDATE`); err != nil {
-			return err
-		}
-		var err error
-		if res.From, err = readLock(ctx, tx); err != nil {
-			return err
-		}
-		if err := tx.QueryRow(ctx, `SELECT count(*) FROM chunks`).Scan(&res.Chunks); err != nil {
-			return fmt.Errorf("count chunks: %w", err)
-		}
-		if res.From == nil && res.Chunks == 0 || res.From != nil && *res.From == target {
-			res.Unchanged = true
-			return dropReembedState(ctx, tx)
-		}
-		prev, err := reembedTarget(ctx, tx)
-		if err != nil {
-			return err
-		}
-		if prev != engine.ReembedKey(target) {
-			if _, err := tx.Exec(ctx, `DELETE FROM hippo_reembed`); err != nil {
-				return fmt.Errorf("reset re-embedding state: %w", err)
-			}
-			if err := setMeta(ctx, tx, "reembed_target", engine.ReembedKey(target)); err != nil {
-				return err
-			}
-		}
-		return tx.QueryRow(ctx, `SELECT count(*) FROM hippo_reembed`).Scan(&res.Reused)
-	})
-	if err != nil {
-		return nil, err
-	}
-	return res, nil
+func (s reembedStore) ReembedView(ctx context.Context, fn func(engine.ReembedTx) error) error {
+	return pgx.BeginTxFunc(ctx, s.db.pool, pgx.TxOptions{IsoLevel: pgx.RepeatableRead, AccessMode: pgx.ReadOnly},
+		func(tx pgx.Tx) error { return fn(reembedTx{tx}) })
 }
 
 func (s reembedStore) ReembedMissing(ctx context.Context, cursor string, n int) (ids, texts []string, err error) {
@@ -103,13 +33,17 @@ func (s reembedStore) ReembedMissing(ctx context.Context, cursor string, n int) 
 // ReembedUpdate implements engine.ReembedStore: a transaction that waits
 // for the agents' writers and keeps new ones out until it commits (the
 // switch lock, exclusive), so that the final one, which embeds the chunks
-// written meanwhile and switches, lets none slip in with the old model.
+// written meanwhile and switches, lets none slip in with the old model;
+// and that waits for bulk writes (the epoch's row).
 func (s reembedStore) ReembedUpdate(ctx context.Context, fn func(engine.ReembedTx) error) error {
 	return pgx.BeginFunc(ctx, s.db.pool, func(tx pgx.Tx) error {
 		if _, err := tx.Exec(ctx, `SELECT pg_advisory_xact_lock($1)`, switchLock); err != nil {
 			return fmt.Errorf("lock the agents' writers: %w", err)
 		}
-		return fn(reembedTx{s.db, tx})
+		if _, err := tx.Exec(ctx, `SELECT 1 FROM hippo_meta WHERE key = 'changes_epoch' FOR UPDATE`); err != nil {
+			return err
+		}
+		return fn(reembedTx{tx})
 	})
 }
 
@@ -117,24 +51,48 @@ func (s reembedStore) ReembedUpdate(ctx context.Context, fn func(engine.ReembedT
 // logged no changes).
 func (s reembedStore) AfterSwitch(ctx context.Context) {}
 
-// reembedTx is a write transaction as engine.ReembedTx.
-type reembedTx struct {
-	db *DB
-	tx pgx.Tx
+// reembedTx is a transaction as engine.ReembedTx.
+type reembedTx struct{ tx pgx.Tx }
+
+func (t reembedTx) Meta(ctx context.Context, key string) (string, error) {
+	return getMeta(ctx, t.tx, key)
+}
+
+func (t reembedTx) SetMeta(ctx context.Context, key, value string) error {
+	return setMeta(ctx, t.tx, key, value)
 }
 
 func (t reembedTx) ModelLock(ctx context.Context) (*hippo.ModelLock, error) {
 	return readLock(ctx, t.tx)
 }
 
-// CheckTarget makes sure no other run has taken over the shadow state.
-func (t reembedTx) CheckTarget(ctx context.Context, target hippo.ModelLock) error {
-	key, err := reembedTarget(ctx, t.tx)
-	if err != nil {
+func (t reembedTx) Chunks(ctx context.Context) (n int, err error) {
+	err = t.tx.QueryRow(ctx, `SELECT count(*) FROM chunks`).Scan(&n)
+	return n, err
+}
+
+func (t reembedTx) Shadowed(ctx context.Context) (n int, err error) {
+	err = t.tx.QueryRow(ctx, `SELECT count(*) FROM hippo_reembed`).Scan(&n)
+	return n, err
+}
+
+// ResetShadow implements engine.ReembedTx. Triggers drop the shadow
+// vector of a chunk whose content changes or that is deleted (migration
+// 0001).
+func (t reembedTx) ResetShadow(ctx context.Context, key string) error {
+	if _, err := t.tx.Exec(ctx, `DELETE FROM hippo_reembed`); err != nil {
 		return err
 	}
-	if key != engine.ReembedKey(target) {
-		return hippo.Errorf(hippo.ECONFLICT, "another re-embedding of this database finished or started over meanwhile; run it again")
+	return setMeta(ctx, t.tx, "reembed_target", key)
+}
+
+// DropShadow implements engine.ReembedTx: the shadow vectors and their
+// target.
+func (t reembedTx) DropShadow(ctx context.Context) error {
+	for _, stmt := range []string{`DELETE FROM hippo_reembed`, `DELETE FROM hippo_meta WHERE key = 'reembed_target'`} {
+		if _, err := t.tx.Exec(ctx, stmt); err != nil {
+			return fmt.Errorf("drop re-embedding state: %w", err)
+		}
 	}
 	return nil
 }
@@ -159,43 +117,22 @@ func (t reembedTx) Shadow(ctx context.Context, ids, texts []string, vecs [][]flo
 	return int(tag.RowsAffected()), nil
 }
 
-// Switch implements engine.ReembedTx: a bulk write, so every reader
-// reloads its indexes.
-func (t reembedTx) Switch(ctx context.Context, target hippo.ModelLock) (int, error) {
-	tx := t.tx
-	if _, err := tx.Exec(ctx, `UPDATE hippo_meta SET value = (value::bigint + 1)::text WHERE key = 'changes_epoch'`); err != nil {
+// Switch implements engine.ReembedTx: a bulk write (the epoch raised, no
+// change logged), so every reader reloads its indexes.
+func (t reembedTx) Switch(ctx context.Context) (int, error) {
+	if _, err := t.tx.Exec(ctx, `UPDATE hippo_meta SET value = (value::bigint + 1)::text WHERE key = 'changes_epoch'`); err != nil {
 		return 0, fmt.Errorf("raise change epoch: %w", err)
 	}
-	if _, err := tx.Exec(ctx, `SELECT set_config('hippo.bulk', 'on', true)`); err != nil {
+	if _, err := t.tx.Exec(ctx, `SELECT set_config('hippo.bulk', 'on', true)`); err != nil {
 		return 0, err
 	}
-	tag, err := tx.Exec(ctx, `UPDATE chunks SET embedding = r.embedding FROM hippo_reembed AS r WHERE r.id = chunks.id`)
-	if err != nil {
-		return 0, fmt.Errorf("switch embeddings: %w", err)
-	}
-	var stale int
-	if err := tx.QueryRow(ctx, `SELECT count(*) FROM chunks WHERE octet_length(embedding) <> $1`, 4*target.Dimension).Scan(&stale); err != nil {
-		return 0, err
-	}
-	if stale > 0 {
-		return 0, hippo.Errorf(hippo.EINTERNAL, "%d chunks were left without a %d-dimension embedding; nothing was switched", stale, target.Dimension)
-	}
-	if err := setMeta(ctx, tx, "embedding_model", target.Model); err != nil {
-		return 0, err
-	}
-	if err := setMeta(ctx, tx, "embedding_dimension", strconv.Itoa(target.Dimension)); err != nil {
-		return 0, err
-	}
-	if err := dropReembedState(ctx, tx); err != nil {
-		return 0, err
-	}
-	return int(tag.RowsAffected()), nil
+	tag, err := t.tx.Exec(ctx, `UPDATE chunks SET embedding = r.embedding FROM hippo_reembed AS r WHERE r.id = chunks.id`)
+	return int(tag.RowsAffected()), err
 }
 
-func reembedTarget(ctx context.Context, q querier) (string, error) {
-	var key string
-	err := q.QueryRow(ctx, `SELECT coalesce((SELECT value FROM hippo_meta WHERE key = 'reembed_target'), '')`).Scan(&key)
-	return key, err
+func (t reembedTx) Stale(ctx context.Context, dim int) (n int, err error) {
+	err = t.tx.QueryRow(ctx, `SELECT count(*) FROM chunks WHERE octet_length(embedding) <> $1`, 4*dim).Scan(&n)
+	return n, err
 }
 
 // missingShadow returns up to n chunks after cursor, in ID order, that
@@ -215,14 +152,4 @@ func missingShadow(ctx context.Context, q querier, cursor string, n int) (ids, t
 		ids, texts = append(ids, id), append(texts, text)
 	}
 	return ids, texts, rows.Err()
-}
-
-// dropReembedState empties the shadow table and forgets its target.
-func dropReembedState(ctx context.Context, tx pgx.Tx) error {
-	for _, stmt := range []string{`DELETE FROM hippo_reembed`, `DELETE FROM hippo_meta WHERE key = 'reembed_target'`} {
-		if _, err := tx.Exec(ctx, stmt); err != nil {
-			return fmt.Errorf("drop re-embedding state: %w", err)
-		}
-	}
-	return nil
 }

@@ -236,12 +236,7 @@ func (db *DB) DecayClockAt(ctx context.Context, agentID string, now time.Time) (
 type clockStore struct{ db *DB }
 
 func (s clockStore) Meta(ctx context.Context, key string) (string, error) {
-	var v string
-	err := s.db.read.QueryRowContext(ctx, `SELECT COALESCE((SELECT value FROM hippo_meta WHERE key = ?), '')`, key).Scan(&v)
-	if err != nil {
-		return "", fmt.Errorf("read %s: %w", key, err)
-	}
-	return v, nil
+	return getMeta(ctx, s.db.read, key)
 }
 
 func (s clockStore) SetMeta(ctx context.Context, key, value string) error {

@@ -3,9 +3,7 @@ package sqlite
 import (
 	"context"
 	"database/sql"
-	"encoding/json"
 	"fmt"
-	"strconv"
 	"strings"
 
 	"github.com/hippo-mem/hippo"
@@ -33,12 +31,13 @@ func (db *DB) Reembed(ctx context.Context, e hippo.Embedder, opts ReembedOptions
 // reembedStore is the database as engine.ReembedStore.
 type reembedStore struct{ db *DB }
 
-func (s reembedStore) ReembedPlan(ctx context.Context, target ModelLock) (*ReembedResult, error) {
-	return s.db.reembedPlan(ctx, target)
-}
-
-func (s reembedStore) StartReembed(ctx context.Context, target ModelLock) (*ReembedResult, error) {
-	return s.db.startReembed(ctx, target)
+func (s reembedStore) ReembedView(ctx context.Context, fn func(engine.ReembedTx) error) error {
+	tx, err := s.db.read.BeginTx(ctx, &sql.TxOptions{ReadOnly: true})
+	if err != nil {
+		return err
+	}
+	defer tx.Rollback()
+	return fn(reembedTx{s.db, tx})
 }
 
 func (s reembedStore) ReembedMissing(ctx context.Context, cursor string, n int) (ids, texts []string, err error) {
@@ -65,24 +64,73 @@ func (s reembedStore) AfterSwitch(ctx context.Context) {
 	s.db.afterBulkWrite(ctx)
 }
 
-// reembedTx is a write transaction as engine.ReembedTx.
+// reembedTx is a transaction as engine.ReembedTx.
 type reembedTx struct {
 	db *DB
 	tx *sql.Tx
+}
+
+func (t reembedTx) Meta(ctx context.Context, key string) (string, error) {
+	return getMeta(ctx, t.tx, key)
+}
+
+func (t reembedTx) SetMeta(ctx context.Context, key, value string) error {
+	return setMeta(ctx, t.tx, key, value)
 }
 
 func (t reembedTx) ModelLock(ctx context.Context) (*ModelLock, error) {
 	return t.db.readLock(ctx, t.tx)
 }
 
-// CheckTarget makes sure no other run has taken over the shadow state.
-func (t reembedTx) CheckTarget(ctx context.Context, target ModelLock) error {
-	var key string
-	if err := t.tx.QueryRowContext(ctx, `SELECT COALESCE((SELECT value FROM hippo_meta WHERE key = 'reembed_target'), '')`).Scan(&key); err != nil {
-		return err
+func (t reembedTx) Chunks(ctx context.Context) (n int, err error) {
+	err = t.tx.QueryRowContext(ctx, `SELECT COUNT(*) FROM chunks`).Scan(&n)
+	return n, err
+}
+
+// Shadowed implements engine.ReembedTx: 0 when the shadow table is
+// missing.
+func (t reembedTx) Shadowed(ctx context.Context) (int, error) {
+	var n int
+	err := t.tx.QueryRowContext(ctx, `SELECT COUNT(*) FROM sqlite_master WHERE type = 'table' AND name = 'hippo_reembed'`).Scan(&n)
+	if err != nil || n == 0 {
+		return 0, err
 	}
-	if key != engine.ReembedKey(target) {
-		return hippo.Errorf(hippo.ECONFLICT, "another re-embedding of this database finished or started over meanwhile; run it again")
+	err = t.tx.QueryRowContext(ctx, `SELECT COUNT(*) FROM hippo_reembed`).Scan(&n)
+	return n, err
+}
+
+// ResetShadow implements engine.ReembedTx: the shadow table, with
+// triggers that drop the shadow vector of a chunk whose content changes
+// or that is deleted, since it is only good for the content it was made
+// from.
+func (t reembedTx) ResetShadow(ctx context.Context, key string) error {
+	for _, stmt := range []string{
+		`CREATE TABLE IF NOT EXISTS hippo_reembed (id TEXT PRIMARY KEY, embedding BLOB NOT NULL)`,
+		`CREATE TRIGGER IF NOT EXISTS hippo_reembed_content AFTER UPDATE OF content ON chunks BEGIN
+			DELETE FROM hippo_reembed WHERE id = new.id; END`,
+		`CREATE TRIGGER IF NOT EXISTS hippo_reembed_delete AFTER DELETE ON chunks BEGIN
+			DELETE FROM hippo_reembed WHERE id = old.id; END`,
+		`DELETE FROM hippo_reembed`,
+	} {
+		if _, err := t.tx.ExecContext(ctx, stmt); err != nil {
+			return err
+		}
+	}
+	return setMeta(ctx, t.tx, "reembed_target", key)
+}
+
+// DropShadow implements engine.ReembedTx: the shadow table, its triggers
+// and its target.
+func (t reembedTx) DropShadow(ctx context.Context) error {
+	for _, stmt := range []string{
+		`DROP TRIGGER IF EXISTS hippo_reembed_content`,
+		`DROP TRIGGER IF EXISTS hippo_reembed_delete`,
+		`DROP TABLE IF EXISTS hippo_reembed`,
+		`DELETE FROM hippo_meta WHERE key = 'reembed_target'`,
+	} {
+		if _, err := t.tx.ExecContext(ctx, stmt); err != nil {
+			return fmt.Errorf("drop re-embedding state: %w", err)
+		}
 	}
 	return nil
 }
@@ -95,130 +143,25 @@ func (t reembedTx) Shadow(ctx context.Context, ids, texts []string, vecs [][]flo
 	return insertShadow(ctx, t.tx, ids, texts, vecs)
 }
 
-// Switch implements engine.ReembedTx.
-func (t reembedTx) Switch(ctx context.Context, target ModelLock) (int, error) {
-	tx := t.tx
-	res, err := tx.ExecContext(ctx, `UPDATE chunks SET embedding = r.embedding FROM hippo_reembed AS r WHERE r.id = chunks.id`)
+// Switch implements engine.ReembedTx: every row changes, so the change
+// log's floor is raised to its end and every process reloads its indexes
+// rather than fold in the whole table change by change.
+func (t reembedTx) Switch(ctx context.Context) (int, error) {
+	res, err := t.tx.ExecContext(ctx, `UPDATE chunks SET embedding = r.embedding FROM hippo_reembed AS r WHERE r.id = chunks.id`)
 	if err != nil {
-		return 0, fmt.Errorf("switch embeddings: %w", err)
+		return 0, err
 	}
 	n, _ := res.RowsAffected()
-	var stale int
-	if err := tx.QueryRowContext(ctx, `SELECT COUNT(*) FROM chunks WHERE length(embedding) != ?`, 4*target.Dimension).Scan(&stale); err != nil {
+	var last int64
+	if err := t.tx.QueryRowContext(ctx, lastChangeQuery).Scan(&last); err != nil {
 		return 0, err
 	}
-	if stale > 0 {
-		return 0, hippo.Errorf(hippo.EINTERNAL, "%d chunks were left without a %d-dimension embedding; nothing was switched", stale, target.Dimension)
-	}
-	if err := setMeta(ctx, tx, "embedding_model", target.Model); err != nil {
-		return 0, err
-	}
-	if err := setMeta(ctx, tx, "embedding_dimension", strconv.Itoa(target.Dimension)); err != nil {
-		return 0, err
-	}
-	if err := dropReembedState(ctx, tx); err != nil {
-		return 0, err
-	}
-	// Every row changed: have every process reload its indexes rather
-	// than fold in the whole table change by change.
-	if err := raiseChangesFloor(ctx, tx); err != nil {
-		return 0, err
-	}
-	return int(n), nil
+	return int(n), raiseFloor(ctx, t.tx, last)
 }
 
-// reembedPlan is Reembed's dry run.
-func (db *DB) reembedPlan(ctx context.Context, target ModelLock) (*ReembedResult, error) {
-	tx, err := db.read.BeginTx(ctx, &sql.TxOptions{ReadOnly: true})
-	if err != nil {
-		return nil, err
-	}
-	defer tx.Rollback()
-	res := &ReembedResult{DryRun: true, To: target}
-	if res.From, err = db.readLock(ctx, tx); err != nil {
-		return nil, err
-	}
-	if err := tx.QueryRowContext(ctx, `SELECT COUNT(*) FROM chunks`).Scan(&res.Chunks); err != nil {
-		return nil, fmt.Errorf("count chunks: %w", err)
-	}
-	if res.From == nil && res.Chunks == 0 ||
-		res.From != nil && res.From.Model == target.Model && (target.Dimension == 0 || res.From.Dimension == target.Dimension) {
-		res.Unchanged = true
-		return res, nil
-	}
-	var shadow int
-	if err := tx.QueryRowContext(ctx, `SELECT COUNT(*) FROM sqlite_master WHERE type = 'table' AND name = 'hippo_reembed'`).Scan(&shadow); err != nil {
-		return nil, err
-	}
-	if shadow > 0 {
-		var key string
-		if err := tx.QueryRowContext(ctx, `SELECT COALESCE((SELECT value FROM hippo_meta WHERE key = 'reembed_target'), '')`).Scan(&key); err != nil {
-			return nil, err
-		}
-		var prev ModelLock
-		if json.Unmarshal([]byte(key), &prev) == nil && prev.Model == target.Model &&
-			(target.Dimension == 0 || prev.Dimension == target.Dimension) {
-			if err := tx.QueryRowContext(ctx, `SELECT COUNT(*) FROM hippo_reembed`).Scan(&res.Reused); err != nil {
-				return nil, err
-			}
-		}
-	}
-	res.Embedded = res.Chunks - res.Reused
-	return res, nil
-}
-
-// startReembed, in one write transaction, reports Unchanged when there is
-// nothing to do, else creates the shadow state for target (keeping what an
-// earlier run to the same target left) and counts the work.
-func (db *DB) startReembed(ctx context.Context, target ModelLock) (*ReembedResult, error) {
-	tx, err := db.write.BeginTx(ctx, nil)
-	if err != nil {
-		return nil, err
-	}
-	defer tx.Rollback()
-	res := &ReembedResult{To: target}
-	if res.From, err = db.readLock(ctx, tx); err != nil {
-		return nil, err
-	}
-	if err := tx.QueryRowContext(ctx, `SELECT COUNT(*) FROM chunks`).Scan(&res.Chunks); err != nil {
-		return nil, fmt.Errorf("count chunks: %w", err)
-	}
-	if res.From == nil && res.Chunks == 0 || res.From != nil && *res.From == target {
-		// Whatever an abandoned run to another model left is of no use.
-		if err := dropReembedState(ctx, tx); err != nil {
-			return nil, err
-		}
-		res.Unchanged = true
-		return res, tx.Commit()
-	}
-	for _, stmt := range []string{
-		`CREATE TABLE IF NOT EXISTS hippo_reembed (id TEXT PRIMARY KEY, embedding BLOB NOT NULL)`,
-		// A shadow vector is only good for the content it was made from.
-		`CREATE TRIGGER IF NOT EXISTS hippo_reembed_content AFTER UPDATE OF content ON chunks BEGIN
-			DELETE FROM hippo_reembed WHERE id = new.id; END`,
-		`CREATE TRIGGER IF NOT EXISTS hippo_reembed_delete AFTER DELETE ON chunks BEGIN
-			DELETE FROM hippo_reembed WHERE id = old.id; END`,
-	} {
-		if _, err := tx.ExecContext(ctx, stmt); err != nil {
-			return nil, fmt.Errorf("create re-embedding state: %w", err)
-		}
-	}
-	var prev string
-	if err := tx.QueryRowContext(ctx, `SELECT COALESCE((SELECT value FROM hippo_meta WHERE key = 'reembed_target'), '')`).Scan(&prev); err != nil {
-		return nil, err
-	}
-	if prev != engine.ReembedKey(target) {
-		if _, err := tx.ExecContext(ctx, `DELETE FROM hippo_reembed`); err != nil {
-			return nil, fmt.Errorf("reset re-embedding state: %w", err)
-		}
-		if err := setMeta(ctx, tx, "reembed_target", engine.ReembedKey(target)); err != nil {
-			return nil, err
-		}
-	}
-	if err := tx.QueryRowContext(ctx, `SELECT COUNT(*) FROM hippo_reembed`).Scan(&res.Reused); err != nil {
-		return nil, err
-	}
-	return res, tx.Commit()
+func (t reembedTx) Stale(ctx context.Context, dim int) (n int, err error) {
+	err = t.tx.QueryRowContext(ctx, `SELECT COUNT(*) FROM chunks WHERE length(embedding) != ?`, 4*dim).Scan(&n)
+	return n, err
 }
 
 // missingShadow returns up to n chunks after cursor, in ID order, that have no
@@ -265,29 +208,13 @@ func insertShadow(ctx context.Context, tx *sql.Tx, ids, texts []string, vecs [][
 	return n, nil
 }
 
-// dropReembedState removes the shadow table, its triggers and its target.
-func dropReembedState(ctx context.Context, tx *sql.Tx) error {
-	for _, stmt := range []string{
-		`DROP TRIGGER IF EXISTS hippo_reembed_content`,
-		`DROP TRIGGER IF EXISTS hippo_reembed_delete`,
-		`DROP TABLE IF EXISTS hippo_reembed`,
-		`DELETE FROM hippo_meta WHERE key = 'reembed_target'`,
-	} {
-		if _, err := tx.ExecContext(ctx, stmt); err != nil {
-			return fmt.Errorf("drop re-embedding state: %w", err)
-		}
+// getMeta is the value of hippo_meta's key, "" when there is none.
+func getMeta(ctx context.Context, q queryRower, key string) (string, error) {
+	var v string
+	if err := q.QueryRowContext(ctx, `SELECT COALESCE((SELECT value FROM hippo_meta WHERE key = ?), '')`, key).Scan(&v); err != nil {
+		return "", fmt.Errorf("read %s: %w", key, err)
 	}
-	return nil
-}
-
-// raiseChangesFloor puts the change-log floor at its last entry, so that
-// every process reloads its indexes on its next search.
-func raiseChangesFloor(ctx context.Context, tx *sql.Tx) error {
-	var last int64
-	if err := tx.QueryRowContext(ctx, lastChangeQuery).Scan(&last); err != nil {
-		return err
-	}
-	return raiseFloor(ctx, tx, last)
+	return v, nil
 }
 
 func setMeta(ctx context.Context, tx execer, key, value string) error {
