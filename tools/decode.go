@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"maps"
 	"math"
 	"reflect"
@@ -18,10 +17,11 @@ import (
 	"github.com/hippo-mem/hippo"
 )
 
-// decoder reads the JSON input of one tool's calls into its input struct,
-// in one pass over the input: each value is decoded straight into its
-// field. The schema says which arguments there are, which are required
-// and which are integers; the struct's json tags say where each goes.
+// decoder reads the JSON input of one tool's calls into its input struct:
+// one scan finds the object's members (members), and each value is
+// decoded once, straight into its field. The schema says which arguments
+// there are, which are required and which are integers; the struct's json
+// tags say where each goes.
 type decoder struct {
 	schema  *jsonschema.Schema
 	fields  map[string]*field // by argument name, aliases included
@@ -38,9 +38,6 @@ type field struct {
 	// integer arguments also take whole numbers written as floats (5.0,
 	// 5e0), as clients with one number type send them.
 	integer bool
-	// required arguments are decoded through a pointer, so that null
-	// tells from "", 0 and false.
-	required bool
 }
 
 // newDecoder builds the decoder of input struct typ (flat, every field
@@ -57,7 +54,7 @@ func newDecoder(typ reflect.Type, schema *jsonschema.Schema, aliases map[string]
 		}
 		bits[name] = 1 << len(bits)
 		d.fields[name] = &field{name: name, target: name, index: sf.Index, given: bits[name], set: bits[name],
-			integer: p.Type == "integer", required: slices.Contains(schema.Required, name)}
+			integer: p.Type == "integer"}
 	}
 	if len(d.fields) != len(schema.Properties) {
 		panic(fmt.Sprintf("tools: %s lacks properties of its schema", typ))
@@ -75,13 +72,13 @@ func newDecoder(typ reflect.Type, schema *jsonschema.Schema, aliases map[string]
 	return d
 }
 
-// read decodes input into dst, the input struct, and the values of the
-// arguments named in extra, which the tool does not know (a server's:
-// see Tool.Serve), into values, raw; null is left out. A malformed input
-// (not one JSON object, too large) is err. Problems with the tool's own
-// arguments are bad: unknown, duplicated through an alias, missing or of
-// the wrong type, the first of each kind in that order, which the caller
-// reports after the server's arguments.
+// read decodes input into dst, the input struct, and hands the values of
+// the arguments named in extra, which the tool does not know (a server's:
+// see Tool.Serve), to values, raw (slices of input; null is left out). A
+// malformed input (not one JSON object, too large) is err. Problems with
+// the tool's own arguments are bad: an argument given twice through an
+// alias, unknown ones, missing ones, then the first of the wrong type,
+// which the caller reports after the server's arguments.
 func (d *decoder) read(input json.RawMessage, dst reflect.Value, extra []string, values []json.RawMessage) (bad, err error) {
 	if len(input) > MaxInputBytes {
 		return nil, hippo.Errorf(hippo.EINVALID, "input is %d bytes, more than the %d allowed", len(input), MaxInputBytes)
@@ -101,43 +98,39 @@ func (d *decoder) read(input json.RawMessage, dst reflect.Value, extra []string,
 	if data[0] != '{' {
 		return nil, notObject(data)
 	}
-	dec := json.NewDecoder(bytes.NewReader(data))
-	if _, err := dec.Token(); err != nil { // {
-		return nil, malformed(data, err)
-	}
 	var (
 		given, set uint64
 		unknown    []string
 		typeErr    *hippo.Error
 	)
-	for dec.More() {
-		tok, err := dec.Token()
+	err = members(data, func(key, value []byte) error {
+		name, err := unquote(key)
 		if err != nil {
-			return nil, malformed(data, err)
+			return err
 		}
-		name, _ := tok.(string)
 		if i := slices.Index(extra, name); i >= 0 {
-			if err := dec.Decode(&values[i]); err != nil {
-				return nil, malformed(data, err)
+			if !json.Valid(value) {
+				return errSyntax
 			}
-			if string(values[i]) == "null" {
-				values[i] = nil
+			values[i] = nil
+			if string(value) != "null" {
+				values[i] = value
 			}
-			continue
+			return nil
 		}
 		f := d.fields[name]
 		if f == nil {
 			unknown = append(unknown, name)
-			if err := dec.Decode(new(skip)); err != nil {
-				return nil, malformed(data, err)
+			if !json.Valid(value) {
+				return errSyntax
 			}
-			continue
+			return nil
 		}
 		given |= f.given
-		ok, wrong, err := d.decodeField(dec, dst.FieldByIndex(f.index), f)
+		ok, wrong, err := d.decodeField(value, dst.FieldByIndex(f.index), f)
 		switch {
 		case err != nil:
-			return nil, malformed(data, err)
+			return err
 		case wrong != nil: // given, though not as it should be
 			if typeErr == nil {
 				typeErr = wrong
@@ -148,12 +141,13 @@ func (d *decoder) read(input json.RawMessage, dst reflect.Value, extra []string,
 		default: // null, perhaps after a value
 			set &^= f.set
 		}
+		return nil
+	})
+	if err == errMore {
+		return nil, err
 	}
-	if _, err := dec.Token(); err != nil { // }
+	if err != nil {
 		return nil, malformed(data, err)
-	}
-	if _, err := dec.Token(); err != io.EOF {
-		return nil, hippo.Errorf(hippo.EINVALID, "input must be a single JSON object, found more after it")
 	}
 
 	if bad != nil {
@@ -181,43 +175,34 @@ func (d *decoder) read(input json.RawMessage, dst reflect.Value, extra []string,
 	return nil, nil
 }
 
-// decodeField decodes the next value of dec into v, the field of f, and
-// reports whether it was other than null. A value of the wrong type is
-// wrong, naming the field; err means the input is not valid JSON.
-func (d *decoder) decodeField(dec *json.Decoder, v reflect.Value, f *field) (ok bool, wrong *hippo.Error, err error) {
+// decodeField decodes value into v, the field of f, and reports whether it
+// was other than null. A value of the wrong type is wrong, naming the
+// field; err means the input is not valid JSON.
+func (d *decoder) decodeField(value []byte, v reflect.Value, f *field) (ok bool, wrong *hippo.Error, err error) {
 	if f.integer {
-		var raw json.RawMessage
-		if err := dec.Decode(&raw); err != nil {
-			return false, nil, err
-		}
-		return d.setInteger(v, f, raw)
+		return d.setInteger(v, f, value)
 	}
-	target := v.Addr()
-	if f.required {
-		target = reflect.New(target.Type())
-	}
-	if err := dec.Decode(target.Interface()); err != nil {
+	if err := json.Unmarshal(value, v.Addr().Interface()); err != nil {
 		var te *json.UnmarshalTypeError
 		if errors.As(err, &te) {
 			return false, d.wrongType(f, te.Value), nil
 		}
 		return false, nil, err
 	}
-	if f.required {
-		if target.Elem().IsNil() {
-			return false, nil, nil
-		}
-		v.Set(target.Elem().Elem())
-	}
-	return true, nil, nil
+	return string(value) != "null", nil, nil
 }
 
 // setInteger sets v, an integer field or a pointer to one, to the JSON
-// number raw: an integer, or a whole number in another notation.
-func (d *decoder) setInteger(v reflect.Value, f *field, raw json.RawMessage) (ok bool, wrong *hippo.Error, err error) {
-	lit := string(raw)
+// value lit: an integer, or a whole number in another notation.
+func (d *decoder) setInteger(v reflect.Value, f *field, lit []byte) (ok bool, wrong *hippo.Error, err error) {
+	if !json.Valid(lit) {
+		return false, nil, errSyntax
+	}
 	switch lit[0] {
-	case 'n':
+	case 'n': // as encoding/json: nil for a pointer, else no change
+		if v.Kind() == reflect.Pointer {
+			v.SetZero()
+		}
 		return false, nil, nil
 	case '"':
 		return false, d.wrongType(f, "string"), nil
@@ -228,10 +213,10 @@ func (d *decoder) setInteger(v reflect.Value, f *field, raw json.RawMessage) (ok
 	case '{':
 		return false, d.wrongType(f, "object"), nil
 	}
-	n, err := strconv.ParseInt(lit, 10, 64)
+	n, err := strconv.ParseInt(string(lit), 10, 64)
 	if err != nil {
-		if n, ok = integral(lit); !ok {
-			return false, d.wrongType(f, "number "+lit), nil
+		if n, ok = integral(string(lit)); !ok {
+			return false, d.wrongType(f, "number "+string(lit)), nil
 		}
 	}
 	if v.Kind() == reflect.Pointer {
@@ -240,7 +225,7 @@ func (d *decoder) setInteger(v reflect.Value, f *field, raw json.RawMessage) (ok
 		v = p.Elem()
 	}
 	if v.OverflowInt(n) {
-		return false, d.wrongType(f, "number "+lit), nil
+		return false, d.wrongType(f, "number "+string(lit)), nil
 	}
 	v.SetInt(n)
 	return true, nil, nil
@@ -257,6 +242,135 @@ func integral(lit string) (int64, bool) {
 		return 0, false
 	}
 	return int64(f), true
+}
+
+// errSyntax stands for a syntax error that malformed describes.
+var errSyntax = errors.New("syntax error")
+
+// members calls member with the key (quoted) and the value of each member
+// of the JSON object data, in order, without decoding either. It checks
+// the object's structure, that nothing follows it and that each value
+// ends where JSON says it does; member checks the value itself.
+func members(data []byte, member func(key, value []byte) error) error {
+	i := space(data, 1) // after {
+	if i < len(data) && data[i] == '}' {
+		i++
+	} else {
+		for {
+			k := stringEnd(data, i)
+			if k < 0 {
+				return errSyntax
+			}
+			key := data[i:k]
+			i = space(data, k)
+			if i >= len(data) || data[i] != ':' {
+				return errSyntax
+			}
+			i = space(data, i+1)
+			v := valueEnd(data, i)
+			if v < 0 {
+				return errSyntax
+			}
+			if err := member(key, data[i:v]); err != nil {
+				return err
+			}
+			i = space(data, v)
+			if i < len(data) && data[i] == ',' {
+				i = space(data, i+1)
+				continue
+			}
+			if i < len(data) && data[i] == '}' {
+				i++
+				break
+			}
+			return errSyntax
+		}
+	}
+	if space(data, i) < len(data) {
+		return errMore
+	}
+	return nil
+}
+
+// errMore is an input with more after its object.
+var errMore = hippo.Errorf(hippo.EINVALID, "input must be a single JSON object, found more after it")
+
+// space returns the index of the first byte of data at or after i that is
+// not JSON white space.
+func space(data []byte, i int) int {
+	for i < len(data) && (data[i] == ' ' || data[i] == '\t' || data[i] == '\n' || data[i] == '\r') {
+		i++
+	}
+	return i
+}
+
+// stringEnd returns the index just after the JSON string at data[i], or -1.
+func stringEnd(data []byte, i int) int {
+	if i >= len(data) || data[i] != '"' {
+		return -1
+	}
+	for i++; i < len(data); i++ {
+		switch data[i] {
+		case '\\':
+			i++
+		case '"':
+			return i + 1
+		}
+	}
+	return -1
+}
+
+// valueEnd returns the index just after the JSON value at data[i], or -1.
+// It finds the end only: a string's closing quote, the bracket that
+// closes an array or object, the byte after a number or literal.
+func valueEnd(data []byte, i int) int {
+	if i >= len(data) {
+		return -1
+	}
+	switch data[i] {
+	case '"':
+		return stringEnd(data, i)
+	case '{', '[':
+		depth := 0
+		for ; i < len(data); i++ {
+			switch data[i] {
+			case '"':
+				if i = stringEnd(data, i); i < 0 {
+					return -1
+				}
+				i--
+			case '{', '[':
+				depth++
+			case '}', ']':
+				if depth--; depth == 0 {
+					return i + 1
+				}
+			}
+		}
+		return -1
+	}
+	start := i
+	for i < len(data) && !strings.ContainsRune(",}] \t\n\r", rune(data[i])) {
+		i++
+	}
+	if i == start {
+		return -1
+	}
+	return i
+}
+
+// unquote returns the JSON string key as Go text.
+func unquote(key []byte) (string, error) {
+	for _, c := range key[1 : len(key)-1] {
+		if c == '\\' || c < ' ' {
+			var s string
+			if err := json.Unmarshal(key, &s); err != nil {
+				return "", err
+			}
+			return s, nil
+		}
+	}
+	return string(key[1 : len(key)-1]), nil
 }
 
 // wrongType is the error for a value of f described by got ("string",
@@ -290,7 +404,7 @@ func notObject(data []byte) error {
 	case err != nil:
 		return malformed(data, err)
 	}
-	return hippo.Errorf(hippo.EINVALID, "input must be a single JSON object, found more after it") // null and more
+	return errMore // null, and more
 }
 
 // malformed is the error for data, which is not valid JSON: err, as

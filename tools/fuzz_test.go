@@ -58,6 +58,7 @@ func FuzzToolInput(f *testing.F) {
 		`{"query":"x","max_chars":-1}`, `{"query":"x","max_tokens":99999999999}`,
 		`{"id":"01ARZ3NDEKTSV4RRFFQ69G5FAV"}`, `{"upvotes":["' OR 1=1 --"],"downvotes":[""]}`,
 		`{"upvotes":[]}`, `{"agent_id":"someone-else","content":"x"}`, `{"content":"x","content":"y"}`,
+		`{"query":"x",}`, `{"query" "x"}`, `{"query":"x"} x`, `{"q\u0075ery":"x"}`, `{"query":"x","tags":["a",]}`, `{"limit":05}`,
 		`{"CONTENT":"x"}`, `{"content":"` + strings.Repeat("a", 60_000) + `"}`,
 		"{\"content\":\"\xff\xfe\"}", `{"query":"\"unbalanced AND OR NEAR( * ^"}`,
 	} {
