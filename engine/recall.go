@@ -30,6 +30,10 @@ type Scan struct {
 	Clock   hippo.DecayClock
 	Filter  Filter
 	Stats   *Counts // nil unless counting matches
+	// Weak is how many of the closest chunks by the query as written the
+	// scan keeps besides its results (near), for searchWeak.
+	Weak int
+	near *vector.Near[Meta]
 }
 
 // Hit is a chunk chosen by recall with the parts of its score.
@@ -56,12 +60,14 @@ func searchWeak(ctx context.Context, cfg hippo.Config, ai *Index, q []float32, s
 	for _, h := range got {
 		have[h.ID] = true
 	}
-	f := &sc.Filter
-	found, err := ai.idx.Closest(ctx, q, n+len(got), func(c *Meta) bool {
-		return f.Allows(c) && c.Strength(sc.Clock) >= sc.Floor
-	})
-	if err != nil {
-		return nil, err
+	// The scan with q kept them; a scan of facts alone with their voice
+	// did not.
+	found := sc.near.Hits()
+	if !sc.near.Done() || sc.near.K < n+len(got) {
+		var err error
+		if found, err = ai.idx.Closest(ctx, q, n+len(got), weakEligible(sc)); err != nil {
+			return nil, err
+		}
 	}
 	var out []Hit
 	for _, h := range found {
@@ -80,6 +86,13 @@ func searchWeak(ctx context.Context, cfg hippo.Config, ai *Index, q []float32, s
 	return out[:min(n, len(out))], nil
 }
 
+// weakEligible is who may be a weak result: what the filters and the
+// strength floor allow.
+func weakEligible(sc *Scan) func(c *Meta) bool {
+	f := &sc.Filter
+	return func(c *Meta) bool { return f.Allows(c) && c.Strength(sc.Clock) >= sc.Floor }
+}
+
 // search ranks by the recall score WeightSimilarity·relevance +
 // WeightStrength·strength + WeightRecency·recency with
 //
@@ -96,8 +109,8 @@ func searchWeak(ctx context.Context, cfg hippo.Config, ai *Index, q []float32, s
 // match), so its score does not decrease as its cosine grows, and one
 // vector.Index search finds the exact top k, every chunk considered:
 // nothing is dropped for speed. Call with ai.mu held.
-func search(ctx context.Context, cfg hippo.Config, ai *Index, q []float32, sc *Scan) ([]Hit, error) {
-	found, err := ai.idx.SearchBounded(ctx, q, sc.K, recallBound(cfg, sc), scorer(cfg, sc))
+func search(ctx context.Context, cfg hippo.Config, ai *Index, q []float32, sc *Scan, near *vector.Near[Meta]) ([]Hit, error) {
+	found, err := ai.idx.SearchNear(ctx, q, sc.K, recallBound(cfg, sc), scorer(cfg, sc), near)
 	if err != nil {
 		return nil, err
 	}
@@ -115,16 +128,23 @@ func search(ctx context.Context, cfg hippo.Config, ai *Index, q []float32, sc *S
 // qs[0]: the two kinds are disjoint, so the best of the two exact top k
 // are the exact top k. Call with ai.mu held.
 func Search(ctx context.Context, cfg hippo.Config, ai *Index, qs [][]float32, sc *Scan) ([]Hit, error) {
+	// The scan with the query as written keeps the closest chunks of
+	// every kind the filters allow, should too few results pass.
+	sc.near = nil
+	if sc.Weak > 0 {
+		sc.near = &vector.Near[Meta]{K: sc.Weak, Eligible: weakEligible(sc)}
+	}
 	if len(qs) == 1 {
-		return search(ctx, cfg, ai, qs[0], sc)
+		return search(ctx, cfg, ai, qs[0], sc, sc.near)
 	}
 	facts, memories := *sc, *sc
 	facts.Filter.Kind, memories.Filter.Kind = hippo.KindFact, hippo.KindMemory
-	hits, err := search(ctx, cfg, ai, qs[1], &facts)
+	hits, err := search(ctx, cfg, ai, qs[1], &facts, nil)
 	if err != nil || sc.Filter.Kind == hippo.KindFact {
+		sc.near = nil
 		return hits, err
 	}
-	more, err := search(ctx, cfg, ai, qs[0], &memories)
+	more, err := search(ctx, cfg, ai, qs[0], &memories, sc.near)
 	if err != nil {
 		return nil, err
 	}
@@ -383,6 +403,7 @@ func RecallPage(ctx context.Context, cfg hippo.Config, ai *Index, active bool, r
 			start = rq.Stages.Done(hippo.StageText, start)
 		}
 		if err == nil {
+			sc.Weak = rq.Weak
 			hits, err = Search(ctx, cfg, ai, qs, &sc)
 			rq.Stages.Done(hippo.StageScan, start)
 		}

@@ -282,12 +282,52 @@ const scanBlock = 256
 // SearchBounded is Search that skips rows by b (which needs SetPrior
 // unless b.Prior is 0) in the first pass.
 func (x *Index[M]) SearchBounded(ctx context.Context, q []float32, k int, b Bound, score ScoreFunc[M]) ([]Hit[M], error) {
+	return x.SearchNear(ctx, q, k, b, score, nil)
+}
+
+// Near asks a search for the K rows closest to its query by the first
+// pass's cosine, among those Eligible allows, besides its best by score:
+// what a recall that finds too little falls back on, for a comparison a
+// row instead of a second pass.
+type Near[M any] struct {
+	K        int
+	Eligible func(m *M) bool
+	tops     []*TopK[int32]
+	x        *Index[M]
+}
+
+// Done reports whether a search filled n.
+func (n *Near[M]) Done() bool { return n != nil && n.x != nil }
+
+// Hits are the closest rows found, by cosine (approximate, within the
+// first pass's error), closest first.
+func (n *Near[M]) Hits() []Hit[M] {
+	if !n.Done() {
+		return nil
+	}
+	top := NewTopK[int32](n.K)
+	for _, t := range n.tops {
+		for _, s := range t.h {
+			top.Push(s.Item, s.Score)
+		}
+	}
+	best := top.Sorted()
+	hits := make([]Hit[M], len(best))
+	for j, s := range best {
+		hits[j] = Hit[M]{ID: n.x.ids[s.Item], Meta: n.x.meta[s.Item], Cosine: s.Score, Score: s.Score}
+	}
+	return hits
+}
+
+// SearchNear is SearchBounded that also fills near, when not nil, in the
+// same pass.
+func (x *Index[M]) SearchNear(ctx context.Context, q []float32, k int, b Bound, score ScoreFunc[M], near *Near[M]) ([]Hit[M], error) {
 	n := len(x.ids)
 	if k <= 0 || n == 0 || len(q) != x.dim {
 		return nil, nil
 	}
 	qq := x.quantQuery(q)
-	p := firstPass[M]{x: x, qs: qq.qs, q16: make([]int16, x.dim), b: b, pool: min(4*k+32, n), score: score}
+	p := firstPass[M]{x: x, qs: qq.qs, q16: make([]int16, x.dim), b: b, pool: min(4*k+32, n), score: score, near: near}
 	for i, c := range qq.qc {
 		p.q16[i] = int16(c)
 	}
@@ -308,7 +348,8 @@ type firstPass[M any] struct {
 	b       Bound
 	bounded bool // b skips rows
 	pool    int
-	score   ScoreFunc[M]
+	score   ScoreFunc[M] // nil: no rows by score (pool 0), only near
+	near    *Near[M]
 }
 
 // run scans the index and returns each shard's best rows.
@@ -317,10 +358,20 @@ func (p *firstPass[M]) run() []*TopK[int32] {
 	shards := min(runtime.GOMAXPROCS(0), max(1, n/minShard))
 	per := (n + shards - 1) / shards
 	tops := make([]*TopK[int32], shards)
+	var nears []*TopK[int32]
+	if p.near != nil && p.near.K > 0 {
+		nears = make([]*TopK[int32], shards)
+		p.near.x, p.near.tops = p.x, nears
+	}
 	var wg sync.WaitGroup
 	for s := range shards {
 		tops[s] = NewTopK[int32](p.pool)
-		wg.Go(func() { p.scan(tops[s], s*per, min((s+1)*per, n)) })
+		var near *TopK[int32]
+		if nears != nil {
+			nears[s] = NewTopK[int32](p.near.K)
+			near = nears[s]
+		}
+		wg.Go(func() { p.scan(tops[s], near, s*per, min((s+1)*per, n)) })
 	}
 	wg.Wait()
 	return tops
@@ -328,8 +379,9 @@ func (p *firstPass[M]) run() []*TopK[int32] {
 
 // scan scores rows lo to hi into top, scanBlock rows per kernel call.
 // Once top is full, a row that cannot beat its worst (bar) is skipped by
-// its bound, or left for the ScoreFunc to reject.
-func (p *firstPass[M]) scan(top *TopK[int32], lo, hi int) {
+// its bound, or left for the ScoreFunc to reject. near, when not nil,
+// keeps the closest eligible rows by cosine.
+func (p *firstPass[M]) scan(top, near *TopK[int32], lo, hi int) {
 	x, b, bounded, qs, q16, score := p.x, p.b, p.bounded, p.qs, p.q16, p.score
 	d := x.dim
 	bar := math.Inf(-1)
@@ -340,6 +392,12 @@ func (p *firstPass[M]) scan(top *TopK[int32], lo, hi int) {
 		for j, dp := range block {
 			i := start + j
 			c := float64(qs*x.scales[i]) * float64(dp)
+			if near != nil && (near.Len() < p.near.K || c > near.h[0].Score) && p.near.Eligible(&x.meta[i]) {
+				near.Push(int32(i), c)
+			}
+			if score == nil {
+				continue
+			}
 			if bounded {
 				ceil := b.Sim*max(0, c) + b.Const
 				if b.Prior != 0 {
@@ -524,50 +582,15 @@ func (x *Index[M]) EachMeta(fn func(m *M)) {
 // nearest rows a scored search left out), not for exact ranking: rows
 // within the first pass's error of each other may come in either order.
 func (x *Index[M]) Closest(ctx context.Context, q []float32, k int, eligible func(m *M) bool) ([]Hit[M], error) {
-	n := len(x.ids)
-	if k <= 0 || n == 0 || len(q) != x.dim {
+	if k <= 0 || len(x.ids) == 0 || len(q) != x.dim {
 		return nil, nil
 	}
 	qq := x.quantQuery(q)
-	q16 := make([]int16, x.dim)
+	near := &Near[M]{K: k, Eligible: eligible}
+	p := firstPass[M]{x: x, qs: qq.qs, q16: make([]int16, x.dim), near: near}
 	for i, c := range qq.qc {
-		q16[i] = int16(c)
+		p.q16[i] = int16(c)
 	}
-	shards := min(runtime.GOMAXPROCS(0), max(1, n/minShard))
-	per := (n + shards - 1) / shards
-	tops := make([]*TopK[int32], shards)
-	var wg sync.WaitGroup
-	for s := range shards {
-		lo, hi := s*per, min((s+1)*per, n)
-		tops[s] = NewTopK[int32](k)
-		wg.Add(1)
-		go func(top *TopK[int32]) {
-			defer wg.Done()
-			dots := make([]int32, scanBlock)
-			for start := lo; start < hi; start += scanBlock {
-				block := dots[:min(scanBlock, hi-start)]
-				dotInt8Batch(q16, x.codes[start*x.dim:(start+len(block))*x.dim], block)
-				for j, dp := range block {
-					i := start + j
-					c := float64(qq.qs*x.scales[i]) * float64(dp)
-					if (top.Len() < k || c > top.h[0].Score) && eligible(&x.meta[i]) {
-						top.Push(int32(i), c)
-					}
-				}
-			}
-		}(tops[s])
-	}
-	wg.Wait()
-	top := NewTopK[int32](k)
-	for _, t := range tops {
-		for _, s := range t.h {
-			top.Push(s.Item, s.Score)
-		}
-	}
-	best := top.Sorted()
-	hits := make([]Hit[M], len(best))
-	for j, s := range best {
-		hits[j] = Hit[M]{ID: x.ids[s.Item], Meta: x.meta[s.Item], Cosine: s.Score, Score: s.Score}
-	}
-	return hits, ctx.Err()
+	p.run()
+	return near.Hits(), ctx.Err()
 }

@@ -438,3 +438,34 @@ func TestClosest(t *testing.T) {
 		t.Errorf("nothing eligible: %v, %v", hits, err)
 	}
 }
+
+// TestSearchNear: the closest rows a bounded search keeps besides its
+// results are those Closest finds in a pass of its own, and the search's
+// results are SearchBounded's.
+func TestSearchNear(t *testing.T) {
+	r := rand.New(rand.NewPCG(7, 8))
+	const dim = 64
+	x := newTestIndex[testMeta](dim)
+	for i := range 3000 {
+		x.Upsert(fmt.Sprint(i), randomUnit(r, dim), testMeta{kind: byte(i % 3)})
+	}
+	eligible := func(m *testMeta) bool { return m.kind != 0 }
+	score := func(m *testMeta, cos, _ float64, _ bool) (float64, bool) { return cos, m.kind == 2 }
+	for range 10 {
+		q := randomUnit(r, dim)
+		near := &Near[testMeta]{K: 7, Eligible: eligible}
+		got, err := x.SearchNear(context.Background(), q, 5, Bound{}, score, near)
+		if err != nil {
+			t.Fatal(err)
+		}
+		want, _ := x.SearchBounded(context.Background(), q, 5, Bound{}, score)
+		closest, _ := x.Closest(context.Background(), q, 7, eligible)
+		if !near.Done() || fmt.Sprint(near.Hits()) != fmt.Sprint(closest) || fmt.Sprint(got) != fmt.Sprint(want) {
+			t.Fatalf("near %v\nwant %v\nresults %v\nwant %v", near.Hits(), closest, got, want)
+		}
+	}
+	var none *Near[testMeta]
+	if none.Done() || none.Hits() != nil {
+		t.Errorf("a nil Near has hits")
+	}
+}
