@@ -6,6 +6,7 @@ import (
 	"sort"
 
 	"github.com/hippo-mem/hippo"
+	"github.com/hippo-mem/hippo/internal/timestamp"
 )
 
 // BrowseStore is what browsing chunks needs of a store (the web UI's
@@ -183,7 +184,7 @@ func (r strengthReader) read(rows Rows, err error) ([]strengthRow, error) {
 			return err
 		}
 		var err error
-		if c.LastAccessedAt, err = ParseTime(last); err != nil {
+		if c.LastAccessedAt, err = timestamp.Parse(last); err != nil {
 			return fmt.Errorf("chunk %s: %w", c.ID, err)
 		}
 		cs = append(cs, c)

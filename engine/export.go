@@ -18,17 +18,18 @@ import (
 // precision, SQLite's "2006-01-02 15:04:05").
 const ExportTimeLayout = "2006-01-02T15:04:05.000000Z"
 
-// ExportTime is t in ExportTimeLayout.
-func ExportTime(t time.Time) string { return t.UTC().Format(ExportTimeLayout) }
-
-// ExportStoredTime is a store's timestamp, in any form ImportTime reads,
+// exportTime rewrites a store's timestamp, in any form ImportTime reads,
 // in ExportTimeLayout.
-func ExportStoredTime(stored string) (string, error) {
-	t, err := ImportTime(stored, time.Time{})
-	if err != nil {
-		return "", err
+func exportTime(stored *string) error {
+	if stored == nil {
+		return nil
 	}
-	return ExportTime(t), nil
+	t, err := ImportTime(*stored, time.Time{})
+	if err != nil {
+		return err
+	}
+	*stored = t.UTC().Format(ExportTimeLayout)
+	return nil
 }
 
 // Hippo's export format is one JSON object:
@@ -74,12 +75,12 @@ type ExportBlock struct {
 	Key         string `json:"key"`
 	Value       string `json:"value"`
 	Description string `json:"description"`
-	UpdatedAt   string `json:"updated_at"` // in ExportTimeLayout
+	UpdatedAt   string `json:"updated_at"` // as stored; written in ExportTimeLayout
 }
 
 // ExportChunk is a chunk as an export records it; nil pointers are NULLs.
-// Timestamps are in ExportTimeLayout; Embedding is the stored little-endian
-// float32 vector.
+// A store hands timestamps as stored, Export writes them in
+// ExportTimeLayout; Embedding is the stored little-endian float32 vector.
 type ExportChunk struct {
 	ID               string  `json:"id"`
 	AgentID          string  `json:"agent_id"`
@@ -105,7 +106,8 @@ type ExportChunk struct {
 }
 
 // ExportInput is a text facts were extracted from, as an export records
-// it: Hash is its hex SHA-256, CreatedAt in ExportTimeLayout.
+// it: Hash is its hex SHA-256, CreatedAt as stored (written in
+// ExportTimeLayout).
 type ExportInput struct {
 	AgentID   string `json:"agent_id"`
 	Hash      string `json:"hash"`
@@ -175,6 +177,9 @@ func export(ctx context.Context, rows ExportRows, w io.Writer, opts hippo.Export
 
 	sum := &hippo.ExportSummary{}
 	err = rows.Blocks(ctx, opts, func(b *ExportBlock) error {
+		if err := exportTime(&b.UpdatedAt); err != nil {
+			return fmt.Errorf("export block %q: %w", b.Key, err)
+		}
 		out.record(sum.Blocks, b)
 		sum.Blocks++
 		return nil
@@ -184,6 +189,11 @@ func export(ctx context.Context, rows ExportRows, w io.Writer, opts hippo.Export
 	}
 	out.raw("\n],\n\"chunks\":[")
 	err = rows.Chunks(ctx, opts, func(c *ExportChunk) error {
+		for _, t := range []*string{&c.LastAccessedAt, &c.CreatedAt, c.SupersededAt} {
+			if err := exportTime(t); err != nil {
+				return fmt.Errorf("export chunk %s: %w", c.ID, err)
+			}
+		}
 		out.record(sum.Chunks, c)
 		if out.err != nil {
 			return out.err
@@ -199,6 +209,9 @@ func export(ctx context.Context, rows ExportRows, w io.Writer, opts hippo.Export
 	}
 	out.raw("\n],\n\"inputs\":[")
 	err = rows.Inputs(ctx, opts, func(in *ExportInput) error {
+		if err := exportTime(&in.CreatedAt); err != nil {
+			return fmt.Errorf("export input %s: %w", in.Hash, err)
+		}
 		out.record(sum.Inputs, in)
 		sum.Inputs++
 		return out.err

@@ -26,25 +26,6 @@ type FactEntry struct {
 	Intensity float64
 }
 
-// ScanFactEntry reads one row of a store's FactsSince (chunk ID,
-// content, little-endian float32 embedding, running intensity) through
-// scan, its vector normalised.
-func ScanFactEntry(scan func(dest ...any) error) (*FactEntry, error) {
-	var (
-		e    FactEntry
-		blob []byte
-	)
-	if err := scan(&e.Ref.ChunkID, &e.Content, &blob, &e.Intensity); err != nil {
-		return nil, fmt.Errorf("load new facts: %w", err)
-	}
-	var err error
-	if e.Vec, err = vector.Decode(nil, blob); err != nil {
-		return nil, err
-	}
-	vector.Normalize(e.Vec)
-	return &e, nil
-}
-
 // FactMatch is a candidate with its similarity to a new fact.
 type FactMatch struct {
 	Entry      *FactEntry
@@ -260,17 +241,26 @@ func ApplyVerdicts(plans []*FactPlan, verdicts []hippo.Verdict) {
 // on one agent's chunks.
 type FactWriter interface {
 	ChunkWriter
-	// FactsSince are the agent's live facts in scope written after the
-	// change-feed position since ("load since"), with unit vectors.
-	FactsSince(ctx context.Context, scope string, since int64) ([]*FactEntry, error)
+	// FactsSince hands fn the agent's live facts in scope written after
+	// the change-feed position since ("load since"): ID, content, stored
+	// embedding (vector.Encode) and running intensity.
+	FactsSince(ctx context.Context, scope string, since int64, fn func(id, content string, vec []byte, intensity float64) error) error
 	// IsLive reports whether the agent's chunk id exists and is current.
 	IsLive(ctx context.Context, id string) (bool, error)
-	// Insert inserts c, giving it a new ID when it has none.
+	// Insert inserts c, which has its ID.
 	Insert(ctx context.Context, c *hippo.Chunk) error
 	// Supersede marks the agent's chunk id as superseded by by at at,
 	// unless it is gone or superseded already (ok false), and returns its
 	// content.
 	Supersede(ctx context.Context, id, by string, at time.Time) (content string, ok bool, err error)
+}
+
+// insert gives c a new ID when it has none and inserts it through w.
+func insert(ctx context.Context, w FactWriter, c *hippo.Chunk) error {
+	if c.ID == "" {
+		c.ID = NewChunkID(c.CreatedAt)
+	}
+	return w.Insert(ctx, c)
 }
 
 // ApplyFacts writes the plans through w, a store's write transaction
@@ -283,7 +273,15 @@ func ApplyFacts(ctx context.Context, cfg hippo.Config, w FactWriter, agent, scop
 	if stamp == nil {
 		stamp = func(*hippo.Chunk) {}
 	}
-	fresh, err := w.FactsSince(ctx, scope, snapshot)
+	var fresh []*FactEntry
+	err := w.FactsSince(ctx, scope, snapshot, func(id, content string, blob []byte, intensity float64) error {
+		v, err := vector.Decode(nil, blob)
+		if err != nil {
+			return err
+		}
+		fresh = append(fresh, &FactEntry{Ref: FactRef{ChunkID: id}, Content: content, Vec: vector.Normalize(v), Intensity: intensity})
+		return nil
+	})
 	if err != nil {
 		return nil, err
 	}
@@ -340,7 +338,7 @@ func ApplyFacts(ctx context.Context, cfg hippo.Config, w FactWriter, agent, scop
 				RunningIntensity: p.Fact.Intensity, EncounterCount: 1, LastAccessedAt: now, CreatedAt: now,
 			}
 			stamp(c)
-			if err := w.Insert(ctx, c); err != nil {
+			if err := insert(ctx, w, c); err != nil {
 				return nil, err
 			}
 			out.ChunkID, resolved[i] = c.ID, c.ID
@@ -403,7 +401,7 @@ func applyFormer(ctx context.Context, cfg hippo.Config, w FactWriter, agent, sco
 			SupersededBy: newID, SupersededAt: &at,
 		}
 		stamp(c)
-		if err := w.Insert(ctx, c); err != nil {
+		if err := insert(ctx, w, c); err != nil {
 			return err
 		}
 		out.FormerID, out.FormerContent, out.FormerRecorded = c.ID, fp.Content, true

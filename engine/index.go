@@ -135,7 +135,7 @@ type Row struct {
 	Intensity float64
 	Access    int
 	// LastAccess, Created and SupersededAt are stored timestamps
-	// (ParseTime), "" when unknown; Superseded says the chunk is
+	// (timestamp.Parse), "" when unknown; Superseded says the chunk is
 	// superseded, even at an unknown time.
 	LastAccess, Created, SupersededAt string
 	Superseded                        bool

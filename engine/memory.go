@@ -270,7 +270,7 @@ func (m *Memory) strengthenMemory(ctx context.Context, hash string, reading floa
 		if err := tx.LockModel(ctx, m.opts.Embedder.Model(), len(c.Embedding)); err != nil {
 			return err
 		}
-		if err := tx.Insert(ctx, c); err != nil {
+		if err := insert(ctx, tx, c); err != nil {
 			return err
 		}
 		res = &hippo.StoreResult{Chunk: c}

@@ -3,9 +3,9 @@ package engine
 import (
 	"encoding/json"
 	"fmt"
-	"time"
 
 	"github.com/hippo-mem/hippo"
+	"github.com/hippo-mem/hippo/internal/timestamp"
 	"github.com/hippo-mem/hippo/vector"
 )
 
@@ -56,14 +56,14 @@ func ScanChunk(scan func(dest ...any) error) (*hippo.Chunk, error) {
 	if c.Embedding, err = vector.Decode(nil, blob); err != nil {
 		return nil, fmt.Errorf("chunk %s: %w", c.ID, err)
 	}
-	if c.LastAccessedAt, err = ParseTime(last); err != nil {
+	if c.LastAccessedAt, err = timestamp.Parse(last); err != nil {
 		return nil, fmt.Errorf("chunk %s: %w", c.ID, err)
 	}
-	if c.CreatedAt, err = ParseTime(create); err != nil {
+	if c.CreatedAt, err = timestamp.Parse(create); err != nil {
 		return nil, fmt.Errorf("chunk %s: %w", c.ID, err)
 	}
 	if supAt != "" {
-		t, err := ParseTime(supAt)
+		t, err := timestamp.Parse(supAt)
 		if err != nil {
 			return nil, fmt.Errorf("chunk %s: %w", c.ID, err)
 		}
@@ -150,7 +150,3 @@ func (n NullString) Scan(v any) error {
 	}
 	return nil
 }
-
-// FormatTime writes t as stores keep timestamps (timeLayout, read back
-// by ParseTime).
-func FormatTime(t time.Time) string { return t.UTC().Format(timeLayout) }

@@ -5,9 +5,9 @@ import (
 	"errors"
 	"fmt"
 	"runtime"
-	"time"
 
 	"github.com/hippo-mem/hippo"
+	"github.com/hippo-mem/hippo/internal/timestamp"
 	"github.com/hippo-mem/hippo/vector"
 )
 
@@ -143,7 +143,7 @@ func (ai *Index) decode(r *Row, buf *[]float32, strict bool) error {
 		if s == "" {
 			continue
 		}
-		t, err := ParseTime(s)
+		t, err := timestamp.Parse(s)
 		if err != nil {
 			return fmt.Errorf("chunk %s: %w", r.ID, err)
 		}
@@ -247,55 +247,4 @@ func (ai *Index) loadAll(ctx context.Context, s Snapshot) error {
 		return err
 	}
 	return readErr
-}
-
-// timeLayout is how stores write timestamps: fixed-width UTC, so that
-// text order is time order.
-const timeLayout = "2006-01-02T15:04:05.000000Z"
-
-// ParseTime parses a stored timestamp: timeLayout, at a quarter of
-// time.Parse's cost (a load reads two or three per chunk), or RFC 3339.
-func ParseTime(s string) (time.Time, error) {
-	if t, ok := parseLayout(s); ok {
-		return t, nil
-	}
-	if t, err := time.Parse(timeLayout, s); err == nil {
-		return t, nil
-	}
-	t, err := time.Parse(time.RFC3339Nano, s)
-	if err != nil {
-		return time.Time{}, fmt.Errorf("bad timestamp %q: %w", s, err)
-	}
-	return t.UTC(), nil
-}
-
-// parseLayout parses a timestamp written in timeLayout as time.Parse
-// would; anything else is left to time.Parse.
-func parseLayout(s string) (time.Time, bool) {
-	if len(s) != len(timeLayout) {
-		return time.Time{}, false
-	}
-	var f [7]int // year, month, day, hour, minute, second, microsecond
-	field := 0
-	for i := 0; i < len(s); i++ {
-		switch c := s[i]; {
-		case timeLayout[i] >= '0' && timeLayout[i] <= '9':
-			if c < '0' || c > '9' {
-				return time.Time{}, false
-			}
-			f[field] = f[field]*10 + int(c-'0')
-		case c != timeLayout[i]:
-			return time.Time{}, false
-		default:
-			field++
-		}
-	}
-	if f[1] < 1 || f[1] > 12 || f[2] < 1 || f[3] > 23 || f[4] > 59 || f[5] > 59 {
-		return time.Time{}, false
-	}
-	t := time.Date(f[0], time.Month(f[1]), f[2], f[3], f[4], f[5], f[6]*1000, time.UTC)
-	if t.Day() != f[2] { // February 30th and the like
-		return time.Time{}, false
-	}
-	return t, true
 }

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/hippo-mem/hippo"
+	"github.com/hippo-mem/hippo/internal/timestamp"
 	"github.com/hippo-mem/hippo/vector"
 )
 
@@ -223,7 +224,7 @@ func TestWholeLoadPipeline(t *testing.T) {
 		vecs[id] = v
 		f.putRow(Row{ID: id, RowID: int64(i + 1), Kind: hippo.KindMemory, Vector: vector.Encode(v),
 			Metadata: fmt.Sprintf(`{"tags":["t%d"],"category":"c%d"}`, i%3, i%2), Intensity: float64(i%10) / 10,
-			Created: created.Add(time.Duration(i) * time.Second).Format(timeLayout), LastAccess: created.Format(time.RFC3339Nano)})
+			Created: created.Add(time.Duration(i) * time.Second).Format(timestamp.Layout), LastAccess: created.Format(time.RFC3339Nano)})
 	}
 	x := NewIndexes(f, 0)
 	ai, err := x.Sync(ctx, "agent", hippo.DefaultConfig(), false, nil)
@@ -266,44 +267,4 @@ func TestWholeLoadPipeline(t *testing.T) {
 	if _, err := NewIndexes(f, 0).Sync(ctx, "agent", hippo.DefaultConfig(), false, nil); err == nil || !strings.Contains(err.Error(), bad) {
 		t.Errorf("load with a broken row: %v, want an error naming %s", err, bad)
 	}
-}
-
-// TestParseTime: the fast path reads what time.Parse reads, and leaves
-// anything else to it.
-func TestParseTime(t *testing.T) {
-	for _, s := range []string{"2026-01-02T03:04:05.000006Z", "2024-02-29T23:59:59.999999Z", "2026-01-02T03:04:05Z",
-		"2026-01-02T03:04:05.5+02:00", "2026-02-30T00:00:00.000000Z", "2026-13-01T00:00:00.000000Z", "not a time"} {
-		got, err := ParseTime(s)
-		want, werr := time.Parse(timeLayout, s)
-		if werr != nil {
-			want, werr = time.Parse(time.RFC3339Nano, s)
-			want = want.UTC()
-		}
-		if (err != nil) != (werr != nil) || !got.Equal(want) || got.Location() != time.UTC {
-			t.Errorf("ParseTime(%q) = %v, %v; want %v, %v", s, got, err, want, werr)
-		}
-	}
-}
-
-// FuzzParseLayout checks the fast timestamp parser against time.Parse:
-// whatever it accepts, time.Parse reads as the same instant in UTC.
-func FuzzParseLayout(f *testing.F) {
-	for _, s := range []string{
-		time.Date(2026, 1, 10, 12, 3, 4, 567891000, time.UTC).Format(timeLayout),
-		"2024-02-29T23:59:59.999999Z", "2023-02-29T00:00:00.000000Z", "0000-01-01T00:00:00.000000Z",
-		"2024-13-01T00:00:00.000000Z", "2024-01-01T24:00:00.000000Z", "2024-01-01T00:00:60.000000Z",
-		"2024-01-01 00:00:00.000000Z", "+024-01-01T00:00:00.000000Z", "2024-01-01T00:00:00.000000",
-	} {
-		f.Add(s)
-	}
-	f.Fuzz(func(t *testing.T, s string) {
-		got, ok := parseLayout(s)
-		want, err := time.Parse(timeLayout, s)
-		if ok && (err != nil || got != want) {
-			t.Errorf("parseLayout(%q) = %v, time.Parse = %v, %v", s, got, want, err)
-		}
-		if !ok && err == nil && len(s) == len(timeLayout) && s == want.UTC().Format(timeLayout) {
-			t.Errorf("parseLayout(%q) refused what stores write", s)
-		}
-	})
 }

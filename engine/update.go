@@ -232,7 +232,7 @@ func (u *update) content(ctx context.Context, content string, vec []float32) err
 		Provenance: u.m.provenance(hippo.OriginUpdateMemory, "", ""),
 	}
 	u.apply(next)
-	if err := u.tx.Insert(ctx, next); err != nil {
+	if err := insert(ctx, u.tx, next); err != nil {
 		return err
 	}
 	if _, ok, err := u.tx.Supersede(ctx, c.ID, next.ID, u.now); err != nil {

@@ -24,6 +24,7 @@ import (
 	"github.com/hippo-mem/hippo"
 	"github.com/hippo-mem/hippo/dsn"
 	"github.com/hippo-mem/hippo/engine"
+	"github.com/hippo-mem/hippo/internal/timestamp"
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgxpool"
 )
@@ -306,6 +307,6 @@ func (db *DB) DiskBytes() int64 {
 }
 
 var (
-	formatTime = engine.FormatTime
-	parseTime  = engine.ParseTime
+	formatTime = timestamp.Format
+	parseTime  = timestamp.Parse
 )

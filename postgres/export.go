@@ -61,9 +61,6 @@ func (r exportRows) Blocks(ctx context.Context, opts hippo.ExportOptions, fn fun
 		if err := rows.Scan(&b.AgentID, &b.Scope, &b.Key, &b.Value, &b.Description, &b.UpdatedAt); err != nil {
 			return fmt.Errorf("export blocks: %w", err)
 		}
-		if b.UpdatedAt, err = engine.ExportStoredTime(b.UpdatedAt); err != nil {
-			return fmt.Errorf("export block %q: %w", b.Key, err)
-		}
 		if err := fn(&b); err != nil {
 			return err
 		}
@@ -89,14 +86,6 @@ func (r exportRows) Chunks(ctx context.Context, opts hippo.ExportOptions, fn fun
 			&c.Metadata, &c.RunningIntensity, &c.EncounterCount, &c.AccessCount, &c.LastAccessedAt,
 			&c.SupersededBy, &c.SupersededAt, &c.CreatedAt, &c.Suspicious, &c.Origin, &c.Caller, &c.Source, &c.InputHash); err != nil {
 			return fmt.Errorf("export chunks: %w", err)
-		}
-		for _, t := range []*string{&c.LastAccessedAt, &c.CreatedAt, c.SupersededAt} {
-			if t != nil && err == nil {
-				*t, err = engine.ExportStoredTime(*t)
-			}
-		}
-		if err != nil {
-			return fmt.Errorf("export chunk %s: %w", c.ID, err)
 		}
 		if err := fn(&c); err != nil {
 			return err
@@ -127,9 +116,6 @@ func (r exportRows) Inputs(ctx context.Context, opts hippo.ExportOptions, fn fun
 		var in engine.ExportInput
 		if err := rows.Scan(&in.AgentID, &in.Hash, &in.Text, &in.CreatedAt); err != nil {
 			return fmt.Errorf("export inputs: %w", err)
-		}
-		if in.CreatedAt, err = engine.ExportStoredTime(in.CreatedAt); err != nil {
-			return fmt.Errorf("export input %s: %w", in.Hash, err)
 		}
 		if err := fn(&in); err != nil {
 			return err

@@ -184,7 +184,7 @@ func (t agentTx) SaveStrength(ctx context.Context, c *hippo.Chunk) error {
 // FactsSince implements engine.FactWriter: the live facts of scope the
 // agent's versions after since changed; every live fact of scope when
 // since is of an older epoch or its changes are pruned.
-func (t agentTx) FactsSince(ctx context.Context, scope string, since int64) ([]*engine.FactEntry, error) {
+func (t agentTx) FactsSince(ctx context.Context, scope string, since int64, fn func(id, content string, vec []byte, intensity float64) error) error {
 	rows, err := t.tx.Query(ctx, `WITH head AS (
 			SELECT (SELECT value FROM hippo_meta WHERE key = 'changes_epoch')::bigint AS epoch,
 				coalesce((SELECT version FROM hippo_agents WHERE agent_id = $1), 0) AS version)
@@ -194,18 +194,23 @@ func (t agentTx) FactsSince(ctx context.Context, scope string, since int64) ([]*
 			OR id IN (SELECT chunk_id FROM hippo_changes WHERE agent_id = $1 AND version > $4))`,
 		t.agent, scope, epochOf(since), versionOf(since), changesKeep)
 	if err != nil {
-		return nil, fmt.Errorf("load new facts: %w", err)
+		return fmt.Errorf("load new facts: %w", err)
 	}
 	defer rows.Close()
-	var entries []*engine.FactEntry
+	var (
+		id, content string
+		blob        []byte
+		intensity   float64
+	)
 	for rows.Next() {
-		e, err := engine.ScanFactEntry(rows.Scan)
-		if err != nil {
-			return nil, err
+		if err := rows.Scan(&id, &content, &blob, &intensity); err != nil {
+			return fmt.Errorf("load new facts: %w", err)
 		}
-		entries = append(entries, e)
+		if err := fn(id, content, blob, intensity); err != nil {
+			return err
+		}
 	}
-	return entries, rows.Err()
+	return rows.Err()
 }
 
 // IsLive implements engine.FactWriter.
@@ -220,9 +225,6 @@ func (t agentTx) IsLive(ctx context.Context, id string) (bool, error) {
 
 // Insert implements engine.FactWriter.
 func (t agentTx) Insert(ctx context.Context, c *hippo.Chunk) error {
-	if c.ID == "" {
-		c.ID = engine.NewChunkID(c.CreatedAt)
-	}
 	return insertChunk(ctx, t.tx, c)
 }
 

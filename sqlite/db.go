@@ -27,6 +27,7 @@ import (
 
 	"github.com/hippo-mem/hippo"
 	"github.com/hippo-mem/hippo/engine"
+	"github.com/hippo-mem/hippo/internal/timestamp"
 	_ "modernc.org/sqlite" // registers the "sqlite" driver
 )
 
@@ -641,8 +642,8 @@ func (db *DB) applyMigration(ctx context.Context, name string) error {
 }
 
 var (
-	formatTime = engine.FormatTime
-	parseTime  = engine.ParseTime
+	formatTime = timestamp.Format
+	parseTime  = timestamp.Parse
 )
 
 // pragmas reports the durability settings of a live connection:

@@ -91,10 +91,6 @@ func (r exportRows) Blocks(ctx context.Context, opts ExportOptions, fn func(*eng
 			rows.Close()
 			return fmt.Errorf("export blocks: %w", err)
 		}
-		if b.UpdatedAt, err = engine.ExportStoredTime(b.UpdatedAt); err != nil {
-			rows.Close()
-			return fmt.Errorf("export block %q: %w", b.Key, err)
-		}
 		if err := fn(&b); err != nil {
 			rows.Close()
 			return err
@@ -122,10 +118,6 @@ func (r exportRows) Chunks(ctx context.Context, opts ExportOptions, fn func(*eng
 			&c.SupersededBy, &c.SupersededAt, &c.CreatedAt, &c.Suspicious, &c.Origin, &c.Caller, &c.Source, &c.InputHash); err != nil {
 			rows.Close()
 			return fmt.Errorf("export chunks: %w", err)
-		}
-		if err := neutralTimes(&c); err != nil {
-			rows.Close()
-			return fmt.Errorf("export chunk %s: %w", c.ID, err)
 		}
 		if err := fn(&c); err != nil {
 			rows.Close()
@@ -158,10 +150,6 @@ func (r exportRows) Inputs(ctx context.Context, opts ExportOptions, fn func(*eng
 			rows.Close()
 			return fmt.Errorf("export inputs: %w", err)
 		}
-		if in.CreatedAt, err = engine.ExportStoredTime(in.CreatedAt); err != nil {
-			rows.Close()
-			return fmt.Errorf("export input %s: %w", in.Hash, err)
-		}
 		if err := fn(&in); err != nil {
 			rows.Close()
 			return err
@@ -171,17 +159,6 @@ func (r exportRows) Inputs(ctx context.Context, opts ExportOptions, fn func(*eng
 		return fmt.Errorf("export inputs: %w", err)
 	}
 	return nil
-}
-
-// neutralTimes rewrites the chunk's stored timestamps in the export's form.
-func neutralTimes(c *engine.ExportChunk) error {
-	var err error
-	for _, t := range []*string{&c.LastAccessedAt, &c.CreatedAt, c.SupersededAt} {
-		if t != nil && err == nil {
-			*t, err = engine.ExportStoredTime(*t)
-		}
-	}
-	return err
 }
 
 func closeRows(rows *sql.Rows) error {

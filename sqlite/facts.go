@@ -7,7 +7,6 @@ import (
 	"time"
 
 	"github.com/hippo-mem/hippo"
-	"github.com/hippo-mem/hippo/engine"
 )
 
 // factsSinceQuery reads the live facts of an agent in a scope changed
@@ -20,21 +19,26 @@ const factsSinceQuery = `SELECT id, content, embedding, running_intensity FROM c
 
 // FactsSince implements engine.FactWriter: the change log joined to the
 // live facts.
-func (t agentTx) FactsSince(ctx context.Context, scope string, seq int64) ([]*engine.FactEntry, error) {
+func (t agentTx) FactsSince(ctx context.Context, scope string, seq int64, fn func(id, content string, vec []byte, intensity float64) error) error {
 	rows, err := t.tx.QueryContext(ctx, factsSinceQuery, t.agent, seq, t.agent, scope)
 	if err != nil {
-		return nil, fmt.Errorf("load new facts: %w", err)
+		return fmt.Errorf("load new facts: %w", err)
 	}
 	defer rows.Close()
-	var entries []*engine.FactEntry
+	var (
+		id, content string
+		blob        []byte
+		intensity   float64
+	)
 	for rows.Next() {
-		e, err := engine.ScanFactEntry(rows.Scan)
-		if err != nil {
-			return nil, err
+		if err := rows.Scan(&id, &content, &blob, &intensity); err != nil {
+			return fmt.Errorf("load new facts: %w", err)
 		}
-		entries = append(entries, e)
+		if err := fn(id, content, blob, intensity); err != nil {
+			return err
+		}
 	}
-	return entries, rows.Err()
+	return rows.Err()
 }
 
 // IsLive implements engine.FactWriter.
@@ -49,9 +53,6 @@ func (t agentTx) IsLive(ctx context.Context, id string) (bool, error) {
 
 // Insert implements engine.FactWriter.
 func (t agentTx) Insert(ctx context.Context, c *hippo.Chunk) error {
-	if c.ID == "" {
-		c.ID = engine.NewChunkID(c.CreatedAt)
-	}
 	return insertChunk(ctx, t.tx, c)
 }
 
