@@ -96,39 +96,6 @@ func TestConnectionPragmas(t *testing.T) {
 	}
 }
 
-func TestEmbeddingModelLock(t *testing.T) {
-	e := newEnv(t)
-	ctx := context.Background()
-	m := e.memory("agent-a")
-	store(t, m, "first memory")
-	lock, err := e.db.EmbeddingModel(ctx)
-	if err != nil || lock == nil || lock.Model != "mock-embed" || lock.Dimension != testDim {
-		t.Fatalf("lock = %+v, %v; want mock-embed/%d", lock, err, testDim)
-	}
-	tests := []struct {
-		model string
-		dim   int
-	}{
-		{"other-model", testDim},
-		{"mock-embed", 32},
-	}
-	for _, tt := range tests {
-		err := e.db.VerifyEmbeddingModel(ctx, tt.model, tt.dim)
-		wantCode(t, err, hippo.ECONFLICT)
-		for _, s := range []string{"mock-embed", "64 dimensions", tt.model} {
-			if !strings.Contains(err.Error(), s) {
-				t.Errorf("lock error %q does not mention %q", err, s)
-			}
-		}
-	}
-	if err := e.db.VerifyEmbeddingModel(ctx, "mock-embed", testDim); err != nil {
-		t.Errorf("same model refused: %v", err)
-	}
-	if err := e.db.VerifyEmbeddingModel(ctx, "mock-embed", 0); err != nil {
-		t.Errorf("same model, unknown dimension refused: %v", err)
-	}
-}
-
 func TestNewDatabasePageSize(t *testing.T) {
 	ctx := context.Background()
 	for _, tt := range []struct {

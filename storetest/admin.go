@@ -458,3 +458,24 @@ func testBrowseFiltersAndPages(t *testing.T, b Backend) {
 		t.Errorf("bad order: %v", err)
 	}
 }
+
+// testTextFilterFolds finds content by text without case or accents.
+func testTextFilterFolds(t *testing.T, b Backend) {
+	ctx := context.Background()
+	s := open(t, b)
+	m := memory(t, s, "alice", "", nil)
+	for _, c := range []string{"Tried the new Café on Sukhumvit", "The cafeteria closes at 3", "Tea at home"} {
+		if _, err := m.StoreMemory(ctx, hippo.StoreInput{Content: c}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, tc := range []struct {
+		text string
+		want int
+	}{{"cafe", 2}, {"CAFÉ", 2}, {"café on", 1}, {"tea", 1}, {"nothing", 0}} {
+		n, err := s.CountChunks(ctx, hippo.ChunkFilter{AgentID: "alice", Text: tc.text})
+		if err != nil || n != tc.want {
+			t.Errorf("text %q: %d chunks (%v), want %d", tc.text, n, err, tc.want)
+		}
+	}
+}

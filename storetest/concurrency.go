@@ -275,3 +275,39 @@ func testIndexMemoryBoundConcurrent(t *testing.T, b Backend) {
 		t.Errorf("usage %+v: want evictions and reloads", u)
 	}
 }
+
+// testReaderFollowsWritesAndForgets has one handle write and forget while
+// another recalls: each recall sees the state committed before it.
+func testReaderFollowsWritesAndForgets(t *testing.T, b Backend) {
+	ctx := context.Background()
+	name := b.New(t)
+	w, r := b.Open(t, name), b.Open(t, name)
+	wm, rm := memory(t, w, "alice", "", nil), memory(t, r, "alice", "", nil)
+	recall := func(q string) []string {
+		t.Helper()
+		out := recallContents(t, rm, hippo.RecallInput{Query: q, Limit: 20})
+		slices.Sort(out)
+		return out
+	}
+	for _, c := range []string{"The cat sleeps on the sofa", "Invoices go out on the first Monday"} {
+		if _, err := wm.StoreMemory(ctx, hippo.StoreInput{Content: c}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if got := recall("cat sofa"); len(got) != 2 {
+		t.Fatalf("reader sees %q, want both memories", got)
+	}
+	// Recalls boost; the writer's next write lands after.
+	if _, err := wm.StoreMemory(ctx, hippo.StoreInput{Content: "The dog barks at the postman"}); err != nil {
+		t.Fatal(err)
+	}
+	if got := recall("dog postman"); len(got) != 3 {
+		t.Fatalf("reader after a third write sees %q", got)
+	}
+	if _, err := wm.Forget(ctx, hippo.ForgetInput{Description: "The cat sleeps on the sofa"}); err != nil {
+		t.Fatal(err)
+	}
+	if got := recall("cat sofa"); slices.Contains(got, "The cat sleeps on the sofa") {
+		t.Fatalf("reader still recalls a forgotten memory: %q", got)
+	}
+}

@@ -5,6 +5,7 @@ import (
 	"context"
 	"math"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -342,5 +343,41 @@ func testLookingRecordsNoActivity(t *testing.T, b Backend) {
 	}
 	if after := hours(); !(after > before) {
 		t.Errorf("active hours %v after a read that is not a look, want more than %v", after, before)
+	}
+}
+
+// testActiveClockAcrossHandles records activity through one handle
+// under the active decay clock: the other handle's next recall counts it.
+func testActiveClockAcrossHandles(t *testing.T, b Backend) {
+	ctx := context.Background()
+	name := b.New(t)
+	var mu sync.Mutex
+	hour := time.Date(2026, 6, 1, 9, 0, 0, 0, time.UTC)
+	now := func() time.Time {
+		mu.Lock()
+		defer mu.Unlock()
+		return hour
+	}
+	a := openWith(t, b, name, Options{DecayClock: "active", Now: now})
+	other := openWith(t, b, name, Options{Now: now})
+	if other.DecayClock() != "active" {
+		t.Fatalf("second handle's clock %q, want the recorded %q", other.DecayClock(), "active")
+	}
+	if _, err := memory(t, a, "alice", "", nil).StoreMemory(ctx, hippo.StoreInput{Content: "Standup is at ten"}); err != nil {
+		t.Fatal(err)
+	}
+	mu.Lock()
+	hour = hour.Add(5 * time.Hour) // idle hours do not count
+	mu.Unlock()
+	res, err := memory(t, other, "alice", "", nil).Recall(ctx, hippo.RecallInput{Query: "standup", MinRelevance: noFloor()})
+	if err != nil || len(res) != 1 {
+		t.Fatalf("recall: %v %v", res, err)
+	}
+	clock, err := a.DecayClockAt(ctx, "alice", now())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := clock(now().Add(-5 * time.Hour).UnixMilli()); got != 1 {
+		t.Errorf("active hours since the store: %v, want 1 (the recall's hour)", got)
 	}
 }

@@ -326,3 +326,38 @@ func testReinforce(t *testing.T, b Backend) {
 	_, err = m.Reinforce(ctx, nil, nil)
 	wantCode(t, err, hippo.EINVALID)
 }
+
+// testEmbeddingModelLock: the first embedding locks the store to its
+// model and dimension; another is ECONFLICT, naming both.
+func testEmbeddingModelLock(t *testing.T, b Backend) {
+	e := newEnv(t, b)
+	ctx := context.Background()
+	m := e.memory("agent-a")
+	store(t, m, "first memory")
+	lock, err := e.s.EmbeddingModel(ctx)
+	if err != nil || lock == nil || lock.Model != "mock-embed" || lock.Dimension != testDim {
+		t.Fatalf("lock = %+v, %v; want mock-embed/%d", lock, err, testDim)
+	}
+	tests := []struct {
+		model string
+		dim   int
+	}{
+		{"other-model", testDim},
+		{"mock-embed", 32},
+	}
+	for _, tt := range tests {
+		err := e.s.VerifyEmbeddingModel(ctx, tt.model, tt.dim)
+		mustCode(t, err, hippo.ECONFLICT)
+		for _, s := range []string{"mock-embed", "64 dimensions", tt.model} {
+			if !strings.Contains(err.Error(), s) {
+				t.Errorf("lock error %q does not mention %q", err, s)
+			}
+		}
+	}
+	if err := e.s.VerifyEmbeddingModel(ctx, "mock-embed", testDim); err != nil {
+		t.Errorf("same model refused: %v", err)
+	}
+	if err := e.s.VerifyEmbeddingModel(ctx, "mock-embed", 0); err != nil {
+		t.Errorf("same model, unknown dimension refused: %v", err)
+	}
+}

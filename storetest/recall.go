@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/hippo-mem/hippo"
+	"github.com/hippo-mem/hippo/local"
 	"github.com/hippo-mem/hippo/mock"
 )
 
@@ -490,4 +491,29 @@ func testConversation(t *testing.T, b Backend) {
 	s := open(t, b)
 	_, err := memory(t, s, "alice", "", nil).SearchConversation(context.Background(), "hello", 5)
 	wantCode(t, err, hippo.EINVALID)
+}
+
+// testBoostMatchesDomain checks a recall's boost against hippo.Boosted,
+// the cap included.
+func testBoostMatchesDomain(t *testing.T, b Backend) {
+	ctx := context.Background()
+	s := open(t, b)
+	emb := local.NewEmbedder()
+	boost := s.Config().RecallBoost()
+	for i, intensity := range []float64{0.3, 0.5, 1 - boost/2, 1} {
+		agent := fmt.Sprintf("agent%d", i)
+		vecs, err := emb.Embed(ctx, []string{"the boosted memory"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		plant(t, s, agent, "", emb.Model(), time.Now(),
+			&hippo.Chunk{Content: "the boosted memory", Embedding: vecs[0], RunningIntensity: intensity, EncounterCount: 1})
+		res, err := memory(t, s, agent, "", nil).Recall(ctx, hippo.RecallInput{Query: "the boosted memory", MinRelevance: noFloor()})
+		if err != nil || len(res) != 1 {
+			t.Fatalf("recall: %v %v", res, err)
+		}
+		if got, want := res[0].Chunk.RunningIntensity, hippo.Boosted(intensity, boost); got != want || res[0].Chunk.AccessCount != 1 {
+			t.Errorf("intensity %v boosted to %v with %d accesses, want %v and 1", intensity, got, res[0].Chunk.AccessCount, want)
+		}
+	}
 }

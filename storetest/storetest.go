@@ -89,6 +89,7 @@ func Run(t *testing.T, b Backend) {
 		{"ReinforceVotes", testReinforceVotes},
 		{"StoreMemoryDedup", testStoreMemoryDedup},
 		{"Reinforce", testReinforce},
+		{"EmbeddingModelLock", testEmbeddingModelLock},
 		// Batches (batch.go)
 		{"StoreMemories", testStoreMemories},
 		// Recall (recall.go)
@@ -105,6 +106,7 @@ func Run(t *testing.T, b Backend) {
 		{"RecallAndBoost", testRecallAndBoost},
 		{"BoostFirstResultsWeakRest", testBoostFirstResultsWeakRest},
 		{"Conversation", testConversation},
+		{"BoostMatchesDomain", testBoostMatchesDomain},
 		// Relevance and its floor (relevance.go)
 		{"RecallUnrelatedFindsNothing", testRecallUnrelatedFindsNothing},
 		{"RecallSharedWordIsNotFullRelevance", testRecallSharedWordIsNotFullRelevance},
@@ -161,12 +163,14 @@ func Run(t *testing.T, b Backend) {
 		{"IndexUsage", testIndexUsage},
 		{"IndexMemoryBound", testIndexMemoryBound},
 		{"IndexMemoryBoundConcurrent", testIndexMemoryBoundConcurrent},
+		{"ReaderFollowsWritesAndForgets", testReaderFollowsWritesAndForgets},
 		// Decay models and clocks (decay.go)
 		{"DecayModels", testDecayModels},
 		{"DecayExportImport", testDecayExportImport},
 		{"DecayModelRecorded", testDecayModelRecorded},
 		{"ActiveDecayClockFreezesIdleTime", testActiveDecayClockFreezesIdleTime},
 		{"LookingRecordsNoActivity", testLookingRecordsNoActivity},
+		{"ActiveClockAcrossHandles", testActiveClockAcrossHandles},
 		// update_memory (update.go)
 		{"UpdateMemoryFact", testUpdateMemoryFact},
 		{"UpdateMemory", testUpdateMemory},
@@ -186,6 +190,7 @@ func Run(t *testing.T, b Backend) {
 		{"AdminPurgeKeepsOlderChunksSuperseded", testAdminPurgeKeepsOlderChunksSuperseded},
 		{"BrowseStrengthMatchesRecall", testBrowseStrengthMatchesRecall},
 		{"BrowseFiltersAndPages", testBrowseFiltersAndPages},
+		{"TextFilterFolds", testTextFilterFolds},
 		// Export and import (export.go)
 		{"ExportImportRoundTrip", testExportImportRoundTrip},
 		{"ExportSelectsAgentAndReportsProgress", testExportSelectsAgentAndReportsProgress},
@@ -199,6 +204,10 @@ func Run(t *testing.T, b Backend) {
 		{"ImportProvenanceAndTrust", testImportProvenanceAndTrust},
 		{"ImportReembedKeepsInputs", testImportReembedKeepsInputs},
 		{"ImportLimits", testImportLimits},
+		// Re-embedding (reembed.go)
+		{"ReembedInterruptedAndResumed", testReembedInterruptedAndResumed},
+		{"ReembedNewTargetStartsOver", testReembedNewTargetStartsOver},
+		{"ReembedAcrossHandles", testReembedAcrossHandles},
 	} {
 		sem <- struct{}{}
 		wg.Add(1)
