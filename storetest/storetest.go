@@ -92,6 +92,7 @@ func Run(t *testing.T, b Backend) {
 		{"EmbeddingModelLock", testEmbeddingModelLock},
 		// Batches (batch.go)
 		{"StoreMemories", testStoreMemories},
+		{"StoreMemoriesRefused", testStoreMemoriesRefused},
 		// Recall (recall.go)
 		{"RecallRanksAndBoosts", testRecallRanksAndBoosts},
 		{"RecallLimitsAndKind", testRecallLimitsAndKind},
