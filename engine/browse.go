@@ -157,7 +157,7 @@ func CountAgentChunks(ctx context.Context, st BrowseStore, clock *Clock, agentID
 	if err != nil {
 		return nil, err
 	}
-	c.Strength = idx.StrengthHistogram(clock.Active(), clock.Now().UnixMilli(), bins)
+	c.Strength = idx.strengthHistogram(clock.Active(), clock.Now().UnixMilli(), bins)
 	return c, nil
 }
 

@@ -25,8 +25,8 @@ type ChunkWriter interface {
 	SaveStrength(ctx context.Context, c *hippo.Chunk) error
 }
 
-// CheckVotes checks reinforce_memory's input.
-func CheckVotes(up, down []string) error {
+// checkVotes checks reinforce_memory's input.
+func checkVotes(up, down []string) error {
 	if len(up)+len(down) == 0 {
 		return hippo.Invalidf("upvotes", "or downvotes must list at least one chunk ID")
 	}
@@ -36,12 +36,12 @@ func CheckVotes(up, down []string) error {
 	return nil
 }
 
-// Reinforce applies explicit feedback through w: an upvote folds a
+// reinforce applies explicit feedback through w: an upvote folds a
 // reading of 1.0 into the running intensity and counts as an access at
 // now; a downvote folds in 0.0, so that sustained downvotes fade a memory
 // while one does not erase it (hippo.Chunk.Strengthen). IDs that are not
 // the agent's are reported as not found.
-func Reinforce(ctx context.Context, w ChunkWriter, now time.Time, up, down []string) (*hippo.ReinforceResult, error) {
+func reinforce(ctx context.Context, w ChunkWriter, now time.Time, up, down []string) (*hippo.ReinforceResult, error) {
 	res := &hippo.ReinforceResult{Upvoted: []string{}, Downvoted: []string{}, NotFound: []string{}}
 	for _, vote := range []struct {
 		ids     []string
@@ -67,12 +67,12 @@ func Reinforce(ctx context.Context, w ChunkWriter, now time.Time, up, down []str
 	return res, nil
 }
 
-// History is the supersession chain through the fact id, oldest first,
+// history is the supersession chain through the fact id, oldest first,
 // each entry saying from when until when it was current: back through
 // what each fact superseded, forward through what superseded it, ending
 // where a successor is gone. A memory's history is its earlier contents
 // (hippo.MemoryVersions, kept by UpdateMemory), then its content now.
-func History(ctx context.Context, r ChunkReader, id string) ([]hippo.HistoryEntry, error) {
+func history(ctx context.Context, r ChunkReader, id string) ([]hippo.HistoryEntry, error) {
 	start, err := r.Chunk(ctx, id)
 	if err != nil {
 		return nil, err

@@ -11,21 +11,21 @@ import (
 	"github.com/hippo-mem/hippo/vector"
 )
 
-// FindFaded lists the live chunks of the index whose strength has been
+// findFaded lists the live chunks of the index whose strength has been
 // under the floor for at least grace at now: the first step of a
 // consolidation. Under the active clock (active), only active hours count
 // towards the crossing; the grace period is wall time after it. The
 // results have no content. Call with ai.mu held.
-func FindFaded(cfg hippo.Config, ai *Index, active bool, now time.Time, grace time.Duration) []hippo.FadedChunk {
+func findFaded(cfg hippo.Config, ai *Index, active bool, now time.Time, grace time.Duration) []hippo.FadedChunk {
 	out := []hippo.FadedChunk{}
 	if ai.idx == nil {
 		return out
 	}
-	clock := ai.Clock(active, now.UnixMilli())
-	live := ai.NewFilter("", nil)
+	clock := ai.decayClock(active, now.UnixMilli())
+	live := ai.newFilter("", nil)
 	for _, id := range ai.idx.IDs() {
 		c, _ := ai.idx.Meta(id)
-		if !live.Allows(&c) {
+		if !live.allows(&c) {
 			continue
 		}
 		// Strength crosses the floor once intensity·e^(-rate·h) < floor.
@@ -44,31 +44,31 @@ func FindFaded(cfg hippo.Config, ai *Index, active bool, now time.Time, grace ti
 	return out
 }
 
-// Merge is a pair of near-duplicate memories: Drop folds into Keep.
-type Merge struct {
+// merge is a pair of near-duplicate memories: Drop folds into Keep.
+type merge struct {
 	Keep, Drop string
 	Similarity float64
 }
 
-// FindMerges pairs each live memory of the index with its nearest live
+// findMerges pairs each live memory of the index with its nearest live
 // memory of the same scope when their cosine reaches thr, the stronger by
 // clock kept (the lower ID on a tie), skipping chunks in gone and those
 // already paired: the second step of a consolidation. Merges are sorted
 // by the dropped ID. It compares every memory with every other, reading
 // their vectors from the store a batch at a time. Call with ai.mu held.
-func FindMerges(ctx context.Context, ai *Index, clock hippo.DecayClock, thr float64, gone map[string]bool) ([]Merge, error) {
+func findMerges(ctx context.Context, ai *Index, clock hippo.DecayClock, thr float64, gone map[string]bool) ([]merge, error) {
 	if ai.idx == nil || thr >= 1 {
 		return nil, nil
 	}
-	live := ai.NewFilter("", nil)
+	live := ai.newFilter("", nil)
 	var ids []string
 	for _, id := range ai.idx.IDs() {
-		if c, _ := ai.idx.Meta(id); !gone[id] && c.Kind == hippo.KindMemory && live.Allows(&c) {
+		if c, _ := ai.idx.Meta(id); !gone[id] && c.Kind == hippo.KindMemory && live.allows(&c) {
 			ids = append(ids, id)
 		}
 	}
 	const batch = 256
-	var out []Merge
+	var out []merge
 	vecs := make([][]float32, batch)
 	for start := 0; start < len(ids); start += batch {
 		part := ids[start:min(start+batch, len(ids))]
@@ -99,7 +99,7 @@ func FindMerges(ctx context.Context, ai *Index, clock hippo.DecayClock, thr floa
 
 // pairWith is the merge of chunk id (meta c) with the first of its
 // nearest hits that is another chunk, not gone and at least thr similar.
-func pairWith(id string, c *Meta, hits []vector.Hit[Meta], clock hippo.DecayClock, thr float64, gone map[string]bool) (Merge, bool) {
+func pairWith(id string, c *Meta, hits []vector.Hit[Meta], clock hippo.DecayClock, thr float64, gone map[string]bool) (merge, bool) {
 	for _, h := range hits {
 		if h.ID == id || gone[h.ID] || h.Cosine < thr {
 			continue
@@ -108,9 +108,9 @@ func pairWith(id string, c *Meta, hits []vector.Hit[Meta], clock hippo.DecayCloc
 		if hs, cs := h.Meta.Strength(clock), c.Strength(clock); hs > cs || (hs == cs && h.ID < id) {
 			keep, drop = h.ID, id
 		}
-		return Merge{Keep: keep, Drop: drop, Similarity: h.Cosine}, true
+		return merge{Keep: keep, Drop: drop, Similarity: h.Cosine}, true
 	}
-	return Merge{}, false
+	return merge{}, false
 }
 
 // Consolidate implements hippo.AgentMemory, an explicit maintenance pass,
@@ -143,12 +143,12 @@ func (m *Memory) Consolidate(ctx context.Context, opts hippo.ConsolidateOptions)
 	now := m.clock.Now()
 	active := m.clock.Active()
 	ai.mu.RLock()
-	faded := FindFaded(cfg, ai, active, now, grace)
+	faded := findFaded(cfg, ai, active, now, grace)
 	gone := map[string]bool{}
 	for _, f := range faded {
 		gone[f.ID] = true
 	}
-	merges, err := FindMerges(ctx, ai, ai.Clock(active, now.UnixMilli()), thr, gone)
+	merges, err := findMerges(ctx, ai, ai.decayClock(active, now.UnixMilli()), thr, gone)
 	ai.mu.RUnlock()
 	if err != nil {
 		return nil, err
@@ -166,7 +166,7 @@ func (m *Memory) Consolidate(ctx context.Context, opts hippo.ConsolidateOptions)
 // applyConsolidation deletes the faded chunks and applies the merges, in
 // one write transaction; in a dry run it only fills in res. A faded chunk
 // deleted meanwhile is left out.
-func applyConsolidation(ctx context.Context, tx Tx, agentID string, res *hippo.ConsolidateResult, merges []Merge) error {
+func applyConsolidation(ctx context.Context, tx Tx, agentID string, res *hippo.ConsolidateResult, merges []merge) error {
 	// A faded fact that superseded others is kept: deleting it would bring
 	// back the older value it replaced.
 	kept := res.Faded[:0]

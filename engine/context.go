@@ -9,11 +9,11 @@ import (
 	"github.com/hippo-mem/hippo"
 )
 
-// AssembleContext is get_context's text within budget characters: the
+// assembleContext is get_context's text within budget characters: the
 // blocks first, under "# Memory blocks", then the recalled memories by
 // score, under "# Relevant memories". What does not fit is listed as left
 // out (blocks by key, memories by count).
-func AssembleContext(budget int, blocks []*hippo.Block, recalled []hippo.Recalled) *hippo.Context {
+func assembleContext(budget int, blocks []*hippo.Block, recalled []hippo.Recalled) *hippo.Context {
 	out := &hippo.Context{Budget: budget, Blocks: []string{}, Memories: []string{}, OmittedBlocks: []string{}}
 	var b strings.Builder
 	used := 0

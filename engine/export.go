@@ -12,23 +12,23 @@ import (
 	"github.com/hippo-mem/hippo"
 )
 
-// ExportTimeLayout is the form of every timestamp in an export file: RFC
+// exportTimeLayout is the form of every timestamp in an export file: RFC
 // 3339 in UTC with microseconds, fixed width, whatever form a store keeps
 // its times in. Import reads it and the older forms (RFC 3339 with any
 // precision, SQLite's "2006-01-02 15:04:05").
-const ExportTimeLayout = "2006-01-02T15:04:05.000000Z"
+const exportTimeLayout = "2006-01-02T15:04:05.000000Z"
 
-// exportTime rewrites a store's timestamp, in any form ImportTime reads,
-// in ExportTimeLayout.
+// exportTime rewrites a store's timestamp, in any form importTime reads,
+// in exportTimeLayout.
 func exportTime(stored *string) error {
 	if stored == nil {
 		return nil
 	}
-	t, err := ImportTime(*stored, time.Time{})
+	t, err := importTime(*stored, time.Time{})
 	if err != nil {
 		return err
 	}
-	*stored = t.UTC().Format(ExportTimeLayout)
+	*stored = t.UTC().Format(exportTimeLayout)
 	return nil
 }
 
@@ -46,7 +46,7 @@ func exportTime(stored *string) error {
 //
 // Values are the stored ones, in a form no backend owns: NULL as null, the
 // embedding as the base64 of its little-endian float32 vector, metadata as
-// its JSON text, every timestamp in ExportTimeLayout (RFC 3339, UTC,
+// its JSON text, every timestamp in exportTimeLayout (RFC 3339, UTC,
 // microseconds). Records are one per line, chunks ordered by ID, so
 // exports of equal stores are byte-identical. embedding_model is null when
 // the store has no model lock. decay_model is the store's decay model,
@@ -75,12 +75,12 @@ type ExportBlock struct {
 	Key         string `json:"key"`
 	Value       string `json:"value"`
 	Description string `json:"description"`
-	UpdatedAt   string `json:"updated_at"` // as stored; written in ExportTimeLayout
+	UpdatedAt   string `json:"updated_at"` // as stored; written in exportTimeLayout
 }
 
 // ExportChunk is a chunk as an export records it; nil pointers are NULLs.
 // A store hands timestamps as stored, Export writes them in
-// ExportTimeLayout; Embedding is the stored little-endian float32 vector.
+// exportTimeLayout; Embedding is the stored little-endian float32 vector.
 type ExportChunk struct {
 	ID               string  `json:"id"`
 	AgentID          string  `json:"agent_id"`
@@ -107,7 +107,7 @@ type ExportChunk struct {
 
 // ExportInput is a text facts were extracted from, as an export records
 // it: Hash is its hex SHA-256, CreatedAt as stored (written in
-// ExportTimeLayout).
+// exportTimeLayout).
 type ExportInput struct {
 	AgentID   string `json:"agent_id"`
 	Hash      string `json:"hash"`

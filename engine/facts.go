@@ -11,55 +11,55 @@ import (
 	"github.com/hippo-mem/hippo/vector"
 )
 
-// FactRef names a candidate: a stored fact, or a fact decided earlier in
+// factRef names a candidate: a stored fact, or a fact decided earlier in
 // the same call (intra-batch visibility).
-type FactRef struct {
+type factRef struct {
 	ChunkID string // set for stored facts
 	Batch   int    // index into the call's facts otherwise
 }
 
-// FactEntry is a candidate fact: its content, unit vector and intensity.
-type FactEntry struct {
-	Ref       FactRef
+// factEntry is a candidate fact: its content, unit vector and intensity.
+type factEntry struct {
+	Ref       factRef
 	Content   string
 	Vec       []float32 // unit length
 	Intensity float64
 }
 
-// FactMatch is a candidate with its similarity to a new fact.
-type FactMatch struct {
-	Entry      *FactEntry
+// factMatch is a candidate with its similarity to a new fact.
+type factMatch struct {
+	Entry      *factEntry
 	Similarity float64
 }
 
-// FactPlan is the decision for one extracted fact before it is applied.
-type FactPlan struct {
+// factPlan is the decision for one extracted fact before it is applied.
+type factPlan struct {
 	Fact    hippo.Fact
 	Vec     []float32
 	Action  hippo.Action
-	Target  *FactMatch  // duplicate or superseded candidate
-	Top     []FactMatch // nearest candidates, best first
-	inBand  []FactMatch // ambiguous candidates, best first
+	Target  *factMatch  // duplicate or superseded candidate
+	Top     []factMatch // nearest candidates, best first
+	inBand  []factMatch // ambiguous candidates, best first
 	pairIdx []int       // their indexes in the classification request
-	Former  *FormerPlan // the fact this one replaces (Fact.Replaces)
+	Former  *formerPlan // the fact this one replaces (Fact.Replaces)
 }
 
-// FormerPlan is the fact an extracted fact says it replaces: "User prefers
+// formerPlan is the fact an extracted fact says it replaces: "User prefers
 // VS Code" for "User uses Neovim" said as "I used to prefer VS Code, but
 // now I use Neovim". A known fact that says the same (target) is
 // superseded; with none, the former fact is stored as already superseded,
 // so the history keeps it and only the new fact is current.
-type FormerPlan struct {
+type formerPlan struct {
 	Content string
 	Vec     []float32
-	Target  *FactMatch  // the known fact saying the same, if any
-	Top     []FactMatch // nearest candidates, best first
-	inBand  []FactMatch
+	Target  *factMatch  // the known fact saying the same, if any
+	Top     []factMatch // nearest candidates, best first
+	inBand  []factMatch
 	pairIdx []int
 }
 
-// CleanFacts trims, clamps and bounds what the extractor returned.
-func CleanFacts(cfg hippo.Config, in []hippo.Fact) []hippo.Fact {
+// cleanFacts trims, clamps and bounds what the extractor returned.
+func cleanFacts(cfg hippo.Config, in []hippo.Fact) []hippo.Fact {
 	out := make([]hippo.Fact, 0, len(in))
 	for _, f := range in {
 		f.Content = strings.TrimSpace(f.Content)
@@ -76,26 +76,26 @@ func CleanFacts(cfg hippo.Config, in []hippo.Fact) []hippo.Fact {
 	return out
 }
 
-// Nearest returns the k entries most similar to the unit vector v.
-func Nearest(pool []*FactEntry, v []float32, k int) []FactMatch {
-	top := vector.NewTopK[*FactEntry](k)
+// nearest returns the k entries most similar to the unit vector v.
+func nearest(pool []*factEntry, v []float32, k int) []factMatch {
+	top := vector.NewTopK[*factEntry](k)
 	for _, e := range pool {
 		if len(e.Vec) == len(v) {
 			top.Push(e, float64(vector.Dot(v, e.Vec)))
 		}
 	}
 	sorted := top.Sorted()
-	out := make([]FactMatch, len(sorted))
+	out := make([]factMatch, len(sorted))
 	for i, s := range sorted {
-		out[i] = FactMatch{Entry: s.Item, Similarity: s.Score}
+		out[i] = factMatch{Entry: s.Item, Similarity: s.Score}
 	}
 	return out
 }
 
-// FactTexts are the texts of one embedding request for facts: the facts,
+// factTexts are the texts of one embedding request for facts: the facts,
 // then the facts they replace; formerAt[i] is the index of fact i's former
 // fact among them, or -1.
-func FactTexts(facts []hippo.Fact) (texts []string, formerAt []int) {
+func factTexts(facts []hippo.Fact) (texts []string, formerAt []int) {
 	texts = make([]string, len(facts), 2*len(facts))
 	formerAt = make([]int, len(facts))
 	for i, f := range facts {
@@ -111,31 +111,31 @@ func FactTexts(facts []hippo.Fact) (texts []string, formerAt []int) {
 	return texts, formerAt
 }
 
-// PlanFacts finds each fact's nearest live facts in scope, through the
+// planFacts finds each fact's nearest live facts in scope, through the
 // index and among the facts before it in the same call (vecs as
-// FactTexts ordered them), and returns the plans, all new for now, with
+// factTexts ordered them), and returns the plans, all new for now, with
 // the change-feed position they saw: facts written after it are checked
 // again when the plans are applied. The candidates from the index have no
 // content yet.
-func PlanFacts(ctx context.Context, cfg hippo.Config, ai *Index, scope string, facts []hippo.Fact, vecs [][]float32, formerAt []int) ([]*FactPlan, int64, error) {
+func planFacts(ctx context.Context, cfg hippo.Config, ai *Index, scope string, facts []hippo.Fact, vecs [][]float32, formerAt []int) ([]*factPlan, int64, error) {
 	// Decide each fact against stored facts (through the index) and the
 	// facts before it in this call.
-	plans := make([]*FactPlan, len(facts))
-	var batch []*FactEntry
+	plans := make([]*factPlan, len(facts))
+	var batch []*factEntry
 	ai.mu.RLock()
 	snapshot := ai.seq
-	f := ai.NewFilter(hippo.KindFact, []string{scope})
-	candidates := func(v []float32) ([]FactMatch, error) {
-		top := Nearest(batch, v, cfg.Candidates)
+	f := ai.newFilter(hippo.KindFact, []string{scope})
+	candidates := func(v []float32) ([]factMatch, error) {
+		top := nearest(batch, v, cfg.Candidates)
 		if ai.idx != nil {
 			hits, err := ai.idx.Search(ctx, v, cfg.Candidates, func(c *Meta, cos, _ float64, _ bool) (float64, bool) {
-				return cos, f.Allows(c)
+				return cos, f.allows(c)
 			})
 			if err != nil {
 				return nil, err
 			}
 			for _, h := range hits {
-				top = append(top, FactMatch{Entry: &FactEntry{Ref: FactRef{ChunkID: h.ID}, Intensity: float64(h.Meta.Intensity)}, Similarity: h.Cosine})
+				top = append(top, factMatch{Entry: &factEntry{Ref: factRef{ChunkID: h.ID}, Intensity: float64(h.Meta.Intensity)}, Similarity: h.Cosine})
 			}
 		}
 		sort.SliceStable(top, func(a, b int) bool { return top[a].Similarity > top[b].Similarity })
@@ -148,7 +148,7 @@ func PlanFacts(ctx context.Context, cfg hippo.Config, ai *Index, scope string, f
 			ai.mu.RUnlock()
 			return nil, 0, err
 		}
-		plans[i] = &FactPlan{Fact: fact, Vec: v, Action: hippo.ActionNew, Top: top}
+		plans[i] = &factPlan{Fact: fact, Vec: v, Action: hippo.ActionNew, Top: top}
 		if k := formerAt[i]; k >= 0 {
 			fv := vector.Normalize(append([]float32(nil), vecs[k]...))
 			ftop, err := candidates(fv)
@@ -156,19 +156,19 @@ func PlanFacts(ctx context.Context, cfg hippo.Config, ai *Index, scope string, f
 				ai.mu.RUnlock()
 				return nil, 0, err
 			}
-			plans[i].Former = &FormerPlan{Content: fact.Replaces, Vec: fv, Top: ftop}
+			plans[i].Former = &formerPlan{Content: fact.Replaces, Vec: fv, Top: ftop}
 		}
-		batch = append(batch, &FactEntry{Ref: FactRef{Batch: i}, Content: fact.Content, Vec: v, Intensity: fact.Intensity})
+		batch = append(batch, &factEntry{Ref: factRef{Batch: i}, Content: fact.Content, Vec: v, Intensity: fact.Intensity})
 	}
 	ai.mu.RUnlock()
 	return plans, snapshot, nil
 }
 
-// FactPairs decides what the similarities alone decide (above the
+// factPairs decides what the similarities alone decide (above the
 // duplicate threshold a duplicate, below the new threshold new, a former
 // fact matching a known one) and returns the ambiguous pairs, in between,
 // for one classification call.
-func FactPairs(cfg hippo.Config, plans []*FactPlan) []hippo.FactPair {
+func factPairs(cfg hippo.Config, plans []*factPlan) []hippo.FactPair {
 	var pairs []hippo.FactPair
 	for _, p := range plans {
 		// The former fact matches a known fact that says the same: above
@@ -207,10 +207,10 @@ func FactPairs(cfg hippo.Config, plans []*FactPlan) []hippo.FactPair {
 	return pairs
 }
 
-// ApplyVerdicts applies the classifier's verdicts on FactPairs' pairs: for
+// applyVerdicts applies the classifier's verdicts on factPairs' pairs: for
 // each plan, the first candidate in similarity order that is not DISTINCT
 // decides.
-func ApplyVerdicts(plans []*FactPlan, verdicts []hippo.Verdict) {
+func applyVerdicts(plans []*factPlan, verdicts []hippo.Verdict) {
 	for _, p := range plans {
 		if fp := p.Former; fp != nil {
 			for k, idx := range fp.pairIdx {
@@ -263,23 +263,23 @@ func insert(ctx context.Context, w FactWriter, c *hippo.Chunk) error {
 	return w.Insert(ctx, c)
 }
 
-// ApplyFacts writes the plans through w, a store's write transaction
+// applyFacts writes the plans through w, a store's write transaction
 // holding the agent's write lock, at now, into scope. Facts stored by
 // others since the plans were made (after position snapshot) are checked
 // again here, so two concurrent calls stating the same fact store it
 // once. stamp, when not nil, is applied to every chunk before it is
 // inserted (its provenance and trust flag).
-func ApplyFacts(ctx context.Context, cfg hippo.Config, w FactWriter, agent, scope string, plans []*FactPlan, snapshot int64, now time.Time, stamp func(*hippo.Chunk)) (*hippo.RememberResult, error) {
+func applyFacts(ctx context.Context, cfg hippo.Config, w FactWriter, agent, scope string, plans []*factPlan, snapshot int64, now time.Time, stamp func(*hippo.Chunk)) (*hippo.RememberResult, error) {
 	if stamp == nil {
 		stamp = func(*hippo.Chunk) {}
 	}
-	var fresh []*FactEntry
+	var fresh []*factEntry
 	err := w.FactsSince(ctx, scope, snapshot, func(id, content string, blob []byte, intensity float64) error {
 		v, err := vector.Decode(nil, blob)
 		if err != nil {
 			return err
 		}
-		fresh = append(fresh, &FactEntry{Ref: FactRef{ChunkID: id}, Content: content, Vec: vector.Normalize(v), Intensity: intensity})
+		fresh = append(fresh, &factEntry{Ref: factRef{ChunkID: id}, Content: content, Vec: vector.Normalize(v), Intensity: intensity})
 		return nil
 	})
 	if err != nil {
@@ -310,7 +310,7 @@ func ApplyFacts(ctx context.Context, cfg hippo.Config, w FactWriter, agent, scop
 			}
 		}
 		if p.Action == hippo.ActionNew || p.Action == hippo.ActionDistinct {
-			if best := Nearest(fresh, p.Vec, 1); len(best) > 0 && best[0].Similarity > cfg.DuplicateThreshold {
+			if best := nearest(fresh, p.Vec, 1); len(best) > 0 && best[0].Similarity > cfg.DuplicateThreshold {
 				p.Action, targetID = hippo.ActionDuplicate, best[0].Entry.Ref.ChunkID
 				out.Similarity = best[0].Similarity
 			}
@@ -370,7 +370,7 @@ func ApplyFacts(ctx context.Context, cfg hippo.Config, w FactWriter, agent, scop
 // (unless the plan superseded it already, or it is no longer current);
 // with none, the former fact is stored as already superseded, so the
 // history keeps what the text said was true before.
-func applyFormer(ctx context.Context, cfg hippo.Config, w FactWriter, agent, scope string, fp *FormerPlan, resolved []string, i int, now time.Time, out *hippo.FactOutcome, stamp func(*hippo.Chunk)) error {
+func applyFormer(ctx context.Context, cfg hippo.Config, w FactWriter, agent, scope string, fp *formerPlan, resolved []string, i int, now time.Time, out *hippo.FactOutcome, stamp func(*hippo.Chunk)) error {
 	newID := resolved[i]
 	if fp.Target != nil {
 		oldID := fp.Target.Entry.Ref.ChunkID

@@ -483,7 +483,7 @@ func (im *importer) block(ctx context.Context, b importBlock) error {
 	if updated == "" {
 		updated = b.UpdatedAtTS
 	}
-	at, err := ImportTime(updated, im.now)
+	at, err := importTime(updated, im.now)
 	if err != nil {
 		return hippo.Errorf(hippo.EINVALID, "block %q: %v", b.Key, err)
 	}
@@ -620,16 +620,16 @@ func (im *importer) values(c *ImportedChunk, in importChunk, bad func(string, ..
 	if encounters < 0 || access < 0 {
 		return bad("negative encounter_count or access_count")
 	}
-	created, err := ImportTime(deref(in.CreatedAt), im.now)
+	created, err := importTime(deref(in.CreatedAt), im.now)
 	if err != nil {
 		return bad("created_at: %v", err)
 	}
-	last, err := ImportTime(deref(in.LastAccessedAt), created)
+	last, err := importTime(deref(in.LastAccessedAt), created)
 	if err != nil {
 		return bad("last_accessed_at: %v", err)
 	}
 	if s := deref(in.SupersededAt); s != "" {
-		if c.SupersededAt, err = ImportTime(s, time.Time{}); err != nil {
+		if c.SupersededAt, err = importTime(s, time.Time{}); err != nil {
 			return bad("superseded_at: %v", err)
 		}
 	}
@@ -641,7 +641,7 @@ func (im *importer) values(c *ImportedChunk, in importChunk, bad func(string, ..
 // provenance checks a record's provenance and trust flag and sets them in
 // c. A record without provenance (an older export, the TypeScript
 // Hippo's) is recorded as imported. Every record's content is checked
-// (Flag), as at any write: the flag is the file's reason, else the check's.
+// (flagChunk), as at any write: the flag is the file's reason, else the check's.
 // An import never clears a flag, so a crafted file cannot vouch for an
 // instruction; a chunk a person trusted is flagged again, to be trusted
 // again in the database it went to.
@@ -669,7 +669,7 @@ func (im *importer) provenance(c *ImportedChunk, in importChunk, bad func(string
 	}
 	if reason == "" {
 		ch := hippo.Chunk{Content: c.Content}
-		Flag(&ch)
+		flagChunk(&ch)
 		reason = ch.SuspiciousReason
 	}
 	c.Suspicious = reason
@@ -702,7 +702,7 @@ func (im *importer) input(ctx context.Context, in importInput) error {
 	if hippo.ContentHash(*in.Text) != in.Hash {
 		return bad("hash is not the SHA-256 of the text")
 	}
-	at, err := ImportTime(in.CreatedAt, im.now)
+	at, err := importTime(in.CreatedAt, im.now)
 	if err != nil {
 		return bad("created_at: %v", err)
 	}
@@ -835,17 +835,17 @@ func importMetadata(raw json.RawMessage) (string, error) {
 	return s, nil
 }
 
-// ImportTime parses an exported timestamp; "" means def. Besides Hippo's
-// own layout (ExportTimeLayout) it reads RFC 3339 and SQLite's
+// importTime parses an exported timestamp; "" means def. Besides Hippo's
+// own layout (exportTimeLayout) it reads RFC 3339 and SQLite's
 // "YYYY-MM-DD HH:MM:SS".
-func ImportTime(s string, def time.Time) (time.Time, error) {
+func importTime(s string, def time.Time) (time.Time, error) {
 	if s == "" {
 		if def.IsZero() {
 			return time.Time{}, fmt.Errorf("missing timestamp")
 		}
 		return def, nil
 	}
-	if t, err := time.Parse(ExportTimeLayout, s); err == nil {
+	if t, err := time.Parse(exportTimeLayout, s); err == nil {
 		return t, nil
 	}
 	if t, err := time.Parse(time.RFC3339Nano, s); err == nil {

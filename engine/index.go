@@ -245,8 +245,8 @@ func (n *names) id(s string) uint32 {
 // index's.
 var errDimension = errors.New("vector dimension differs from the index")
 
-// Filter says which rows a search may see.
-type Filter struct {
+// rowFilter says which rows a search may see.
+type rowFilter struct {
 	Kind          hippo.Kind // "" for both
 	scopes        []bool     // by interned scope; nil for all
 	category      uint32     // 0 for any
@@ -260,9 +260,9 @@ type Filter struct {
 	HideSuspicious bool
 }
 
-// NewFilter resolves names against the index. Call with ai.mu held.
-func (ai *Index) NewFilter(kind hippo.Kind, scopes []string) Filter {
-	f := Filter{Kind: kind}
+// newFilter resolves names against the index. Call with ai.mu held.
+func (ai *Index) newFilter(kind hippo.Kind, scopes []string) rowFilter {
+	f := rowFilter{Kind: kind}
 	if scopes != nil {
 		f.scopes = make([]bool, len(ai.scopes)+1)
 		for _, s := range scopes {
@@ -274,9 +274,9 @@ func (ai *Index) NewFilter(kind hippo.Kind, scopes []string) Filter {
 	return f
 }
 
-// RecallFilter is newFilter plus the filters of a recall.
-func (ai *Index) RecallFilter(in hippo.RecallInput, scopes []string) Filter {
-	f := ai.NewFilter(in.Kind, scopes)
+// recallFilter is newFilter plus the filters of a recall.
+func (ai *Index) recallFilter(in hippo.RecallInput, scopes []string) rowFilter {
+	f := ai.newFilter(in.Kind, scopes)
 	if in.Category != "" {
 		id, ok := ai.cats[in.Category]
 		f.category, f.none = id, f.none || !ok
@@ -313,7 +313,7 @@ func (ai *Index) RecallFilter(in hippo.RecallInput, scopes []string) Filter {
 	return f
 }
 
-func (f *Filter) Allows(m *Meta) bool {
+func (f *rowFilter) allows(m *Meta) bool {
 	switch {
 	case f.none:
 		return false
@@ -348,10 +348,10 @@ func (f *Filter) Allows(m *Meta) bool {
 	return true
 }
 
-// Clock is the decay clock at now (unix ms): wall time, or under the
+// decayClock is the decay clock at now (unix ms): wall time, or under the
 // active clock (active) only the hours in which the agent was active.
 // Call with ai.mu held.
-func (ai *Index) Clock(active bool, now int64) hippo.DecayClock {
+func (ai *Index) decayClock(active bool, now int64) hippo.DecayClock {
 	if !active {
 		return hippo.WallHours(now)
 	}

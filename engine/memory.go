@@ -227,7 +227,7 @@ func (m *Memory) newMemory(it storing, vec []float32, now time.Time) *hippo.Chun
 		RunningIntensity: it.reading, EncounterCount: 1, LastAccessedAt: now, CreatedAt: now,
 		Provenance: m.provenance(hippo.OriginStoreMemory, it.in.Source, ""),
 	}
-	Flag(c)
+	flagChunk(c)
 	return c
 }
 
@@ -240,9 +240,9 @@ func (m *Memory) provenance(origin, source, inputHash string) *hippo.Provenance 
 	return &hippo.Provenance{Origin: origin, Caller: caller, Source: source, InputHash: inputHash}
 }
 
-// Flag sets c's trust flag from its content (trust.Check): suspicious,
+// flagChunk sets c's trust flag from its content (trust.Check): suspicious,
 // with the reasons, when it reads as instructions to the agent.
-func Flag(c *hippo.Chunk) {
+func flagChunk(c *hippo.Chunk) {
 	v := trust.Check(c.Content)
 	c.Suspicious, c.SuspiciousReason = v.Suspicious, v.Reason()
 }
@@ -295,7 +295,7 @@ func (m *Memory) Recall(ctx context.Context, in hippo.RecallInput) ([]hippo.Reca
 // RecallPage is Recall with the number of matches and their score
 // distribution, for paging through results. Total and distribution use
 // the index's first-pass similarity, which is within about 0.01 of exact
-// (see Search).
+// (see searchVoices).
 func (m *Memory) RecallPage(ctx context.Context, in hippo.RecallInput) (*hippo.RecallPage, error) {
 	return m.recall(ctx, in, true)
 }
@@ -306,7 +306,7 @@ func (m *Memory) recall(ctx context.Context, in hippo.RecallInput, stats bool) (
 	} else if err := m.touch(ctx); err != nil {
 		return nil, err
 	}
-	rq, err := PrepareRecall(m.cfg, in, m.opts.RecallScopes)
+	rq, err := prepareRecall(m.cfg, in, m.opts.RecallScopes)
 	if err != nil {
 		return nil, err
 	}
@@ -315,7 +315,7 @@ func (m *Memory) recall(ctx context.Context, in hippo.RecallInput, stats bool) (
 		return nil, err
 	}
 	rq.Stages = m.opts.Stages
-	return RecallPage(ctx, m.cfg, ai, m.clock.Active(), rq, qs, m.clock.Now().UnixMilli(), stats, m.s)
+	return recallPage(ctx, m.cfg, ai, m.clock.Active(), rq, qs, m.clock.Now().UnixMilli(), stats, m.s)
 }
 
 // embedQuery embeds texts and returns their vectors with the agent's
@@ -367,7 +367,7 @@ func (m *Memory) Forget(ctx context.Context, in hippo.ForgetInput) (*hippo.Forge
 		return nil, err
 	}
 	ai.mu.RLock()
-	matches, err := FindForget(ctx, ai, qs[0], threshold, m.opts.RecallScopes)
+	matches, err := findForget(ctx, ai, qs[0], threshold, m.opts.RecallScopes)
 	ai.mu.RUnlock()
 	if err != nil {
 		return nil, err
@@ -528,31 +528,31 @@ func (m *Memory) rememberFacts(ctx context.Context, in hippo.RememberInput, call
 	if err != nil {
 		return nil, fmt.Errorf("extract facts: %w", err)
 	}
-	facts := CleanFacts(cfg, extracted)
+	facts := cleanFacts(cfg, extracted)
 	if len(facts) == 0 {
 		reason := m.noFactsReason(text, len(extracted))
 		return &hippo.RememberResult{Summary: hippo.NoFactsSummary(reason), Facts: []hippo.FactOutcome{}, Reason: reason}, nil
 	}
-	contents, formerAt := FactTexts(facts)
+	contents, formerAt := factTexts(facts)
 	qs, ai, err := m.embedQuery(ctx, contents...)
 	if err != nil {
 		return nil, err
 	}
-	plans, snapshot, err := PlanFacts(ctx, cfg, ai, m.opts.Scope, facts, qs, formerAt)
+	plans, snapshot, err := planFacts(ctx, cfg, ai, m.opts.Scope, facts, qs, formerAt)
 	if err != nil {
 		return nil, err
 	}
 	if err := m.fillContents(ctx, plans); err != nil {
 		return nil, err
 	}
-	if pairs := FactPairs(cfg, plans); len(pairs) > 0 && m.opts.Classifier != nil {
+	if pairs := factPairs(cfg, plans); len(pairs) > 0 && m.opts.Classifier != nil {
 		// One classification call for every ambiguous pair.
 		verdicts, used, err := m.opts.Classifier.ClassifyFacts(ctx, pairs)
 		*calls = append(*calls, used...)
 		if err != nil {
 			return nil, fmt.Errorf("classify facts: %w", err)
 		}
-		ApplyVerdicts(plans, verdicts)
+		applyVerdicts(plans, verdicts)
 	}
 	// The trust check of every fact that may be stored, before the write
 	// lock is taken.
@@ -577,7 +577,7 @@ func (m *Memory) rememberFacts(ctx context.Context, in hippo.RememberInput, call
 			c.Suspicious = c.SuspiciousReason != ""
 		}
 		var err error
-		if res, err = ApplyFacts(ctx, m.cfg, tx, m.opts.AgentID, m.opts.Scope, plans, snapshot, now, stamp); err != nil {
+		if res, err = applyFacts(ctx, m.cfg, tx, m.opts.AgentID, m.opts.Scope, plans, snapshot, now, stamp); err != nil {
 			return err
 		}
 		if used {
@@ -606,13 +606,13 @@ func (m *Memory) noFactsReason(text string, extracted int) string {
 }
 
 // fillContents reads the content of the stored candidates of each plan.
-func (m *Memory) fillContents(ctx context.Context, plans []*FactPlan) error {
-	byID := map[string][]*FactEntry{}
+func (m *Memory) fillContents(ctx context.Context, plans []*factPlan) error {
+	byID := map[string][]*factEntry{}
 	var ids []string
 	for _, p := range plans {
 		top := p.Top
 		if p.Former != nil {
-			top = append(append([]FactMatch{}, top...), p.Former.Top...)
+			top = append(append([]factMatch{}, top...), p.Former.Top...)
 		}
 		for _, c := range top {
 			if id := c.Entry.Ref.ChunkID; id != "" {
@@ -658,7 +658,7 @@ func (m *Memory) FactHistory(ctx context.Context, query, id string) ([]hippo.His
 	var h []hippo.HistoryEntry
 	err := m.s.View(ctx, func(tx Tx) error {
 		var err error
-		h, err = History(ctx, tx, id)
+		h, err = history(ctx, tx, id)
 		return err
 	})
 	return h, err
@@ -685,7 +685,7 @@ func (m *Memory) bestFact(ctx context.Context, query string) (string, error) {
 			return "", err
 		}
 	}
-	return BestFact(ctx, m.cfg, ai, qs[0], bm, m.opts.RecallScopes)
+	return bestFact(ctx, m.cfg, ai, qs[0], bm, m.opts.RecallScopes)
 }
 
 // Reinforce implements hippo.MemoryService: the votes applied in one write
@@ -694,13 +694,13 @@ func (m *Memory) Reinforce(ctx context.Context, up, down []string) (*hippo.Reinf
 	if err := m.touch(ctx); err != nil {
 		return nil, err
 	}
-	if err := CheckVotes(up, down); err != nil {
+	if err := checkVotes(up, down); err != nil {
 		return nil, err
 	}
 	var res *hippo.ReinforceResult
 	err := m.s.Update(ctx, func(tx Tx) error {
 		var err error
-		res, err = Reinforce(ctx, tx, m.clock.Now(), up, down)
+		res, err = reinforce(ctx, tx, m.clock.Now(), up, down)
 		return err
 	})
 	if err != nil {
@@ -714,7 +714,7 @@ const maxContextChars = 400_000
 
 // Context implements hippo.MemoryService: the agent's blocks (global scope
 // and the write scope) and, for a query, its best memories, as text for a
-// system prompt within a budget (AssembleContext).
+// system prompt within a budget (assembleContext).
 func (m *Memory) Context(ctx context.Context, in hippo.ContextInput) (*hippo.Context, error) {
 	if err := m.touch(ctx); err != nil {
 		return nil, err
@@ -755,7 +755,7 @@ func (m *Memory) Context(ctx context.Context, in hippo.ContextInput) (*hippo.Con
 			return nil, err
 		}
 	}
-	return AssembleContext(budget, blocks, recalled), nil
+	return assembleContext(budget, blocks, recalled), nil
 }
 
 // SearchConversation implements hippo.MemoryService: the store's text

@@ -100,7 +100,7 @@ func PlanDelete(ctx context.Context, st AdminStore, agentID string, ids []string
 // PurgeSuperseded hard-deletes the superseded chunks f selects and
 // returns them (without vectors), oldest first. Unlike DeleteChunks it
 // resurrects nothing: a chunk superseded by a purged one is re-pointed to
-// the purged chunk's successor (PurgeSuccessors), so it stays superseded.
+// the purged chunk's successor (purgeSuccessors), so it stays superseded.
 func PurgeSuperseded(ctx context.Context, st AdminStore, f hippo.PurgeFilter) ([]*hippo.Chunk, error) {
 	var purged []*hippo.Chunk
 	if f.DryRun {
@@ -116,7 +116,7 @@ func PurgeSuperseded(ctx context.Context, st AdminStore, f hippo.PurgeFilter) ([
 		if purged, err = tx.Superseded(ctx, f); err != nil {
 			return err
 		}
-		next := PurgeSuccessors(purged)
+		next := purgeSuccessors(purged)
 		ids := make([]string, len(purged))
 		for i, c := range purged {
 			if err := tx.Repoint(ctx, c.AgentID, c.ID, next[c.ID]); err != nil {
@@ -138,11 +138,11 @@ func PurgeSuperseded(ctx context.Context, st AdminStore, f hippo.PurgeFilter) ([
 	return purged, nil
 }
 
-// PurgeSuccessors is, for each chunk a purge deletes (superseded chunks),
+// purgeSuccessors is, for each chunk a purge deletes (superseded chunks),
 // the chunk its successors should point at instead: its successor,
 // followed past the chunks purged with it. The walk is bounded by the
 // purge's size, which guards against a cycle.
-func PurgeSuccessors(purged []*hippo.Chunk) map[string]string {
+func purgeSuccessors(purged []*hippo.Chunk) map[string]string {
 	successor := make(map[string]string, len(purged))
 	for _, c := range purged {
 		successor[c.ID] = c.SupersededBy

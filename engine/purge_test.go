@@ -1,4 +1,4 @@
-package engine_test
+package engine
 
 import (
 	"context"
@@ -8,7 +8,6 @@ import (
 	"testing"
 
 	"github.com/hippo-mem/hippo"
-	"github.com/hippo-mem/hippo/engine"
 )
 
 // TestPurgeSuccessors checks that each purged chunk's successors are
@@ -28,13 +27,13 @@ func TestPurgeSuccessors(t *testing.T) {
 		{"none", nil, map[string]string{}},
 	}
 	for _, tt := range tests {
-		if got := engine.PurgeSuccessors(tt.purged); !maps.Equal(got, tt.want) {
+		if got := purgeSuccessors(tt.purged); !maps.Equal(got, tt.want) {
 			t.Errorf("%s: %v, want %v", tt.name, got, tt.want)
 		}
 	}
 }
 
-// adminFake is an in-memory engine.AdminStore and engine.AdminTx.
+// adminFake is an in-memory AdminStore and AdminTx.
 type adminFake struct {
 	chunks  map[string]*hippo.Chunk
 	deletes int // AfterDelete calls
@@ -48,9 +47,9 @@ func newAdminFake(cs ...*hippo.Chunk) *adminFake {
 	return f
 }
 
-func (f *adminFake) AdminView(_ context.Context, fn func(engine.AdminTx) error) error { return fn(f) }
+func (f *adminFake) AdminView(_ context.Context, fn func(AdminTx) error) error { return fn(f) }
 
-func (f *adminFake) AdminUpdate(_ context.Context, _ string, fn func(engine.AdminTx) error) error {
+func (f *adminFake) AdminUpdate(_ context.Context, _ string, fn func(AdminTx) error) error {
 	saved := maps.Clone(f.chunks)
 	for id, c := range saved {
 		cp := *c
@@ -152,7 +151,7 @@ func TestDeleteChunks(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			st := newAdminFake(chain()...)
-			plan, err := engine.PlanDelete(ctx, st, tt.agent, append(tt.ids, tt.ids...))
+			plan, err := PlanDelete(ctx, st, tt.agent, append(tt.ids, tt.ids...))
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -163,7 +162,7 @@ func TestDeleteChunks(t *testing.T) {
 			if !slices.Equal(planned, tt.deleted) || !slices.Equal(plan.Resurrected, nonNil(tt.back)) || !slices.Equal(plan.NotFound, nonNil(tt.miss)) {
 				t.Errorf("plan %v, resurrected %v, not found %v", planned, plan.Resurrected, plan.NotFound)
 			}
-			deleted, back, err := engine.DeleteChunks(ctx, st, tt.agent, tt.ids)
+			deleted, back, err := DeleteChunks(ctx, st, tt.agent, tt.ids)
 			if err != nil || !slices.Equal(deleted, tt.deleted) || !slices.Equal(back, tt.back) || st.deletes != 1 {
 				t.Errorf("deleted %v, resurrected %v, %v", deleted, back, err)
 			}
@@ -188,11 +187,11 @@ func TestPurgeSuperseded(t *testing.T) {
 	ctx := context.Background()
 	st := newAdminFake(chain()...)
 	st.chunks["a0"] = &hippo.Chunk{ID: "a0", AgentID: "a", SupersededBy: "a1"}
-	dry, err := engine.PurgeSuperseded(ctx, st, hippo.PurgeFilter{AgentID: "a", DryRun: true})
+	dry, err := PurgeSuperseded(ctx, st, hippo.PurgeFilter{AgentID: "a", DryRun: true})
 	if err != nil || len(dry) != 3 || len(st.chunks) != 5 || st.deletes != 0 {
 		t.Fatalf("dry run: %d listed, %d left, %v", len(dry), len(st.chunks), err)
 	}
-	purged, err := engine.PurgeSuperseded(ctx, st, hippo.PurgeFilter{AgentID: "a"})
+	purged, err := PurgeSuperseded(ctx, st, hippo.PurgeFilter{AgentID: "a"})
 	if err != nil || len(purged) != 3 || st.deletes != 1 {
 		t.Fatalf("purged %d, %v", len(purged), err)
 	}

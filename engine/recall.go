@@ -15,8 +15,8 @@ import (
 // MaxOffset bounds recall paging.
 const MaxOffset = 10_000
 
-// Scan is what one recall scan works with.
-type Scan struct {
+// recallScan is what one recall scan works with.
+type recallScan struct {
 	In     hippo.RecallInput
 	K      int // results wanted: offset + limit
 	Now    int64
@@ -28,16 +28,16 @@ type Scan struct {
 	BM25    map[int64]float64
 	BM25Max float64
 	Clock   hippo.DecayClock
-	Filter  Filter
-	Stats   *Counts // nil unless counting matches
+	Filter  rowFilter
+	Stats   *matchCounts // nil unless counting matches
 	// Weak is how many of the closest chunks by the query as written the
 	// scan keeps besides its results (near), for searchWeak.
 	Weak int
 	near *vector.Near[Meta]
 }
 
-// Hit is a chunk chosen by recall with the parts of its score.
-type Hit struct {
+// hit is a chunk chosen by recall with the parts of its score.
+type hit struct {
 	ID                             string
 	Meta                           Meta
 	Cosine, BM25, Relevance, Score float64
@@ -55,7 +55,7 @@ type Hit struct {
 // Facts and memories are looked at together with q: a second pass with
 // the facts' voice would double the cost of recalls that find little.
 // Call with ai.mu held.
-func searchWeak(ctx context.Context, cfg hippo.Config, ai *Index, q []float32, sc *Scan, got []Hit, n int) ([]Hit, error) {
+func searchWeak(ctx context.Context, cfg hippo.Config, ai *Index, q []float32, sc *recallScan, got []hit, n int) ([]hit, error) {
 	have := make(map[string]bool, len(got))
 	for _, h := range got {
 		have[h.ID] = true
@@ -69,7 +69,7 @@ func searchWeak(ctx context.Context, cfg hippo.Config, ai *Index, q []float32, s
 			return nil, err
 		}
 	}
-	var out []Hit
+	var out []hit
 	for _, h := range found {
 		if have[h.ID] {
 			continue
@@ -80,17 +80,17 @@ func searchWeak(ctx context.Context, cfg hippo.Config, ai *Index, q []float32, s
 		if score < sc.In.MinScore {
 			continue
 		}
-		out = append(out, Hit{ID: h.ID, Meta: h.Meta, Cosine: h.Cosine, BM25: b, Relevance: rel, Weak: true, Score: score})
+		out = append(out, hit{ID: h.ID, Meta: h.Meta, Cosine: h.Cosine, BM25: b, Relevance: rel, Weak: true, Score: score})
 	}
-	slices.SortStableFunc(out, func(a, b Hit) int { return cmp.Compare(b.Cosine, a.Cosine) })
+	slices.SortStableFunc(out, func(a, b hit) int { return cmp.Compare(b.Cosine, a.Cosine) })
 	return out[:min(n, len(out))], nil
 }
 
 // weakEligible is who may be a weak result: what the filters and the
 // strength floor allow.
-func weakEligible(sc *Scan) func(c *Meta) bool {
+func weakEligible(sc *recallScan) func(c *Meta) bool {
 	f := &sc.Filter
-	return func(c *Meta) bool { return f.Allows(c) && c.Strength(sc.Clock) >= sc.Floor }
+	return func(c *Meta) bool { return f.allows(c) && c.Strength(sc.Clock) >= sc.Floor }
 }
 
 // search ranks by the recall score WeightSimilarity·relevance +
@@ -109,25 +109,25 @@ func weakEligible(sc *Scan) func(c *Meta) bool {
 // match), so its score does not decrease as its cosine grows, and one
 // vector.Index search finds the exact top k, every chunk considered:
 // nothing is dropped for speed. Call with ai.mu held.
-func search(ctx context.Context, cfg hippo.Config, ai *Index, q []float32, sc *Scan, near *vector.Near[Meta]) ([]Hit, error) {
+func search(ctx context.Context, cfg hippo.Config, ai *Index, q []float32, sc *recallScan, near *vector.Near[Meta]) ([]hit, error) {
 	found, err := ai.idx.SearchNear(ctx, q, sc.K, recallBound(cfg, sc), scorer(cfg, sc), near)
 	if err != nil {
 		return nil, err
 	}
-	hits := make([]Hit, len(found))
+	hits := make([]hit, len(found))
 	for i, h := range found {
 		b := sc.BM25[h.Meta.RowID]
-		hits[i] = Hit{ID: h.ID, Meta: h.Meta, Cosine: h.Cosine, BM25: b,
+		hits[i] = hit{ID: h.ID, Meta: h.Meta, Cosine: h.Cosine, BM25: b,
 			Relevance: cfg.SizedRelevance(h.Cosine, b, int(h.Meta.Size), sc.Alpha), Score: h.Score}
 	}
 	return hits, nil
 }
 
-// Search is search with qs[0], the query as written, or, when qs
+// searchVoices is search with qs[0], the query as written, or, when qs
 // holds its fact voice as well, facts searched with qs[1] and memories with
 // qs[0]: the two kinds are disjoint, so the best of the two exact top k
 // are the exact top k. Call with ai.mu held.
-func Search(ctx context.Context, cfg hippo.Config, ai *Index, qs [][]float32, sc *Scan) ([]Hit, error) {
+func searchVoices(ctx context.Context, cfg hippo.Config, ai *Index, qs [][]float32, sc *recallScan) ([]hit, error) {
 	// The scan with the query as written keeps the closest chunks of
 	// every kind the filters allow, should too few results pass.
 	sc.near = nil
@@ -149,7 +149,7 @@ func Search(ctx context.Context, cfg hippo.Config, ai *Index, qs [][]float32, sc
 		return nil, err
 	}
 	hits = append(hits, more...)
-	slices.SortStableFunc(hits, func(a, b Hit) int { return cmp.Compare(b.Score, a.Score) })
+	slices.SortStableFunc(hits, func(a, b hit) int { return cmp.Compare(b.Score, a.Score) })
 	return hits[:min(len(hits), sc.K)], nil
 }
 
@@ -160,7 +160,7 @@ func Search(ctx context.Context, cfg hippo.Config, ai *Index, qs [][]float32, sc
 // < 1. Counting
 // matches (sc.stats) needs every row scored, so it bounds nothing then,
 // nor with weights or levels a ceiling cannot hold for.
-func recallBound(cfg hippo.Config, sc *Scan) vector.Bound {
+func recallBound(cfg hippo.Config, sc *recallScan) vector.Bound {
 	if sc.Stats != nil || cfg.WeightSimilarity <= 0 || cfg.WeightStrength < 0 || cfg.WeightRecency < 0 ||
 		!(cfg.CosineUnrelated >= 0 && cfg.CosineStrong > cfg.CosineUnrelated && cfg.CosineStrong < 1) || sc.Alpha >= 1 {
 		return vector.Bound{}
@@ -184,7 +184,7 @@ const firstPassSlack = 0.03
 // scorer is the recall ScoreFunc: filters, relevance floor, strength floor
 // and min_score applied, matches counted into sc.stats in the first pass
 // (with the first pass's cosine, within about 0.01 of exact).
-func scorer(cfg hippo.Config, sc *Scan) vector.ScoreFunc[Meta] {
+func scorer(cfg hippo.Config, sc *recallScan) vector.ScoreFunc[Meta] {
 	f, alpha := &sc.Filter, sc.Alpha
 	// rel fuses a cosine relevance with a BM25 relevance (hippo.Fuse).
 	rel := func(rc, rb float64) float64 { return hippo.Fuse(rc, rb, alpha) }
@@ -205,7 +205,7 @@ func scorer(cfg hippo.Config, sc *Scan) vector.ScoreFunc[Meta] {
 		// Most rows of a large memory are unrelated to the query: drop
 		// those the floor rules out, however well their words match,
 		// before anything else.
-		if rel(most, bmMax) < sc.MinRel || !f.Allows(c) {
+		if rel(most, bmMax) < sc.MinRel || !f.allows(c) {
 			return 0, false
 		}
 		// Strength is at most the intensity, recency at most 1 and the
@@ -238,15 +238,15 @@ func scorer(cfg hippo.Config, sc *Scan) vector.ScoreFunc[Meta] {
 	}
 }
 
-// Counts counts matches by score band, safely from the parallel scan.
-// A nil *Counts counts nothing.
-type Counts struct {
+// matchCounts counts matches by score band, safely from the parallel scan.
+// A nil *matchCounts counts nothing.
+type matchCounts struct {
 	total   atomic.Int64
 	buckets [5]atomic.Int64
 }
 
 // add counts n matches (n < 0 takes them back) scoring score.
-func (s *Counts) add(score float64, n int64) {
+func (s *matchCounts) add(score float64, n int64) {
 	if s == nil {
 		return
 	}
@@ -254,8 +254,8 @@ func (s *Counts) add(score float64, n int64) {
 	s.buckets[min(4, max(0, int(score*5)))].Add(n)
 }
 
-// Fill sets page's total and distribution.
-func (s *Counts) Fill(page *hippo.RecallPage) {
+// fill sets page's total and distribution.
+func (s *matchCounts) fill(page *hippo.RecallPage) {
 	if s == nil {
 		return
 	}
@@ -266,8 +266,8 @@ func (s *Counts) Fill(page *hippo.RecallPage) {
 	}
 }
 
-// CheckRecallInput checks the recall input beyond the query and the limit.
-func CheckRecallInput(in hippo.RecallInput) error {
+// checkRecallInput checks the recall input beyond the query and the limit.
+func checkRecallInput(in hippo.RecallInput) error {
 	switch {
 	case in.Kind != "" && !in.Kind.Valid():
 		return hippo.Invalidf("kind", "must be %q or %q, got %q", hippo.KindFact, hippo.KindMemory, in.Kind)
@@ -288,8 +288,8 @@ func CheckRecallInput(in hippo.RecallInput) error {
 	return nil
 }
 
-// RecallQuery is a checked recall input with what follows from it.
-type RecallQuery struct {
+// recallQuery is a checked recall input with what follows from it.
+type recallQuery struct {
 	In     hippo.RecallInput
 	Limit  int
 	Alpha  float64 // weight of BM25
@@ -307,9 +307,9 @@ type RecallQuery struct {
 	Stages hippo.StageFunc
 }
 
-// PrepareRecall checks a recall's input against cfg; scopes are the
+// prepareRecall checks a recall's input against cfg; scopes are the
 // memory's recall scopes.
-func PrepareRecall(cfg hippo.Config, in hippo.RecallInput, scopes []string) (*RecallQuery, error) {
+func prepareRecall(cfg hippo.Config, in hippo.RecallInput, scopes []string) (*recallQuery, error) {
 	if err := hippo.ValidateText("query", in.Query, cfg.MaxContent); err != nil {
 		return nil, err
 	}
@@ -317,7 +317,7 @@ func PrepareRecall(cfg hippo.Config, in hippo.RecallInput, scopes []string) (*Re
 	if err != nil {
 		return nil, err
 	}
-	if err := CheckRecallInput(in); err != nil {
+	if err := checkRecallInput(in); err != nil {
 		return nil, err
 	}
 	alpha := cfg.HybridAlpha
@@ -343,7 +343,7 @@ func PrepareRecall(cfg hippo.Config, in hippo.RecallInput, scopes []string) (*Re
 	if in.MinRelevance == nil && in.Offset == 0 {
 		weak = min(limit, max(0, cfg.WeakResults))
 	}
-	return &RecallQuery{In: in, Limit: limit, Alpha: alpha, MinRel: minRel, Scopes: scopes, Texts: texts, Weak: weak}, nil
+	return &recallQuery{In: in, Limit: limit, Alpha: alpha, MinRel: minRel, Scopes: scopes, Texts: texts, Weak: weak}, nil
 }
 
 // RecallStore is what a recall needs of a store besides the index.
@@ -373,30 +373,30 @@ func textScores(ctx context.Context, st RecallStore, ai *Index, query string, sc
 	return st.TextScores(ctx, words, ai.idx.Len())
 }
 
-// RecallPage runs a recall prepared by PrepareRecall over the agent's
+// recallPage runs a recall prepared by prepareRecall over the agent's
 // index, synced and checked by the store, with qs the embeddings of
-// rq.Texts: the scan (Search), then the boost of the page's chunks, folded
+// rq.Texts: the scan (searchVoices), then the boost of the page's chunks, folded
 // into the index in place when nobody wrote in between. stats counts the
 // matches for paging. active says the store decays by the active clock.
-func RecallPage(ctx context.Context, cfg hippo.Config, ai *Index, active bool, rq *RecallQuery, qs [][]float32, now int64, stats bool, st RecallStore) (*hippo.RecallPage, error) {
+func recallPage(ctx context.Context, cfg hippo.Config, ai *Index, active bool, rq *recallQuery, qs [][]float32, now int64, stats bool, st RecallStore) (*hippo.RecallPage, error) {
 	in := rq.In
-	sc := Scan{In: in, K: in.Offset + rq.Limit, Now: now, Floor: cfg.StrengthFloor, MinRel: rq.MinRel}
+	sc := recallScan{In: in, K: in.Offset + rq.Limit, Now: now, Floor: cfg.StrengthFloor, MinRel: rq.MinRel}
 	if in.AsOf != nil {
 		sc.Floor = 0 // history does not fade away
 	}
 	sc.Floor = max(sc.Floor, in.MinStrength)
 	if stats {
-		sc.Stats = &Counts{}
+		sc.Stats = &matchCounts{}
 	}
 	page := &hippo.RecallPage{Results: []hippo.Recalled{}, MinRelevance: rq.MinRel}
 	var (
-		hits []Hit
+		hits []hit
 		err  error
 	)
 	ai.mu.RLock()
-	sc.Clock = ai.Clock(active, sc.Now)
+	sc.Clock = ai.decayClock(active, sc.Now)
 	if ai.idx != nil {
-		sc.Filter = ai.RecallFilter(in, rq.Scopes)
+		sc.Filter = ai.recallFilter(in, rq.Scopes)
 		start := time.Now()
 		if sc.Alpha = rq.Alpha; rq.Alpha > 0 {
 			sc.BM25, sc.BM25Max, err = textScores(ctx, st, ai, in.Query, rq.Scopes)
@@ -404,11 +404,11 @@ func RecallPage(ctx context.Context, cfg hippo.Config, ai *Index, active bool, r
 		}
 		if err == nil {
 			sc.Weak = rq.Weak
-			hits, err = Search(ctx, cfg, ai, qs, &sc)
+			hits, err = searchVoices(ctx, cfg, ai, qs, &sc)
 			rq.Stages.Done(hippo.StageScan, start)
 		}
 		if err == nil && len(hits) < rq.Weak {
-			var weak []Hit
+			var weak []hit
 			weak, err = searchWeak(ctx, cfg, ai, qs[0], &sc, hits, rq.Weak-len(hits))
 			hits = append(hits, weak...)
 		}
@@ -418,7 +418,7 @@ func RecallPage(ctx context.Context, cfg hippo.Config, ai *Index, active bool, r
 		return nil, err
 	}
 	page.Alpha = rq.Alpha
-	sc.Stats.Fill(page)
+	sc.Stats.fill(page)
 	if in.Offset >= len(hits) {
 		return page, nil
 	}
@@ -470,17 +470,17 @@ func RecallPage(ctx context.Context, cfg hippo.Config, ai *Index, active bool, r
 	}
 	if boosted > 0 {
 		// The results not boosted are folded in as read: unchanged.
-		ai.FoldBoost(page.Results, before, after)
+		ai.foldBoost(page.Results, before, after)
 	}
 	return page, nil
 }
 
-// FoldBoost applies a committed boost to the index in place, when the
+// foldBoost applies a committed boost to the index in place, when the
 // index had folded in every change before it (position before): the
 // change feed up to after is then this boost's, and the next recall need
 // not read the boosted rows back. Otherwise the next sync reads them as
 // usual.
-func (ai *Index) FoldBoost(boosted []hippo.Recalled, before, after int64) {
+func (ai *Index) foldBoost(boosted []hippo.Recalled, before, after int64) {
 	ai.mu.Lock()
 	defer ai.mu.Unlock()
 	if ai.seq != before || ai.idx == nil {

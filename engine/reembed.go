@@ -27,9 +27,9 @@ type ReembedStore interface {
 	AfterSwitch(ctx context.Context)
 }
 
-// ReembedKey is a re-embedding's target as a store records it (hippo_meta
+// reembedKey is a re-embedding's target as a store records it (hippo_meta
 // 'reembed_target'), to tell its own shadow vectors from another run's.
-func ReembedKey(l hippo.ModelLock) string {
+func reembedKey(l hippo.ModelLock) string {
 	b, _ := json.Marshal(l)
 	return string(b)
 }
@@ -185,8 +185,8 @@ func startReembed(ctx context.Context, s ReembedStore, target hippo.ModelLock) (
 		if err != nil {
 			return err
 		}
-		if prev != ReembedKey(target) {
-			if err := tx.ResetShadow(ctx, ReembedKey(target)); err != nil {
+		if prev != reembedKey(target) {
+			if err := tx.ResetShadow(ctx, reembedKey(target)); err != nil {
 				return fmt.Errorf("reset re-embedding state: %w", err)
 			}
 		}
@@ -206,7 +206,7 @@ func checkTarget(ctx context.Context, tx ReembedTx, target hippo.ModelLock) erro
 	if err != nil {
 		return err
 	}
-	if key != ReembedKey(target) {
+	if key != reembedKey(target) {
 		return hippo.Errorf(hippo.ECONFLICT, "another re-embedding of this database finished or started over meanwhile; run it again")
 	}
 	return nil

@@ -218,7 +218,7 @@ func (u *update) content(ctx context.Context, content string, vec []float32) err
 	}
 	// A fact: the new text is a new version, with the old one's strength
 	// and metadata, and the old one superseded by it, as remember_facts
-	// supersedes (ApplyFacts).
+	// supersedes (applyFacts).
 	meta, err := u.editedMetadata(c, nil)
 	if err != nil {
 		return err

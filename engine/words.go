@@ -5,15 +5,15 @@ import (
 	"unicode"
 )
 
-// MaxQueryWords bounds the words of a full-text query (QueryWords).
-const MaxQueryWords = 32
+// maxQueryWords bounds the words of a full-text query (QueryWords).
+const maxQueryWords = 32
 
 // QueryWords splits a recall query into the words its full-text side
 // looks up, the same for every store so that they rank from the same
 // words: runs of letters, digits and _, lower-cased and deduplicated,
 // without English stop words unless there is nothing else (they match
 // nearly every chunk and weigh almost nothing in BM25), at most
-// MaxQueryWords. Words hold no quote or operator, so a store may quote
+// maxQueryWords. Words hold no quote or operator, so a store may quote
 // them into its query syntax.
 func QueryWords(text string) []string {
 	all := strings.FieldsFunc(strings.ToLower(text), func(r rune) bool {
@@ -35,7 +35,7 @@ func QueryWords(text string) []string {
 	if len(words) == 0 {
 		words = stops
 	}
-	return words[:min(len(words), MaxQueryWords)]
+	return words[:min(len(words), maxQueryWords)]
 }
 
 // stopWords are English function words, question words and the verbs of

@@ -1,11 +1,9 @@
-package engine_test
+package engine
 
 import (
 	"slices"
 	"strings"
 	"testing"
-
-	"github.com/hippo-mem/hippo/engine"
 )
 
 func TestQueryWords(t *testing.T) {
@@ -21,11 +19,11 @@ func TestQueryWords(t *testing.T) {
 		{"?!…", nil},
 	}
 	for _, tt := range tests {
-		if got := engine.QueryWords(tt.in); !slices.Equal(got, tt.want) {
-			t.Errorf("engine.QueryWords(%q) = %q, want %q", tt.in, got, tt.want)
+		if got := QueryWords(tt.in); !slices.Equal(got, tt.want) {
+			t.Errorf("QueryWords(%q) = %q, want %q", tt.in, got, tt.want)
 		}
 	}
-	if got := len(engine.QueryWords(strings.Repeat("word ", 5) + strings.Repeat("x", 10) + " " + strings.Join(strings.Fields(strings.Repeat("a1 b2 c3 d4 e5 f6 g7 h8 ", 8)), "z "))); got > engine.MaxQueryWords {
-		t.Errorf("%d words, want at most %d", got, engine.MaxQueryWords)
+	if got := len(QueryWords(strings.Repeat("word ", 5) + strings.Repeat("x", 10) + " " + strings.Join(strings.Fields(strings.Repeat("a1 b2 c3 d4 e5 f6 g7 h8 ", 8)), "z "))); got > maxQueryWords {
+		t.Errorf("%d words, want at most %d", got, maxQueryWords)
 	}
 }

@@ -119,8 +119,8 @@ func TestUniqueViolationIsConflict(t *testing.T) {
 }
 
 // TestExportTimesNeutral checks that an export writes every timestamp in
-// engine.ExportTimeLayout, whatever form the row keeps it in, and that the
-// file imports back.
+// the export's layout (RFC 3339, UTC, microseconds), whatever form the
+// row keeps it in, and that the file imports back.
 func TestExportTimesNeutral(t *testing.T) {
 	ctx := context.Background()
 	db, err := Open(ctx, filepath.Join(t.TempDir(), "e.db"), Options{})
