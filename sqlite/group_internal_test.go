@@ -83,7 +83,7 @@ func insertFn(content string) func(engine.Tx) error {
 			return err
 		}
 		now := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
-		return tx.Insert(ctx, &hippo.Chunk{AgentID: "agent", Kind: hippo.KindMemory, Content: content,
+		return tx.Insert(ctx, &hippo.Chunk{ID: engine.NewChunkID(now), AgentID: "agent", Kind: hippo.KindMemory, Content: content,
 			ContentHash: hippo.ContentHash(content), Embedding: []float32{1, 0}, RunningIntensity: 0.5,
 			EncounterCount: 1, LastAccessedAt: now, CreatedAt: now})
 	}
