@@ -298,5 +298,3 @@ func (e *env) liveFacts(agent string) map[string]*hippo.Chunk {
 	}
 	return out
 }
-
-func fptr(v float64) *float64 { return &v }

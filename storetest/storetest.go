@@ -63,12 +63,13 @@ type Backend struct {
 	// Open opens a handle on the store called name, closed when the test
 	// ends. Two handles on one store behave like two processes.
 	Open func(t *testing.T, name string) Store
-	// OpenWith opens a handle like Open with the options o, returning the
-	// opener's error.
+	// OpenWith opens a handle like Open (closed when the test ends) with
+	// the options o, returning the opener's error.
 	OpenWith func(t *testing.T, name string, o Options) (Store, error)
 	// Parallel is how many tests run at once (each on stores of its
 	// own); 0 runs one at a time. A server store spends most of a test
-	// creating and dropping its database.
+	// creating and dropping its database, waiting rather than computing,
+	// so its tests run side by side beyond -parallel (GOMAXPROCS).
 	Parallel int
 }
 
