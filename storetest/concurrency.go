@@ -114,6 +114,18 @@ func testReaderSeesOtherWriter(t *testing.T, b Backend) {
 	if got := recallContents(t, r, hippo.RecallInput{Query: "espresso", Limit: 1}); !slices.Equal(got, []string{"The user drinks espresso every morning"}) {
 		t.Errorf("reader after another writer's insert: %q", got)
 	}
+	// A memory rewritten by the writer is found by its new content only.
+	espresso := liveChunks(t, writer, "alice", hippo.KindMemory)["The user drinks espresso every morning"]
+	tea := "The user drinks green tea every afternoon"
+	if _, err := w.UpdateMemory(ctx, hippo.UpdateInput{ID: espresso.ID, Content: &tea}); err != nil {
+		t.Fatal(err)
+	}
+	if got := recallContents(t, r, hippo.RecallInput{Query: "green tea", Limit: 1}); !slices.Equal(got, []string{tea}) {
+		t.Errorf("reader after another writer's update: %q", got)
+	}
+	if got := recallContents(t, r, hippo.RecallInput{Query: "espresso"}); slices.Contains(got, "The user drinks espresso every morning") {
+		t.Errorf("reader recalls the content another writer replaced: %q", got)
+	}
 	if _, err := w.Forget(ctx, hippo.ForgetInput{Description: "The deploy runs on Fridays"}); err != nil {
 		t.Fatal(err)
 	}
