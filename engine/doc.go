@@ -6,8 +6,8 @@
 // full-text relevance with strength and recency into the exact top k; the
 // fact pipeline; Export, Import and Reembed.
 //
-// It imports no SQL driver: a store hands it rows (Index.Add), vectors by
-// ID (the index's loader), per-query BM25 scores (RecallStore.TextScores)
+// It imports no SQL driver: a store hands it rows and their changes (Feed,
+// Snapshot), vectors by ID, per-query BM25 scores (RecallStore.TextScores)
 // and transactions (Store.Update, Store.View). The store contract is in
 // docs/ARCHITECTURE.md.
 package engine

@@ -73,144 +73,147 @@ type Backend struct {
 	Parallel int
 }
 
+// suite is every test Run runs, by topic (the file each is in).
+var suite = []struct {
+	name string
+	fn   func(*testing.T, Backend)
+}{
+	// Storing, editing and voting (memory.go)
+	{"StoreMemoryRepeat", testStoreMemoryRepeat},
+	{"StoreMemoryConcurrentDuplicates", testStoreMemoryConcurrentDuplicates},
+	{"StoreMemoryBadInput", testStoreMemoryBadInput},
+	{"UpdateAndDeleteChunk", testUpdateAndDeleteChunk},
+	{"EditChecksTrust", testEditChecksTrust},
+	{"ReinforceVotes", testReinforceVotes},
+	{"StoreMemoryDedup", testStoreMemoryDedup},
+	{"Reinforce", testReinforce},
+	{"EmbeddingModelLock", testEmbeddingModelLock},
+	// Batches (batch.go)
+	{"StoreMemories", testStoreMemories},
+	{"StoreMemoriesRefused", testStoreMemoriesRefused},
+	// Recall (recall.go)
+	{"RecallRanksAndBoosts", testRecallRanksAndBoosts},
+	{"RecallLimitsAndKind", testRecallLimitsAndKind},
+	{"RecallExcludesChunksBelowFloor", testRecallExcludesChunksBelowFloor},
+	{"RecallConsidersEveryChunk", testRecallConsidersEveryChunk},
+	{"Scopes", testScopes},
+	{"RecallFilters", testRecallFilters},
+	{"RecallPagingAndDistribution", testRecallPagingAndDistribution},
+	{"RecallAsOf", testRecallAsOf},
+	{"RecallDryRunChangesNothing", testRecallDryRunChangesNothing},
+	{"RecallFactVoice", testRecallFactVoice},
+	{"RecallAndBoost", testRecallAndBoost},
+	{"BoostFirstResultsWeakRest", testBoostFirstResultsWeakRest},
+	{"Conversation", testConversation},
+	{"BoostMatchesDomain", testBoostMatchesDomain},
+	// Relevance and its floor (relevance.go)
+	{"RecallUnrelatedFindsNothing", testRecallUnrelatedFindsNothing},
+	{"RecallSharedWordIsNotFullRelevance", testRecallSharedWordIsNotFullRelevance},
+	{"RelevanceFloorFromEmbedder", testRelevanceFloorFromEmbedder},
+	{"RecallMinRelevanceInput", testRecallMinRelevanceInput},
+	{"HistoryAndContextLeaveOutUnrelated", testHistoryAndContextLeaveOutUnrelated},
+	{"RecallDiscountsLongContent", testRecallDiscountsLongContent},
+	// Hybrid recall: vectors and BM25 (hybrid.go)
+	{"HybridAlphaZeroIsVectorRecall", testHybridAlphaZeroIsVectorRecall},
+	{"HybridAlphaOneRanksByBM25", testHybridAlphaOneRanksByBM25},
+	{"HybridExplainFields", testHybridExplainFields},
+	{"HybridKeepsToTheAgent", testHybridKeepsToTheAgent},
+	{"HybridQueriesWithFTSSyntax", testHybridQueriesWithFTSSyntax},
+	{"HybridFiltersMatchVectorRecall", testHybridFiltersMatchVectorRecall},
+	{"HybridAlphaInput", testHybridAlphaInput},
+	// Facts (facts.go)
+	{"RememberFactsSeedExample", testRememberFactsSeedExample},
+	{"RememberFactsBands", testRememberFactsBands},
+	{"RememberFactsBatchCosts", testRememberFactsBatchCosts},
+	{"RememberFactsFailuresStoreNothing", testRememberFactsFailuresStoreNothing},
+	{"RememberFactsRetriesOn429", testRememberFactsRetriesOn429},
+	{"RememberFactsConcurrentIdenticalCalls", testRememberFactsConcurrentIdenticalCalls},
+	{"RememberFactsNoFactsAndBadInput", testRememberFactsNoFactsAndBadInput},
+	{"FactHistoryChain", testFactHistoryChain},
+	{"RememberFactsChangesOfStateOffline", testRememberFactsChangesOfStateOffline},
+	{"RememberFactsFormerHistory", testRememberFactsFormerHistory},
+	{"RememberFactsNoFactsReasonOffline", testRememberFactsNoFactsReasonOffline},
+	{"RememberFactsReportsLLMCalls", testRememberFactsReportsLLMCalls},
+	{"RememberFacts", testRememberFacts},
+	{"FactHistory", testFactHistory},
+	{"OfflineDefaultsSeedScenario", testOfflineDefaultsSeedScenario},
+	// Forgetting and consolidation (forget.go)
+	{"ForgetByDescription", testForgetByDescription},
+	{"SupersededFactLeavesRecallAndReturnsWhenSuccessorForgotten", testSupersededFactLeavesRecallAndReturnsWhenSuccessorForgotten},
+	{"Consolidate", testConsolidate},
+	{"Forget", testForget},
+	// Blocks and context (blocks.go)
+	{"BlockEdits", testBlockEdits},
+	{"ListAndDeleteBlocks", testListAndDeleteBlocks},
+	{"BlockDescription", testBlockDescription},
+	{"ContextBudget", testContextBudget},
+	{"Blocks", testBlocks},
+	{"Context", testContext},
+	// Isolation between agents and scopes (isolation.go)
+	{"IsolationBetweenAgents", testIsolationBetweenAgents},
+	{"IsolationProperty", testIsolationProperty},
+	{"IsolationCrossAgentLinks", testIsolationCrossAgentLinks},
+	{"RecallScopesAndIsolation", testRecallScopesAndIsolation},
+	// Several handles, concurrency, index caches (concurrency.go)
+	{"ConcurrentIdenticalFacts", testConcurrentIdenticalFacts},
+	{"ConcurrentStoreMemory", testConcurrentStoreMemory},
+	{"ReaderSeesOtherWriter", testReaderSeesOtherWriter},
+	{"ReloadAfterBulkImport", testReloadAfterBulkImport},
+	{"IndexUsage", testIndexUsage},
+	{"IndexMemoryBound", testIndexMemoryBound},
+	{"IndexMemoryBoundConcurrent", testIndexMemoryBoundConcurrent},
+	{"ReaderFollowsWritesAndForgets", testReaderFollowsWritesAndForgets},
+	// Decay models and clocks (decay.go)
+	{"DecayModels", testDecayModels},
+	{"DecayExportImport", testDecayExportImport},
+	{"DecayModelRecorded", testDecayModelRecorded},
+	{"ActiveDecayClockFreezesIdleTime", testActiveDecayClockFreezesIdleTime},
+	{"LookingRecordsNoActivity", testLookingRecordsNoActivity},
+	{"ActiveClockAcrossHandles", testActiveClockAcrossHandles},
+	// update_memory (update.go)
+	{"UpdateMemoryFact", testUpdateMemoryFact},
+	{"UpdateMemory", testUpdateMemory},
+	{"ConcurrentUpdateFact", testConcurrentUpdateFact},
+	// Trust and provenance (provenance.go)
+	{"Suspicious", testSuspicious},
+	{"Provenance", testProvenance},
+	{"EditTrust", testEditTrust},
+	// Admin and browse (admin.go)
+	{"AdminStatsAndAgents", testAdminStatsAndAgents},
+	{"AdminStatsEmptyDatabase", testAdminStatsEmptyDatabase},
+	{"AdminListChunks", testAdminListChunks},
+	{"AdminSearch", testAdminSearch},
+	{"AdminListBlocks", testAdminListBlocks},
+	{"AdminPlanDeleteMatchesDelete", testAdminPlanDeleteMatchesDelete},
+	{"AdminPurgeSuperseded", testAdminPurgeSuperseded},
+	{"AdminPurgeKeepsOlderChunksSuperseded", testAdminPurgeKeepsOlderChunksSuperseded},
+	{"BrowseStrengthMatchesRecall", testBrowseStrengthMatchesRecall},
+	{"BrowseFiltersAndPages", testBrowseFiltersAndPages},
+	{"TextFilterFolds", testTextFilterFolds},
+	// Export and import (export.go)
+	{"ExportImportRoundTrip", testExportImportRoundTrip},
+	{"ExportSelectsAgentAndReportsProgress", testExportSelectsAgentAndReportsProgress},
+	{"ImportSkipsAndReportsDuplicates", testImportSkipsAndReportsDuplicates},
+	{"ImportRefusesAnotherModel", testImportRefusesAnotherModel},
+	{"ImportIsAllOrNothing", testImportIsAllOrNothing},
+	{"ImportRejectsMalformedFiles", testImportRejectsMalformedFiles},
+	{"ImportTypeScriptExport", testImportTypeScriptExport},
+	{"ImportAgentFallback", testImportAgentFallback},
+	{"ImportReembeds", testImportReembeds},
+	{"ImportProvenanceAndTrust", testImportProvenanceAndTrust},
+	{"ImportReembedKeepsInputs", testImportReembedKeepsInputs},
+	{"ImportLimits", testImportLimits},
+	// Re-embedding (reembed.go)
+	{"ReembedInterruptedAndResumed", testReembedInterruptedAndResumed},
+	{"ReembedNewTargetStartsOver", testReembedNewTargetStartsOver},
+	{"ReembedAcrossHandles", testReembedAcrossHandles},
+}
+
 // Run runs the whole suite against b.
 func Run(t *testing.T, b Backend) {
 	sem := make(chan struct{}, max(1, b.Parallel))
 	var wg sync.WaitGroup
-	for _, tc := range []struct {
-		name string
-		fn   func(*testing.T, Backend)
-	}{
-		// Storing, editing and voting (memory.go)
-		{"StoreMemoryRepeat", testStoreMemoryRepeat},
-		{"StoreMemoryConcurrentDuplicates", testStoreMemoryConcurrentDuplicates},
-		{"StoreMemoryBadInput", testStoreMemoryBadInput},
-		{"UpdateAndDeleteChunk", testUpdateAndDeleteChunk},
-		{"EditChecksTrust", testEditChecksTrust},
-		{"ReinforceVotes", testReinforceVotes},
-		{"StoreMemoryDedup", testStoreMemoryDedup},
-		{"Reinforce", testReinforce},
-		{"EmbeddingModelLock", testEmbeddingModelLock},
-		// Batches (batch.go)
-		{"StoreMemories", testStoreMemories},
-		{"StoreMemoriesRefused", testStoreMemoriesRefused},
-		// Recall (recall.go)
-		{"RecallRanksAndBoosts", testRecallRanksAndBoosts},
-		{"RecallLimitsAndKind", testRecallLimitsAndKind},
-		{"RecallExcludesChunksBelowFloor", testRecallExcludesChunksBelowFloor},
-		{"RecallConsidersEveryChunk", testRecallConsidersEveryChunk},
-		{"Scopes", testScopes},
-		{"RecallFilters", testRecallFilters},
-		{"RecallPagingAndDistribution", testRecallPagingAndDistribution},
-		{"RecallAsOf", testRecallAsOf},
-		{"RecallDryRunChangesNothing", testRecallDryRunChangesNothing},
-		{"RecallFactVoice", testRecallFactVoice},
-		{"RecallAndBoost", testRecallAndBoost},
-		{"BoostFirstResultsWeakRest", testBoostFirstResultsWeakRest},
-		{"Conversation", testConversation},
-		{"BoostMatchesDomain", testBoostMatchesDomain},
-		// Relevance and its floor (relevance.go)
-		{"RecallUnrelatedFindsNothing", testRecallUnrelatedFindsNothing},
-		{"RecallSharedWordIsNotFullRelevance", testRecallSharedWordIsNotFullRelevance},
-		{"RelevanceFloorFromEmbedder", testRelevanceFloorFromEmbedder},
-		{"RecallMinRelevanceInput", testRecallMinRelevanceInput},
-		{"HistoryAndContextLeaveOutUnrelated", testHistoryAndContextLeaveOutUnrelated},
-		{"RecallDiscountsLongContent", testRecallDiscountsLongContent},
-		// Hybrid recall: vectors and BM25 (hybrid.go)
-		{"HybridAlphaZeroIsVectorRecall", testHybridAlphaZeroIsVectorRecall},
-		{"HybridAlphaOneRanksByBM25", testHybridAlphaOneRanksByBM25},
-		{"HybridExplainFields", testHybridExplainFields},
-		{"HybridKeepsToTheAgent", testHybridKeepsToTheAgent},
-		{"HybridQueriesWithFTSSyntax", testHybridQueriesWithFTSSyntax},
-		{"HybridFiltersMatchVectorRecall", testHybridFiltersMatchVectorRecall},
-		{"HybridAlphaInput", testHybridAlphaInput},
-		// Facts (facts.go)
-		{"RememberFactsSeedExample", testRememberFactsSeedExample},
-		{"RememberFactsBands", testRememberFactsBands},
-		{"RememberFactsBatchCosts", testRememberFactsBatchCosts},
-		{"RememberFactsFailuresStoreNothing", testRememberFactsFailuresStoreNothing},
-		{"RememberFactsRetriesOn429", testRememberFactsRetriesOn429},
-		{"RememberFactsConcurrentIdenticalCalls", testRememberFactsConcurrentIdenticalCalls},
-		{"RememberFactsNoFactsAndBadInput", testRememberFactsNoFactsAndBadInput},
-		{"FactHistoryChain", testFactHistoryChain},
-		{"RememberFactsChangesOfStateOffline", testRememberFactsChangesOfStateOffline},
-		{"RememberFactsFormerHistory", testRememberFactsFormerHistory},
-		{"RememberFactsNoFactsReasonOffline", testRememberFactsNoFactsReasonOffline},
-		{"RememberFactsReportsLLMCalls", testRememberFactsReportsLLMCalls},
-		{"RememberFacts", testRememberFacts},
-		{"FactHistory", testFactHistory},
-		{"OfflineDefaultsSeedScenario", testOfflineDefaultsSeedScenario},
-		// Forgetting and consolidation (forget.go)
-		{"ForgetByDescription", testForgetByDescription},
-		{"SupersededFactLeavesRecallAndReturnsWhenSuccessorForgotten", testSupersededFactLeavesRecallAndReturnsWhenSuccessorForgotten},
-		{"Consolidate", testConsolidate},
-		{"Forget", testForget},
-		// Blocks and context (blocks.go)
-		{"BlockEdits", testBlockEdits},
-		{"ListAndDeleteBlocks", testListAndDeleteBlocks},
-		{"BlockDescription", testBlockDescription},
-		{"ContextBudget", testContextBudget},
-		{"Blocks", testBlocks},
-		{"Context", testContext},
-		// Isolation between agents and scopes (isolation.go)
-		{"IsolationBetweenAgents", testIsolationBetweenAgents},
-		{"IsolationProperty", testIsolationProperty},
-		{"IsolationCrossAgentLinks", testIsolationCrossAgentLinks},
-		{"RecallScopesAndIsolation", testRecallScopesAndIsolation},
-		// Several handles, concurrency, index caches (concurrency.go)
-		{"ConcurrentIdenticalFacts", testConcurrentIdenticalFacts},
-		{"ConcurrentStoreMemory", testConcurrentStoreMemory},
-		{"ReaderSeesOtherWriter", testReaderSeesOtherWriter},
-		{"ReloadAfterBulkImport", testReloadAfterBulkImport},
-		{"IndexUsage", testIndexUsage},
-		{"IndexMemoryBound", testIndexMemoryBound},
-		{"IndexMemoryBoundConcurrent", testIndexMemoryBoundConcurrent},
-		{"ReaderFollowsWritesAndForgets", testReaderFollowsWritesAndForgets},
-		// Decay models and clocks (decay.go)
-		{"DecayModels", testDecayModels},
-		{"DecayExportImport", testDecayExportImport},
-		{"DecayModelRecorded", testDecayModelRecorded},
-		{"ActiveDecayClockFreezesIdleTime", testActiveDecayClockFreezesIdleTime},
-		{"LookingRecordsNoActivity", testLookingRecordsNoActivity},
-		{"ActiveClockAcrossHandles", testActiveClockAcrossHandles},
-		// update_memory (update.go)
-		{"UpdateMemoryFact", testUpdateMemoryFact},
-		{"UpdateMemory", testUpdateMemory},
-		{"ConcurrentUpdateFact", testConcurrentUpdateFact},
-		// Trust and provenance (provenance.go)
-		{"Suspicious", testSuspicious},
-		{"Provenance", testProvenance},
-		{"EditTrust", testEditTrust},
-		// Admin and browse (admin.go)
-		{"AdminStatsAndAgents", testAdminStatsAndAgents},
-		{"AdminStatsEmptyDatabase", testAdminStatsEmptyDatabase},
-		{"AdminListChunks", testAdminListChunks},
-		{"AdminSearch", testAdminSearch},
-		{"AdminListBlocks", testAdminListBlocks},
-		{"AdminPlanDeleteMatchesDelete", testAdminPlanDeleteMatchesDelete},
-		{"AdminPurgeSuperseded", testAdminPurgeSuperseded},
-		{"AdminPurgeKeepsOlderChunksSuperseded", testAdminPurgeKeepsOlderChunksSuperseded},
-		{"BrowseStrengthMatchesRecall", testBrowseStrengthMatchesRecall},
-		{"BrowseFiltersAndPages", testBrowseFiltersAndPages},
-		{"TextFilterFolds", testTextFilterFolds},
-		// Export and import (export.go)
-		{"ExportImportRoundTrip", testExportImportRoundTrip},
-		{"ExportSelectsAgentAndReportsProgress", testExportSelectsAgentAndReportsProgress},
-		{"ImportSkipsAndReportsDuplicates", testImportSkipsAndReportsDuplicates},
-		{"ImportRefusesAnotherModel", testImportRefusesAnotherModel},
-		{"ImportIsAllOrNothing", testImportIsAllOrNothing},
-		{"ImportRejectsMalformedFiles", testImportRejectsMalformedFiles},
-		{"ImportTypeScriptExport", testImportTypeScriptExport},
-		{"ImportAgentFallback", testImportAgentFallback},
-		{"ImportReembeds", testImportReembeds},
-		{"ImportProvenanceAndTrust", testImportProvenanceAndTrust},
-		{"ImportReembedKeepsInputs", testImportReembedKeepsInputs},
-		{"ImportLimits", testImportLimits},
-		// Re-embedding (reembed.go)
-		{"ReembedInterruptedAndResumed", testReembedInterruptedAndResumed},
-		{"ReembedNewTargetStartsOver", testReembedNewTargetStartsOver},
-		{"ReembedAcrossHandles", testReembedAcrossHandles},
-	} {
+	for _, tc := range suite {
 		sem <- struct{}{}
 		wg.Add(1)
 		go func() {
