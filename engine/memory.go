@@ -504,24 +504,45 @@ func (m *Memory) Remember(ctx context.Context, in hippo.RememberInput) (*hippo.R
 	return res, err
 }
 
+// checkRemember refuses a remember_facts input, or a memory without the
+// extractor and embedder it needs.
+func (m *Memory) checkRemember(in hippo.RememberInput) error {
+	if err := hippo.ValidateText("text", in.Text, m.cfg.MaxFactText); err != nil {
+		return err
+	}
+	if err := hippo.ValidateSource(in.Source); err != nil {
+		return err
+	}
+	if m.opts.Extractor == nil {
+		return hippo.Errorf(hippo.EINVALID, "no fact extractor configured")
+	}
+	if m.opts.Embedder == nil {
+		return hippo.Errorf(hippo.EINVALID, "no embedder configured")
+	}
+	return nil
+}
+
+// trustFlags is the trust check (trust.Check) of every fact the plans may
+// store, by content: why it reads as instructions, "" when it does not.
+func trustFlags(plans []*factPlan) map[string]string {
+	flags := make(map[string]string, len(plans))
+	for _, p := range plans {
+		flags[p.Fact.Content] = trust.Check(p.Fact.Content).Reason()
+		if p.Former != nil {
+			flags[p.Former.Content] = trust.Check(p.Former.Content).Reason()
+		}
+	}
+	return flags
+}
+
 // rememberFacts is Remember, appending the LLM calls it makes to calls.
 func (m *Memory) rememberFacts(ctx context.Context, in hippo.RememberInput, calls *[]hippo.LLMCall) (*hippo.RememberResult, error) {
 	if err := m.touch(ctx); err != nil {
 		return nil, err
 	}
-	cfg := m.cfg
-	text := in.Text
-	if err := hippo.ValidateText("text", text, cfg.MaxFactText); err != nil {
+	cfg, text := m.cfg, in.Text
+	if err := m.checkRemember(in); err != nil {
 		return nil, err
-	}
-	if err := hippo.ValidateSource(in.Source); err != nil {
-		return nil, err
-	}
-	if m.opts.Extractor == nil {
-		return nil, hippo.Errorf(hippo.EINVALID, "no fact extractor configured")
-	}
-	if m.opts.Embedder == nil {
-		return nil, hippo.Errorf(hippo.EINVALID, "no embedder configured")
 	}
 	extracted, used, err := m.opts.Extractor.ExtractFacts(ctx, text)
 	*calls = append(*calls, used...)
@@ -554,15 +575,7 @@ func (m *Memory) rememberFacts(ctx context.Context, in hippo.RememberInput, call
 		}
 		applyVerdicts(plans, verdicts)
 	}
-	// The trust check of every fact that may be stored, before the write
-	// lock is taken.
-	flags := make(map[string]string, len(plans))
-	for _, p := range plans {
-		flags[p.Fact.Content] = trust.Check(p.Fact.Content).Reason()
-		if p.Former != nil {
-			flags[p.Former.Content] = trust.Check(p.Former.Content).Reason()
-		}
-	}
+	flags := trustFlags(plans) // before the write lock is taken
 	// Every plan written in one write transaction, under the write lock
 	// and the model lock.
 	var res *hippo.RememberResult
