@@ -389,31 +389,7 @@ func recallPage(ctx context.Context, cfg hippo.Config, ai *Index, active bool, r
 		sc.Stats = &matchCounts{}
 	}
 	page := &hippo.RecallPage{Results: []hippo.Recalled{}, MinRelevance: rq.MinRel}
-	var (
-		hits []hit
-		err  error
-	)
-	ai.mu.RLock()
-	sc.Clock = ai.decayClock(active, sc.Now)
-	if ai.idx != nil {
-		sc.Filter = ai.recallFilter(in, rq.Scopes)
-		start := time.Now()
-		if sc.Alpha = rq.Alpha; rq.Alpha > 0 {
-			sc.BM25, sc.BM25Max, err = textScores(ctx, st, ai, in.Query, rq.Scopes)
-			start = rq.Stages.Done(hippo.StageText, start)
-		}
-		if err == nil {
-			sc.Weak = rq.Weak
-			hits, err = searchVoices(ctx, cfg, ai, qs, &sc)
-			rq.Stages.Done(hippo.StageScan, start)
-		}
-		if err == nil && len(hits) < rq.Weak {
-			var weak []hit
-			weak, err = searchWeak(ctx, cfg, ai, qs[0], &sc, hits, rq.Weak-len(hits))
-			hits = append(hits, weak...)
-		}
-	}
-	ai.mu.RUnlock()
+	hits, err := scanHits(ctx, cfg, ai, active, rq, qs, &sc, st)
 	if err != nil {
 		return nil, err
 	}
@@ -423,35 +399,7 @@ func recallPage(ctx context.Context, cfg hippo.Config, ai *Index, active bool, r
 		return page, nil
 	}
 	hits = hits[in.Offset:]
-	ids := make([]string, len(hits))
-	for i, h := range hits {
-		ids[i] = h.ID
-	}
-	var (
-		chunks        map[string]*hippo.Chunk
-		before, after int64
-	)
-	boosted := 0 // the first results, which the retrieval event applies to
-	if !in.DryRun {
-		strong := len(ids)
-		for strong > 0 && hits[strong-1].Weak {
-			strong--
-		}
-		boosted = cfg.BoostedResults(in.Offset, strong)
-	}
-	if boosted > 0 {
-		start := time.Now()
-		chunks, before, after, err = st.Boost(ctx, ids[:boosted], now)
-		rq.Stages.Done(hippo.StageBoost, start)
-	}
-	if err == nil && boosted < len(ids) { // a look: not boosted
-		var rest map[string]*hippo.Chunk
-		if rest, err = st.Peek(ctx, ids[boosted:]); chunks == nil {
-			chunks = rest
-		} else {
-			maps.Copy(chunks, rest)
-		}
-	}
+	chunks, boosted, before, after, err := readHits(ctx, cfg, st, rq, hits, now)
 	if err != nil {
 		return nil, err
 	}
@@ -473,6 +421,71 @@ func recallPage(ctx context.Context, cfg hippo.Config, ai *Index, active bool, r
 		ai.foldBoost(page.Results, before, after)
 	}
 	return page, nil
+}
+
+// scanHits runs the scan under the index's read lock: the text scores,
+// the exact top k by score, and weak results when too few pass the floor.
+func scanHits(ctx context.Context, cfg hippo.Config, ai *Index, active bool, rq *recallQuery, qs [][]float32, sc *recallScan, st RecallStore) ([]hit, error) {
+	in := rq.In
+	var (
+		hits []hit
+		err  error
+	)
+	ai.mu.RLock()
+	sc.Clock = ai.decayClock(active, sc.Now)
+	if ai.idx != nil {
+		sc.Filter = ai.recallFilter(in, rq.Scopes)
+		start := time.Now()
+		if sc.Alpha = rq.Alpha; rq.Alpha > 0 {
+			sc.BM25, sc.BM25Max, err = textScores(ctx, st, ai, in.Query, rq.Scopes)
+			start = rq.Stages.Done(hippo.StageText, start)
+		}
+		if err == nil {
+			sc.Weak = rq.Weak
+			hits, err = searchVoices(ctx, cfg, ai, qs, sc)
+			rq.Stages.Done(hippo.StageScan, start)
+		}
+		if err == nil && len(hits) < rq.Weak {
+			var weak []hit
+			weak, err = searchWeak(ctx, cfg, ai, qs[0], sc, hits, rq.Weak-len(hits))
+			hits = append(hits, weak...)
+		}
+	}
+	ai.mu.RUnlock()
+	return hits, err
+}
+
+// readHits reads the chunks of hits: the first cfg.BoostedResults of the
+// strong ones boosted (the retrieval event, unless a dry run), the rest
+// as they are. before and after bracket the boost's changes for foldBoost.
+func readHits(ctx context.Context, cfg hippo.Config, st RecallStore, rq *recallQuery, hits []hit, now int64) (chunks map[string]*hippo.Chunk, boosted int, before, after int64, err error) {
+	in := rq.In
+	ids := make([]string, len(hits))
+	for i, h := range hits {
+		ids[i] = h.ID
+	}
+	// boosted: the first results, which the retrieval event applies to.
+	if !in.DryRun {
+		strong := len(ids)
+		for strong > 0 && hits[strong-1].Weak {
+			strong--
+		}
+		boosted = cfg.BoostedResults(in.Offset, strong)
+	}
+	if boosted > 0 {
+		start := time.Now()
+		chunks, before, after, err = st.Boost(ctx, ids[:boosted], now)
+		rq.Stages.Done(hippo.StageBoost, start)
+	}
+	if err == nil && boosted < len(ids) { // a look: not boosted
+		var rest map[string]*hippo.Chunk
+		if rest, err = st.Peek(ctx, ids[boosted:]); chunks == nil {
+			chunks = rest
+		} else {
+			maps.Copy(chunks, rest)
+		}
+	}
+	return chunks, boosted, before, after, err
 }
 
 // foldBoost applies a committed boost to the index in place, when the
