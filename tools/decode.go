@@ -153,26 +153,33 @@ func (d *decoder) read(input json.RawMessage, dst reflect.Value, extra []string,
 	if bad != nil {
 		return bad, nil
 	}
+	return d.check(given, set, unknown, typeErr), nil
+}
+
+// check judges the arguments as a whole once read, in this order: an
+// alias given with its target, an unknown name, a required argument
+// missing, then the first value of a wrong type.
+func (d *decoder) check(given, set uint64, unknown []string, typeErr *hippo.Error) error {
 	for _, a := range d.aliases {
 		if given&a.given != 0 && given&d.fields[a.target].given != 0 {
 			return &hippo.Error{Code: hippo.EINVALID, Field: a.name, Message: fmt.Sprintf(
-				"%s and %s are the same argument; give only %s", a.name, a.target, a.target)}, nil
+				"%s and %s are the same argument; give only %s", a.name, a.target, a.target)}
 		}
 	}
 	if len(unknown) > 0 {
 		slices.Sort(unknown)
 		return &hippo.Error{Code: hippo.EINVALID, Field: unknown[0], Message: fmt.Sprintf(
-			"unknown field %q; the fields are %s", unknown[0], strings.Join(d.schema.PropertyOrder, ", "))}, nil
+			"unknown field %q; the fields are %s", unknown[0], strings.Join(d.schema.PropertyOrder, ", "))}
 	}
 	for _, name := range d.schema.Required {
 		if set&d.fields[name].set == 0 {
-			return hippo.Invalidf(name, "is required"), nil
+			return hippo.Invalidf(name, "is required")
 		}
 	}
 	if typeErr != nil {
-		return typeErr, nil
+		return typeErr
 	}
-	return nil, nil
+	return nil
 }
 
 // decodeField decodes value into v, the field of f, and reports whether it
