@@ -273,15 +273,7 @@ func applyFacts(ctx context.Context, cfg hippo.Config, w FactWriter, agent, scop
 	if stamp == nil {
 		stamp = func(*hippo.Chunk) {}
 	}
-	var fresh []*factEntry
-	err := w.FactsSince(ctx, scope, snapshot, func(id, content string, blob []byte, intensity float64) error {
-		v, err := vector.Decode(nil, blob)
-		if err != nil {
-			return err
-		}
-		fresh = append(fresh, &factEntry{Ref: factRef{ChunkID: id}, Content: content, Vec: vector.Normalize(v), Intensity: intensity})
-		return nil
-	})
+	fresh, err := freshFacts(ctx, w, scope, snapshot)
 	if err != nil {
 		return nil, err
 	}
@@ -319,18 +311,10 @@ func applyFacts(ctx context.Context, cfg hippo.Config, w FactWriter, agent, scop
 
 		switch p.Action {
 		case hippo.ActionDuplicate:
-			c, err := w.Chunk(ctx, targetID)
-			if err != nil {
+			if err := strengthenFact(ctx, w, targetID, p.Fact.Intensity, now, &out); err != nil {
 				return nil, err
 			}
-			out.ChunkID, out.ExistingContent, out.OldIntensity = c.ID, c.Content, c.RunningIntensity
-			out.Suspicious, out.SuspiciousReason = c.Suspicious, c.SuspiciousReason
-			c.Strengthen(p.Fact.Intensity, now, true)
-			out.NewIntensity = c.RunningIntensity
-			if err := w.SaveStrength(ctx, c); err != nil {
-				return nil, fmt.Errorf("strengthen fact: %w", err)
-			}
-			resolved[i] = c.ID
+			resolved[i] = out.ChunkID
 		default:
 			c := &hippo.Chunk{
 				AgentID: agent, Scope: scope, Kind: hippo.KindFact,
@@ -363,6 +347,38 @@ func applyFacts(ctx context.Context, cfg hippo.Config, w FactWriter, agent, scop
 		outcomes = append(outcomes, out)
 	}
 	return &hippo.RememberResult{Summary: hippo.Summarize(outcomes), Facts: outcomes}, nil
+}
+
+// freshFacts are the facts of scope written since snapshot (by another
+// writer, after the plans were made), for the duplicate check.
+func freshFacts(ctx context.Context, w FactWriter, scope string, snapshot int64) ([]*factEntry, error) {
+	var fresh []*factEntry
+	err := w.FactsSince(ctx, scope, snapshot, func(id, content string, blob []byte, intensity float64) error {
+		v, err := vector.Decode(nil, blob)
+		if err != nil {
+			return err
+		}
+		fresh = append(fresh, &factEntry{Ref: factRef{ChunkID: id}, Content: content, Vec: vector.Normalize(v), Intensity: intensity})
+		return nil
+	})
+	return fresh, err
+}
+
+// strengthenFact strengthens the fact id, a duplicate of one stated at
+// intensity, and records it in out.
+func strengthenFact(ctx context.Context, w FactWriter, id string, intensity float64, now time.Time, out *hippo.FactOutcome) error {
+	c, err := w.Chunk(ctx, id)
+	if err != nil {
+		return err
+	}
+	out.ChunkID, out.ExistingContent, out.OldIntensity = c.ID, c.Content, c.RunningIntensity
+	out.Suspicious, out.SuspiciousReason = c.Suspicious, c.SuspiciousReason
+	c.Strengthen(intensity, now, true)
+	out.NewIntensity = c.RunningIntensity
+	if err := w.SaveStrength(ctx, c); err != nil {
+		return fmt.Errorf("strengthen fact: %w", err)
+	}
+	return nil
 }
 
 // applyFormer ends the former fact of plan i, now resolved as chunk
