@@ -48,11 +48,12 @@ func CheckFilter(f hippo.ChunkFilter) error {
 	return nil
 }
 
-// Browse returns one page of the chunks q selects, in q's order and
-// without embeddings, each with its strength now by clock, and how many
-// it selects in all. Ordering by strength reads the narrow rows of every
-// selected chunk.
-func Browse(ctx context.Context, st BrowseStore, cfg hippo.Config, clock *Clock, q hippo.BrowseQuery) ([]hippo.Browsed, int, error) {
+// BrowseChunks returns one page of the chunks q selects, in q's order and
+// without embeddings, each with its strength now by the decay clock, and
+// how many it selects in all (the web UI's listing). Ordering by strength
+// reads the narrow rows of every selected chunk.
+func (a *Admin) BrowseChunks(ctx context.Context, q hippo.BrowseQuery) ([]hippo.Browsed, int, error) {
+	st := a.st
 	if q.OnlySuperseded {
 		q.Superseded = true
 	}
@@ -68,7 +69,7 @@ func Browse(ctx context.Context, st BrowseStore, cfg hippo.Config, clock *Clock,
 	if err != nil {
 		return nil, 0, fmt.Errorf("count chunks: %w", err)
 	}
-	rows, err := strengthReader{ctx, cfg, clock}.read(st.BrowseRows(ctx, q))
+	rows, err := strengthReader{ctx, a.cfg, a.clock}.read(st.BrowseRows(ctx, q))
 	if err != nil {
 		return nil, 0, fmt.Errorf("browse chunks: %w", err)
 	}
@@ -108,14 +109,14 @@ func Browse(ctx context.Context, st BrowseStore, cfg hippo.Config, clock *Clock,
 	return out, total, nil
 }
 
-// ChunkStrengths maps agentID's chunks ids to their strength now by
-// clock; unknown IDs are left out.
-func ChunkStrengths(ctx context.Context, st BrowseStore, cfg hippo.Config, clock *Clock, agentID string, ids []string) (map[string]float64, error) {
+// ChunkStrengths maps agentID's chunks ids to their strength now by the
+// decay clock; unknown IDs are left out.
+func (a *Admin) ChunkStrengths(ctx context.Context, agentID string, ids []string) (map[string]float64, error) {
 	out := map[string]float64{}
 	if len(ids) == 0 {
 		return out, nil
 	}
-	rows, err := strengthReader{ctx, cfg, clock}.read(st.StrengthRows(ctx, agentID, ids))
+	rows, err := strengthReader{ctx, a.cfg, a.clock}.read(a.st.StrengthRows(ctx, agentID, ids))
 	if err != nil {
 		return nil, fmt.Errorf("chunk strengths: %w", err)
 	}
@@ -127,13 +128,13 @@ func ChunkStrengths(ctx context.Context, st BrowseStore, cfg hippo.Config, clock
 
 // CountAgentChunks counts agentID's chunks by kind, scope and state, and
 // its live chunks by strength now in bins bands (1 to 100), from its
-// index (ai: the agent's index, brought up to date).
-func CountAgentChunks(ctx context.Context, st BrowseStore, clock *Clock, agentID string, bins int, ai func(context.Context) (*Index, error)) (*hippo.ChunkCounts, error) {
+// index.
+func (a *Admin) CountAgentChunks(ctx context.Context, agentID string, bins int) (*hippo.ChunkCounts, error) {
 	if bins < 1 || bins > 100 {
 		return nil, hippo.Invalidf("bins", "must be 1 to 100, got %d", bins)
 	}
 	c := &hippo.ChunkCounts{ByKind: map[string]int{}, ByScope: map[string]int{}}
-	rows, err := st.StateRows(ctx, agentID)
+	rows, err := a.st.StateRows(ctx, agentID)
 	err = readRows(rows, err, func() error {
 		var kind, scope string
 		var superseded bool
@@ -153,11 +154,11 @@ func CountAgentChunks(ctx context.Context, st BrowseStore, clock *Clock, agentID
 	if err != nil {
 		return nil, fmt.Errorf("count chunks: %w", err)
 	}
-	idx, err := ai(ctx)
+	ai, err := a.indexes.Sync(ctx, agentID, a.cfg, a.clock.Active(), nil)
 	if err != nil {
 		return nil, err
 	}
-	c.Strength = idx.strengthHistogram(clock.Active(), clock.Now().UnixMilli(), bins)
+	c.Strength = ai.strengthHistogram(a.clock.Active(), a.clock.Now().UnixMilli(), bins)
 	return c, nil
 }
 

@@ -241,10 +241,10 @@ func applyVerdicts(plans []*factPlan, verdicts []hippo.Verdict) {
 // on one agent's chunks.
 type FactWriter interface {
 	ChunkWriter
-	// FactsSince hands fn the agent's live facts in scope written after
-	// the change-feed position since ("load since"): ID, content, stored
-	// embedding (vector.Encode) and running intensity.
-	FactsSince(ctx context.Context, scope string, since int64, fn func(id, content string, vec []byte, intensity float64) error) error
+	// FactRows reads the agent's live facts in scope written after the
+	// change-feed position since ("load since"): rows of (id, content,
+	// embedding, running_intensity).
+	FactRows(ctx context.Context, scope string, since int64) (Rows, error)
 	// IsLive reports whether the agent's chunk id exists and is current.
 	IsLive(ctx context.Context, id string) (bool, error)
 	// Insert inserts c, which has its ID.
@@ -353,15 +353,27 @@ func applyFacts(ctx context.Context, cfg hippo.Config, w FactWriter, agent, scop
 // writer, after the plans were made), for the duplicate check.
 func freshFacts(ctx context.Context, w FactWriter, scope string, snapshot int64) ([]*factEntry, error) {
 	var fresh []*factEntry
-	err := w.FactsSince(ctx, scope, snapshot, func(id, content string, blob []byte, intensity float64) error {
+	rows, err := w.FactRows(ctx, scope, snapshot)
+	err = readRows(rows, err, func() error {
+		var (
+			e    = factEntry{}
+			blob []byte
+		)
+		if err := rows.Scan(&e.Ref.ChunkID, &e.Content, &blob, &e.Intensity); err != nil {
+			return err
+		}
 		v, err := vector.Decode(nil, blob)
 		if err != nil {
 			return err
 		}
-		fresh = append(fresh, &factEntry{Ref: factRef{ChunkID: id}, Content: content, Vec: vector.Normalize(v), Intensity: intensity})
+		e.Vec = vector.Normalize(v)
+		fresh = append(fresh, &e)
 		return nil
 	})
-	return fresh, err
+	if err != nil {
+		return nil, fmt.Errorf("load new facts: %w", err)
+	}
+	return fresh, nil
 }
 
 // strengthenFact strengthens the fact id, a duplicate of one stated at

@@ -15,8 +15,8 @@ import (
 // backend, bound to the agent (and its scopes) by the backend.
 type Store interface {
 	RecallStore
-	// Contents reads the content of chunks by ID; missing ones are absent.
-	Contents(ctx context.Context, ids []string) (map[string]string, error)
+	// ContentRows reads the agent's chunks by ID: rows of (id, content).
+	ContentRows(ctx context.Context, ids []string) (Rows, error)
 	// Update runs fn in one write transaction, serialised with every other
 	// writer of the agent (across processes), and commits it when fn
 	// returns nil: fn's writes are durable when Update returns nil, and
@@ -639,14 +639,19 @@ func (m *Memory) fillContents(ctx context.Context, plans []*factPlan) error {
 	if len(ids) == 0 {
 		return nil
 	}
-	contents, err := m.s.Contents(ctx, ids)
-	if err != nil {
-		return fmt.Errorf("load candidate facts: %w", err)
-	}
-	for id, content := range contents {
+	rows, err := m.s.ContentRows(ctx, ids)
+	err = readRows(rows, err, func() error {
+		var id, content string
+		if err := rows.Scan(&id, &content); err != nil {
+			return err
+		}
 		for _, e := range byID[id] {
 			e.Content = content
 		}
+		return nil
+	})
+	if err != nil {
+		return fmt.Errorf("load candidate facts: %w", err)
 	}
 	return nil
 }

@@ -7,9 +7,9 @@ import (
 	"github.com/hippo-mem/hippo"
 )
 
-// AdminStore is a store's side of deleting and purging chunks across
-// agents (hippo.Admin's DeleteChunks, PlanDelete and PurgeSuperseded).
-type AdminStore interface {
+// DeleteStore is a store's side of deleting and purging chunks across
+// agents (Admin's DeleteChunks, PlanDelete and PurgeSuperseded).
+type DeleteStore interface {
 	// AdminView runs fn in one read snapshot.
 	AdminView(ctx context.Context, fn func(AdminTx) error) error
 	// AdminUpdate runs fn in one write transaction, committed when fn
@@ -21,7 +21,7 @@ type AdminStore interface {
 	AfterDelete(ctx context.Context)
 }
 
-// AdminTx is a transaction of an AdminStore.
+// AdminTx is a transaction of a DeleteStore.
 type AdminTx interface {
 	ChunkDeleter
 	// Listed is the chunk id, of agentID unless "", without its vector;
@@ -41,11 +41,12 @@ type AdminTx interface {
 	Purge(ctx context.Context, ids []string) error
 }
 
-// DeleteChunks hard-deletes chunks by ID (of agentID only, unless "") in
-// one transaction and clears the supersession links to them, so that what
-// they had superseded is current again. It returns the IDs deleted and
-// resurrected.
-func DeleteChunks(ctx context.Context, st AdminStore, agentID string, ids []string) (deleted, resurrected []string, err error) {
+// DeleteChunks implements hippo.Admin: it hard-deletes chunks by ID (of
+// agentID only, unless "") in one transaction and clears the supersession
+// links to them, so that what they had superseded is current again. It
+// returns the IDs deleted and resurrected.
+func (a *Admin) DeleteChunks(ctx context.Context, agentID string, ids []string) (deleted, resurrected []string, err error) {
+	st := a.st
 	err = st.AdminUpdate(ctx, agentID, func(tx AdminTx) error {
 		deleted, resurrected, err = deleteChunks(ctx, tx, agentID, ids)
 		return err
@@ -57,11 +58,11 @@ func DeleteChunks(ctx context.Context, st AdminStore, agentID string, ids []stri
 	return deleted, resurrected, nil
 }
 
-// PlanDelete is what DeleteChunks(ctx, st, agentID, ids) would do, read
-// in one snapshot.
-func PlanDelete(ctx context.Context, st AdminStore, agentID string, ids []string) (*hippo.DeletePlan, error) {
+// PlanDelete implements hippo.Admin: what DeleteChunks would do with the
+// same arguments, read in one snapshot.
+func (a *Admin) PlanDelete(ctx context.Context, agentID string, ids []string) (*hippo.DeletePlan, error) {
 	plan := &hippo.DeletePlan{Chunks: []*hippo.Chunk{}, NotFound: []string{}, Resurrected: []string{}}
-	err := st.AdminView(ctx, func(tx AdminTx) error {
+	err := a.st.AdminView(ctx, func(tx AdminTx) error {
 		seen := map[string]bool{}
 		for _, id := range ids {
 			if seen[id] {
@@ -97,11 +98,13 @@ func PlanDelete(ctx context.Context, st AdminStore, agentID string, ids []string
 	return plan, nil
 }
 
-// PurgeSuperseded hard-deletes the superseded chunks f selects and
-// returns them (without vectors), oldest first. Unlike DeleteChunks it
-// resurrects nothing: a chunk superseded by a purged one is re-pointed to
-// the purged chunk's successor (purgeSuccessors), so it stays superseded.
-func PurgeSuperseded(ctx context.Context, st AdminStore, f hippo.PurgeFilter) ([]*hippo.Chunk, error) {
+// PurgeSuperseded implements hippo.Admin: it hard-deletes the superseded
+// chunks f selects and returns them (without vectors), oldest first.
+// Unlike DeleteChunks it resurrects nothing: a chunk superseded by a
+// purged one is re-pointed to the purged chunk's successor
+// (purgeSuccessors), so it stays superseded.
+func (a *Admin) PurgeSuperseded(ctx context.Context, f hippo.PurgeFilter) ([]*hippo.Chunk, error) {
+	st := a.st
 	var purged []*hippo.Chunk
 	if f.DryRun {
 		err := st.AdminView(ctx, func(tx AdminTx) error {

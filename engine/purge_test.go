@@ -33,11 +33,27 @@ func TestPurgeSuccessors(t *testing.T) {
 	}
 }
 
-// adminFake is an in-memory AdminStore and AdminTx.
+// adminFake is an in-memory DeleteStore and AdminTx; the
+// rest of AdminStore is not used here.
 type adminFake struct {
+	AdminStore
 	chunks  map[string]*hippo.Chunk
 	deletes int // AfterDelete calls
 }
+
+// admin is the engine's Admin over f.
+func (f *adminFake) admin(t *testing.T) *Admin {
+	a, err := OpenAdmin(context.Background(), f, hippo.DefaultConfig(), "", "", nil, nil, (*GroupCommit[*groupTx])(nil))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return a
+}
+
+func (f *adminFake) Meta(context.Context, string) (string, error) { return "", nil }
+
+// groupTx is a GroupTx that is never begun here.
+type groupTx struct{ GroupTx }
 
 func newAdminFake(cs ...*hippo.Chunk) *adminFake {
 	f := &adminFake{chunks: map[string]*hippo.Chunk{}}
@@ -151,7 +167,7 @@ func TestDeleteChunks(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			st := newAdminFake(chain()...)
-			plan, err := PlanDelete(ctx, st, tt.agent, append(tt.ids, tt.ids...))
+			plan, err := st.admin(t).PlanDelete(ctx, tt.agent, append(tt.ids, tt.ids...))
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -162,7 +178,7 @@ func TestDeleteChunks(t *testing.T) {
 			if !slices.Equal(planned, tt.deleted) || !slices.Equal(plan.Resurrected, nonNil(tt.back)) || !slices.Equal(plan.NotFound, nonNil(tt.miss)) {
 				t.Errorf("plan %v, resurrected %v, not found %v", planned, plan.Resurrected, plan.NotFound)
 			}
-			deleted, back, err := DeleteChunks(ctx, st, tt.agent, tt.ids)
+			deleted, back, err := st.admin(t).DeleteChunks(ctx, tt.agent, tt.ids)
 			if err != nil || !slices.Equal(deleted, tt.deleted) || !slices.Equal(back, tt.back) || st.deletes != 1 {
 				t.Errorf("deleted %v, resurrected %v, %v", deleted, back, err)
 			}
@@ -187,11 +203,11 @@ func TestPurgeSuperseded(t *testing.T) {
 	ctx := context.Background()
 	st := newAdminFake(chain()...)
 	st.chunks["a0"] = &hippo.Chunk{ID: "a0", AgentID: "a", SupersededBy: "a1"}
-	dry, err := PurgeSuperseded(ctx, st, hippo.PurgeFilter{AgentID: "a", DryRun: true})
+	dry, err := st.admin(t).PurgeSuperseded(ctx, hippo.PurgeFilter{AgentID: "a", DryRun: true})
 	if err != nil || len(dry) != 3 || len(st.chunks) != 5 || st.deletes != 0 {
 		t.Fatalf("dry run: %d listed, %d left, %v", len(dry), len(st.chunks), err)
 	}
-	purged, err := PurgeSuperseded(ctx, st, hippo.PurgeFilter{AgentID: "a"})
+	purged, err := st.admin(t).PurgeSuperseded(ctx, hippo.PurgeFilter{AgentID: "a"})
 	if err != nil || len(purged) != 3 || st.deletes != 1 {
 		t.Fatalf("purged %d, %v", len(purged), err)
 	}

@@ -7,6 +7,7 @@ import (
 
 	"github.com/hippo-mem/hippo"
 	"github.com/hippo-mem/hippo/engine"
+	"github.com/hippo-mem/hippo/internal/sqlstore"
 	"github.com/jackc/pgx/v5"
 )
 
@@ -29,7 +30,7 @@ func (db *DB) Stats(ctx context.Context) (*hippo.Stats, error) {
 			(SELECT agent_id FROM chunks UNION SELECT agent_id FROM memory_blocks) AS a`).Scan(&s.Agents); err != nil {
 			return fmt.Errorf("count agents: %w", err)
 		}
-		s.EmbeddingModel, err = readLock(ctx, tx)
+		s.EmbeddingModel, err = sqlstore.ModelLock(ctx, pgQuerier{tx})
 		return err
 	})
 	if err != nil {
@@ -39,45 +40,15 @@ func (db *DB) Stats(ctx context.Context) (*hippo.Stats, error) {
 	return s, nil
 }
 
-// Agents implements hippo.Admin: every agent owning a chunk or a block.
-func (db *DB) Agents(ctx context.Context) ([]hippo.AgentSummary, error) {
-	rows, err := db.pool.Query(ctx, `SELECT agent_id, sum(chunks), sum(facts), sum(memories), sum(superseded), sum(blocks) FROM (
-			SELECT agent_id, count(*) AS chunks, count(*) FILTER (WHERE kind = 'fact') AS facts,
-				count(*) FILTER (WHERE kind = 'memory') AS memories,
-				count(*) FILTER (WHERE superseded_by IS NOT NULL) AS superseded, 0 AS blocks
-			FROM chunks GROUP BY agent_id
-			UNION ALL
-			SELECT agent_id, 0, 0, 0, 0, count(*) FROM memory_blocks GROUP BY agent_id
-		) AS a GROUP BY agent_id ORDER BY agent_id COLLATE "C"`)
-	if err != nil {
-		return nil, fmt.Errorf("list agents: %w", err)
-	}
-	defer rows.Close()
-	out := []hippo.AgentSummary{}
-	for rows.Next() {
-		var a hippo.AgentSummary
-		var c, f, m, s, b int64
-		if err := rows.Scan(&a.AgentID, &c, &f, &m, &s, &b); err != nil {
-			return nil, fmt.Errorf("list agents: %w", err)
-		}
-		a.Chunks, a.Facts, a.Memories, a.Superseded, a.Blocks = int(c), int(f), int(m), int(s), int(b)
-		out = append(out, a)
-	}
-	return out, rows.Err()
-}
-
 // foldSQL folds a text column as hippo.Fold does a Go string: compatibility
 // decomposition, combining accents dropped, lower case. The columns are
 // COLLATE "C", whose lower() changes ASCII only: the database's default
 // collation lowers every letter ("Ελλάδα" is "ελλάδα").
 const foldSQL = `lower(regexp_replace(normalize(%s, NFKD), '[\u0300-\u036f]', '', 'g') COLLATE "default")`
 
-// chunkWhere returns the SQL condition and arguments of the filter,
-// checked (engine.CheckFilter).
-func chunkWhere(f hippo.ChunkFilter) (string, []any, error) {
-	if err := engine.CheckFilter(f); err != nil {
-		return "", nil, err
-	}
+// chunkWhere returns the SQL condition and arguments of a filter that
+// engine.CheckFilter passed.
+func chunkWhere(f hippo.ChunkFilter) (string, []any) {
 	conds := []string{"true"}
 	var args []any
 	arg := func(v any) string {
@@ -102,67 +73,53 @@ func chunkWhere(f hippo.ChunkFilter) (string, []any, error) {
 	if f.Text != "" {
 		conds = append(conds, "strpos("+fmt.Sprintf(foldSQL, "content")+", "+arg(hippo.Fold(f.Text))+") > 0")
 	}
-	return strings.Join(conds, " AND "), args, nil
+	return strings.Join(conds, " AND "), args
 }
 
-// listColumns is chunkColumns with an empty vector.
-var listColumns = strings.Replace(chunkColumns, " embedding,", " ''::bytea AS embedding,", 1)
+// listColumns is engine.ChunkColumns with an empty vector.
+var listColumns = strings.Replace(engine.ChunkColumns, " embedding,", " ''::bytea AS embedding,", 1)
 
-// ListChunks implements hippo.Admin: the chunks the filter selects,
-// newest first, without their embeddings.
-func (db *DB) ListChunks(ctx context.Context, f hippo.ChunkFilter) ([]*hippo.Chunk, error) {
-	where, args, err := chunkWhere(f)
-	if err != nil {
-		return nil, err
-	}
+// adminStore is the database as engine.AdminStore; its transactions
+// are agentTx of no agent.
+type adminStore struct {
+	sqlstore.Clock
+	db *DB
+}
+
+func (s adminStore) ListRows(ctx context.Context, f hippo.ChunkFilter) (engine.Rows, error) {
+	where, args := chunkWhere(f)
 	query := `SELECT ` + listColumns + ` FROM chunks WHERE ` + where + ` ORDER BY created_at DESC, id DESC`
 	if f.Limit > 0 {
 		query += fmt.Sprintf(` LIMIT %d`, f.Limit)
 	}
-	query += fmt.Sprintf(` OFFSET %d`, f.Offset)
-	return queryChunks(ctx, db.pool, query, args...)
+	return s.db.pool.Query(ctx, query+fmt.Sprintf(` OFFSET %d`, f.Offset), args...)
 }
 
-// CountChunks implements hippo.Admin.
-func (db *DB) CountChunks(ctx context.Context, f hippo.ChunkFilter) (int, error) {
-	where, args, err := chunkWhere(f)
-	if err != nil {
-		return 0, err
-	}
-	var n int
-	if err := db.pool.QueryRow(ctx, `SELECT count(*) FROM chunks WHERE `+where, args...).Scan(&n); err != nil {
-		return 0, fmt.Errorf("count chunks: %w", err)
-	}
-	return n, nil
+func (s adminStore) CountRows(ctx context.Context, f hippo.ChunkFilter) (n int, err error) {
+	where, args := chunkWhere(f)
+	err = s.db.pool.QueryRow(ctx, `SELECT count(*) FROM chunks WHERE `+where, args...).Scan(&n)
+	return n, err
 }
 
-// ListBlocks implements hippo.Admin: an agent's blocks, in one scope
-// unless scope is nil, by scope and key.
-func (db *DB) ListBlocks(ctx context.Context, agentID string, scope *string) ([]hippo.BlockInfo, error) {
+func (s adminStore) BlockRows(ctx context.Context, agentID string, scope *string) (engine.Rows, error) {
 	query := `SELECT agent_id, scope, key, char_length(value), description, updated_at FROM memory_blocks WHERE agent_id = $1`
 	args := []any{agentID}
 	if scope != nil {
 		query += ` AND scope = $2`
 		args = append(args, *scope)
 	}
-	rows, err := db.pool.Query(ctx, query+` ORDER BY scope COLLATE "C", key COLLATE "C"`, args...)
-	if err != nil {
-		return nil, fmt.Errorf("list blocks: %w", err)
-	}
-	defer rows.Close()
-	out := []hippo.BlockInfo{}
-	for rows.Next() {
-		var b hippo.BlockInfo
-		var updated string
-		if err := rows.Scan(&b.AgentID, &b.Scope, &b.Key, &b.Chars, &b.Description, &updated); err != nil {
-			return nil, fmt.Errorf("list blocks: %w", err)
-		}
-		if b.UpdatedAt, err = parseTime(updated); err != nil {
-			return nil, fmt.Errorf("block %q: %w", b.Key, err)
-		}
-		out = append(out, b)
-	}
-	return out, rows.Err()
+	return s.db.pool.Query(ctx, query+` ORDER BY scope COLLATE "C", key COLLATE "C"`, args...)
+}
+
+func (s adminStore) AgentRows(ctx context.Context) (engine.Rows, error) {
+	return s.db.pool.Query(ctx, `SELECT agent_id, sum(chunks), sum(facts), sum(memories), sum(superseded), sum(blocks) FROM (
+			SELECT agent_id, count(*) AS chunks, count(*) FILTER (WHERE kind = 'fact') AS facts,
+				count(*) FILTER (WHERE kind = 'memory') AS memories,
+				count(*) FILTER (WHERE superseded_by IS NOT NULL) AS superseded, 0 AS blocks
+			FROM chunks GROUP BY agent_id
+			UNION ALL
+			SELECT agent_id, 0, 0, 0, 0, count(*) FROM memory_blocks GROUP BY agent_id
+		) AS a GROUP BY agent_id ORDER BY agent_id COLLATE "C"`)
 }
 
 // Vacuum runs VACUUM on the tables that hold chunk text, so that the

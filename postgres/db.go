@@ -14,8 +14,6 @@ import (
 	"embed"
 	"errors"
 	"fmt"
-	"io/fs"
-	"sort"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -24,6 +22,7 @@ import (
 	"github.com/hippo-mem/hippo"
 	"github.com/hippo-mem/hippo/dsn"
 	"github.com/hippo-mem/hippo/engine"
+	"github.com/hippo-mem/hippo/internal/sqlstore"
 	"github.com/hippo-mem/hippo/internal/timestamp"
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgxpool"
@@ -65,6 +64,10 @@ const (
 // DB is an open Hippo database on PostgreSQL. It is safe for concurrent
 // use, by many processes on the same database.
 type DB struct {
+	// Admin is the behaviour across agents (listing, browsing, deleting,
+	// the decay clock), written once in the engine over this store.
+	*engine.Admin
+
 	dsn     string // redacted
 	pool    *pgxpool.Pool
 	created bool
@@ -132,27 +135,28 @@ func Open(ctx context.Context, name string, opts Options) (*DB, error) {
 		db.now = opts.Now
 	}
 	db.indexes = engine.NewIndexes(feed{db}, opts.IndexMemory)
-	if err := pool.Ping(ctx); err != nil {
-		pool.Close()
-		return nil, hippo.Errorf(hippo.EINVALID, "connect to %s: %s", d, dsn.Redact(err.Error()))
-	}
-	if err := db.migrate(ctx, opts.MustExist); err != nil {
-		pool.Close()
-		return nil, err
-	}
-	if db.clock, err = engine.OpenClock(ctx, clockStore{db}, opts.DecayClock, db.now); err != nil {
-		pool.Close()
-		return nil, err
-	}
-	model := opts.Decay
-	if model == "" && opts.Config != nil {
-		model = opts.Config.Decay
-	}
-	if db.cfg.Decay, err = engine.OpenDecayModel(ctx, clockStore{db}, model); err != nil {
+	if err := db.open(ctx, opts); err != nil {
 		pool.Close()
 		return nil, err
 	}
 	return db, nil
+}
+
+// open checks the connection, migrates the schema and reads the
+// database's settings (engine.OpenAdmin).
+func (db *DB) open(ctx context.Context, opts Options) error {
+	if err := db.pool.Ping(ctx); err != nil {
+		return hippo.Errorf(hippo.EINVALID, "connect to %s: %s", db.dsn, dsn.Redact(err.Error()))
+	}
+	if err := db.migrate(ctx, opts.MustExist); err != nil {
+		return err
+	}
+	q := pgQuerier{db.pool}
+	a, err := engine.OpenAdmin(ctx, adminStore{sqlstore.Clock{Read: q, Write: q}, db}, db.cfg, opts.DecayClock, opts.Decay, db.now, db.indexes, db.group)
+	if err == nil {
+		db.Admin, db.cfg, db.clock = a, a.Config(), a.Clock()
+	}
+	return err
 }
 
 // migrationLock is the advisory lock key under which migrations run.
@@ -183,74 +187,12 @@ func (db *DB) migrate(ctx context.Context, mustExist bool) error {
 		}
 		db.created = true
 	}
-	names, err := fs.Glob(migrationFS, "migration/*.sql")
-	if err != nil {
-		return err
-	}
-	sort.Strings(names)
-	for _, name := range names {
-		if err := db.applyMigration(ctx, conn.Conn(), name); err != nil {
-			return err
-		}
-	}
-	return nil
-}
-
-func (db *DB) applyMigration(ctx context.Context, conn *pgx.Conn, name string) error {
-	tx, err := conn.Begin(ctx)
-	if err != nil {
-		return fmt.Errorf("migration %s: %w", name, err)
-	}
-	defer tx.Rollback(ctx)
-	var n int
-	if err := tx.QueryRow(ctx, `SELECT count(*) FROM hippo_migrations WHERE name = $1`, name).Scan(&n); err != nil {
-		return fmt.Errorf("migration %s: %w", name, err)
-	} else if n > 0 {
-		return nil
-	}
-	body, err := fs.ReadFile(migrationFS, name)
-	if err != nil {
-		return err
-	}
-	// No arguments: the simple protocol, which runs several statements.
-	if _, err := tx.Exec(ctx, string(body)); err != nil {
-		return fmt.Errorf("migration %s: %w", name, err)
-	}
-	if _, err := tx.Exec(ctx, `INSERT INTO hippo_migrations (name, applied_at) VALUES ($1, $2)`,
-		name, formatTime(db.now())); err != nil {
-		return fmt.Errorf("migration %s: %w", name, err)
-	}
-	return tx.Commit(ctx)
-}
-
-// DecayClock is the clock strength decays by: WallClock or ActiveClock.
-func (db *DB) DecayClock() string { return db.clock.Name() }
-
-// DecayClockAt implements hippo.Store.
-func (db *DB) DecayClockAt(ctx context.Context, agentID string, now time.Time) (hippo.DecayClock, error) {
-	return db.clock.At(ctx, agentID, now)
-}
-
-// clockStore is the database as engine.ClockStore.
-type clockStore struct{ db *DB }
-
-func (s clockStore) Meta(ctx context.Context, key string) (string, error) {
-	return getMeta(ctx, s.db.pool, key)
-}
-
-func (s clockStore) SetMeta(ctx context.Context, key, value string) error {
-	return setMeta(ctx, s.db.pool, key, value)
-}
-
-func (s clockStore) ActiveHours(ctx context.Context, agentID string, after int64) ([]int64, error) {
-	return activeHours(ctx, s.db.pool, agentID, after)
-}
-
-func (s clockStore) RecordHour(ctx context.Context, agentID string, hour int64) error {
-	if _, err := s.db.pool.Exec(ctx, `INSERT INTO hippo_activity (agent_id, hour) VALUES ($1, $2) ON CONFLICT DO NOTHING`, agentID, hour); err != nil {
-		return fmt.Errorf("record activity: %w", err)
-	}
-	return nil
+	return sqlstore.Migrate(ctx, migrationFS, db.now(), func(fn func(sqlstore.Querier, func(string) error) error) error {
+		return pgx.BeginFunc(ctx, conn, func(tx pgx.Tx) error {
+			// No arguments: the simple protocol, which runs several statements.
+			return fn(pgQuerier{tx}, func(body string) error { _, err := tx.Exec(ctx, body); return err })
+		})
+	})
 }
 
 // Service implements hippo.Store: the engine's memory over the database.
@@ -262,9 +204,6 @@ func (db *DB) Service(opts hippo.MemoryOptions) (hippo.AgentMemory, error) {
 	cfg := db.cfg.ForEmbedder(opts.Embedder)
 	return engine.NewMemory(&agentStore{db: db, cfg: cfg, opts: opts}, db.clock, db.indexes, cfg, opts), nil
 }
-
-// Config implements hippo.Store.
-func (db *DB) Config() hippo.Config { return db.cfg }
 
 // Location implements hippo.Store: the DSN, its password redacted.
 func (db *DB) Location() string { return db.dsn }
@@ -293,9 +232,6 @@ func (db *DB) Remove() error {
 		DROP FUNCTION IF EXISTS hippo_log_new(), hippo_log_old(), hippo_log(text[], text[]), hippo_reembed_drop(), hippo_fts(), hippo_json(text), hippo_release_input()`)
 	return errors.Join(err, db.Close())
 }
-
-// IndexUsage implements hippo.IndexReporter.
-func (db *DB) IndexUsage() hippo.IndexUsage { return db.indexes.Usage() }
 
 // DiskBytes implements hippo.SizeReporter: the bytes of Hippo's tables,
 // their indexes and TOAST.

@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"strconv"
-	"time"
 
 	"github.com/hippo-mem/hippo"
 	"github.com/jackc/pgx/v5"
@@ -131,12 +130,6 @@ func beginAgent(ctx context.Context, conn *pgxpool.Conn, agent string) (*hippo.M
 	}
 	return &hippo.ModelLock{Model: *model, Dimension: n}, nil
 }
-
-// CommitStats implements hippo.CommitReporter.
-func (db *DB) CommitStats() hippo.CommitStats { return db.group.Stats() }
-
-// ObserveCommits implements hippo.CommitReporter.
-func (db *DB) ObserveCommits(fn func(calls int, wait time.Duration)) { db.group.Observe(fn) }
 
 var _ hippo.CommitReporter = (*DB)(nil)
 

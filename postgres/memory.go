@@ -8,7 +8,7 @@ import (
 
 	"github.com/hippo-mem/hippo"
 	"github.com/hippo-mem/hippo/engine"
-	"github.com/hippo-mem/hippo/vector"
+	"github.com/hippo-mem/hippo/internal/sqlstore"
 	"github.com/jackc/pgx/v5"
 )
 
@@ -31,7 +31,7 @@ func (m *agentStore) AfterBulkWrite(ctx context.Context) {}
 // (DB.agentWrite).
 func (m *agentStore) Update(ctx context.Context, fn func(engine.Tx) error) error {
 	err := m.db.agentWrite(ctx, m.opts.AgentID, func(q querier, lock *hippo.ModelLock) error {
-		return fn(storeTx{agentTx{tx: q, agent: m.opts.AgentID}, m, lock})
+		return fn(storeTx{txOf(q, m.opts.AgentID), m, lock})
 	})
 	if err == nil {
 		m.db.maybePrune(ctx)
@@ -42,25 +42,12 @@ func (m *agentStore) Update(ctx context.Context, fn func(engine.Tx) error) error
 // View implements engine.Store: a read-only repeatable-read transaction.
 func (m *agentStore) View(ctx context.Context, fn func(engine.Tx) error) error {
 	return pgx.BeginTxFunc(ctx, m.db.pool, pgx.TxOptions{IsoLevel: pgx.RepeatableRead, AccessMode: pgx.ReadOnly},
-		func(tx pgx.Tx) error { return fn(storeTx{agentTx{tx: tx, agent: m.opts.AgentID}, m, nil}) })
+		func(tx pgx.Tx) error { return fn(storeTx{txOf(tx, m.opts.AgentID), m, nil}) })
 }
 
-// Contents implements engine.Store.
-func (m *agentStore) Contents(ctx context.Context, ids []string) (map[string]string, error) {
-	rows, err := m.db.pool.Query(ctx, `SELECT id, content FROM chunks WHERE id = ANY($1) AND agent_id = $2`, ids, m.opts.AgentID)
-	if err != nil {
-		return nil, err
-	}
-	defer rows.Close()
-	out := make(map[string]string, len(ids))
-	for rows.Next() {
-		var id, content string
-		if err := rows.Scan(&id, &content); err != nil {
-			return nil, err
-		}
-		out[id] = content
-	}
-	return out, rows.Err()
+// ContentRows implements engine.Store.
+func (m *agentStore) ContentRows(ctx context.Context, ids []string) (engine.Rows, error) {
+	return m.db.pool.Query(ctx, `SELECT id, content FROM chunks WHERE id = ANY($1) AND agent_id = $2`, ids, m.opts.AgentID)
 }
 
 // ListBlocks implements engine.Store.
@@ -70,15 +57,7 @@ func (m *agentStore) ListBlocks(ctx context.Context, scope string) ([]hippo.Bloc
 
 // Peek implements engine.RecallStore: the chunks as stored (a dry run).
 func (m *agentStore) Peek(ctx context.Context, ids []string) (map[string]*hippo.Chunk, error) {
-	cs, err := recalledChunks(ctx, m.db.pool, m.opts.AgentID, ids)
-	if err != nil {
-		return nil, err
-	}
-	byID := make(map[string]*hippo.Chunk, len(cs))
-	for _, c := range cs {
-		byID[c.ID] = c
-	}
-	return byID, nil
+	return sqlstore.ByID(recalledChunks(ctx, m.db.pool, m.opts.AgentID, ids))
 }
 
 func recalledChunks(ctx context.Context, q querier, agent string, ids []string) ([]*hippo.Chunk, error) {
@@ -123,7 +102,7 @@ func (m *agentStore) Boost(ctx context.Context, ids []string, now int64) (map[st
 	b.Queue(boostSQL, formatTime(time.UnixMilli(now)), m.cfg.RecallBoost(), ids, m.opts.AgentID).
 		Query(func(rows pgx.Rows) error {
 			for rows.Next() {
-				c, err := scanChunk(boostRow{rows, &version, &epoch})
+				c, err := engine.ScanChunk(boostRow{rows, &version, &epoch}.Scan)
 				if err != nil {
 					return err
 				}
@@ -155,89 +134,58 @@ func (r boostRow) Scan(dest ...any) error {
 	return r.Row.Scan(append(dest, r.version, r.epoch)...)
 }
 
-// agentTx is one agent's chunks in a transaction (engine.ChunkWriter and
-// engine.FactWriter).
+// agentTx is one agent's chunks in a transaction (agent "": every
+// agent's): the statements both stores share (sqlstore.Tx), and tx for
+// this store's own.
 type agentTx struct {
+	sqlstore.Tx
 	tx    querier
-	agent string
 	write bool // an admin write transaction (adminStore.AdminUpdate)
 }
 
-func (t agentTx) Chunk(ctx context.Context, id string) (*hippo.Chunk, error) {
-	return getChunk(ctx, t.tx, t.agent, id)
+func txOf(tx querier, agent string) agentTx {
+	return agentTx{Tx: sqlstore.Tx{Q: pgQuerier{tx}, Agent: agent}, tx: tx}
 }
 
-func (t agentTx) Predecessor(ctx context.Context, id string) (string, error) {
-	var prev string
-	err := t.tx.QueryRow(ctx, `SELECT id FROM chunks WHERE superseded_by = $1 AND agent_id = $2
-		ORDER BY created_at DESC LIMIT 1`, id, t.agent).Scan(&prev)
-	if errors.Is(err, pgx.ErrNoRows) {
-		return "", nil
+// pgQuerier is a pool, connection or transaction as sqlstore.Querier:
+// its ? placeholders numbered.
+type pgQuerier struct{ q querier }
+
+func (p pgQuerier) Exec(ctx context.Context, query string, args ...any) (int64, error) {
+	tag, err := p.q.Exec(ctx, sqlstore.Numbered(query), args...)
+	return tag.RowsAffected(), err
+}
+
+func (p pgQuerier) Query(ctx context.Context, query string, args ...any) (engine.Rows, error) {
+	return p.q.Query(ctx, sqlstore.Numbered(query), args...)
+}
+
+func (p pgQuerier) QueryRow(ctx context.Context, query string, args ...any) sqlstore.Row {
+	return pgRow{p.q.QueryRow(ctx, sqlstore.Numbered(query), args...)}
+}
+
+// pgRow is a row whose Scan reports a missing row as sqlstore.ErrNoRows.
+type pgRow struct{ pgx.Row }
+
+func (r pgRow) Scan(dest ...any) error {
+	if err := r.Row.Scan(dest...); !errors.Is(err, pgx.ErrNoRows) {
+		return err
 	}
-	return prev, err
+	return sqlstore.ErrNoRows
 }
 
-func (t agentTx) SaveStrength(ctx context.Context, c *hippo.Chunk) error {
-	return saveStrength(ctx, t.tx, t.agent, c)
-}
-
-// FactsSince implements engine.FactWriter: the live facts of scope the
+// FactRows implements engine.FactWriter: the live facts of scope the
 // agent's versions after since changed; every live fact of scope when
 // since is of an older epoch or its changes are pruned.
-func (t agentTx) FactsSince(ctx context.Context, scope string, since int64, fn func(id, content string, vec []byte, intensity float64) error) error {
-	rows, err := t.tx.Query(ctx, `WITH head AS (
+func (t agentTx) FactRows(ctx context.Context, scope string, since int64) (engine.Rows, error) {
+	return t.tx.Query(ctx, `WITH head AS (
 			SELECT (SELECT value FROM hippo_meta WHERE key = 'changes_epoch')::bigint AS epoch,
 				coalesce((SELECT version FROM hippo_agents WHERE agent_id = $1), 0) AS version)
 		SELECT id, content, embedding, running_intensity FROM chunks, head
 		WHERE agent_id = $1 AND scope = $2 AND kind = 'fact' AND superseded_by IS NULL
 		AND (head.epoch <> $3::bigint OR $4::bigint < head.version - $5
 			OR id IN (SELECT chunk_id FROM hippo_changes WHERE agent_id = $1 AND version > $4))`,
-		t.agent, scope, epochOf(since), versionOf(since), changesKeep)
-	if err != nil {
-		return fmt.Errorf("load new facts: %w", err)
-	}
-	defer rows.Close()
-	var (
-		id, content string
-		blob        []byte
-		intensity   float64
-	)
-	for rows.Next() {
-		if err := rows.Scan(&id, &content, &blob, &intensity); err != nil {
-			return fmt.Errorf("load new facts: %w", err)
-		}
-		if err := fn(id, content, blob, intensity); err != nil {
-			return err
-		}
-	}
-	return rows.Err()
-}
-
-// IsLive implements engine.FactWriter.
-func (t agentTx) IsLive(ctx context.Context, id string) (bool, error) {
-	var live bool
-	err := t.tx.QueryRow(ctx, `SELECT superseded_by IS NULL FROM chunks WHERE id = $1 AND agent_id = $2`, id, t.agent).Scan(&live)
-	if errors.Is(err, pgx.ErrNoRows) {
-		return false, nil
-	}
-	return live, err
-}
-
-// Insert implements engine.FactWriter.
-func (t agentTx) Insert(ctx context.Context, c *hippo.Chunk) error {
-	return insertChunk(ctx, t.tx, c)
-}
-
-// Supersede implements engine.FactWriter.
-func (t agentTx) Supersede(ctx context.Context, id, by string, at time.Time) (string, bool, error) {
-	var content string
-	err := t.tx.QueryRow(ctx, `UPDATE chunks SET superseded_by = $1, superseded_at = $2
-		WHERE id = $3 AND agent_id = $4 AND superseded_by IS NULL RETURNING content`,
-		by, formatTime(at), id, t.agent).Scan(&content)
-	if errors.Is(err, pgx.ErrNoRows) {
-		return "", false, nil
-	}
-	return content, err == nil, err
+		t.Agent, scope, epochOf(since), versionOf(since), changesKeep)
 }
 
 // storeTx is a transaction of agentStore (engine.Tx).
@@ -251,7 +199,7 @@ type storeTx struct {
 
 // SameMemory implements engine.Tx with the dedup index.
 func (t storeTx) SameMemory(ctx context.Context, scope, hash string) (*hippo.Chunk, error) {
-	c, err := scanChunk(t.tx.QueryRow(ctx, `SELECT `+chunkColumns+` FROM chunks WHERE `+sameMemory, t.agent, scope, hash))
+	c, err := engine.ScanChunk(t.tx.QueryRow(ctx, `SELECT `+engine.ChunkColumns+` FROM chunks WHERE `+sameMemory, t.Agent, scope, hash).Scan)
 	if errors.Is(err, pgx.ErrNoRows) {
 		return nil, nil
 	}
@@ -264,19 +212,12 @@ func (t storeTx) LockModel(ctx context.Context, model string, dim int) error {
 	if t.lock != nil {
 		return t.lock.Check(model, dim)
 	}
-	return lockModelTx(ctx, t.tx, model, dim)
+	return sqlstore.LockModel(ctx, t.Q, model, dim)
 }
 
 // Recalled implements engine.Tx.
 func (t storeTx) Recalled(ctx context.Context, ids []string) ([]*hippo.Chunk, error) {
-	return recalledChunks(ctx, t.tx, t.agent, ids)
-}
-
-// Supersedes implements engine.Tx.
-func (t storeTx) Supersedes(ctx context.Context, id string) (bool, error) {
-	var ok bool
-	err := t.tx.QueryRow(ctx, `SELECT EXISTS (SELECT 1 FROM chunks WHERE superseded_by = $1 AND agent_id = $2)`, id, t.agent).Scan(&ok)
-	return ok, err
+	return recalledChunks(ctx, t.tx, t.Agent, ids)
 }
 
 // SetContent implements engine.Tx: a memory with that content in the
@@ -286,125 +227,15 @@ func (t storeTx) SetContent(ctx context.Context, id, content, hash string, vec [
 	var taken bool
 	err := t.tx.QueryRow(ctx, `SELECT EXISTS (SELECT 1 FROM chunks AS o, chunks AS c
 		WHERE c.id = $1 AND c.agent_id = $2 AND c.kind = 'memory' AND o.agent_id = c.agent_id AND o.scope = c.scope
-		AND o.kind = 'memory' AND left(o.content_hash, 32) = left($3, 32) AND o.id <> c.id)`, id, t.agent, hash).Scan(&taken)
+		AND o.kind = 'memory' AND left(o.content_hash, 32) = left($3, 32) AND o.id <> c.id)`, id, t.Agent, hash).Scan(&taken)
+	switch {
+	case err == nil && taken:
+		return sqlstore.ContentTaken(t.m.opts.Scope)
+	case err == nil:
+		err = t.Tx.SetContent(ctx, id, content, hash, vec)
+	}
 	if err != nil {
 		return fmt.Errorf("update chunk: %w", err)
-	}
-	if taken {
-		return hippo.Errorf(hippo.ECONFLICT, "a memory with this content already exists in scope %q", t.m.opts.Scope)
-	}
-	if _, err := t.tx.Exec(ctx, `UPDATE chunks SET content = $1, content_hash = $2, embedding = $3
-		WHERE id = $4 AND agent_id = $5`, content, hash, vector.Encode(vec), id, t.agent); err != nil {
-		if isUniqueViolation(err) {
-			return hippo.Errorf(hippo.ECONFLICT, "a memory with this content already exists in scope %q", t.m.opts.Scope)
-		}
-		return fmt.Errorf("update chunk: %w", err)
-	}
-	return nil
-}
-
-// GetBlock implements engine.Tx.
-func (t storeTx) GetBlock(ctx context.Context, scope, key string) (*hippo.Block, error) {
-	var b hippo.Block
-	var updated string
-	err := t.tx.QueryRow(ctx, `SELECT agent_id, scope, key, value, description, updated_at FROM memory_blocks
-		WHERE agent_id = $1 AND scope = $2 AND key = $3`, t.agent, scope, key).
-		Scan(&b.AgentID, &b.Scope, &b.Key, &b.Value, &b.Description, &updated)
-	if errors.Is(err, pgx.ErrNoRows) {
-		return nil, nil
-	} else if err != nil {
-		return nil, err
-	}
-	if b.UpdatedAt, err = parseTime(updated); err != nil {
-		return nil, fmt.Errorf("block %q: %w", key, err)
-	}
-	return &b, nil
-}
-
-// PutBlock implements engine.Tx.
-func (t storeTx) PutBlock(ctx context.Context, scope, key, value string, at time.Time) error {
-	if _, err := t.tx.Exec(ctx, `INSERT INTO memory_blocks (agent_id, scope, key, value, updated_at)
-		VALUES ($1, $2, $3, $4, $5) ON CONFLICT (agent_id, scope, key)
-		DO UPDATE SET value = excluded.value, updated_at = excluded.updated_at`,
-		t.agent, scope, key, value, formatTime(at)); err != nil {
-		return fmt.Errorf("write block %q: %w", key, err)
-	}
-	return nil
-}
-
-// DescribeBlock implements engine.Tx.
-func (t storeTx) DescribeBlock(ctx context.Context, scope, key, description string, at time.Time) error {
-	if _, err := t.tx.Exec(ctx, `INSERT INTO memory_blocks (agent_id, scope, key, value, description, updated_at)
-		VALUES ($1, $2, $3, '', $4, $5) ON CONFLICT (agent_id, scope, key)
-		DO UPDATE SET description = excluded.description, updated_at = excluded.updated_at`,
-		t.agent, scope, key, description, formatTime(at)); err != nil {
-		return fmt.Errorf("describe block %q: %w", key, err)
-	}
-	return nil
-}
-
-// DeleteBlock implements engine.Tx.
-func (t storeTx) DeleteBlock(ctx context.Context, scope, key string) (bool, error) {
-	tag, err := t.tx.Exec(ctx, `DELETE FROM memory_blocks WHERE agent_id = $1 AND scope = $2 AND key = $3`, t.agent, scope, key)
-	if err != nil {
-		return false, fmt.Errorf("delete block %q: %w", key, err)
-	}
-	return tag.RowsAffected() > 0, nil
-}
-
-// SetSuspicious implements engine.Tx: ENOTFOUND when the chunk is not
-// the agent's.
-func (t storeTx) SetSuspicious(ctx context.Context, id, reason string) error {
-	tag, err := t.tx.Exec(ctx, `UPDATE chunks SET suspicious = $1 WHERE id = $2 AND agent_id = $3`,
-		nullIfEmpty(reason), id, t.agent)
-	if err != nil {
-		return fmt.Errorf("flag chunk %s: %w", id, err)
-	}
-	if tag.RowsAffected() == 0 {
-		return hippo.Errorf(hippo.ENOTFOUND, "chunk %s not found", id)
-	}
-	return nil
-}
-
-// PutInput implements engine.Tx: kept once per agent and hash.
-func (t storeTx) PutInput(ctx context.Context, hash, text string, at time.Time) error {
-	if _, err := t.tx.Exec(ctx, `INSERT INTO chunk_inputs (agent_id, hash, text, created_at)
-		VALUES ($1, $2, $3, $4) ON CONFLICT DO NOTHING`, t.agent, hash, text, formatTime(at)); err != nil {
-		return fmt.Errorf("keep input: %w", err)
-	}
-	return nil
-}
-
-// Input implements engine.Tx.
-func (t storeTx) Input(ctx context.Context, hash string) (string, bool, error) {
-	var text string
-	err := t.tx.QueryRow(ctx, `SELECT text FROM chunk_inputs WHERE agent_id = $1 AND hash = $2`, t.agent, hash).Scan(&text)
-	if errors.Is(err, pgx.ErrNoRows) {
-		return "", false, nil
-	}
-	if err != nil {
-		return "", false, fmt.Errorf("read input: %w", err)
-	}
-	return text, true, nil
-}
-
-// SameFact implements engine.Tx: the oldest live fact of the scope with
-// this content.
-func (t storeTx) SameFact(ctx context.Context, scope, hash string) (*hippo.Chunk, error) {
-	c, err := scanChunk(t.tx.QueryRow(ctx, `SELECT `+chunkColumns+` FROM chunks
-		WHERE agent_id = $1 AND kind = 'fact' AND scope = $2 AND content_hash = $3 AND superseded_by IS NULL
-		ORDER BY created_at, id LIMIT 1`, t.agent, scope, hash))
-	if errors.Is(err, pgx.ErrNoRows) {
-		return nil, nil
-	}
-	return c, err
-}
-
-// SetMetadata implements engine.Tx.
-func (t storeTx) SetMetadata(ctx context.Context, id, metadata string) error {
-	if _, err := t.tx.Exec(ctx, `UPDATE chunks SET metadata = $1 WHERE id = $2 AND agent_id = $3`,
-		nullIfEmpty(metadata), id, t.agent); err != nil {
-		return fmt.Errorf("update metadata: %w", err)
 	}
 	return nil
 }

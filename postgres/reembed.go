@@ -6,6 +6,7 @@ import (
 
 	"github.com/hippo-mem/hippo"
 	"github.com/hippo-mem/hippo/engine"
+	"github.com/hippo-mem/hippo/internal/sqlstore"
 	"github.com/hippo-mem/hippo/vector"
 	"github.com/jackc/pgx/v5"
 )
@@ -55,15 +56,15 @@ func (s reembedStore) AfterSwitch(ctx context.Context) {}
 type reembedTx struct{ tx pgx.Tx }
 
 func (t reembedTx) Meta(ctx context.Context, key string) (string, error) {
-	return getMeta(ctx, t.tx, key)
+	return sqlstore.Meta(ctx, pgQuerier{t.tx}, key)
 }
 
 func (t reembedTx) SetMeta(ctx context.Context, key, value string) error {
-	return setMeta(ctx, t.tx, key, value)
+	return sqlstore.SetMeta(ctx, pgQuerier{t.tx}, key, value)
 }
 
 func (t reembedTx) ModelLock(ctx context.Context) (*hippo.ModelLock, error) {
-	return readLock(ctx, t.tx)
+	return sqlstore.ModelLock(ctx, pgQuerier{t.tx})
 }
 
 func (t reembedTx) Chunks(ctx context.Context) (n int, err error) {
@@ -83,7 +84,7 @@ func (t reembedTx) ResetShadow(ctx context.Context, key string) error {
 	if _, err := t.tx.Exec(ctx, `DELETE FROM hippo_reembed`); err != nil {
 		return err
 	}
-	return setMeta(ctx, t.tx, "reembed_target", key)
+	return sqlstore.SetMeta(ctx, pgQuerier{t.tx}, "reembed_target", key)
 }
 
 // DropShadow implements engine.ReembedTx: the shadow vectors and their

@@ -11,6 +11,7 @@ import (
 
 	"github.com/hippo-mem/hippo"
 	"github.com/hippo-mem/hippo/engine"
+	"github.com/hippo-mem/hippo/internal/sqlstore"
 )
 
 // Stats is hippo.Stats.
@@ -37,7 +38,7 @@ func (db *DB) Stats(ctx context.Context) (*Stats, error) {
 		(SELECT agent_id FROM chunks UNION SELECT agent_id FROM memory_blocks)`).Scan(&s.Agents); err != nil {
 		return nil, fmt.Errorf("count agents: %w", err)
 	}
-	if s.EmbeddingModel, err = db.readLock(ctx, tx); err != nil {
+	if s.EmbeddingModel, err = sqlstore.ModelLock(ctx, sqlQuerier{tx}); err != nil {
 		return nil, err
 	}
 	if s.FileSize, err = fileSize(db.path); err != nil {
@@ -72,41 +73,12 @@ func fileSize(path string) (int64, error) {
 // AgentSummary is hippo.AgentSummary.
 type AgentSummary = hippo.AgentSummary
 
-// Agents lists every agent owning a chunk or a block, by ID.
-func (db *DB) Agents(ctx context.Context) ([]AgentSummary, error) {
-	rows, err := db.read.QueryContext(ctx, `SELECT agent_id, SUM(chunks), SUM(facts), SUM(memories),
-		SUM(superseded), SUM(blocks) FROM (
-			SELECT agent_id, COUNT(*) AS chunks, SUM(kind = 'fact') AS facts,
-				SUM(kind = 'memory') AS memories, SUM(superseded_by IS NOT NULL) AS superseded,
-				0 AS blocks
-			FROM chunks GROUP BY agent_id
-			UNION ALL
-			SELECT agent_id, 0, 0, 0, 0, COUNT(*) FROM memory_blocks GROUP BY agent_id
-		) GROUP BY agent_id ORDER BY agent_id`)
-	if err != nil {
-		return nil, fmt.Errorf("list agents: %w", err)
-	}
-	defer rows.Close()
-	out := []AgentSummary{}
-	for rows.Next() {
-		var a AgentSummary
-		if err := rows.Scan(&a.AgentID, &a.Chunks, &a.Facts, &a.Memories, &a.Superseded, &a.Blocks); err != nil {
-			return nil, fmt.Errorf("list agents: %w", err)
-		}
-		out = append(out, a)
-	}
-	return out, rows.Err()
-}
-
 // ChunkFilter is hippo.ChunkFilter.
 type ChunkFilter = hippo.ChunkFilter
 
-// chunkWhere returns the SQL condition and arguments of the filter,
-// checked (engine.CheckFilter).
-func chunkWhere(f ChunkFilter) (string, []any, error) {
-	if err := engine.CheckFilter(f); err != nil {
-		return "", nil, err
-	}
+// chunkWhere returns the SQL condition and arguments of a filter that
+// engine.CheckFilter passed.
+func chunkWhere(f ChunkFilter) (string, []any) {
 	conds := []string{"1"}
 	var args []any
 	if f.AgentID != "" {
@@ -131,42 +103,56 @@ func chunkWhere(f ChunkFilter) (string, []any, error) {
 		conds = append(conds, "instr("+foldFunc+"(content), ?) > 0")
 		args = append(args, hippo.Fold(f.Text))
 	}
-	return strings.Join(conds, " AND "), args, nil
+	return strings.Join(conds, " AND "), args
 }
 
-// listColumns is chunkColumns with an empty vector in place of the
+// listColumns is engine.ChunkColumns with an empty vector in place of the
 // embedding: listings show text, and decoding every vector is wasted work.
-var listColumns = strings.Replace(chunkColumns, " embedding,", " X'' AS embedding,", 1)
+var listColumns = strings.Replace(engine.ChunkColumns, " embedding,", " X'' AS embedding,", 1)
 
-// ListChunks returns the chunks the filter selects, newest first, without
-// their embeddings.
-func (db *DB) ListChunks(ctx context.Context, f ChunkFilter) ([]*hippo.Chunk, error) {
-	where, args, err := chunkWhere(f)
-	if err != nil {
-		return nil, err
-	}
-	query := `SELECT ` + listColumns + ` FROM chunks WHERE ` + where + ` ORDER BY created_at DESC, id DESC`
+// adminStore is the database as engine.AdminStore; its transactions
+// are agentTx of no agent.
+type adminStore struct {
+	sqlstore.Clock
+	db *DB
+}
+
+func (s adminStore) ListRows(ctx context.Context, f ChunkFilter) (engine.Rows, error) {
+	where, args := chunkWhere(f)
 	limit := f.Limit
 	if limit == 0 {
 		limit = -1 // SQLite: no limit
 	}
-	query += ` LIMIT ? OFFSET ?`
-	args = append(args, limit, f.Offset)
-	return engine.ReadChunks(db.read.QueryContext(ctx, query, args...))
+	return s.db.read.QueryContext(ctx, `SELECT `+listColumns+` FROM chunks WHERE `+where+
+		` ORDER BY created_at DESC, id DESC LIMIT ? OFFSET ?`, append(args, limit, f.Offset)...)
 }
 
-// CountChunks counts the chunks the filter selects, ignoring Limit and
-// Offset.
-func (db *DB) CountChunks(ctx context.Context, f ChunkFilter) (int, error) {
-	where, args, err := chunkWhere(f)
-	if err != nil {
-		return 0, err
+func (s adminStore) CountRows(ctx context.Context, f ChunkFilter) (n int, err error) {
+	where, args := chunkWhere(f)
+	err = s.db.read.QueryRowContext(ctx, `SELECT COUNT(*) FROM chunks WHERE `+where, args...).Scan(&n)
+	return n, err
+}
+
+func (s adminStore) BlockRows(ctx context.Context, agentID string, scope *string) (engine.Rows, error) {
+	query := `SELECT agent_id, scope, key, length(value), description, updated_at FROM memory_blocks WHERE agent_id = ?`
+	args := []any{agentID}
+	if scope != nil {
+		query += ` AND scope = ?`
+		args = append(args, *scope)
 	}
-	var n int
-	if err := db.read.QueryRowContext(ctx, `SELECT COUNT(*) FROM chunks WHERE `+where, args...).Scan(&n); err != nil {
-		return 0, fmt.Errorf("count chunks: %w", err)
-	}
-	return n, nil
+	return s.db.read.QueryContext(ctx, query+` ORDER BY scope, key`, args...)
+}
+
+func (s adminStore) AgentRows(ctx context.Context) (engine.Rows, error) {
+	return s.db.read.QueryContext(ctx, `SELECT agent_id, SUM(chunks), SUM(facts), SUM(memories),
+		SUM(superseded), SUM(blocks) FROM (
+			SELECT agent_id, COUNT(*) AS chunks, SUM(kind = 'fact') AS facts,
+				SUM(kind = 'memory') AS memories, SUM(superseded_by IS NOT NULL) AS superseded,
+				0 AS blocks
+			FROM chunks GROUP BY agent_id
+			UNION ALL
+			SELECT agent_id, 0, 0, 0, 0, COUNT(*) FROM memory_blocks GROUP BY agent_id
+		) GROUP BY agent_id ORDER BY agent_id`)
 }
 
 type querier interface {
@@ -175,35 +161,6 @@ type querier interface {
 
 // BlockInfo describes a block without its value.
 type BlockInfo = hippo.BlockInfo
-
-// ListBlocks lists an agent's blocks, in one scope unless scope is nil,
-// ordered by scope and key.
-func (db *DB) ListBlocks(ctx context.Context, agentID string, scope *string) ([]BlockInfo, error) {
-	query := `SELECT agent_id, scope, key, length(value), description, updated_at FROM memory_blocks WHERE agent_id = ?`
-	args := []any{agentID}
-	if scope != nil {
-		query += ` AND scope = ?`
-		args = append(args, *scope)
-	}
-	rows, err := db.read.QueryContext(ctx, query+` ORDER BY scope, key`, args...)
-	if err != nil {
-		return nil, fmt.Errorf("list blocks: %w", err)
-	}
-	defer rows.Close()
-	out := []BlockInfo{}
-	for rows.Next() {
-		var b BlockInfo
-		var updated string
-		if err := rows.Scan(&b.AgentID, &b.Scope, &b.Key, &b.Chars, &b.Description, &updated); err != nil {
-			return nil, fmt.Errorf("list blocks: %w", err)
-		}
-		if b.UpdatedAt, err = parseTime(updated); err != nil {
-			return nil, fmt.Errorf("block %q: %w", b.Key, err)
-		}
-		out = append(out, b)
-	}
-	return out, rows.Err()
-}
 
 // DeletePlan is hippo.DeletePlan.
 type DeletePlan = hippo.DeletePlan

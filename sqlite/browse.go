@@ -21,38 +21,12 @@ type BrowseQuery = hippo.BrowseQuery
 // Browsed is hippo.Browsed.
 type Browsed = hippo.Browsed
 
-// BrowseChunks returns one page of the chunks q selects, in q's order and
-// without embeddings, and how many it selects in all (engine.Browse).
-func (db *DB) BrowseChunks(ctx context.Context, q BrowseQuery) ([]Browsed, int, error) {
-	return engine.Browse(ctx, browseStore{db}, db.cfg, db.clock, q)
-}
-
-// ChunkStrengths maps the given chunks of an agent to their effective
-// strength now, by the database's decay clock; unknown IDs are left out.
-func (db *DB) ChunkStrengths(ctx context.Context, agentID string, ids []string) (map[string]float64, error) {
-	return engine.ChunkStrengths(ctx, browseStore{db}, db.cfg, db.clock, agentID, ids)
-}
-
 // ChunkCounts is hippo.ChunkCounts.
 type ChunkCounts = hippo.ChunkCounts
 
-// CountAgentChunks counts an agent's chunks by kind, scope and state, and
-// its live chunks by strength in bins bands (1 to 100), from its index.
-func (db *DB) CountAgentChunks(ctx context.Context, agentID string, bins int) (*ChunkCounts, error) {
-	return engine.CountAgentChunks(ctx, browseStore{db}, db.clock, agentID, bins, func(ctx context.Context) (*engine.Index, error) {
-		return db.indexes.Sync(ctx, agentID, db.cfg, db.clock.Active(), nil)
-	})
-}
-
-// browseStore is the database as engine.BrowseStore.
-type browseStore struct{ db *DB }
-
 // browseWhere is chunkWhere with q's own filters.
-func browseWhere(q BrowseQuery) (string, []any, error) {
-	where, args, err := chunkWhere(q.ChunkFilter)
-	if err != nil {
-		return "", nil, err
-	}
+func browseWhere(q BrowseQuery) (string, []any) {
+	where, args := chunkWhere(q.ChunkFilter)
 	if q.OnlySuperseded {
 		where += ` AND superseded_by IS NOT NULL`
 	}
@@ -64,26 +38,19 @@ func browseWhere(q BrowseQuery) (string, []any, error) {
 		where += prefilter(q.Category) + ` AND CASE WHEN json_valid(metadata) THEN json_extract(metadata, '$.category') END = ?`
 		args = append(args, prefilterArgs(q.Category, q.Category)...)
 	}
-	return where, args, nil
+	return where, args
 }
 
-func (s browseStore) CountBrowse(ctx context.Context, q BrowseQuery) (int, error) {
-	where, args, err := browseWhere(q)
-	if err != nil {
-		return 0, err
-	}
-	var n int
+func (s adminStore) CountBrowse(ctx context.Context, q BrowseQuery) (n int, err error) {
+	where, args := browseWhere(q)
 	err = s.db.read.QueryRowContext(ctx, `SELECT COUNT(*) FROM chunks WHERE `+where, args...).Scan(&n)
 	return n, err
 }
 
 // BrowseRows implements engine.BrowseStore: a page is ordered and cut in
 // SQL over narrow rows, so that it costs about the same however deep.
-func (s browseStore) BrowseRows(ctx context.Context, q BrowseQuery) (engine.Rows, error) {
-	where, args, err := browseWhere(q)
-	if err != nil {
-		return nil, err
-	}
+func (s adminStore) BrowseRows(ctx context.Context, q BrowseQuery) (engine.Rows, error) {
+	where, args := browseWhere(q)
 	query := `SELECT ` + engine.StrengthColumns + ` FROM chunks WHERE ` + where
 	if q.Order != OrderStrength {
 		order := `created_at`
@@ -100,16 +67,16 @@ func (s browseStore) BrowseRows(ctx context.Context, q BrowseQuery) (engine.Rows
 	return s.db.read.QueryContext(ctx, query, args...)
 }
 
-func (s browseStore) StrengthRows(ctx context.Context, agentID string, ids []string) (engine.Rows, error) {
+func (s adminStore) StrengthRows(ctx context.Context, agentID string, ids []string) (engine.Rows, error) {
 	return s.db.read.QueryContext(ctx, `SELECT `+engine.StrengthColumns+` FROM chunks WHERE id IN (`+
 		placeholders(len(ids))+`) AND agent_id = ?`, append(anys(ids), agentID)...)
 }
 
-func (s browseStore) ListedRows(ctx context.Context, ids []string) (engine.Rows, error) {
+func (s adminStore) ListedRows(ctx context.Context, ids []string) (engine.Rows, error) {
 	return s.db.read.QueryContext(ctx, `SELECT `+listColumns+` FROM chunks WHERE id IN (`+placeholders(len(ids))+`)`, anys(ids)...)
 }
 
-func (s browseStore) StateRows(ctx context.Context, agentID string) (engine.Rows, error) {
+func (s adminStore) StateRows(ctx context.Context, agentID string) (engine.Rows, error) {
 	return s.db.read.QueryContext(ctx, `SELECT kind, scope, superseded_by IS NOT NULL, COUNT(*)
 		FROM chunks WHERE agent_id = ? GROUP BY 1, 2, 3`, agentID)
 }

@@ -19,7 +19,6 @@ import (
 	"net/url"
 	"os"
 	"path/filepath"
-	"sort"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -27,6 +26,7 @@ import (
 
 	"github.com/hippo-mem/hippo"
 	"github.com/hippo-mem/hippo/engine"
+	"github.com/hippo-mem/hippo/internal/sqlstore"
 	"github.com/hippo-mem/hippo/internal/timestamp"
 	_ "modernc.org/sqlite" // registers the "sqlite" driver
 )
@@ -88,6 +88,10 @@ const (
 
 // DB is an open Hippo database. It is safe for concurrent use.
 type DB struct {
+	// Admin is the behaviour across agents (listing, browsing, deleting,
+	// the decay clock), written once in the engine over this store.
+	*engine.Admin
+
 	path    string
 	created bool    // Open created the file
 	write   *sql.DB // one connection, BEGIN IMMEDIATE: writers queue here
@@ -206,53 +210,12 @@ func Open(ctx context.Context, path string, opts Options) (*DB, error) {
 		db.Close()
 		return nil, err
 	}
-	if db.clock, err = engine.OpenClock(ctx, clockStore{db}, opts.DecayClock, db.now); err != nil {
+	if db.Admin, err = engine.OpenAdmin(ctx, adminStore{sqlstore.Clock{Read: sqlQuerier{db.read}, Write: sqlQuerier{db.write}}, db}, db.cfg, opts.DecayClock, opts.Decay, db.now, db.indexes, db.group); err != nil {
 		db.Close()
 		return nil, err
 	}
-	model := opts.Decay
-	if model == "" && opts.Config != nil {
-		model = opts.Config.Decay
-	}
-	if db.cfg.Decay, err = engine.OpenDecayModel(ctx, clockStore{db}, model); err != nil {
-		db.Close()
-		return nil, err
-	}
+	db.cfg, db.clock = db.Admin.Config(), db.Admin.Clock()
 	return db, nil
-}
-
-// DecayModel is the model strength decays by (Config.Decay).
-func (db *DB) DecayModel() hippo.DecayModel { return db.cfg.Decay }
-
-// DecayClock is the clock strength decays by: WallClock or ActiveClock.
-func (db *DB) DecayClock() string { return db.clock.Name() }
-
-// DecayClockAt is the clock by which agentID's chunks decay at now: wall
-// time, or under the active clock the agent's recorded hours of activity.
-func (db *DB) DecayClockAt(ctx context.Context, agentID string, now time.Time) (hippo.DecayClock, error) {
-	return db.clock.At(ctx, agentID, now)
-}
-
-// clockStore is the database as engine.ClockStore.
-type clockStore struct{ db *DB }
-
-func (s clockStore) Meta(ctx context.Context, key string) (string, error) {
-	return getMeta(ctx, s.db.read, key)
-}
-
-func (s clockStore) SetMeta(ctx context.Context, key, value string) error {
-	return setMeta(ctx, s.db.write, key, value)
-}
-
-func (s clockStore) ActiveHours(ctx context.Context, agentID string, after int64) ([]int64, error) {
-	return activeHours(ctx, s.db.read, agentID, after)
-}
-
-func (s clockStore) RecordHour(ctx context.Context, agentID string, hour int64) error {
-	if _, err := s.db.write.ExecContext(ctx, `INSERT OR IGNORE INTO hippo_activity (agent_id, hour) VALUES (?, ?)`, agentID, hour); err != nil {
-		return fmt.Errorf("record activity: %w", err)
-	}
-	return nil
 }
 
 // PageSizeFor is the page size of a new database for embeddings of dim
@@ -534,9 +497,6 @@ func (db *DB) Remove() error {
 	return errors.Join(errs...)
 }
 
-// Config is the configuration the database scores and limits with.
-func (db *DB) Config() hippo.Config { return db.cfg }
-
 // Ping checks that the database answers and can be written: it reports
 // a full disk (EUNAVAILABLE) while the last write failed for one.
 func (db *DB) Ping(ctx context.Context) error {
@@ -602,43 +562,17 @@ func (db *DB) migrate(ctx context.Context) error {
 		name TEXT PRIMARY KEY, applied_at TEXT NOT NULL)`); err != nil {
 		return fmt.Errorf("create migrations table: %w", err)
 	}
-	names, err := fs.Glob(migrationFS, "migration/*.sql")
-	if err != nil {
-		return err
-	}
-	sort.Strings(names)
-	for _, name := range names {
-		if err := db.applyMigration(ctx, name); err != nil {
+	return sqlstore.Migrate(ctx, migrationFS, db.now(), func(fn func(sqlstore.Querier, func(string) error) error) error {
+		tx, err := db.write.BeginTx(ctx, nil)
+		if err != nil {
 			return err
 		}
-	}
-	return nil
-}
-
-func (db *DB) applyMigration(ctx context.Context, name string) error {
-	tx, err := db.write.BeginTx(ctx, nil)
-	if err != nil {
-		return fmt.Errorf("migration %s: %w", name, err)
-	}
-	defer tx.Rollback()
-	var n int
-	if err := tx.QueryRowContext(ctx, `SELECT COUNT(*) FROM hippo_migrations WHERE name = ?`, name).Scan(&n); err != nil {
-		return fmt.Errorf("migration %s: %w", name, err)
-	} else if n > 0 {
-		return nil
-	}
-	body, err := fs.ReadFile(migrationFS, name)
-	if err != nil {
-		return err
-	}
-	if _, err := tx.ExecContext(ctx, string(body)); err != nil {
-		return fmt.Errorf("migration %s: %w", name, err)
-	}
-	if _, err := tx.ExecContext(ctx, `INSERT INTO hippo_migrations (name, applied_at) VALUES (?, ?)`,
-		name, formatTime(db.now())); err != nil {
-		return fmt.Errorf("migration %s: %w", name, err)
-	}
-	return tx.Commit()
+		defer tx.Rollback()
+		if err := fn(sqlQuerier{tx}, func(body string) error { _, err := tx.ExecContext(ctx, body); return err }); err != nil {
+			return err
+		}
+		return tx.Commit()
+	})
 }
 
 var (
@@ -864,9 +798,5 @@ func (r driverRow) Scan(dest ...any) error {
 	}
 	return nil
 }
-
-// IndexUsage implements hippo.IndexReporter: the agents whose indexes
-// this process holds, their rows and bytes.
-func (db *DB) IndexUsage() hippo.IndexUsage { return db.indexes.Usage() }
 
 var _ hippo.IndexReporter = (*DB)(nil)

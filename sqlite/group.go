@@ -3,9 +3,10 @@ package sqlite
 import (
 	"context"
 	"database/sql"
-	"time"
 
 	"github.com/hippo-mem/hippo"
+	"github.com/hippo-mem/hippo/engine"
+	"github.com/hippo-mem/hippo/internal/sqlstore"
 )
 
 // Group commit (engine.GroupCommit). Writers of every agent share one
@@ -73,6 +74,47 @@ func (w writeTx) QueryRowContext(ctx context.Context, query string, args ...any)
 	return st.QueryRowContext(ctx, args...)
 }
 
+// agentTx is one agent's chunks in a transaction (agent "": every
+// agent's): the statements both stores share (sqlstore.Tx), and tx for
+// this store's own.
+type agentTx struct {
+	sqlstore.Tx
+	tx sqlTx
+}
+
+func txOf(tx sqlTx, agent string) agentTx {
+	return agentTx{sqlstore.Tx{Q: sqlQuerier{tx}, Agent: agent}, tx}
+}
+
+// sqlQuerier is a connection, transaction or pool as sqlstore.Querier.
+type sqlQuerier struct{ tx sqlTx }
+
+func (q sqlQuerier) Exec(ctx context.Context, query string, args ...any) (int64, error) {
+	res, err := q.tx.ExecContext(ctx, query, args...)
+	if err != nil {
+		return 0, err
+	}
+	return res.RowsAffected()
+}
+
+func (q sqlQuerier) Query(ctx context.Context, query string, args ...any) (engine.Rows, error) {
+	return q.tx.QueryContext(ctx, query, args...)
+}
+
+func (q sqlQuerier) QueryRow(ctx context.Context, query string, args ...any) sqlstore.Row {
+	return sqlRow{q.tx.QueryRowContext(ctx, query, args...)}
+}
+
+// sqlRow is a row whose Scan reports a missing row as sqlstore.ErrNoRows.
+type sqlRow struct{ *sql.Row }
+
+func (r sqlRow) Scan(dest ...any) error {
+	if err := r.Row.Scan(dest...); err != sql.ErrNoRows {
+		return err
+	}
+	return sqlstore.ErrNoRows
+}
+
 // groupTx is a transaction on the write connection as engine.GroupTx:
 // a group's calls run in it, each in a savepoint when there are several.
 type groupTx struct {
@@ -94,7 +136,7 @@ func (db *DB) beginGroup(_ context.Context, _ string, several bool) (*groupTx, e
 // in is the transaction as one agent's call sees it (detached from its
 // cancellation when there are several, writeTx).
 func (g *groupTx) in(m *agentStore) storeTx {
-	return storeTx{agentTx{writeTx{tx: g.tx, db: g.db, detach: g.several}, m.opts.AgentID}, m}
+	return storeTx{txOf(writeTx{tx: g.tx, db: g.db, detach: g.several}, m.opts.AgentID), m}
 }
 
 func (g *groupTx) Savepoint(context.Context) error {
@@ -124,14 +166,5 @@ func (g *groupTx) Rollback(context.Context) {
 	g.tx.Rollback()
 	g.db.prepareNoted(context.Background(), false)
 }
-
-// CommitStats implements hippo.CommitReporter: the groups committed so
-// far by this process.
-func (db *DB) CommitStats() hippo.CommitStats { return db.group.Stats() }
-
-// ObserveCommits implements hippo.CommitReporter: fn is called as each
-// group starts with its number of calls and their summed wait in the
-// queue.
-func (db *DB) ObserveCommits(fn func(calls int, wait time.Duration)) { db.group.Observe(fn) }
 
 var _ hippo.CommitReporter = (*DB)(nil)

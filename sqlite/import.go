@@ -3,12 +3,12 @@ package sqlite
 import (
 	"context"
 	"database/sql"
-	"fmt"
 	"io"
 	"time"
 
 	"github.com/hippo-mem/hippo"
 	"github.com/hippo-mem/hippo/engine"
+	"github.com/hippo-mem/hippo/internal/sqlstore"
 )
 
 // ImportOptions is hippo.ImportOptions.
@@ -43,20 +43,12 @@ func (s importStore) ImportUpdate(ctx context.Context, fn func(engine.ImportTx) 
 		return err
 	}
 	defer tx.Rollback()
-	t := &importTx{db: s.db, tx: tx}
-	if t.insertChunk, err = tx.PrepareContext(ctx, `INSERT INTO chunks (`+chunkColumns+`)
-		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT DO NOTHING`); err != nil {
-		return err
-	}
-	defer t.insertChunk.Close()
+	q := &preparedTx{tx: tx, stmts: map[string]*sql.Stmt{}}
+	defer q.close()
+	t := &importTx{db: s.db, tx: tx, q: sqlQuerier{q}}
 	if t.bulk, err = startBulkLog(ctx, tx); err != nil {
 		return err
 	}
-	if t.insertBlock, err = tx.PrepareContext(ctx, `INSERT INTO memory_blocks
-		(agent_id, scope, key, value, description, updated_at) VALUES (?, ?, ?, ?, ?, ?) ON CONFLICT DO NOTHING`); err != nil {
-		return err
-	}
-	defer t.insertBlock.Close()
 	if err := fn(t); err != nil {
 		return err
 	}
@@ -73,14 +65,14 @@ func (s importStore) AfterImport(ctx context.Context) { _ = s.db.pruneChanges(ct
 
 // importTx is the import's write transaction as engine.ImportTx.
 type importTx struct {
-	db                       *DB
-	tx                       *sql.Tx
-	insertChunk, insertBlock *sql.Stmt
-	bulk                     *bulkLog
+	db   *DB
+	tx   *sql.Tx
+	q    sqlQuerier // the transaction, its statements prepared once
+	bulk *bulkLog
 }
 
 func (t *importTx) ModelLock(ctx context.Context) (*ModelLock, error) {
-	return t.db.readLock(ctx, t.tx)
+	return sqlstore.ModelLock(ctx, t.q)
 }
 
 // DecayModel implements engine.ImportTx.
@@ -89,46 +81,24 @@ func (t *importTx) DecayModel(ctx context.Context) (hippo.DecayModel, error) {
 }
 
 func (t *importTx) LockModel(ctx context.Context, lock ModelLock) error {
-	return t.db.lockModelTx(ctx, t.tx, lock.Model, lock.Dimension)
+	return sqlstore.LockModel(ctx, t.q, lock.Model, lock.Dimension)
 }
 
 func (t *importTx) InsertBlock(ctx context.Context, b engine.ImportedBlock) (bool, error) {
-	res, err := t.insertBlock.ExecContext(ctx, b.AgentID, b.Scope, b.Key, b.Value, b.Description, formatTime(b.UpdatedAt))
-	if err != nil {
-		return false, err
-	}
-	n, _ := res.RowsAffected()
-	return n > 0, nil
+	return sqlstore.ImportBlock(ctx, t.q, b)
 }
 
+// InsertChunk implements engine.ImportTx, counting the chunk in the bulk
+// change log.
 func (t *importTx) InsertChunk(ctx context.Context, c engine.ImportedChunk) (inserted, dupID bool, err error) {
-	res, err := t.insertChunk.ExecContext(ctx, c.ID, c.AgentID, c.Scope, string(c.Kind), c.Content,
-		nullIfEmpty(c.ContentHash), c.Embedding, nullIfEmpty(c.Metadata), c.RunningIntensity,
-		c.EncounterCount, c.AccessCount, formatTime(c.LastAccessedAt), nullIfEmpty(c.SupersededBy),
-		nullTime(c.SupersededAt), formatTime(c.CreatedAt), nullIfEmpty(c.Suspicious),
-		nullIfEmpty(c.Provenance.Origin), nullIfEmpty(c.Provenance.Caller), nullIfEmpty(c.Provenance.Source),
-		nullIfEmpty(c.Provenance.InputHash))
-	if err != nil {
-		return false, false, fmt.Errorf("import chunk %s: %w", c.ID, err)
+	if inserted, dupID, err = sqlstore.ImportChunk(ctx, t.q, c); inserted {
+		err = t.bulk.added(ctx)
 	}
-	if n, _ := res.RowsAffected(); n > 0 {
-		return true, false, t.bulk.added(ctx)
-	}
-	err = t.tx.QueryRowContext(ctx, `SELECT EXISTS (SELECT 1 FROM chunks WHERE id = ?)`, c.ID).Scan(&dupID)
-	return false, dupID, err
+	return inserted, dupID, err
 }
 
-// InsertInput implements engine.ImportTx: only when an inserted chunk of
-// the agent refers to it, and once.
 func (t *importTx) InsertInput(ctx context.Context, in engine.ImportedInput) (bool, error) {
-	res, err := t.tx.ExecContext(ctx, `INSERT INTO chunk_inputs (agent_id, hash, text, created_at)
-		SELECT ?, ?, ?, ? WHERE EXISTS (SELECT 1 FROM chunks WHERE agent_id = ? AND input_hash = ?)
-		ON CONFLICT DO NOTHING`, in.AgentID, in.Hash, in.Text, formatTime(in.CreatedAt), in.AgentID, in.Hash)
-	if err != nil {
-		return false, fmt.Errorf("import input %s: %w", in.Hash, err)
-	}
-	n, _ := res.RowsAffected()
-	return n > 0, nil
+	return sqlstore.ImportInput(ctx, t.q, in)
 }
 
 func (t *importTx) Taken(ctx context.Context, id, agent, scope, hash string) (dupID, dupContent bool, err error) {
@@ -138,10 +108,43 @@ func (t *importTx) Taken(ctx context.Context, id, agent, scope, hash string) (du
 	return dupID, dupContent, err
 }
 
-// nullTime stores the zero time as NULL.
-func nullTime(t time.Time) any {
-	if t.IsZero() {
-		return nil
+// preparedTx is a transaction whose statements are prepared once, on
+// first use: an import runs the same few statements for every row, and
+// the driver compiles every statement it runs otherwise.
+type preparedTx struct {
+	tx    *sql.Tx
+	stmts map[string]*sql.Stmt
+}
+
+func (p *preparedTx) stmt(ctx context.Context, query string) (*sql.Stmt, error) {
+	if st := p.stmts[query]; st != nil {
+		return st, nil
 	}
-	return formatTime(t)
+	st, err := p.tx.PrepareContext(ctx, query)
+	if err == nil {
+		p.stmts[query] = st
+	}
+	return st, err
+}
+
+func (p *preparedTx) ExecContext(ctx context.Context, query string, args ...any) (sql.Result, error) {
+	st, err := p.stmt(ctx, query)
+	if err != nil {
+		return nil, err
+	}
+	return st.ExecContext(ctx, args...)
+}
+
+func (p *preparedTx) QueryContext(ctx context.Context, query string, args ...any) (*sql.Rows, error) {
+	return p.tx.QueryContext(ctx, query, args...)
+}
+
+func (p *preparedTx) QueryRowContext(ctx context.Context, query string, args ...any) *sql.Row {
+	return p.tx.QueryRowContext(ctx, query, args...)
+}
+
+func (p *preparedTx) close() {
+	for _, st := range p.stmts {
+		st.Close()
+	}
 }

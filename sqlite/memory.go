@@ -5,11 +5,12 @@ import (
 	"database/sql"
 	"database/sql/driver"
 	"fmt"
+	"strings"
 	"time"
 
 	"github.com/hippo-mem/hippo"
 	"github.com/hippo-mem/hippo/engine"
-	"github.com/hippo-mem/hippo/vector"
+	"github.com/hippo-mem/hippo/internal/sqlstore"
 )
 
 // MemoryOptions is hippo.MemoryOptions.
@@ -70,32 +71,16 @@ func (m *agentStore) View(ctx context.Context, fn func(engine.Tx) error) error {
 		return err
 	}
 	defer tx.Rollback()
-	err = fn(storeTx{agentTx{writeTx{tx: tx, db: m.db, read: true}, m.opts.AgentID}, m})
+	err = fn(storeTx{txOf(writeTx{tx: tx, db: m.db, read: true}, m.opts.AgentID), m})
 	tx.Rollback()
 	m.db.prepareNoted(ctx, true)
 	return err
 }
 
-// Contents implements engine.Store.
-func (m *agentStore) Contents(ctx context.Context, ids []string) (map[string]string, error) {
-	args := make([]any, len(ids))
-	for i, id := range ids {
-		args[i] = id
-	}
-	rows, err := m.db.read.QueryContext(ctx, `SELECT id, content FROM chunks WHERE id IN (`+placeholders(len(ids))+`)`, args...)
-	if err != nil {
-		return nil, err
-	}
-	defer rows.Close()
-	out := make(map[string]string, len(ids))
-	for rows.Next() {
-		var id, content string
-		if err := rows.Scan(&id, &content); err != nil {
-			return nil, err
-		}
-		out[id] = content
-	}
-	return out, rows.Err()
+// ContentRows implements engine.Store.
+func (m *agentStore) ContentRows(ctx context.Context, ids []string) (engine.Rows, error) {
+	return m.db.read.QueryContext(ctx, `SELECT id, content FROM chunks WHERE id IN (`+placeholders(len(ids))+`) AND agent_id = ?`,
+		append(anys(ids), m.opts.AgentID)...)
 }
 
 // Boost implements engine.RecallStore: one UPDATE … RETURNING on the
@@ -115,15 +100,7 @@ func (m *agentStore) Boost(ctx context.Context, ids []string, now int64) (map[st
 // Peek implements engine.RecallStore: the chunks as stored, read without
 // the write lock (a dry run).
 func (m *agentStore) Peek(ctx context.Context, ids []string) (map[string]*hippo.Chunk, error) {
-	cs, err := recalledChunks(ctx, m.db, m.db.read, m.opts.AgentID, ids)
-	if err != nil {
-		return nil, err
-	}
-	byID := make(map[string]*hippo.Chunk, len(cs))
-	for _, c := range cs {
-		byID[c.ID] = c
-	}
-	return byID, nil
+	return sqlstore.ByID(recalledChunks(ctx, m.db, m.db.read, m.opts.AgentID, ids))
 }
 
 // recalledChunks reads the agent's chunks ids without their vectors.
@@ -138,6 +115,11 @@ func recalledChunks(ctx context.Context, db *DB, q querier, agent string, ids []
 		placeholders(len(ids))+`) AND +agent_id = ?`, args...))
 }
 
+// recalledColumns is engine.ChunkColumns without the embedding, which
+// recall results leave out: decoding it cost every recall a copy of each
+// vector its caller has no use for.
+var recalledColumns = strings.Replace(engine.ChunkColumns, "embedding", "NULL", 1)
+
 // storeTx is a transaction of agentStore (engine.Tx).
 type storeTx struct {
 	agentTx
@@ -146,8 +128,8 @@ type storeTx struct {
 
 // SameMemory implements engine.Tx with the dedup index.
 func (t storeTx) SameMemory(ctx context.Context, scope, hash string) (*hippo.Chunk, error) {
-	c, err := scanChunk(t.tx.QueryRowContext(ctx, `SELECT `+chunkColumns+` FROM chunks
-		WHERE `+sameMemory, t.agent, scope, hash, hash))
+	c, err := engine.ScanChunk(t.tx.QueryRowContext(ctx, `SELECT `+engine.ChunkColumns+` FROM chunks
+		WHERE `+sameMemory, t.Agent, scope, hash, hash).Scan)
 	if err == sql.ErrNoRows {
 		return nil, nil
 	}
@@ -156,93 +138,21 @@ func (t storeTx) SameMemory(ctx context.Context, scope, hash string) (*hippo.Chu
 
 // LockModel implements engine.Tx.
 func (t storeTx) LockModel(ctx context.Context, model string, dim int) error {
-	return t.m.db.lockModelTx(ctx, t.tx, model, dim)
+	return sqlstore.LockModel(ctx, t.Q, model, dim)
 }
 
 // Recalled implements engine.Tx.
 func (t storeTx) Recalled(ctx context.Context, ids []string) ([]*hippo.Chunk, error) {
-	return recalledChunks(ctx, t.m.db, t.tx, t.agent, ids)
+	return recalledChunks(ctx, t.m.db, t.tx, t.Agent, ids)
 }
 
-// Supersedes implements engine.Tx.
-func (t storeTx) Supersedes(ctx context.Context, id string) (bool, error) {
-	var n int
-	if err := t.tx.QueryRowContext(ctx, `SELECT COUNT(*) FROM chunks WHERE superseded_by = ?`, id).Scan(&n); err != nil {
-		return false, err
-	}
-	return n > 0, nil
-}
-
-// SetContent implements engine.Tx: a dedup collision is ECONFLICT.
+// SetContent implements engine.Tx: the dedup index refuses a memory's
+// content already held in its scope.
 func (t storeTx) SetContent(ctx context.Context, id, content, hash string, vec []float32) error {
-	_, err := t.tx.ExecContext(ctx, `UPDATE chunks SET content = ?, content_hash = ?, embedding = ?
-		WHERE id = ? AND agent_id = ?`, content, hash, vector.Encode(vec), id, t.agent)
-	if err != nil {
-		if isUniqueViolation(err) {
-			return hippo.Errorf(hippo.ECONFLICT, "a memory with this content already exists in scope %q", t.m.opts.Scope)
-		}
+	if err := t.Tx.SetContent(ctx, id, content, hash, vec); isUniqueViolation(err) {
+		return sqlstore.ContentTaken(t.m.opts.Scope)
+	} else if err != nil {
 		return fmt.Errorf("update chunk: %w", err)
-	}
-	return nil
-}
-
-// SetSuspicious implements engine.Tx: ENOTFOUND when the chunk is not
-// the agent's.
-func (t storeTx) SetSuspicious(ctx context.Context, id, reason string) error {
-	res, err := t.tx.ExecContext(ctx, `UPDATE chunks SET suspicious = ? WHERE id = ? AND agent_id = ?`,
-		nullIfEmpty(reason), id, t.agent)
-	if err != nil {
-		return fmt.Errorf("flag chunk %s: %w", id, err)
-	}
-	if n, _ := res.RowsAffected(); n == 0 {
-		return hippo.Errorf(hippo.ENOTFOUND, "chunk %s not found", id)
-	}
-	return nil
-}
-
-// PutInput implements engine.Tx: kept once per agent and hash.
-func (t storeTx) PutInput(ctx context.Context, hash, text string, at time.Time) error {
-	_, err := t.tx.ExecContext(ctx, `INSERT INTO chunk_inputs (agent_id, hash, text, created_at)
-		VALUES (?, ?, ?, ?) ON CONFLICT DO NOTHING`, t.agent, hash, text, formatTime(at))
-	if err != nil {
-		return fmt.Errorf("keep input: %w", err)
-	}
-	return nil
-}
-
-// Input implements engine.Tx.
-func (t storeTx) Input(ctx context.Context, hash string) (string, bool, error) {
-	var text string
-	err := t.tx.QueryRowContext(ctx, `SELECT text FROM chunk_inputs WHERE agent_id = ? AND hash = ?`, t.agent, hash).Scan(&text)
-	if err == sql.ErrNoRows {
-		return "", false, nil
-	}
-	if err != nil {
-		return "", false, fmt.Errorf("read input: %w", err)
-	}
-	return text, true, nil
-}
-
-// SameFact implements engine.Tx: the oldest live fact of the scope with
-// this content.
-func (t storeTx) SameFact(ctx context.Context, scope, hash string) (*hippo.Chunk, error) {
-	c, err := scanChunk(t.tx.QueryRowContext(ctx, `SELECT `+chunkColumns+` FROM chunks
-		WHERE agent_id = ? AND kind = 'fact' AND scope = ? AND content_hash = ? AND superseded_by IS NULL
-		ORDER BY created_at, id LIMIT 1`, t.agent, scope, hash))
-	if err == sql.ErrNoRows {
-		return nil, nil
-	}
-	return c, err
-}
-
-// SetMetadata implements engine.Tx.
-func (t storeTx) SetMetadata(ctx context.Context, id, metadata string) error {
-	var meta any
-	if metadata != "" {
-		meta = metadata
-	}
-	if _, err := t.tx.ExecContext(ctx, `UPDATE chunks SET metadata = ? WHERE id = ? AND agent_id = ?`, meta, id, t.agent); err != nil {
-		return fmt.Errorf("update metadata: %w", err)
 	}
 	return nil
 }
@@ -271,7 +181,7 @@ func (m *agentStore) boost(ctx context.Context, ids []string, now int64) (map[st
 	var after int64
 	err := m.db.lightTx(ctx, func(lc *lightConn) error {
 		err := lc.query(upd, args, func(r driverRow) error {
-			c, err := scanChunk(r)
+			c, err := engine.ScanChunk(r.Scan)
 			if err != nil {
 				return err
 			}

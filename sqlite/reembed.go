@@ -8,6 +8,7 @@ import (
 
 	"github.com/hippo-mem/hippo"
 	"github.com/hippo-mem/hippo/engine"
+	"github.com/hippo-mem/hippo/internal/sqlstore"
 	"github.com/hippo-mem/hippo/vector"
 )
 
@@ -71,15 +72,15 @@ type reembedTx struct {
 }
 
 func (t reembedTx) Meta(ctx context.Context, key string) (string, error) {
-	return getMeta(ctx, t.tx, key)
+	return sqlstore.Meta(ctx, sqlQuerier{t.tx}, key)
 }
 
 func (t reembedTx) SetMeta(ctx context.Context, key, value string) error {
-	return setMeta(ctx, t.tx, key, value)
+	return sqlstore.SetMeta(ctx, sqlQuerier{t.tx}, key, value)
 }
 
 func (t reembedTx) ModelLock(ctx context.Context) (*ModelLock, error) {
-	return t.db.readLock(ctx, t.tx)
+	return sqlstore.ModelLock(ctx, sqlQuerier{t.tx})
 }
 
 func (t reembedTx) Chunks(ctx context.Context) (n int, err error) {
@@ -116,7 +117,7 @@ func (t reembedTx) ResetShadow(ctx context.Context, key string) error {
 			return err
 		}
 	}
-	return setMeta(ctx, t.tx, "reembed_target", key)
+	return sqlstore.SetMeta(ctx, sqlQuerier{t.tx}, "reembed_target", key)
 }
 
 // DropShadow implements engine.ReembedTx: the shadow table, its triggers
@@ -206,21 +207,4 @@ func insertShadow(ctx context.Context, tx *sql.Tx, ids, texts []string, vecs [][
 		n += int(k)
 	}
 	return n, nil
-}
-
-// getMeta is the value of hippo_meta's key, "" when there is none.
-func getMeta(ctx context.Context, q queryRower, key string) (string, error) {
-	var v string
-	if err := q.QueryRowContext(ctx, `SELECT COALESCE((SELECT value FROM hippo_meta WHERE key = ?), '')`, key).Scan(&v); err != nil {
-		return "", fmt.Errorf("read %s: %w", key, err)
-	}
-	return v, nil
-}
-
-func setMeta(ctx context.Context, tx execer, key, value string) error {
-	if _, err := tx.ExecContext(ctx, `INSERT INTO hippo_meta (key, value) VALUES (?, ?)
-		ON CONFLICT (key) DO UPDATE SET value = excluded.value`, key, value); err != nil {
-		return fmt.Errorf("record %s: %w", key, err)
-	}
-	return nil
 }

@@ -1,0 +1,60 @@
+package sqlstore
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	"github.com/hippo-mem/hippo/engine"
+	"github.com/hippo-mem/hippo/internal/timestamp"
+)
+
+// The rows of an import (engine.ImportTx), inserted unless taken.
+
+// ImportChunk implements engine.ImportTx: inserted false when the chunk's
+// ID or, for a memory, its content in its scope is taken, dupID true when
+// its ID is.
+func ImportChunk(ctx context.Context, q Querier, c engine.ImportedChunk) (inserted, dupID bool, err error) {
+	n, err := q.Exec(ctx, insertChunks(1), c.ID, c.AgentID, c.Scope, string(c.Kind), c.Content,
+		nullIfEmpty(c.ContentHash), c.Embedding, nullIfEmpty(c.Metadata), c.RunningIntensity,
+		c.EncounterCount, c.AccessCount, timestamp.Format(c.LastAccessedAt), nullIfEmpty(c.SupersededBy),
+		nullTime(c.SupersededAt), timestamp.Format(c.CreatedAt), nullIfEmpty(c.Suspicious),
+		nullIfEmpty(c.Provenance.Origin), nullIfEmpty(c.Provenance.Caller), nullIfEmpty(c.Provenance.Source),
+		nullIfEmpty(c.Provenance.InputHash))
+	if err != nil {
+		return false, false, fmt.Errorf("import chunk %s: %w", c.ID, err)
+	}
+	if n > 0 {
+		return true, false, nil
+	}
+	err = q.QueryRow(ctx, `SELECT EXISTS (SELECT 1 FROM chunks WHERE id = ?)`, c.ID).Scan(&dupID)
+	return false, dupID, err
+}
+
+// ImportBlock implements engine.ImportTx: false when the block exists.
+func ImportBlock(ctx context.Context, q Querier, b engine.ImportedBlock) (bool, error) {
+	n, err := q.Exec(ctx, `INSERT INTO memory_blocks (agent_id, scope, key, value, description, updated_at)
+		VALUES (?, ?, ?, ?, ?, ?) ON CONFLICT DO NOTHING`,
+		b.AgentID, b.Scope, b.Key, b.Value, b.Description, timestamp.Format(b.UpdatedAt))
+	return n > 0, err
+}
+
+// ImportInput implements engine.ImportTx: the input is kept only when a
+// chunk of the agent refers to it, and once.
+func ImportInput(ctx context.Context, q Querier, in engine.ImportedInput) (bool, error) {
+	n, err := q.Exec(ctx, `INSERT INTO chunk_inputs (agent_id, hash, text, created_at)
+		SELECT ?, ?, ?, ? WHERE EXISTS (SELECT 1 FROM chunks WHERE agent_id = ? AND input_hash = ?)
+		ON CONFLICT DO NOTHING`, in.AgentID, in.Hash, in.Text, timestamp.Format(in.CreatedAt), in.AgentID, in.Hash)
+	if err != nil {
+		return false, fmt.Errorf("import input %s: %w", in.Hash, err)
+	}
+	return n > 0, nil
+}
+
+// nullTime stores the zero time as NULL.
+func nullTime(t time.Time) any {
+	if t.IsZero() {
+		return nil
+	}
+	return timestamp.Format(t)
+}
