@@ -744,7 +744,7 @@ func (lc *lightConn) close() {
 }
 
 // driverRow is a row of driver values that scans like *sql.Rows into the
-// destinations scanChunk uses.
+// destinations engine.ScanChunk uses.
 type driverRow []driver.Value
 
 func (r driverRow) Scan(dest ...any) error {
