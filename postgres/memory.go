@@ -64,27 +64,26 @@ func recalledChunks(ctx context.Context, q querier, agent string, ids []string) 
 	return queryChunks(ctx, q, `SELECT `+recalledColumns+` FROM chunks WHERE id = ANY($1) AND agent_id = $2`, ids, agent)
 }
 
-// boostSQL applies the retrieval boost and logs it in one statement:
-// each chunk's running intensity becomes the value the engine's domain
-// computed (hippo.Config.Boost) from the one read under the agent's lock;
-// the agent's version is bumped and the boosted IDs logged at it here
-// rather than by the triggers (hippo.bulk is on for the transaction),
-// which cost the boost more than the update itself. Each row returns the
-// chunk, the new version (NULL when nothing was boosted) and the epoch.
+// boostSQL applies the retrieval boost and logs it in one statement: the
+// boost is hippo.Boosted, min(1, intensity + boost), written in SQL
+// (storetest BoostMatchesDomain checks it against hippo.Boosted); the agent's
+// version is bumped and the boosted IDs logged at it here rather than by
+// the triggers (hippo.bulk is on for the transaction), which cost the
+// boost more than the update itself. Each row returns the chunk, the new
+// version (NULL when nothing was boosted) and the epoch.
 var boostSQL = `WITH u AS (UPDATE chunks SET access_count = access_count + 1, last_accessed_at = $1,
-		running_intensity = v.boosted FROM unnest($2::text[], $3::float8[]) AS v (boost_id, boosted)
-		WHERE id = v.boost_id AND agent_id = $4 RETURNING ` + recalledColumns + `),
+		running_intensity = least(1.0, running_intensity + $2)
+		WHERE id = ANY($3) AND agent_id = $4 RETURNING ` + recalledColumns + `),
 	v AS (INSERT INTO hippo_agents AS h (agent_id, version) SELECT $4, 1 WHERE EXISTS (SELECT 1 FROM u)
 		ON CONFLICT (agent_id) DO UPDATE SET version = h.version + 1 RETURNING version),
 	l AS (INSERT INTO hippo_changes (agent_id, version, chunk_id) SELECT $4, v.version, u.id FROM u, v)
 	SELECT u.*, v.version, (SELECT value FROM hippo_meta WHERE key = 'changes_epoch')::bigint
 	FROM u LEFT JOIN v ON true`
 
-// Boost implements engine.RecallStore in two round trips: the agent's
-// lock with the chunks' intensities read, then the boost with its change
-// logged and the commit, which does not wait for the WAL flush
-// (synchronous_commit off: a crash may lose the last boosts, never
-// corrupt anything; every other write waits).
+// Boost implements engine.RecallStore in one round trip: the agent's
+// lock, the boost with its change logged, and the commit, which does not
+// wait for the WAL flush (synchronous_commit off: a crash may lose the
+// last boosts, never corrupt anything; every other write waits).
 func (m *agentStore) Boost(ctx context.Context, ids []string, now int64) (map[string]*hippo.Chunk, int64, int64, error) {
 	if len(ids) == 0 {
 		return nil, 0, 0, nil
@@ -94,48 +93,25 @@ func (m *agentStore) Boost(ctx context.Context, ids []string, now int64) (map[st
 		return nil, 0, 0, fmt.Errorf("boost chunks: %w", err)
 	}
 	defer conn.Release()
-	var (
-		found   []string
-		boosted []float64
-	)
 	b := &pgx.Batch{}
 	b.Queue(`BEGIN`)
 	b.Queue(`SELECT set_config('synchronous_commit', 'off', true), set_config('hippo.bulk', 'on', true),
 		pg_advisory_xact_lock(hashtextextended($1, 0))`, m.opts.AgentID) // the agent's lock, as lockAgent
-	b.Queue(`SELECT id, running_intensity FROM chunks WHERE id = ANY($1) AND agent_id = $2`, ids, m.opts.AgentID).
+	byID := make(map[string]*hippo.Chunk, len(ids))
+	var epoch, version int64
+	b.Queue(boostSQL, formatTime(time.UnixMilli(now)), m.cfg.RecallBoost(), ids, m.opts.AgentID).
 		Query(func(rows pgx.Rows) error {
 			for rows.Next() {
-				var id string
-				var intensity float64
-				if err := rows.Scan(&id, &intensity); err != nil {
+				c, err := engine.ScanChunk(boostRow{rows, &version, &epoch}.Scan)
+				if err != nil {
 					return err
 				}
-				found, boosted = append(found, id), append(boosted, m.cfg.Boost(intensity))
+				byID[c.ID] = c
 			}
 			return rows.Err()
 		})
-	err = conn.SendBatch(ctx, b).Close()
-	byID := make(map[string]*hippo.Chunk, len(ids))
-	var epoch, version int64
-	b = &pgx.Batch{}
-	if err == nil && len(found) > 0 {
-		b.Queue(boostSQL, formatTime(time.UnixMilli(now)), found, boosted, m.opts.AgentID).
-			Query(func(rows pgx.Rows) error {
-				for rows.Next() {
-					c, err := engine.ScanChunk(boostRow{rows, &version, &epoch}.Scan)
-					if err != nil {
-						return err
-					}
-					byID[c.ID] = c
-				}
-				return rows.Err()
-			})
-	}
 	b.Queue(`COMMIT`)
-	if err == nil {
-		err = conn.SendBatch(ctx, b).Close()
-	}
-	if err != nil {
+	if err := conn.SendBatch(ctx, b).Close(); err != nil {
 		// A failed batch leaves the connection in an aborted transaction:
 		// roll back before handing it back to the pool.
 		_, _ = conn.Exec(context.WithoutCancel(ctx), `ROLLBACK`)
