@@ -46,10 +46,10 @@ type Clock struct {
 	hour map[string]int64 // last hour recorded, by agent
 }
 
-// OpenClock records clock (WallClock or ActiveClock) when given, and
+// openClock records clock (WallClock or ActiveClock) when given, and
 // returns the clock recorded in the store, the wall clock by default;
 // now is the time (nil: time.Now).
-func OpenClock(ctx context.Context, st ClockStore, clock string, now func() time.Time) (*Clock, error) {
+func openClock(ctx context.Context, st ClockStore, clock string, now func() time.Time) (*Clock, error) {
 	switch clock {
 	case "":
 	case WallClock, ActiveClock:
@@ -69,9 +69,9 @@ func OpenClock(ctx context.Context, st ClockStore, clock string, now func() time
 	return &Clock{st: st, now: now, active: recorded == ActiveClock, hour: map[string]int64{}}, nil
 }
 
-// OpenDecayModel records model when given and returns the model recorded
+// openDecayModel records model when given and returns the model recorded
 // in the store, hippo.DecayHippo when none is.
-func OpenDecayModel(ctx context.Context, st MetaStore, model hippo.DecayModel) (hippo.DecayModel, error) {
+func openDecayModel(ctx context.Context, st MetaStore, model hippo.DecayModel) (hippo.DecayModel, error) {
 	if model != "" {
 		if _, err := hippo.ParseDecayModel(string(model)); err != nil {
 			return "", err

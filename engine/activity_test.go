@@ -1,4 +1,4 @@
-package engine_test
+package engine
 
 import (
 	"context"
@@ -6,7 +6,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/hippo-mem/hippo/engine"
 )
 
 // clockStore is an in-memory engine.ClockStore whose hour writes can fail.
@@ -41,18 +40,18 @@ func TestActivity(t *testing.T) {
 	st := &clockStore{meta: map[string]string{}}
 	t0 := time.Date(2026, 11, 24, 10, 5, 0, 0, time.UTC)
 	now := t0
-	wall, err := engine.OpenClock(ctx, st, "", func() time.Time { return now })
-	if err != nil || wall.Active() || wall.Name() != engine.WallClock {
+	wall, err := openClock(ctx, st, "", func() time.Time { return now })
+	if err != nil || wall.Active() || wall.Name() != WallClock {
 		t.Fatalf("default clock: %v, %v", wall, err)
 	}
 	if err := wall.Record(ctx, "a"); err != nil || len(st.writes) != 0 {
 		t.Fatalf("wall clock recorded: %v, %v", st.writes, err)
 	}
-	a, err := engine.OpenClock(ctx, st, engine.ActiveClock, func() time.Time { return now })
-	if err != nil || !a.Active() || st.meta["decay_clock"] != engine.ActiveClock {
+	a, err := openClock(ctx, st, ActiveClock, func() time.Time { return now })
+	if err != nil || !a.Active() || st.meta["decay_clock"] != ActiveClock {
 		t.Fatalf("active clock: %v, %v", st.meta, err)
 	}
-	if _, err := engine.OpenClock(ctx, st, "lunar", nil); err == nil {
+	if _, err := openClock(ctx, st, "lunar", nil); err == nil {
 		t.Fatal("an unknown clock was accepted")
 	}
 	steps := []struct {

@@ -17,7 +17,7 @@ type AdminStore interface {
 	ClockStore
 	DeleteStore
 	BrowseStore
-	// ListRows reads the chunks f selects (f checked: CheckFilter), rows
+	// ListRows reads the chunks f selects (f checked: checkFilter), rows
 	// of ChunkColumns with an empty embedding, newest first (by creation,
 	// then ID, descending), cut to f's page.
 	ListRows(ctx context.Context, f hippo.ChunkFilter) (Rows, error)
@@ -63,14 +63,14 @@ type committer interface {
 // hippo.DecayHippo by default. now is the time (nil: time.Now).
 func OpenAdmin[T GroupTx](ctx context.Context, st AdminStore, cfg hippo.Config, clock string, decay hippo.DecayModel,
 	now func() time.Time, indexes *Indexes, group *GroupCommit[T]) (*Admin, error) {
-	c, err := OpenClock(ctx, st, clock, now)
+	c, err := openClock(ctx, st, clock, now)
 	if err != nil {
 		return nil, err
 	}
 	if decay == "" {
 		decay = cfg.Decay
 	}
-	if cfg.Decay, err = OpenDecayModel(ctx, st, decay); err != nil {
+	if cfg.Decay, err = openDecayModel(ctx, st, decay); err != nil {
 		return nil, err
 	}
 	return &Admin{st: st, cfg: cfg, clock: c, indexes: indexes, commits: group}, nil
@@ -130,7 +130,7 @@ func (a *Admin) VerifyEmbeddingModel(ctx context.Context, model string, dim int)
 // ListChunks implements hippo.Admin: the chunks f selects, newest first,
 // without their embeddings.
 func (a *Admin) ListChunks(ctx context.Context, f hippo.ChunkFilter) ([]*hippo.Chunk, error) {
-	if err := CheckFilter(f); err != nil {
+	if err := checkFilter(f); err != nil {
 		return nil, err
 	}
 	return ReadChunks(a.st.ListRows(ctx, f))
@@ -139,7 +139,7 @@ func (a *Admin) ListChunks(ctx context.Context, f hippo.ChunkFilter) ([]*hippo.C
 // CountChunks implements hippo.Admin: the chunks f selects, ignoring its
 // Limit and Offset.
 func (a *Admin) CountChunks(ctx context.Context, f hippo.ChunkFilter) (int, error) {
-	if err := CheckFilter(f); err != nil {
+	if err := checkFilter(f); err != nil {
 		return 0, err
 	}
 	n, err := a.st.CountRows(ctx, f)

@@ -33,9 +33,9 @@ type BrowseStore interface {
 // order BrowseStore's rows hold them.
 const StrengthColumns = `id, agent_id, running_intensity, access_count, last_accessed_at`
 
-// CheckFilter checks a chunk filter: its kind, limit and offset, and a
+// checkFilter checks a chunk filter: its kind, limit and offset, and a
 // text that still says something once folded (hippo.Fold).
-func CheckFilter(f hippo.ChunkFilter) error {
+func checkFilter(f hippo.ChunkFilter) error {
 	if f.Kind != "" && !f.Kind.Valid() {
 		return hippo.Invalidf("kind", "must be %q or %q, got %q", hippo.KindFact, hippo.KindMemory, f.Kind)
 	}
@@ -57,7 +57,7 @@ func (a *Admin) BrowseChunks(ctx context.Context, q hippo.BrowseQuery) ([]hippo.
 	if q.OnlySuperseded {
 		q.Superseded = true
 	}
-	if err := CheckFilter(q.ChunkFilter); err != nil {
+	if err := checkFilter(q.ChunkFilter); err != nil {
 		return nil, 0, err
 	}
 	switch q.Order {

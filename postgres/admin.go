@@ -47,7 +47,7 @@ func (db *DB) Stats(ctx context.Context) (*hippo.Stats, error) {
 const foldSQL = `lower(regexp_replace(normalize(%s, NFKD), '[\u0300-\u036f]', '', 'g') COLLATE "default")`
 
 // chunkWhere returns the SQL condition and arguments of a filter that
-// engine.CheckFilter passed.
+// the engine checked.
 func chunkWhere(f hippo.ChunkFilter) (string, []any) {
 	conds := []string{"true"}
 	var args []any

@@ -77,7 +77,7 @@ type AgentSummary = hippo.AgentSummary
 type ChunkFilter = hippo.ChunkFilter
 
 // chunkWhere returns the SQL condition and arguments of a filter that
-// engine.CheckFilter passed.
+// the engine checked.
 func chunkWhere(f ChunkFilter) (string, []any) {
 	conds := []string{"1"}
 	var args []any
