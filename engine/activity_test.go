@@ -5,7 +5,6 @@ import (
 	"errors"
 	"testing"
 	"time"
-
 )
 
 // clockStore is an in-memory engine.ClockStore whose hour writes can fail.
