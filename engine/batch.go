@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 
 	"github.com/hippo-mem/hippo"
 )
@@ -47,14 +48,12 @@ func (m *Memory) StoreMemories(ctx context.Context, items []hippo.StoreInput) (*
 	// Contents already stored need no embedding; a content repeated in
 	// the batch is embedded once.
 	hashes := make([]string, 0, len(valid))
-	vecs := make(map[string][]float32, len(valid))
 	for _, it := range valid {
-		if _, ok := vecs[it.hash]; !ok {
-			vecs[it.hash] = nil
-			hashes = append(hashes, it.hash)
-		}
+		hashes = append(hashes, it.hash)
 	}
-	clear(vecs)
+	slices.Sort(hashes)
+	hashes = slices.Compact(hashes)
+	vecs := make(map[string][]float32, len(hashes))
 	if err := m.s.View(ctx, func(tx Tx) error {
 		found, err := sameMemories(ctx, tx, m.opts.Scope, hashes)
 		for h := range found {

@@ -3,7 +3,6 @@ package main
 import (
 	"bufio"
 	"context"
-	"database/sql"
 	"fmt"
 	"math/rand/v2"
 	"os"
@@ -97,17 +96,13 @@ func checkBatches(path string, acked map[int]bool) error {
 		}
 		return nil
 	}
-	raw, err := sql.Open("sqlite", "file:"+path+"?_pragma=busy_timeout(5000)")
+	raw, err := openIntact(path)
 	if err != nil {
 		return err
 	}
 	defer raw.Close()
-	var res string
-	if err := raw.QueryRow(`PRAGMA integrity_check`).Scan(&res); err != nil || res != "ok" {
-		return fmt.Errorf("integrity_check = %q, %v", res, err)
-	}
-	if _, err := raw.Exec(`INSERT INTO chunks_fts (chunks_fts, rank) VALUES ('integrity-check', 0)`); err != nil {
-		return fmt.Errorf("full-text index: %w", err)
+	if err := ftsIntact(raw); err != nil {
+		return err
 	}
 	rows, err := raw.Query(`SELECT content FROM chunks`)
 	if err != nil {

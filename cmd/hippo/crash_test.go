@@ -312,6 +312,34 @@ func crashServer(c *cli, r *rand.Rand) ([]ack, error) {
 	return acked, fail
 }
 
+// openIntact opens the SQLite file at path directly and checks it with
+// PRAGMA integrity_check.
+func openIntact(path string) (*sql.DB, error) {
+	raw, err := sql.Open("sqlite", "file:"+path+"?_pragma=busy_timeout(5000)")
+	if err != nil {
+		return nil, err
+	}
+	var res string
+	if err := raw.QueryRow(`PRAGMA integrity_check`).Scan(&res); err != nil || res != "ok" {
+		raw.Close()
+		return nil, fmt.Errorf("integrity_check = %q, %v", res, err)
+	}
+	return raw, nil
+}
+
+// ftsIntact runs the full-text index's own check, when the index exists.
+func ftsIntact(raw *sql.DB) error {
+	var fts int
+	raw.QueryRow(`SELECT COUNT(*) FROM sqlite_schema WHERE name = 'chunks_fts'`).Scan(&fts)
+	if fts == 0 {
+		return nil
+	}
+	if _, err := raw.Exec(`INSERT INTO chunks_fts (chunks_fts, rank) VALUES ('integrity-check', 0)`); err != nil {
+		return fmt.Errorf("full-text index: %w", err)
+	}
+	return nil
+}
+
 // checkAfterCrash opens the file the way a fresh process would and checks
 // it: integrity, the full-text index, migrations, every acknowledged write
 // present as written, and a working recall.
@@ -323,26 +351,18 @@ func checkAfterCrash(path string, acked []ack) error {
 		}
 		return nil
 	}
-	raw, err := sql.Open("sqlite", "file:"+path+"?_pragma=busy_timeout(5000)")
+	raw, err := openIntact(path)
 	if err != nil {
 		return err
 	}
 	defer raw.Close()
-	var res string
-	if err := raw.QueryRow(`PRAGMA integrity_check`).Scan(&res); err != nil || res != "ok" {
-		return fmt.Errorf("integrity_check = %q, %v", res, err)
-	}
 	db, err := sqlite.Open(ctx, path, sqlite.Options{})
 	if err != nil {
 		return fmt.Errorf("reopen: %w", err)
 	}
 	defer db.Close()
-	var fts int
-	raw.QueryRow(`SELECT COUNT(*) FROM sqlite_schema WHERE name = 'chunks_fts'`).Scan(&fts)
-	if fts > 0 {
-		if _, err := raw.Exec(`INSERT INTO chunks_fts (chunks_fts, rank) VALUES ('integrity-check', 0)`); err != nil {
-			return fmt.Errorf("full-text index: %w", err)
-		}
+	if err := ftsIntact(raw); err != nil {
+		return err
 	}
 
 	rows, err := raw.Query(`SELECT id, agent_id, kind, content, COALESCE(content_hash, '') FROM chunks`)
