@@ -21,7 +21,8 @@ import (
 // through a scripted OpenAI-compatible embedder of 384 or 1,536
 // dimensions. Each batch repeats one item that every batch holds, which
 // must be stored once. Afterwards every memory is counted and a sample is
-// recalled by its content.
+// recalled by its content. server-peak-rss-MB is the largest server's
+// peak resident set (VmHWM).
 //
 //	go test -run '^$' -bench 'ServeBatch$' -benchtime 50000x -timeout 30m ./cmd/hippo/
 func BenchmarkServeBatch(b *testing.B) {
@@ -85,6 +86,11 @@ func benchServeBatch(b *testing.B, dim, clients, servers int, db string) {
 	b.ReportMetric(float64(b.N)/elapsed.Seconds(), "memories/s")
 	b.ReportMetric(ms(serverCPU)/float64(b.N), "server-cpu-ms/memory")
 	b.ReportMetric(ms(harnessCPU)/float64(b.N), "harness-cpu-ms/memory")
+	var peak int64
+	for _, pid := range pids {
+		peak = max(peak, procStatus(b, pid, "VmHWM"))
+	}
+	b.ReportMetric(float64(peak)/(1<<20), "server-peak-rss-MB")
 
 	// Every memory is there once, the repeated one too, and a sample of
 	// them comes first for its own content.
