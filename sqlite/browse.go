@@ -69,7 +69,7 @@ func (s adminStore) BrowseRows(ctx context.Context, q BrowseQuery) (engine.Rows,
 
 func (s adminStore) StrengthRows(ctx context.Context, agentID string, ids []string) (engine.Rows, error) {
 	return s.db.read.QueryContext(ctx, `SELECT `+engine.StrengthColumns+` FROM chunks WHERE id IN (`+
-		placeholders(len(ids))+`) AND agent_id = ?`, append(anys(ids), agentID)...)
+		placeholders(len(ids))+`) AND +agent_id = ?`, append(anys(ids), agentID)...)
 }
 
 func (s adminStore) ListedRows(ctx context.Context, ids []string) (engine.Rows, error) {

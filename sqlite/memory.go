@@ -79,7 +79,7 @@ func (m *agentStore) View(ctx context.Context, fn func(engine.Tx) error) error {
 
 // ContentRows implements engine.Store.
 func (m *agentStore) ContentRows(ctx context.Context, ids []string) (engine.Rows, error) {
-	return m.db.read.QueryContext(ctx, `SELECT id, content FROM chunks WHERE id IN (`+placeholders(len(ids))+`) AND agent_id = ?`,
+	return m.db.read.QueryContext(ctx, `SELECT id, content FROM chunks WHERE id IN (`+placeholders(len(ids))+`) AND +agent_id = ?`,
 		append(anys(ids), m.opts.AgentID)...)
 }
 
