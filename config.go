@@ -79,11 +79,13 @@ type Config struct {
 	// DefaultMinRelevance, is a tenth of the way to a strong match. 0 sets
 	// no floor.
 	MinRelevance float64
-	// WeakResults: when fewer results than this pass the default
-	// relevance floor, recall adds the closest of the rest, by cosine,
-	// up to WeakResults in all, marked Recalled.Weak and not boosted.
-	// Not when a floor is asked for (RecallInput.MinRelevance) or on a
-	// later page. 0 adds none.
+	// WeakResults: after the results that pass the default relevance
+	// floor, recall adds up to WeakResults of the closest of the rest, by
+	// cosine, while the limit has room, marked Recalled.Weak and not
+	// boosted: an answer worded unlike its question can score under the
+	// floor and still be the closest thing stored. Not when a floor is
+	// asked for (RecallInput.MinRelevance) or on a later page. 0 adds
+	// none.
 	WeakResults int
 	// LengthPivot, CosineLengthExponent and BM25LengthExponent discount
 	// the relevance of long content (see Config.LengthFactors): past

@@ -29,9 +29,9 @@ const (
 	// closer to the query than unrelated text is left out (eval/README.md
 	// has the figures it was chosen by).
 	DefaultMinRelevance = 0.1
-	// DefaultWeakResults is Config.WeakResults' default: a recall that
-	// finds fewer than three relevant results adds the closest of the
-	// rest, marked weak.
+	// DefaultWeakResults is Config.WeakResults' default: a recall adds
+	// the three closest chunks under the floor after its relevant
+	// results, marked weak, while the limit has room.
 	DefaultWeakResults = 3
 )
 

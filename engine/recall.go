@@ -299,9 +299,9 @@ type recallQuery struct {
 	// Texts are what to embed: the query as written, then its fact
 	// voice (FactVoice) when facts are searched and it differs.
 	Texts []string
-	// Weak is how many results recall fills with the closest chunks
-	// under the relevance floor when fewer pass it
-	// (hippo.Config.WeakResults): 0 when a floor was asked for.
+	// Weak is how many of the closest chunks under the relevance floor
+	// follow what passed it, within the limit (hippo.Config.WeakResults):
+	// 0 when a floor was asked for.
 	Weak int
 	// Stages, if set, is told how long each stage took.
 	Stages hippo.StageFunc
@@ -424,7 +424,8 @@ func recallPage(ctx context.Context, cfg hippo.Config, ai *Index, active bool, r
 }
 
 // scanHits runs the scan under the index's read lock: the text scores,
-// the exact top k by score, and weak results when too few pass the floor.
+// the exact top k by score, and weak results after them while the limit
+// has room.
 func scanHits(ctx context.Context, cfg hippo.Config, ai *Index, active bool, rq *recallQuery, qs [][]float32, sc *recallScan, st RecallStore) ([]hit, error) {
 	in := rq.In
 	var (
@@ -441,13 +442,18 @@ func scanHits(ctx context.Context, cfg hippo.Config, ai *Index, active bool, rq 
 			start = rq.Stages.Done(hippo.StageText, start)
 		}
 		if err == nil {
-			sc.Weak = rq.Weak
+			// The scan keeps enough of the closest chunks for the weak
+			// results whatever passes.
+			sc.Weak = 0
+			if rq.Weak > 0 {
+				sc.Weak = rq.Weak + rq.Limit
+			}
 			hits, err = searchVoices(ctx, cfg, ai, qs, sc)
 			rq.Stages.Done(hippo.StageScan, start)
 		}
-		if err == nil && len(hits) < rq.Weak {
+		if n := min(rq.Weak, rq.Limit-len(hits)); err == nil && n > 0 {
 			var weak []hit
-			weak, err = searchWeak(ctx, cfg, ai, qs[0], sc, hits, rq.Weak-len(hits))
+			weak, err = searchWeak(ctx, cfg, ai, qs[0], sc, hits, n)
 			hits = append(hits, weak...)
 		}
 	}

@@ -229,10 +229,11 @@ var sweep = []float64{0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9}
 
 // counted reports whether a result counts as retrieved by m: results with
 // no relevance at all are ranked by strength and recency alone, an order
-// that says nothing about the query, and with α = 1 only full-text matches
-// count, so that the row measures BM25 alone.
-func (m method) counted(relevance, bm25 float64) bool {
-	return relevance > 0 && (!m.bm25 || bm25 > 0)
+// that says nothing about the query, unless they are weak results, which
+// follow by cosine; with α = 1 only full-text matches count, so that the
+// row measures BM25 alone.
+func (m method) counted(relevance, bm25 float64, weak bool) bool {
+	return (relevance > 0 || weak) && (!m.bm25 || bm25 > 0)
 }
 
 // evalClock is the fixed time of the evaluations: every memory is stored

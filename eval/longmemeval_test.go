@@ -166,7 +166,7 @@ func (s *lmeStore) add(chunkID, turnID string, duplicate bool) {
 func (s *lmeStore) ranked(d *lmeData, q lmeQuery, m method, res []recalled) [][]string {
 	var out [][]string
 	for _, r := range res {
-		if !m.counted(r.Relevance, r.BM25) {
+		if !m.counted(r.Relevance, r.BM25, r.Weak) {
 			continue
 		}
 		items := s.turnsOf[r.ID]

@@ -259,7 +259,7 @@ func (st *ownStore) run(t testing.TB, ctx context.Context, s *ownSet, m method, 
 		}
 		var ranked [][]string
 		for _, x := range res {
-			if m.counted(x.Relevance, x.BM25) {
+			if m.counted(x.Relevance, x.BM25, x.Weak) {
 				ranked = append(ranked, []string{st.chunkOf[x.Chunk.ID]})
 			}
 		}

@@ -303,7 +303,7 @@ func runRealMem(t testing.TB, ctx context.Context, dir string, cfg hippo.Config,
 		}
 		var ranked [][]string
 		for _, x := range res {
-			if m.counted(x.Relevance, x.BM25) {
+			if m.counted(x.Relevance, x.BM25, x.Weak) {
 				ranked = append(ranked, turnsOf[x.Chunk.ID])
 			}
 		}

@@ -420,9 +420,10 @@ func testRecallAndBoost(t *testing.T, b Backend) {
 }
 
 // testBoostFirstResultsWeakRest checks which results a recall uses: only
-// the first Config.BoostResults get the retrieval event, and when fewer
-// than Config.WeakResults pass the floor the closest of the rest follow,
-// marked weak and not boosted; with a floor given, none are added.
+// the first Config.BoostResults get the retrieval event, and up to
+// Config.WeakResults of the closest of the rest follow what passed the
+// floor, within the limit, marked weak and not boosted; with a floor
+// given, none are added.
 func testBoostFirstResultsWeakRest(t *testing.T, b Backend) {
 	ctx := context.Background()
 	s := open(t, b)
@@ -480,6 +481,26 @@ func testBoostFirstResultsWeakRest(t *testing.T, b Backend) {
 	}
 	if got := accesses(); !maps.Equal(got, before) {
 		t.Errorf("weak results were boosted: accesses %v, before %v", got, before)
+	}
+	// Some pass: the closest few of the rest follow them, within the
+	// limit.
+	for _, limit := range []int{10, 2} {
+		if res, err = m.Recall(ctx, hippo.RecallInput{Query: "espresso every morning", Limit: limit}); err != nil {
+			t.Fatal(err)
+		}
+		strong := 0
+		for strong < len(res) && !res[strong].Weak {
+			strong++
+		}
+		want := min(limit, strong+cfg.WeakResults, len(contents))
+		if strong == 0 || len(res) != want {
+			t.Errorf("limit %d: %d results, %d passing the floor; want them followed by weak ones, %d in all", limit, len(res), strong, want)
+		}
+		for _, r := range res[strong:] {
+			if !r.Weak || r.Relevance >= cfg.MinRelevance {
+				t.Errorf("limit %d: %q weak %v relevance %v after the passing results; want weak under the floor", limit, r.Chunk.Content, r.Weak, r.Relevance)
+			}
+		}
 	}
 	floor := cfg.MinRelevance
 	if res, err = m.Recall(ctx, hippo.RecallInput{Query: "quantum chromodynamics lecture", MinRelevance: &floor}); err != nil || len(res) != 0 {

@@ -1,0 +1,355 @@
+package eval_test
+
+import (
+	"cmp"
+	"fmt"
+	"math"
+	"os"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/hippo-mem/hippo"
+)
+
+// TestSweepFusion compares families of fusion across every set, leaving
+// one set out: for each set, each family's constants are chosen on the
+// other sets (mean of R@10 + MRR/10, each set counting once) and its
+// figures on the set left out are reported. A family that generalises
+// keeps its figures when its set is left out; one that fits a set does
+// not. Boost off, relevance alone deciding, as TestSweep.
+//
+//	go test ./eval/ -run SweepFusion -sweep -embedder minilm -v
+func TestSweepFusion(t *testing.T) {
+	if !*flagSweep {
+		t.Skip("runs with -sweep")
+	}
+	_, emb := newEmbedder(t)
+	base := hippo.DefaultConfig().ForEmbedder(emb)
+	var sets []string
+	data := map[string][]*candQuery{}
+	for _, s := range []string{"own", "longmemeval", "realmem", conversationSetA, conversationSetB} {
+		if _, err := os.Stat(cacheFile(emb.Model(), "candidates-"+s)); err != nil {
+			t.Logf("%s: no candidates (%v)", s, err)
+			continue
+		}
+		sets = append(sets, s)
+		for _, q := range loadCands(t, s, emb.Model()).Queries {
+			if len(q.Relevant) > 0 {
+				data[s] = append(data[s], q)
+			}
+		}
+	}
+	type result struct {
+		family, name string
+		r10, mrr     []float64 // by set
+	}
+	var all []result
+	for _, f := range fusionFamilies(base) {
+		for _, c := range f.configs {
+			res := result{family: f.name, name: c.name}
+			for _, s := range sets {
+				var m metrics
+				for _, q := range data[s] {
+					rankFused(q, c.score, &m, c.weakAlways)
+				}
+				res.r10, res.mrr = append(res.r10, m.R10()), append(res.mrr, m.MRR())
+			}
+			all = append(all, res)
+		}
+	}
+	objective := func(r result, skip int) float64 {
+		sum := 0.0
+		for i := range sets {
+			if i != skip {
+				sum += r.r10[i] + r.mrr[i]/10
+			}
+		}
+		return sum
+	}
+	families := []string{}
+	for _, r := range all {
+		if !slices.Contains(families, r.family) {
+			families = append(families, r.family)
+		}
+	}
+	header := []string{"family (chosen without the set)"}
+	for _, s := range sets {
+		header = append(header, strings.TrimSuffix(s, ".tsv")+" R@10", "MRR")
+	}
+	tb := newTable(append(header, "mean R@10")...)
+	chosen := newTable("family", "left out", "chosen on the others")
+	for _, fam := range families {
+		row := []string{fam}
+		mean := 0.0
+		for i, s := range sets {
+			var best *result
+			for j := range all {
+				if all[j].family == fam && (best == nil || objective(all[j], i) > objective(*best, i)) {
+					best = &all[j]
+				}
+			}
+			row = append(row, f3(best.r10[i]), f3(best.mrr[i]))
+			mean += best.r10[i] / float64(len(sets))
+			chosen.row(fam, s, best.name)
+		}
+		tb.row(append(row, f3(mean))...)
+	}
+	t.Logf("\nleave one set out: each family's constants chosen on the other sets, figures on the set left out\n%s", tb)
+	t.Logf("\nthe constants each choice took\n%s", chosen)
+	// The best of each family over every set, for reference (tuned on
+	// everything: not a held-out figure).
+	top := newTable(append([]string{"family: best on all sets (not held out)"}, append(header[1:], "mean R@10")...)...)
+	for _, fam := range families {
+		var best *result
+		for j := range all {
+			if all[j].family == fam && (best == nil || objective(all[j], -1) > objective(*best, -1)) {
+				best = &all[j]
+			}
+		}
+		row := []string{fam + ": " + best.name}
+		mean := 0.0
+		for i := range sets {
+			row = append(row, f3(best.r10[i]), f3(best.mrr[i]))
+			mean += best.r10[i] / float64(len(sets))
+		}
+		top.row(append(row, f3(mean))...)
+	}
+	t.Logf("\n%s", top)
+}
+
+// fusionFamily is a way of fusing the two sides with the constants tried.
+type fusionFamily struct {
+	name    string
+	configs []fusionConfig
+}
+
+type fusionConfig struct {
+	name       string
+	weakAlways bool // the weak results follow whatever passed, not only when fewer than 3 did
+	// score gives each candidate of q its fused score.
+	score func(q *candQuery) []float64
+}
+
+// sides are a question's candidates' relevance on each side, length
+// discounted as recall discounts them: the cosine's calibrated relevance
+// and the raw BM25 score.
+func sides(cfg hippo.Config, q *candQuery) (rc, bm []float64) {
+	rc, bm = make([]float64, len(q.Cands)), make([]float64, len(q.Cands))
+	for i, c := range q.Cands {
+		fc, fb := cfg.LengthFactors(c.Size)
+		rc[i], bm[i] = cfg.CosineRelevance(c.Cos)*fc, c.BM25*fb
+	}
+	return rc, bm
+}
+
+// ranks are 1-based ranks by v, highest first; 0 where v is not positive.
+func ranks(v []float64) []float64 {
+	idx := make([]int, len(v))
+	for i := range idx {
+		idx[i] = i
+	}
+	slices.SortStableFunc(idx, func(a, b int) int { return cmp.Compare(v[b], v[a]) })
+	out := make([]float64, len(v))
+	for r, i := range idx {
+		if v[i] > 0 {
+			out[i] = float64(r + 1)
+		}
+	}
+	return out
+}
+
+func fusionFamilies(base hippo.Config) []fusionFamily {
+	var fams []fusionFamily
+	fixed := func(name string, f func(cfg hippo.Config, rc, bm float64) float64) fusionFamily {
+		return fusionFamily{name: name, configs: []fusionConfig{{name: "as is", score: func(q *candQuery) []float64 {
+			rc, bm := sides(base, q)
+			out := make([]float64, len(rc))
+			for i := range rc {
+				fc, _ := base.LengthFactors(q.Cands[i].Size)
+				switch name {
+				case "vector, raw cosine":
+					rc[i] = 2 + q.Cands[i].Cos // every candidate ranked, by its cosine
+				case "vector, raw cosine discounted":
+					rc[i] = 2 + q.Cands[i].Cos*fc
+				case "vector, calibrated, no discount":
+					rc[i] = base.CosineRelevance(q.Cands[i].Cos)
+				}
+				out[i] = f(base, rc[i], bm[i])
+			}
+			return out
+		}}}}
+	}
+	fams = append(fams,
+		fixed("vector", func(cfg hippo.Config, rc, bm float64) float64 { return rc }),
+		fixed("bm25", func(cfg hippo.Config, rc, bm float64) float64 { return cfg.BM25Relevance(bm) }),
+		fixed("vector, raw cosine", func(cfg hippo.Config, rc, bm float64) float64 { return rc }),
+		fixed("vector, raw cosine discounted", func(cfg hippo.Config, rc, bm float64) float64 { return rc }),
+		fixed("vector, calibrated, no discount", func(cfg hippo.Config, rc, bm float64) float64 { return rc }),
+		fixed("default (today)", func(cfg hippo.Config, rc, bm float64) float64 {
+			return hippo.Fuse(rc, cfg.BM25Relevance(bm), cfg.HybridAlpha)
+		}))
+	wa := fixed("default, 3 weak always", func(cfg hippo.Config, rc, bm float64) float64 {
+		return hippo.Fuse(rc, cfg.BM25Relevance(bm), cfg.HybridAlpha)
+	})
+	wa.configs[0].weakAlways = true
+	fams = append(fams, wa)
+	// Today's fusion: the stronger side whole, γ of the weaker.
+	var fuse fusionFamily
+	fuse.name = "max + γ·min (today's form)"
+	for _, g := range []float64{0.3, 0.6, 1} {
+		for _, al := range []float64{0.4, 0.5, 0.6, 0.7, 0.8} {
+			for _, h := range []float64{2, 4, 8, 12, 20} {
+				cfg := base
+				cfg.BM25Half = h
+				fuse.configs = append(fuse.configs, fusionConfig{name: fmt.Sprintf("γ%.1f α%.1f H%g", g, al, h), score: func(q *candQuery) []float64 {
+					rc, bm := sides(cfg, q)
+					out := make([]float64, len(rc))
+					for i := range rc {
+						out[i] = fuseG(rc[i], cfg.BM25Relevance(bm[i]), al, g)
+					}
+					return out
+				}})
+			}
+		}
+	}
+	fams = append(fams, fuse)
+	// A weighted sum of the two absolute relevances: relevance stays a
+	// property of the chunk and the question.
+	var sum fusionFamily
+	sum.name = "weighted sum (absolute)"
+	for _, w := range []float64{0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8} {
+		for _, h := range []float64{1, 2, 4, 8, 12, 20} {
+			cfg := base
+			cfg.BM25Half = h
+			sum.configs = append(sum.configs, fusionConfig{name: fmt.Sprintf("w%.1f H%g", w, h), score: func(q *candQuery) []float64 {
+				rc, bm := sides(cfg, q)
+				out := make([]float64, len(rc))
+				for i := range rc {
+					out[i] = (1-w)*rc[i] + w*cfg.BM25Relevance(bm[i])
+				}
+				return out
+			}})
+		}
+	}
+	fams = append(fams, sum)
+	// Reciprocal-rank fusion: w/(k + rank by BM25) + (1−w)/(k + rank by
+	// cosine).
+	var rrf fusionFamily
+	rrf.name = "reciprocal rank"
+	for _, w := range []float64{0.3, 0.4, 0.5, 0.6, 0.7} {
+		for _, k := range []float64{1, 5, 10, 20, 60} {
+			rrf.configs = append(rrf.configs, fusionConfig{name: fmt.Sprintf("w%.1f k%g", w, k), score: func(q *candQuery) []float64 {
+				rc, bm := sides(base, q)
+				rkc, rkb := ranks(rc), ranks(bm)
+				out := make([]float64, len(rc))
+				for i := range rc {
+					if rkc[i] > 0 {
+						out[i] += (1 - w) / (k + rkc[i])
+					}
+					if rkb[i] > 0 {
+						out[i] += w / (k + rkb[i])
+					}
+				}
+				return out
+			}})
+		}
+	}
+	fams = append(fams, rrf)
+	// Per-question min-max: each side placed on [0, 1] between its worst
+	// and best candidate, then summed (the common "score fusion").
+	var mm fusionFamily
+	mm.name = "min-max sum (per question)"
+	for _, w := range []float64{0.3, 0.4, 0.5, 0.6, 0.7} {
+		mm.configs = append(mm.configs, fusionConfig{name: fmt.Sprintf("w%.1f", w), score: func(q *candQuery) []float64 {
+			rc, bm := sides(base, q)
+			nc, nb := minMax(rc), minMax(bm)
+			out := make([]float64, len(rc))
+			for i := range rc {
+				out[i] = (1-w)*nc[i] + w*nb[i]
+			}
+			return out
+		}})
+	}
+	fams = append(fams, mm)
+	// Per-question standardisation: the cosine as a z-score against the
+	// question's cosines over all the agent's chunks, BM25 over its best.
+	var z fusionFamily
+	z.name = "z-score cosine + BM25/best (per question)"
+	for _, w := range []float64{0.3, 0.4, 0.5, 0.6, 0.7} {
+		for _, s := range []float64{3, 5, 8} {
+			z.configs = append(z.configs, fusionConfig{name: fmt.Sprintf("w%.1f z/%g", w, s), score: func(q *candQuery) []float64 {
+				_, bm := sides(base, q)
+				best := slices.Max(bm)
+				out := make([]float64, len(bm))
+				for i, c := range q.Cands {
+					zc := (c.Cos - q.CosMean) / math.Max(q.CosSD, 1e-6) / s
+					rb := 0.0
+					if best > 0 {
+						rb = bm[i] / best
+					}
+					out[i] = 10 + (1-w)*zc + w*rb // kept positive: rankFused drops scores ≤ 0
+				}
+				return out
+			}})
+		}
+	}
+	fams = append(fams, z)
+	return fams
+}
+
+// minMax places v on [0, 1] between its least and greatest value.
+func minMax(v []float64) []float64 {
+	out := make([]float64, len(v))
+	if len(v) == 0 {
+		return out
+	}
+	lo, hi := slices.Min(v), slices.Max(v)
+	if hi <= lo {
+		return out
+	}
+	for i, x := range v {
+		out[i] = (x - lo) / (hi - lo)
+	}
+	return out
+}
+
+// rankFused ranks q's candidates by score (ties by Seq, newer first) and
+// scores the top 10 into m. Candidates scoring 0 or less are left out;
+// when fewer than hippo.DefaultWeakResults remain, the closest of the rest
+// by cosine follow, as recall's weak results do.
+func rankFused(q *candQuery, score func(q *candQuery) []float64, m *metrics, weakAlways bool) {
+	s := score(q)
+	idx := make([]int, 0, len(s))
+	var rest []int
+	for i := range s {
+		if s[i] > 0 {
+			idx = append(idx, i)
+		} else {
+			rest = append(rest, i)
+		}
+	}
+	slices.SortFunc(idx, func(a, b int) int {
+		if c := cmp.Compare(s[b], s[a]); c != 0 {
+			return c
+		}
+		return q.Cands[b].Seq - q.Cands[a].Seq
+	})
+	n := hippo.DefaultWeakResults - len(idx)
+	if weakAlways {
+		n = hippo.DefaultWeakResults
+	}
+	if n > 0 {
+		slices.SortFunc(rest, func(a, b int) int { return cmp.Compare(q.Cands[b].Cos, q.Cands[a].Cos) })
+		idx = append(idx, rest[:min(n, len(rest))]...)
+	}
+	var ranked [][]string
+	for _, i := range idx[:min(10, len(idx))] {
+		ranked = append(ranked, q.Cands[i].Items)
+	}
+	relevant := map[string]bool{}
+	for _, id := range q.Relevant {
+		relevant[id] = true
+	}
+	m.add(ranked, relevant)
+}
