@@ -266,7 +266,7 @@ func TestCandidates(t *testing.T) {
 		saveCands(t, "own", model, qs, col)
 	}
 	// Conversation sets: a memory per user.
-	for _, set := range []string{conversationSetA, conversationSetB} {
+	for _, set := range conversationSets {
 		if !candSetWanted("conversation") {
 			break
 		}

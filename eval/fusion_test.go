@@ -28,7 +28,7 @@ func TestSweepFusion(t *testing.T) {
 	base := hippo.DefaultConfig().ForEmbedder(emb)
 	var sets []string
 	data := map[string][]*candQuery{}
-	for _, s := range []string{"own", "longmemeval", "realmem", conversationSetA, conversationSetB} {
+	for _, s := range append([]string{"own", "longmemeval", "realmem"}, conversationSets...) {
 		if _, err := os.Stat(cacheFile(emb.Model(), "candidates-"+s)); err != nil {
 			t.Logf("%s: no candidates (%v)", s, err)
 			continue
@@ -51,7 +51,7 @@ func TestSweepFusion(t *testing.T) {
 			for _, s := range sets {
 				var m metrics
 				for _, q := range data[s] {
-					rankFused(q, c.score, &m, c.weakAlways)
+					rankFused(q, c.score, &m)
 				}
 				res.r10, res.mrr = append(res.r10, m.R10()), append(res.mrr, m.MRR())
 			}
@@ -125,8 +125,7 @@ type fusionFamily struct {
 }
 
 type fusionConfig struct {
-	name       string
-	weakAlways bool // the weak results follow whatever passed, not only when fewer than 3 did
+	name string
 	// score gives each candidate of q its fused score.
 	score func(q *candQuery) []float64
 }
@@ -189,11 +188,6 @@ func fusionFamilies(base hippo.Config) []fusionFamily {
 		fixed("default (today)", func(cfg hippo.Config, rc, bm float64) float64 {
 			return hippo.Fuse(rc, cfg.BM25Relevance(bm), cfg.HybridAlpha)
 		}))
-	wa := fixed("default, 3 weak always", func(cfg hippo.Config, rc, bm float64) float64 {
-		return hippo.Fuse(rc, cfg.BM25Relevance(bm), cfg.HybridAlpha)
-	})
-	wa.configs[0].weakAlways = true
-	fams = append(fams, wa)
 	// Today's fusion: the stronger side whole, γ of the weaker.
 	var fuse fusionFamily
 	fuse.name = "max + γ·min (today's form)"
@@ -214,6 +208,31 @@ func fusionFamilies(base hippo.Config) []fusionFamily {
 		}
 	}
 	fams = append(fams, fuse)
+	// Today's fusion with the cosine read against the question's own
+	// cosines over the agent's chunks (cosineShift: shifted, or z-scored,
+	// onto a reference distribution) before it is calibrated.
+	for _, std := range []string{"shift", "z"} {
+		f := fusionFamily{name: "max + γ·min, cosine " + std}
+		for _, al := range []float64{0.4, 0.5, 0.6, 0.7} {
+			for _, h := range []float64{4, 8, 12, 20} {
+				cfg := base
+				cfg.BM25Half = h
+				f.configs = append(f.configs, fusionConfig{name: fmt.Sprintf("α%.1f H%g", al, h), score: func(q *candQuery) []float64 {
+					a, b := 0.071-q.CosMean, 1.0
+					if std == "z" {
+						a, b = cosineShift(0.071, 0.09, q)
+					}
+					out := make([]float64, len(q.Cands))
+					for i, c := range q.Cands {
+						fc, fb := cfg.LengthFactors(c.Size)
+						out[i] = fuseG(cfg.CosineRelevance(a+b*c.Cos)*fc, cfg.BM25Relevance(c.BM25*fb), al, 0.3)
+					}
+					return out
+				}})
+			}
+		}
+		fams = append(fams, f)
+	}
 	// A weighted sum of the two absolute relevances: relevance stays a
 	// property of the chunk and the question.
 	var sum fusionFamily
@@ -315,10 +334,10 @@ func minMax(v []float64) []float64 {
 }
 
 // rankFused ranks q's candidates by score (ties by Seq, newer first) and
-// scores the top 10 into m. Candidates scoring 0 or less are left out;
-// when fewer than hippo.DefaultWeakResults remain, the closest of the rest
-// by cosine follow, as recall's weak results do.
-func rankFused(q *candQuery, score func(q *candQuery) []float64, m *metrics, weakAlways bool) {
+// scores the top 10 into m. Candidates scoring 0 or less are left out,
+// and up to hippo.DefaultWeakResults of the closest of the rest by cosine
+// follow, as recall's weak results do.
+func rankFused(q *candQuery, score func(q *candQuery) []float64, m *metrics) {
 	s := score(q)
 	idx := make([]int, 0, len(s))
 	var rest []int
@@ -335,11 +354,7 @@ func rankFused(q *candQuery, score func(q *candQuery) []float64, m *metrics, wea
 		}
 		return q.Cands[b].Seq - q.Cands[a].Seq
 	})
-	n := hippo.DefaultWeakResults - len(idx)
-	if weakAlways {
-		n = hippo.DefaultWeakResults
-	}
-	if n > 0 {
+	if n := min(hippo.DefaultWeakResults, 10-len(idx)); n > 0 {
 		slices.SortFunc(rest, func(a, b int) int { return cmp.Compare(q.Cands[b].Cos, q.Cands[a].Cos) })
 		idx = append(idx, rest[:min(n, len(rest))]...)
 	}
@@ -352,4 +367,83 @@ func rankFused(q *candQuery, score func(q *candQuery) []float64, m *metrics, wea
 		relevant[id] = true
 	}
 	m.add(ranked, relevant)
+}
+
+// TestSweepFusionConfigs prints every configuration of every family on
+// every set (not held out): how flat each family is around its choice.
+//
+//	go test ./eval/ -run SweepFusionConfigs -sweep -embedder minilm -v
+func TestSweepFusionConfigs(t *testing.T) {
+	if !*flagSweep {
+		t.Skip("runs with -sweep")
+	}
+	_, emb := newEmbedder(t)
+	base := hippo.DefaultConfig().ForEmbedder(emb)
+	var sets []string
+	data := map[string][]*candQuery{}
+	for _, s := range append([]string{"own", "longmemeval", "realmem"}, conversationSets...) {
+		if _, err := os.Stat(cacheFile(emb.Model(), "candidates-"+s)); err != nil {
+			continue
+		}
+		sets = append(sets, s)
+		for _, q := range loadCands(t, s, emb.Model()).Queries {
+			if len(q.Relevant) > 0 {
+				data[s] = append(data[s], q)
+				if short := shortEvidence(q); short != "" {
+					data[s+short] = append(data[s+short], q)
+				}
+			}
+		}
+	}
+	for _, s := range slices.Clone(sets) {
+		for _, short := range []string{" short", " long"} {
+			if len(data[s+short]) > 0 {
+				sets = append(sets, s+short)
+			}
+		}
+	}
+	header := []string{"family", "constants"}
+	for _, s := range sets {
+		header = append(header, strings.TrimSuffix(s, ".tsv")+" R@10", "MRR")
+	}
+	tb := newTable(header...)
+	for _, f := range fusionFamilies(base) {
+		for _, c := range f.configs {
+			row := []string{f.name, c.name}
+			for _, s := range sets {
+				var m metrics
+				for _, q := range data[s] {
+					rankFused(q, c.score, &m)
+				}
+				row = append(row, f3(m.R10()), f3(m.MRR()))
+			}
+			tb.row(row...)
+		}
+	}
+	t.Logf("\n%s", tb)
+}
+
+// shortEvidence is " short" when every relevant candidate of q is at most
+// the length pivot (no length discount), " long" when every one is over
+// it, else "".
+func shortEvidence(q *candQuery) string {
+	short, long := 0, 0
+	for _, c := range q.Cands {
+		for _, it := range c.Items {
+			if slices.Contains(q.Relevant, it) {
+				if c.Size <= hippo.DefaultLengthPivot {
+					short++
+				} else {
+					long++
+				}
+			}
+		}
+	}
+	switch {
+	case short > 0 && long == 0:
+		return " short"
+	case long > 0 && short == 0:
+		return " long"
+	}
+	return ""
 }
