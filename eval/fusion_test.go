@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/hippo-mem/hippo"
+	"github.com/hippo-mem/hippo/engine"
 )
 
 // TestSweepFusion compares families of fusion across every set, leaving
@@ -233,6 +234,26 @@ func fusionFamilies(base hippo.Config) []fusionFamily {
 		}
 		fams = append(fams, f)
 	}
+	// Today's fusion with BM25Half grown with the query's words past k:
+	// BM25 sums over the query's words, so a long question's scores run
+	// higher for the same share of its words matched.
+	var perWord fusionFamily
+	perWord.name = "today's, BM25Half × max(1, words/k)"
+	for _, k := range []float64{2, 3, 4, 6, 8} {
+		for _, h := range []float64{8, 12, 20} {
+			perWord.configs = append(perWord.configs, fusionConfig{name: fmt.Sprintf("k%g H%g", k, h), score: func(q *candQuery) []float64 {
+				cfg := base
+				cfg.BM25Half = h * math.Max(1, float64(len(engine.QueryWords(q.Text)))/k)
+				rc, bm := sides(cfg, q)
+				out := make([]float64, len(rc))
+				for i := range rc {
+					out[i] = hippo.Fuse(rc[i], cfg.BM25Relevance(bm[i]), cfg.HybridAlpha)
+				}
+				return out
+			}})
+		}
+	}
+	fams = append(fams, perWord)
 	// A weighted sum of the two absolute relevances: relevance stays a
 	// property of the chunk and the question.
 	var sum fusionFamily
@@ -446,4 +467,119 @@ func shortEvidence(q *candQuery) string {
 		return " long"
 	}
 	return ""
+}
+
+// TestSweepNewer measures a newer-wins re-ranking on top of today's
+// fusion on every set: among the first results, a newer candidate close
+// to an older one above it (cosine of the two at least τ, relevance at
+// least ρ of the older's) moves just above it, so that a correction
+// outranks the value it corrects. Reported per set: R@10, MRR, and how
+// many questions about a corrected value still rank the outdated one
+// above its correction.
+//
+//	go test ./eval/ -run SweepNewer -sweep -embedder minilm -v
+func TestSweepNewer(t *testing.T) {
+	if !*flagSweep {
+		t.Skip("runs with -sweep")
+	}
+	_, emb := newEmbedder(t)
+	cfg := hippo.DefaultConfig().ForEmbedder(emb)
+	var sets []string
+	data := map[string]candSet{}
+	for _, s := range append([]string{"own", "longmemeval", "realmem"}, conversationSets...) {
+		if _, err := os.Stat(cacheFile(emb.Model(), "candidates-"+s)); err != nil {
+			continue
+		}
+		sets = append(sets, s)
+		data[s] = loadCands(t, s, emb.Model())
+	}
+	header := []string{"newer wins"}
+	for _, s := range sets {
+		header = append(header, strings.TrimSuffix(s, ".tsv")+" R@10", "MRR", "stale")
+	}
+	tb := newTable(header...)
+	type setting struct{ tau, rho float64 }
+	settings := []setting{{2, 0}}
+	for _, tau := range []float64{0.4, 0.5, 0.6, 0.7, 0.8} {
+		for _, rho := range []float64{0.6, 0.8, 0.9} {
+			settings = append(settings, setting{tau, rho})
+		}
+	}
+	for _, st := range settings {
+		name := "none"
+		if st.tau <= 1 {
+			name = fmt.Sprintf("τ%.1f ρ%.1f", st.tau, st.rho)
+		}
+		row := []string{name}
+		for _, s := range sets {
+			var m metrics
+			stale := 0
+			for _, q := range data[s].Queries {
+				if len(q.Relevant) == 0 {
+					continue
+				}
+				nw := &newerWins{tau: st.tau, rho: st.rho, vecs: data[s].Vecs[q.Agent]}
+				ranked := rankNewer(cfg, q, nw)
+				relevant := map[string]bool{}
+				for _, id := range q.Relevant {
+					relevant[id] = true
+				}
+				m.add(ranked, relevant)
+				if len(q.Outdated) > 0 && outdatedFirst(ranked, q) {
+					stale++
+				}
+			}
+			row = append(row, f3(m.R10()), f3(m.MRR()), fmt.Sprint(stale))
+		}
+		tb.row(row...)
+	}
+	t.Logf("\nboost off, today's fusion, weak results as recall gives them\n%s", tb)
+}
+
+// rankNewer is rankFused with today's fusion and nw's re-ranking of what
+// passed the floor.
+func rankNewer(cfg hippo.Config, q *candQuery, nw *newerWins) [][]string {
+	var list, rest []scoredCand
+	for i := range q.Cands {
+		c := &q.Cands[i]
+		rel := cfg.SizedRelevance(c.Cos, c.BM25, c.Size, cfg.HybridAlpha)
+		if rel > 0 {
+			list = append(list, scoredCand{c, rel})
+		} else {
+			rest = append(rest, scoredCand{c, c.Cos})
+		}
+	}
+	order := func(a, b scoredCand) int {
+		if c := cmp.Compare(b.rel, a.rel); c != 0 {
+			return c
+		}
+		return b.c.Seq - a.c.Seq
+	}
+	slices.SortFunc(list, order)
+	if nw.tau <= 1 {
+		nw.apply(list)
+	}
+	slices.SortFunc(rest, order)
+	list = append(list[:min(10, len(list))], rest[:min(hippo.DefaultWeakResults, 10-min(10, len(list)), len(rest))]...)
+	var ranked [][]string
+	for _, s := range list {
+		ranked = append(ranked, s.c.Items)
+	}
+	return ranked
+}
+
+// outdatedFirst reports whether an outdated item of q ranks above every
+// relevant one (or comes back while none does).
+func outdatedFirst(ranked [][]string, q *candQuery) bool {
+	for _, items := range ranked {
+		for _, it := range items {
+			if slices.Contains(q.Relevant, it) {
+				return false
+			}
+			if slices.Contains(q.Outdated, it) {
+				return true
+			}
+		}
+	}
+	return false
 }
