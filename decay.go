@@ -22,8 +22,9 @@ const (
 	DecayEbbinghaus DecayModel = "ebbinghaus"
 )
 
-// DecayModels are the models a database can choose, the default first.
-var DecayModels = []DecayModel{DecayHippo, DecayEbbinghaus}
+// DecayModels are the models a database can choose, the default first:
+// a new slice each call.
+func DecayModels() []DecayModel { return []DecayModel{DecayHippo, DecayEbbinghaus} }
 
 // RecordedDecayModel is the model a database records ("" for none:
 // DecayHippo); an unknown one is EINVALID, most likely written by a newer

@@ -15,9 +15,9 @@ import (
 	"github.com/hippo-mem/hippo"
 )
 
-// Types are the kinds of short-term experience; they become the
+// types are the kinds of short-term experience; they become the
 // "category" of a consolidated memory.
-var Types = []string{"chat", "observation", "task", "decision", "tool-use", "error", "insight"}
+var types = []string{"chat", "observation", "task", "decision", "tool-use", "error", "insight"}
 
 // Experience is one item of short-term memory.
 type Experience struct {
@@ -87,7 +87,7 @@ func (b *Buffer) Add(ctx context.Context, e Experience) error {
 		return err
 	}
 	if e.Type != "" && !validType(e.Type) {
-		return hippo.Invalidf("type", "must be one of %v, got %q", Types, e.Type)
+		return hippo.Invalidf("type", "must be one of %v, got %q", types, e.Type)
 	}
 	if math.IsNaN(e.Importance) || e.Importance < 0 || e.Importance > 1 {
 		return hippo.Invalidf("importance", "must be between 0 and 1, got %v", e.Importance)
@@ -110,7 +110,7 @@ func (b *Buffer) Add(ctx context.Context, e Experience) error {
 }
 
 func validType(t string) bool {
-	for _, x := range Types {
+	for _, x := range types {
 		if x == t {
 			return true
 		}

@@ -183,7 +183,7 @@ func testDecayModels(t *testing.T, b Backend) {
 func testDecayExportImport(t *testing.T, b Backend) {
 	ctx := context.Background()
 	models := map[hippo.DecayModel]Store{}
-	for _, model := range hippo.DecayModels {
+	for _, model := range hippo.DecayModels() {
 		models[model] = openWith(t, b, b.New(t), Options{Decay: model})
 	}
 	for from, src := range models {
