@@ -44,6 +44,9 @@ type client struct {
 	timeout time.Duration
 	retries int
 	maxBody int64
+	// noRetryOnTimeout keeps an attempt that timed out from being sent
+	// again (see NewLLM).
+	noRetryOnTimeout bool
 
 	// explain, when set, may turn a non-retryable error status into a more
 	// specific error; nil falls back to the generic one.
@@ -175,7 +178,7 @@ func (c *client) attempt(ctx context.Context, data []byte) (r reply, retry bool,
 	}
 	resp, err := c.hc.Do(req)
 	if err != nil {
-		return reply{}, transient(err), c.netErr(actx, err)
+		return reply{}, transient(err) && c.retryAfterTimeout(ctx, actx), c.netErr(actx, err)
 	}
 	defer resp.Body.Close()
 
@@ -186,7 +189,7 @@ func (c *client) attempt(ctx context.Context, data []byte) (r reply, retry bool,
 	}
 	body, err := io.ReadAll(io.LimitReader(resp.Body, limit+1))
 	if err != nil {
-		return reply{}, true, c.netErr(actx, fmt.Errorf("reading response: %w", err))
+		return reply{}, c.retryAfterTimeout(ctx, actx), c.netErr(actx, fmt.Errorf("reading response: %w", err))
 	}
 	if int64(len(body)) > limit {
 		if ok {
@@ -197,12 +200,23 @@ func (c *client) attempt(ctx context.Context, data []byte) (r reply, retry bool,
 	return reply{status: resp.StatusCode, header: resp.Header, body: body}, false, nil
 }
 
-// netErr describes a transport failure without repeating the URL.
+// retryAfterTimeout is false when the attempt under actx ran out of its
+// own time (not the caller's) and c does not retry timeouts.
+func (c *client) retryAfterTimeout(ctx, actx context.Context) bool {
+	timedOut := ctx.Err() == nil && errors.Is(actx.Err(), context.DeadlineExceeded)
+	return !(timedOut && c.noRetryOnTimeout)
+}
+
+// netErr describes a transport failure without repeating the URL. A
+// timeout always wraps context.DeadlineExceeded, so callers can tell it.
 func (c *client) netErr(actx context.Context, err error) error {
 	if ue, ok := errors.AsType[*url.Error](err); ok {
 		err = ue.Err
 	}
 	if errors.Is(actx.Err(), context.DeadlineExceeded) {
+		if !errors.Is(err, context.DeadlineExceeded) {
+			err = fmt.Errorf("%w (%w)", context.DeadlineExceeded, err)
+		}
 		return fmt.Errorf("no response within %v: %w", c.timeout, err)
 	}
 	return err

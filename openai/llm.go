@@ -29,7 +29,11 @@ type LLM struct {
 }
 
 // NewLLM returns an LLM for cfg. Empty fields default to OpenRouter,
-// openai/gpt-4o-mini, 2048 max tokens and temperature 0.
+// openai/gpt-4o-mini, 1024 max tokens, a 30s timeout and temperature 0.
+//
+// A request that timed out is not sent again: the same request asks for
+// the same long reply, so it would time out again. Hippo's engine falls
+// back to its fallback extractor instead (hippo.MemoryOptions).
 //
 // The model name "google/gemini-flash-2.0", the TypeScript Hippo's default,
 // is not one OpenRouter knows; sent to OpenRouter it is replaced by
@@ -49,6 +53,10 @@ func NewLLM(cfg Config) (*LLM, error) {
 	c, err := newClient(cfg, DefaultChatBaseURL, "chat/completions", maxChatBody)
 	if err != nil {
 		return nil, err
+	}
+	c.noRetryOnTimeout = true
+	if cfg.Timeout == 0 {
+		c.timeout = DefaultChatTimeout
 	}
 	if model == typeScriptChatModel && strings.HasPrefix(c.url, DefaultChatBaseURL+"/") {
 		model = typeScriptChatModelOnOpenRouter

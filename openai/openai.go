@@ -4,7 +4,7 @@
 //
 // Both clients share one HTTP core: a timeout per attempt, retries with
 // exponential backoff and jitter on 429, 408, 5xx and transient network
-// errors, Retry-After honoured up to 30s, and error messages that name the
+// errors (and, for embeddings only, timeouts), Retry-After honoured up to 30s, and error messages that name the
 // endpoint and status, quote the server's error message and never contain
 // the API key.
 package openai
@@ -23,9 +23,12 @@ const (
 	DefaultEmbeddingModel   = "text-embedding-3-small"
 	DefaultChatBaseURL      = "https://openrouter.ai/api/v1"
 	DefaultChatModel        = "openai/gpt-4o-mini"
-	DefaultMaxTokens        = 2048
+	DefaultMaxTokens        = 1024
 	DefaultTimeout          = 60 * time.Second
 	DefaultMaxRetries       = 3
+	// DefaultChatTimeout is an LLM's timeout per attempt: a full reply of
+	// DefaultMaxTokens at a hosted model's ~50 tokens/s fits in it.
+	DefaultChatTimeout = 30 * time.Second
 )
 
 // Config configures an Embedder or an LLM. The zero value works: each empty
@@ -43,13 +46,15 @@ type Config struct {
 	// is checked against every response. 0 sends no "dimensions" field and
 	// accepts the model's native length. Embedder only.
 	Dimensions int
-	// MaxTokens caps the length of a completion; 0 means 2048. LLM only.
+	// MaxTokens caps the length of a completion; 0 means 1024. LLM only.
 	MaxTokens int
 	// Temperature is the sampling temperature. The default 0 keeps fact
 	// extraction repeatable. LLM only.
 	Temperature float64
 	// Timeout bounds each HTTP attempt, not the call with its retries
-	// (the caller's context bounds that); 0 means 60s.
+	// (the caller's context bounds that); 0 means 60s for an Embedder and
+	// 30s for an LLM. An LLM attempt that times out is not retried, and
+	// its error wraps context.DeadlineExceeded.
 	Timeout time.Duration
 	// MaxRetries is how many times a request is retried after a 429, 408,
 	// 5xx or network error; 0 means 3 and a negative value means never.

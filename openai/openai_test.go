@@ -750,8 +750,8 @@ func TestComplete(t *testing.T) {
 	if temp, ok := r.body["temperature"]; !ok || temp != 0.0 {
 		t.Errorf("temperature = %v (present %v), want 0", temp, ok)
 	}
-	if mt := r.body["max_tokens"]; mt != 2048.0 {
-		t.Errorf("max_tokens = %v, want 2048", mt)
+	if mt := r.body["max_tokens"]; mt != 1024.0 {
+		t.Errorf("max_tokens = %v, want 1024", mt)
 	}
 	msgs, _ := r.body["messages"].([]any)
 	want := []map[string]any{
@@ -825,6 +825,69 @@ func TestCompleteRetries(t *testing.T) {
 	}
 }
 
+// TestCompleteWhenRetried: a chat completion is sent again only where
+// that can help (429, 5xx, a dropped connection), never after a 400 nor
+// after its own timeout.
+func TestCompleteWhenRetried(t *testing.T) {
+	tests := []struct {
+		name     string
+		first    func(w http.ResponseWriter, r *http.Request) // the first request's answer
+		requests int32
+		wantErr  string
+	}{
+		{"429 then success", func(w http.ResponseWriter, _ *http.Request) { writeError(w, 429, "slow down") }, 2, ""},
+		{"500 then success", func(w http.ResponseWriter, _ *http.Request) { writeError(w, 500, "oops") }, 2, ""},
+		{"dropped connection then success", func(w http.ResponseWriter, _ *http.Request) {
+			conn, _, err := w.(http.Hijacker).Hijack()
+			if err == nil {
+				conn.Close()
+			}
+		}, 2, ""},
+		{"400 is not retried", func(w http.ResponseWriter, _ *http.Request) { writeError(w, 400, "bad request") }, 1, "400 Bad Request: bad request"},
+		{"a timeout is not retried", func(_ http.ResponseWriter, r *http.Request) { <-r.Context().Done() }, 1, "no response within 200ms"},
+		{"a timeout in the body is not retried", func(w http.ResponseWriter, r *http.Request) {
+			w.WriteHeader(200)
+			io.WriteString(w, `{"choices":[`)
+			w.(http.Flusher).Flush()
+			<-r.Context().Done()
+		}, 1, "no response within 200ms"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			s := newServer(t, func(w http.ResponseWriter, r *http.Request, n int, body map[string]any) {
+				if n == 1 {
+					tt.first(w, r)
+					return
+				}
+				chat("ok")(w, r, n, body)
+			})
+			l, _ := newLLM(t, Config{BaseURL: s.URL, Timeout: 200 * time.Millisecond})
+			got, _, err := l.Complete(context.Background(), "", []hippo.Message{{Role: "user", Content: "hi"}})
+			if tt.wantErr == "" && (err != nil || got != "ok") {
+				t.Errorf("Complete = %q, %v; want ok", got, err)
+			}
+			if tt.wantErr != "" {
+				wantErr(t, err, hippo.EINTERNAL, tt.wantErr)
+			}
+			if n := s.calls.Load(); n != tt.requests {
+				t.Errorf("requests = %d, want %d", n, tt.requests)
+			}
+		})
+	}
+}
+
+// TestCompleteTimeoutIsDeadline: a timed-out attempt's error wraps
+// context.DeadlineExceeded, which the engine's fallback looks for, while
+// the caller's context is still alive.
+func TestCompleteTimeoutIsDeadline(t *testing.T) {
+	s := newServer(t, func(_ http.ResponseWriter, r *http.Request, _ int, _ map[string]any) { <-r.Context().Done() })
+	l, _ := newLLM(t, Config{BaseURL: s.URL, Timeout: 200 * time.Millisecond})
+	_, _, err := l.Complete(context.Background(), "", []hippo.Message{{Role: "user", Content: "hi"}})
+	if !errors.Is(err, context.DeadlineExceeded) {
+		t.Errorf("err = %v, want one wrapping context.DeadlineExceeded", err)
+	}
+}
+
 func TestDefaults(t *testing.T) {
 	e, err := NewEmbedder(Config{})
 	if err != nil {
@@ -841,8 +904,9 @@ func TestDefaults(t *testing.T) {
 		t.Fatal(err)
 	}
 	if l.Model() != "openai/gpt-4o-mini" || l.c.url != "https://openrouter.ai/api/v1/chat/completions" ||
-		l.maxTokens != 2048 || l.temperature != 0 {
-		t.Errorf("LLM defaults: model %q, url %q, max tokens %d, temperature %v", l.Model(), l.c.url, l.maxTokens, l.temperature)
+		l.maxTokens != 1024 || l.temperature != 0 || l.c.timeout != 30*time.Second || !l.c.noRetryOnTimeout {
+		t.Errorf("LLM defaults: model %q, url %q, max tokens %d, temperature %v, timeout %v, no retry on timeout %v",
+			l.Model(), l.c.url, l.maxTokens, l.temperature, l.c.timeout, l.c.noRetryOnTimeout)
 	}
 }
 
