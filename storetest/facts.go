@@ -74,8 +74,8 @@ func testRememberFactsSeedExample(t *testing.T, b Backend) {
 	if !strings.Contains(system, "0.85") || !strings.Contains(user, "Sukhumvit") {
 		t.Errorf("extraction request lacks bands or text: %v", body.Messages)
 	}
-	if body.Temperature == nil || *body.Temperature != 0 || body.MaxTokens != 2048 {
-		t.Errorf("temperature %v, max_tokens %d; want 0 and 2048", body.Temperature, body.MaxTokens)
+	if body.Temperature == nil || *body.Temperature != 0 || body.MaxTokens != 1024 {
+		t.Errorf("temperature %v, max_tokens %d; want 0 and 1024", body.Temperature, body.MaxTokens)
 	}
 }
 
