@@ -120,6 +120,10 @@ type RememberResult struct {
 	// tokens each cost, as the provider reported them; empty with the
 	// offline extractor.
 	LLMCalls []LLMCall `json:"llm_calls,omitempty"`
+	// Fallback says, when the LLM gave an unreadable reply or timed out,
+	// what was done instead: the offline extractor's facts, or the facts
+	// kept as distinct. The summary ends with it too.
+	Fallback string `json:"fallback,omitempty"`
 }
 
 // NoFactsSummary is the summary of a RememberFacts call that extracted no

@@ -101,6 +101,12 @@ type MemoryOptions struct {
 	Embedder   Embedder
 	Extractor  Extractor
 	Classifier Classifier
+	// FallbackExtractor, if set, extracts the facts of a text when
+	// Extractor's LLM gives an unreadable reply (ErrUnreadableReply) or
+	// times out (its own deadline, not the caller's), so the text's facts
+	// are not lost; RememberResult.Fallback says so. Set it to
+	// local.NewExtractor() beside an LLM extractor. nil fails such calls.
+	FallbackExtractor Extractor
 }
 
 // StoreInput is the input of StoreMemory.

@@ -496,10 +496,11 @@ func (m *Memory) RememberFacts(ctx context.Context, text string) (*hippo.Remembe
 // (Tx.PutInput) when at least one fact refers to it. A restated fact
 // keeps the provenance of its first statement.
 func (m *Memory) Remember(ctx context.Context, in hippo.RememberInput) (*hippo.RememberResult, error) {
-	calls := []hippo.LLMCall{}
-	res, err := m.rememberFacts(ctx, in, &calls)
+	calls, notes := []hippo.LLMCall{}, []string{}
+	res, err := m.rememberFacts(ctx, in, &calls, &notes)
 	if res != nil {
 		res.LLMCalls = calls
+		noteFallbacks(res, notes)
 	}
 	return res, err
 }
@@ -535,8 +536,9 @@ func trustFlags(plans []*factPlan) map[string]string {
 	return flags
 }
 
-// rememberFacts is Remember, appending the LLM calls it makes to calls.
-func (m *Memory) rememberFacts(ctx context.Context, in hippo.RememberInput, calls *[]hippo.LLMCall) (*hippo.RememberResult, error) {
+// rememberFacts is Remember, appending the LLM calls it makes to calls and
+// a sentence to notes for each LLM answer it did without.
+func (m *Memory) rememberFacts(ctx context.Context, in hippo.RememberInput, calls *[]hippo.LLMCall, notes *[]string) (*hippo.RememberResult, error) {
 	if err := m.touch(ctx); err != nil {
 		return nil, err
 	}
@@ -544,10 +546,12 @@ func (m *Memory) rememberFacts(ctx context.Context, in hippo.RememberInput, call
 	if err := m.checkRemember(in); err != nil {
 		return nil, err
 	}
-	extracted, used, err := m.opts.Extractor.ExtractFacts(ctx, text)
-	*calls = append(*calls, used...)
+	extracted, note, err := m.extract(ctx, text, calls)
 	if err != nil {
-		return nil, fmt.Errorf("extract facts: %w", err)
+		return nil, err
+	}
+	if note != "" {
+		*notes = append(*notes, note)
 	}
 	facts := cleanFacts(cfg, extracted)
 	if len(facts) == 0 {
@@ -568,10 +572,12 @@ func (m *Memory) rememberFacts(ctx context.Context, in hippo.RememberInput, call
 	}
 	if pairs := factPairs(cfg, plans); len(pairs) > 0 && m.opts.Classifier != nil {
 		// One classification call for every ambiguous pair.
-		verdicts, used, err := m.opts.Classifier.ClassifyFacts(ctx, pairs)
-		*calls = append(*calls, used...)
+		verdicts, note, err := m.classify(ctx, pairs, calls)
 		if err != nil {
-			return nil, fmt.Errorf("classify facts: %w", err)
+			return nil, err
+		}
+		if note != "" {
+			*notes = append(*notes, note)
 		}
 		applyVerdicts(plans, verdicts)
 	}

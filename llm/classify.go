@@ -35,7 +35,8 @@ func NewClassifier(client hippo.LLM) *Classifier {
 // exactly one verdict per pair, in order, with the call's usage when the
 // LLM reported it (purpose "classify"). No pairs, no call. A pair the
 // reply leaves out or answers with an unknown word is hippo.Distinct, which
-// keeps both facts and so loses nothing.
+// keeps both facts and so loses nothing. A reply with no verdict at all is
+// an error wrapping hippo.ErrUnreadableReply.
 func (c *Classifier) ClassifyFacts(ctx context.Context, pairs []hippo.FactPair) ([]hippo.Verdict, []hippo.LLMCall, error) {
 	if len(pairs) == 0 {
 		return []hippo.Verdict{}, nil, nil
@@ -49,17 +50,22 @@ func (c *Classifier) ClassifyFacts(ctx context.Context, pairs []hippo.FactPair) 
 	if err != nil {
 		return nil, calls, fmt.Errorf("llm: fact classification failed: %w", err)
 	}
-	return parseVerdicts(reply, len(pairs)), calls, nil
+	verdicts, read := parseVerdicts(reply, len(pairs))
+	if !read {
+		return nil, calls, unreadable("the classification reply could not be parsed: no verdict in %q", truncate(reply, 200))
+	}
+	return verdicts, calls, nil
 }
 
 // parseVerdicts reads n verdicts out of a classification reply. It tries,
 // in order, the JSON values in the reply ({"verdicts":[...]}, an array of
 // objects keyed by 1-based pair number, a bare array of words in order, an
 // object mapping pair numbers to words) and then plain-text lines such as
-// "1: DUPLICATE". Whatever is still unknown is hippo.Distinct.
-func parseVerdicts(reply string, n int) []hippo.Verdict {
+// "1: DUPLICATE". Whatever is still unknown is hippo.Distinct. It reports
+// whether the reply gave any verdict at all.
+func parseVerdicts(reply string, n int) ([]hippo.Verdict, bool) {
 	if n <= 0 {
-		return []hippo.Verdict{}
+		return []hippo.Verdict{}, true
 	}
 	out := make([]hippo.Verdict, n)
 	found := false
@@ -70,12 +76,15 @@ func parseVerdicts(reply string, n int) []hippo.Verdict {
 	if !found {
 		textVerdicts(reply, out)
 	}
+	read := false
 	for i, v := range out {
 		if v == "" {
 			out[i] = hippo.Distinct
+		} else {
+			read = true
 		}
 	}
-	return out
+	return out, read
 }
 
 // verdictKeys and pairKeys are the names models use for an entry's two

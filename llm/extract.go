@@ -41,8 +41,8 @@ func NewExtractor(client hippo.LLM) *Extractor {
 // standalone third-person statement about the user with an intensity in
 // [0,1], and returns the call's usage when the LLM reported it (purpose
 // "extract"). Blank text yields no facts without a call. A reply with no
-// readable JSON is an EINTERNAL *hippo.Error; one with no facts yields an
-// empty slice.
+// readable JSON, or JSON cut off, is an EINTERNAL *hippo.Error wrapping
+// hippo.ErrUnreadableReply; one with no facts yields an empty slice.
 func (e *Extractor) ExtractFacts(ctx context.Context, text string) ([]hippo.Fact, []hippo.LLMCall, error) {
 	if strings.TrimSpace(text) == "" {
 		return []hippo.Fact{}, nil, nil
@@ -71,18 +71,23 @@ func called(usage *hippo.LLMCall, purpose string) []hippo.LLMCall {
 
 // parseFacts reads the facts out of an extraction reply: a bare array, a
 // {"facts":[...]} wrapper, a single fact object, any of them inside code
-// fences or prose. Malformed entries and repeated facts are dropped.
+// fences or prose. Malformed entries and repeated facts are dropped. A
+// reply cut off inside its JSON is unreadable, not the facts before the
+// cut: the rest would be lost without a word.
 func parseFacts(reply string) ([]hippo.Fact, error) {
 	var facts []hippo.Fact
-	parsed := eachJSON(reply, func(raw json.RawMessage) bool {
+	parsed, cut := eachJSON(reply, func(raw json.RawMessage) bool {
 		items, ok := factItems(raw)
 		if ok {
 			facts = collectFacts(items)
 		}
 		return ok
 	})
-	if !parsed {
-		return nil, hippo.Errorf(hippo.EINTERNAL, "llm: the extraction reply could not be parsed: no JSON in %q", truncate(reply, 200))
+	switch {
+	case cut && facts == nil:
+		return nil, unreadable("the extraction reply could not be parsed: its JSON is cut off (max_tokens reached?) in %q", truncate(reply, 200))
+	case !parsed:
+		return nil, unreadable("the extraction reply could not be parsed: no JSON in %q", truncate(reply, 200))
 	}
 	if facts == nil {
 		// Valid JSON, but nothing shaped like facts: the model found none.
@@ -202,6 +207,19 @@ func clamp(x float64) float64 {
 	}
 	return x
 }
+
+// unreadable is an EINTERNAL *hippo.Error that also wraps
+// hippo.ErrUnreadableReply, so the engine can fall back.
+func unreadable(format string, args ...any) error {
+	return &unreadableError{hippo.Errorf(hippo.EINTERNAL, "llm: "+format, args...)}
+}
+
+// unreadableError is a reply that could not be read: its text is the
+// *hippo.Error's, and errors.Is sees hippo.ErrUnreadableReply.
+type unreadableError struct{ err *hippo.Error }
+
+func (e *unreadableError) Error() string   { return e.err.Message }
+func (e *unreadableError) Unwrap() []error { return []error{e.err, hippo.ErrUnreadableReply} }
 
 // truncate shortens s to at most n bytes, on a rune boundary, for messages.
 func truncate(s string, n int) string {

@@ -8,6 +8,8 @@ import (
 	"bytes"
 	"embed"
 	"encoding/json"
+	"errors"
+	"io"
 	"maps"
 	"slices"
 	"strconv"
@@ -48,8 +50,10 @@ const maxJSONTries = 512
 
 // eachJSON calls fn with each JSON object or array embedded in s, in order of
 // their opening bracket, until fn returns true. Values nested in a value fn
-// rejected are visited too. It reports whether any value parsed at all.
-func eachJSON(s string, fn func(raw json.RawMessage) bool) (parsed bool) {
+// rejected are visited too. It reports whether any value parsed at all, and
+// whether it stopped at a value cut off by the end of s (a reply that hit
+// max_tokens): what follows is inside that value, a part of it.
+func eachJSON(s string, fn func(raw json.RawMessage) bool) (parsed, cut bool) {
 	tries := 0
 	for i := 0; i < len(s) && tries < maxJSONTries; i++ {
 		if s[i] != '{' && s[i] != '[' {
@@ -61,14 +65,17 @@ func eachJSON(s string, fn func(raw json.RawMessage) bool) (parsed bool) {
 		// inside strings are handled by the JSON scanner itself.
 		var raw json.RawMessage
 		if err := json.NewDecoder(strings.NewReader(s[i:])).Decode(&raw); err != nil {
+			if errors.Is(err, io.ErrUnexpectedEOF) {
+				return parsed, true
+			}
 			continue
 		}
 		parsed = true
 		if fn(raw) {
-			return true
+			return true, false
 		}
 	}
-	return parsed
+	return parsed, false
 }
 
 // jsonKind returns the first non-space byte of raw: '{', '[', '"', ...

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"math"
 	"reflect"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -251,12 +252,16 @@ func TestParseFacts(t *testing.T) {
 		{name: "only malformed entries", reply: `[{"intensity":0.5}]`, want: []hippo.Fact{}},
 		{name: "no json", reply: "There are no facts in this text.", wantErr: true},
 		{name: "empty reply", reply: "", wantErr: true},
+		// Cut off at max_tokens: the entries before the cut are not
+		// taken for the whole reply.
+		{name: "truncated array", reply: `[{"fact":"User likes Go","intensity":0.4},{"fact":"User li`, wantErr: true},
+		{name: "truncated object", reply: "```json\n" + `{"facts":[{"fact":"User likes Go","intensity":0.4},{"fact":"User likes Rust","inten`, wantErr: true},
+		{name: "unbalanced json", reply: `[{"fact":"User likes Go","intensity":0.4`, wantErr: true},
 		{
-			name:  "truncated array salvages its first entry",
-			reply: `[{"fact":"User likes Go","intensity":0.4},{"fact":"User li`,
+			name:  "an unclosed bracket after the facts",
+			reply: `[{"fact":"User likes Go","intensity":0.4}] and {`,
 			want:  []hippo.Fact{fact("User likes Go", 0.4)},
 		},
-		{name: "unbalanced json", reply: `[{"fact":"User likes Go","intensity":0.4`, wantErr: true},
 		{name: "broken brackets only", reply: `[oops] {nope}`, wantErr: true},
 	}
 	for _, tt := range tests {
@@ -269,8 +274,8 @@ func TestParseFacts(t *testing.T) {
 				if code := hippo.ErrorCode(err); code != hippo.EINTERNAL {
 					t.Errorf("code = %q, want %q", code, hippo.EINTERNAL)
 				}
-				if !strings.Contains(err.Error(), "extraction reply could not be parsed") {
-					t.Errorf("err = %q", err)
+				if !strings.Contains(err.Error(), "extraction reply could not be parsed") || !errors.Is(err, hippo.ErrUnreadableReply) {
+					t.Errorf("err = %q, want it to wrap hippo.ErrUnreadableReply", err)
 				}
 				return
 			}
@@ -366,6 +371,22 @@ func TestClassifyFactsLLMError(t *testing.T) {
 	}
 	if !strings.Contains(err.Error(), "classification failed") {
 		t.Errorf("err = %q, want it to say classification failed", err)
+	}
+}
+
+// TestClassifyFactsUnreadable: a reply with no verdict is an error the
+// engine can tell (it keeps the pairs distinct); one verdict is enough.
+func TestClassifyFactsUnreadable(t *testing.T) {
+	pairs := []hippo.FactPair{{New: "a", Existing: "b"}, {New: "c", Existing: "d"}}
+	for _, reply := range []string{"I am not sure.", "", `[]`, `{"verdicts":[{"pair":1,"verdict":"DUPLI`} {
+		_, _, err := NewClassifier(&fakeLLM{reply: reply}).ClassifyFacts(context.Background(), pairs)
+		if !errors.Is(err, hippo.ErrUnreadableReply) || hippo.ErrorCode(err) != hippo.EINTERNAL {
+			t.Errorf("reply %q: err = %v, want an EINTERNAL error wrapping hippo.ErrUnreadableReply", reply, err)
+		}
+	}
+	got, _, err := NewClassifier(&fakeLLM{reply: "1: SUPERSEDES"}).ClassifyFacts(context.Background(), pairs)
+	if err != nil || !reflect.DeepEqual(got, []hippo.Verdict{hippo.Supersedes, hippo.Distinct}) {
+		t.Errorf("one verdict: %v, %v; want [SUPERSEDES DISTINCT], nil", got, err)
 	}
 }
 
@@ -494,9 +515,12 @@ func TestParseVerdicts(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			got := parseVerdicts(tt.reply, tt.n)
+			got, read := parseVerdicts(tt.reply, tt.n)
 			if !reflect.DeepEqual(got, tt.want) {
 				t.Errorf("parseVerdicts(%q, %d) = %v, want %v", tt.reply, tt.n, got, tt.want)
+			}
+			if unread := slices.Contains([]string{"unparseable reply", "empty reply", "prose mentioning a verdict is not a verdict"}, tt.name); read == unread {
+				t.Errorf("parseVerdicts(%q, %d) read a verdict: %v, want %v", tt.reply, tt.n, read, !unread)
 			}
 		})
 	}
@@ -556,7 +580,7 @@ func FuzzParseVerdicts(f *testing.F) {
 		f.Add(s.reply, s.n)
 	}
 	f.Fuzz(func(t *testing.T, reply string, n uint8) {
-		got := parseVerdicts(reply, int(n))
+		got, _ := parseVerdicts(reply, int(n))
 		if len(got) != int(n) {
 			t.Fatalf("len = %d, want %d", len(got), n)
 		}

@@ -35,6 +35,12 @@ type Server struct {
 	chatBodies    []ChatRequest
 	// Chat, if set, answers chat requests instead of the Replies queue.
 	Chat func(req ChatRequest) (string, int)
+	// ChatStall, if set, reports whether to hold the nth (1-based) chat
+	// request until the client gives up on it, as a slow model does.
+	ChatStall func(n int) bool
+	// FinishReason, if set, is every chat reply's finish_reason ("length"
+	// for one cut off at max_tokens); "stop" by default.
+	FinishReason string
 	// EmbedStatus, if set, returns an HTTP status to fail the nth (1-based)
 	// embedding request with, or 0 to answer it.
 	EmbedStatus func(n int) int
@@ -208,7 +214,8 @@ func (s *Server) chat(w http.ResponseWriter, r *http.Request) {
 	s.mu.Lock()
 	s.chatRequests++
 	s.chatBodies = append(s.chatBodies, req)
-	chat := s.Chat
+	chat, finish := s.Chat, s.FinishReason
+	stall := s.ChatStall != nil && s.ChatStall(s.chatRequests)
 	var reply string
 	status := http.StatusOK
 	if chat == nil {
@@ -219,8 +226,15 @@ func (s *Server) chat(w http.ResponseWriter, r *http.Request) {
 		}
 	}
 	s.mu.Unlock()
+	if stall {
+		<-r.Context().Done()
+		return
+	}
 	if chat != nil {
 		reply, status = chat(req)
+	}
+	if finish == "" {
+		finish = "stop"
 	}
 	if status != http.StatusOK {
 		writeError(w, status, "scripted failure")
@@ -235,7 +249,7 @@ func (s *Server) chat(w http.ResponseWriter, r *http.Request) {
 	writeJSON(w, map[string]any{
 		"id": "chatcmpl-mock", "object": "chat.completion", "model": req.Model,
 		"choices": []map[string]any{{
-			"index": 0, "finish_reason": "stop",
+			"index": 0, "finish_reason": finish,
 			"message": map[string]any{"role": "assistant", "content": reply},
 		}},
 		"usage": map[string]int{"prompt_tokens": prompt, "completion_tokens": Tokens(reply), "total_tokens": prompt + Tokens(reply)},
