@@ -12,7 +12,8 @@
 // local.NewEmbedder a faster and weaker offline one, and
 // openai.NewEmbedder any OpenAI-compatible API; local.NewExtractor and
 // local.NewClassifier learn facts offline, llm.NewExtractor with an
-// openai.NewLLM does it with a model. To give the operations to a model as
+// openai.NewLLM does it with a model (with local.NewExtractor as
+// MemoryOptions.FallbackExtractor for when the model fails). To give the operations to a model as
 // tools, use tools.New (or serve them over MCP with mcp.NewServer, which is
 // what `hippo serve` runs).
 //

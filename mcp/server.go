@@ -98,9 +98,11 @@ type Config struct {
 	// Embedder embeds stored content and queries; required.
 	Embedder hippo.Embedder
 	// Extractor and Classifier serve remember_facts; without an Extractor
-	// remember_facts returns an error result.
-	Extractor  hippo.Extractor
-	Classifier hippo.Classifier
+	// remember_facts returns an error result. FallbackExtractor extracts
+	// when the Extractor's LLM fails (hippo.MemoryOptions).
+	Extractor         hippo.Extractor
+	Classifier        hippo.Classifier
+	FallbackExtractor hippo.Extractor
 	// MessagesTable, if set, enables recall_conversation over that table
 	// and its <table>_fts index.
 	MessagesTable string
@@ -357,6 +359,7 @@ func (s *Server) toolHandler(t tools.Tool) sdk.ToolHandler {
 				AgentID: a, Scope: opts.Scope, RecallScopes: opts.RecallScopes,
 				MessagesTable: s.cfg.MessagesTable, Caller: hippo.CallerMCP,
 				Embedder: s.cfg.Embedder, Extractor: s.cfg.Extractor, Classifier: s.cfg.Classifier,
+				FallbackExtractor: s.cfg.FallbackExtractor,
 			}
 			if m := s.cfg.Metrics; m != nil && t.Name == "recall_memories" {
 				mo.Stages = m.ObserveRecallStage

@@ -35,7 +35,7 @@ func (a *app) openMemory(ctx context.Context, mode dbMode, withFacts bool) (data
 		return nil, nil, err
 	}
 	if withFacts {
-		if opts.Extractor, opts.Classifier, err = a.factModels(); err != nil {
+		if opts.Extractor, opts.Classifier, opts.FallbackExtractor, err = a.factModels(); err != nil {
 			return nil, nil, err
 		}
 	}

@@ -2,8 +2,11 @@ package main
 
 import (
 	"context"
+	"math"
 	"os"
 	"strconv"
+	"strings"
+	"time"
 
 	"github.com/hippo-mem/hippo"
 	"github.com/hippo-mem/hippo/dsn"
@@ -22,6 +25,8 @@ type providers struct {
 	embedURL, embedKey, embedModel string
 	embedDims                      int
 	llmURL, llmKey, llmModel       string
+	llmTimeout                     time.Duration
+	llmMaxTokens                   int
 }
 
 // addProviderFlags registers the provider flags on fs.
@@ -35,6 +40,8 @@ func (p *providers) addProviderFlags(fs *pflag.FlagSet) {
 	fs.StringVar(&p.llmURL, "llm-url", os.Getenv("HIPPO_LLM_URL"), "OpenAI-compatible chat base URL (env HIPPO_LLM_URL)")
 	fs.StringVar(&p.llmKey, "llm-key", "", "LLM API key (env HIPPO_LLM_KEY)")
 	fs.StringVar(&p.llmModel, "llm-model", os.Getenv("HIPPO_LLM_MODEL"), "LLM model (env HIPPO_LLM_MODEL)")
+	fs.DurationVar(&p.llmTimeout, "llm-timeout", 0, "time the LLM has to answer, such as 30s or 2m, before remember falls back to the offline extractor; not retried (env HIPPO_LLM_TIMEOUT, default 30s)")
+	fs.IntVar(&p.llmMaxTokens, "llm-max-tokens", 0, "longest LLM reply, in tokens (env HIPPO_LLM_MAX_TOKENS, default 1024)")
 }
 
 func (p *providers) keys() (embed, chat string) {
@@ -131,21 +138,56 @@ func (a *app) embedderFor(ctx context.Context, db database) (hippo.Embedder, err
 }
 
 // factModels are the extractor and classifier: an LLM when any HIPPO_LLM_*
-// setting is given, else the offline rule-based ones.
-func (a *app) factModels() (hippo.Extractor, hippo.Classifier, error) {
+// setting is given, with the offline extractor as its fallback, else the
+// offline rule-based ones and no fallback.
+func (a *app) factModels() (extractor hippo.Extractor, classifier hippo.Classifier, fallback hippo.Extractor, err error) {
 	if !a.providers.llmConfigured() {
-		return local.NewExtractor(), local.NewClassifier(), nil
+		return local.NewExtractor(), local.NewClassifier(), nil, nil
+	}
+	timeout, maxTokens, err := a.llmLimits()
+	if err != nil {
+		return nil, nil, nil, err
 	}
 	_, key := a.providers.keys()
-	client, err := openai.NewLLM(a.observed(metrics.LLM, openai.Config{BaseURL: a.providers.llmURL, APIKey: key, Model: a.providers.llmModel}))
+	client, err := openai.NewLLM(a.observed(metrics.LLM, openai.Config{BaseURL: a.providers.llmURL, APIKey: key, Model: a.providers.llmModel,
+		Timeout: timeout, MaxTokens: maxTokens}))
 	if err != nil {
-		return nil, nil, err
+		return nil, nil, nil, err
 	}
 	var l hippo.LLM = client
 	if a.metrics != nil {
 		l = a.metrics.WrapLLM(client)
 	}
-	return llm.NewExtractor(l), llm.NewClassifier(l), nil
+	return llm.NewExtractor(l), llm.NewClassifier(l), local.NewExtractor(), nil
+}
+
+// llmLimits are --llm-timeout and --llm-max-tokens, else their HIPPO_LLM_*
+// variables; 0 leaves openai's defaults. A timeout is a duration ("45s")
+// or a number of seconds.
+func (a *app) llmLimits() (timeout time.Duration, maxTokens int, err error) {
+	f := a.root.PersistentFlags()
+	timeout, maxTokens = a.providers.llmTimeout, a.providers.llmMaxTokens
+	if v := strings.TrimSpace(os.Getenv("HIPPO_LLM_TIMEOUT")); v != "" && !f.Changed("llm-timeout") {
+		if timeout, err = time.ParseDuration(v); err != nil {
+			s, serr := strconv.ParseFloat(v, 64)
+			if serr != nil || math.IsNaN(s) || s > float64(24*time.Hour/time.Second) {
+				return 0, 0, usageErrorf("HIPPO_LLM_TIMEOUT must be a duration such as 30s or 2m, got %q", v)
+			}
+			timeout = time.Duration(s * float64(time.Second))
+		}
+	}
+	if v := strings.TrimSpace(os.Getenv("HIPPO_LLM_MAX_TOKENS")); v != "" && !f.Changed("llm-max-tokens") {
+		if maxTokens, err = strconv.Atoi(v); err != nil {
+			return 0, 0, usageErrorf("HIPPO_LLM_MAX_TOKENS must be a whole number of tokens, got %q", v)
+		}
+	}
+	if timeout < 0 {
+		return 0, 0, usageErrorf("--llm-timeout must not be negative, got %v", timeout)
+	}
+	if maxTokens < 0 {
+		return 0, 0, usageErrorf("--llm-max-tokens must not be negative, got %d", maxTokens)
+	}
+	return timeout, maxTokens, nil
 }
 
 // observed is cfg with its retries and token usage counted in a.metrics,

@@ -60,5 +60,9 @@ func rememberSummary(res *hippo.RememberResult) string {
 	if len(res.Facts) > 0 || res.Reason == "" {
 		return res.Summary
 	}
-	return "No facts extracted: " + res.Reason + ". To keep the text verbatim, use `hippo store`."
+	msg := "No facts extracted: " + res.Reason + ". To keep the text verbatim, use `hippo store`."
+	if res.Fallback != "" {
+		msg += " " + res.Fallback
+	}
+	return msg
 }

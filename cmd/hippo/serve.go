@@ -80,7 +80,7 @@ func (a *app) serve(ctx context.Context, o *serveFlags) error {
 	if err != nil {
 		return err
 	}
-	extractor, classifier, err := a.factModels()
+	extractor, classifier, fallback, err := a.factModels()
 	if err != nil {
 		return err
 	}
@@ -111,13 +111,14 @@ func (a *app) serve(ctx context.Context, o *serveFlags) error {
 	embedDesc, llmDesc := a.describeProviders(emb)
 	log.Info("hippo serve", "version", buildVersion().String(), "db", db.Location(), "embedder", embedDesc, "llm", llmDesc,
 		"transport", o.transport, "auth", o.token != "", "embed_window", o.embedWindow, "index_memory", a.indexMemory, "memory_limit", memLimit)
-	models := hippo.MemoryOptions{MessagesTable: o.messages, Embedder: emb, Extractor: extractor, Classifier: classifier}
+	models := hippo.MemoryOptions{MessagesTable: o.messages, Embedder: emb, Extractor: extractor, Classifier: classifier,
+		FallbackExtractor: fallback}
 	web, err := webUI(db, o.token, log, models)
 	if err != nil {
 		return err
 	}
 	s, err := mcp.NewServer(mcp.Config{
-		DB: db, Embedder: emb, Extractor: extractor, Classifier: classifier,
+		DB: db, Embedder: emb, Extractor: extractor, Classifier: classifier, FallbackExtractor: fallback,
 		MessagesTable: o.messages, AuthToken: o.token, AllowedOrigins: o.origins, Insecure: o.insecure,
 		Logger: log, Version: buildVersion().Version, Metrics: a.metrics, UI: web,
 		SessionTimeout: o.sessionTimeout, MaxSessions: o.maxSessions,
