@@ -212,7 +212,7 @@ func fusionFamilies(base hippo.Config) []fusionFamily {
 	// Today's fusion with the cosine read against the question's own
 	// cosines over the agent's chunks (cosineShift: shifted, or z-scored,
 	// onto a reference distribution) before it is calibrated.
-	for _, std := range []string{"shift", "z"} {
+	for _, std := range []string{"shift", "shift down", "z"} {
 		f := fusionFamily{name: "max + γ·min, cosine " + std}
 		for _, al := range []float64{0.4, 0.5, 0.6, 0.7} {
 			for _, h := range []float64{4, 8, 12, 20} {
@@ -220,8 +220,11 @@ func fusionFamilies(base hippo.Config) []fusionFamily {
 				cfg.BM25Half = h
 				f.configs = append(f.configs, fusionConfig{name: fmt.Sprintf("α%.1f H%g", al, h), score: func(q *candQuery) []float64 {
 					a, b := 0.071-q.CosMean, 1.0
-					if std == "z" {
+					switch std {
+					case "z":
 						a, b = cosineShift(0.071, 0.09, q)
+					case "shift down":
+						a = min(0, a)
 					}
 					out := make([]float64, len(q.Cands))
 					for i, c := range q.Cands {
