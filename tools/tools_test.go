@@ -17,6 +17,7 @@ import (
 	"github.com/google/jsonschema-go/jsonschema"
 	"github.com/hippo-mem/hippo"
 	"github.com/hippo-mem/hippo/llm"
+	"github.com/hippo-mem/hippo/local"
 	"github.com/hippo-mem/hippo/mock"
 	"github.com/hippo-mem/hippo/openai"
 	"github.com/hippo-mem/hippo/sqlite"
@@ -80,6 +81,7 @@ func newEnv(t *testing.T, conversation bool) *env {
 	opts := sqlite.MemoryOptions{
 		AgentID: "agent-a", Embedder: emb,
 		Extractor: llm.NewExtractor(chat), Classifier: llm.NewClassifier(chat),
+		FallbackExtractor: local.NewExtractor(),
 	}
 	if conversation {
 		raw, err := sql.Open("sqlite", path)
@@ -365,6 +367,22 @@ func TestBadInput(t *testing.T) {
 	}
 	if embeds, chats := e.srv.Counts(); embeds != 0 || chats != 0 {
 		t.Errorf("bad input made %d embedding and %d chat requests, want none", embeds, chats)
+	}
+}
+
+// TestRememberFactsFallback: when the LLM answers prose, remember_facts
+// stores the offline extractor's facts, and both the text the agent reads
+// and the details say so.
+func TestRememberFactsFallback(t *testing.T) {
+	e := newEnv(t, false)
+	e.srv.Reply("Sure! The user lives in Lisbon.")
+	res, d := e.ok("remember_facts", `{"text":"I live in Lisbon."}`)
+	const note = "Extraction: the LLM gave a reply that could not be read, so the offline extractor extracted the facts."
+	if d["fallback"] != note || !strings.HasSuffix(res.Text, " "+note) {
+		t.Errorf("text %q, fallback %v; want both to say %q", res.Text, d["fallback"], note)
+	}
+	if facts, _ := d["facts"].([]any); len(facts) == 0 {
+		t.Errorf("facts = %v, want the offline extractor's", d["facts"])
 	}
 }
 
