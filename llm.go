@@ -5,9 +5,9 @@ import (
 	"errors"
 )
 
-// ErrUnreadableReply marks an LLM reply an Extractor or Classifier could
-// not read: prose instead of JSON, or JSON cut off at max_tokens. The
-// engine falls back on it (MemoryOptions.FallbackExtractor).
+// ErrUnreadableReply marks an LLM reply that could not be read: empty,
+// prose instead of JSON, or JSON cut off at max_tokens. The engine falls
+// back on it (MemoryOptions.FallbackExtractor).
 var ErrUnreadableReply = errors.New("unreadable LLM reply")
 
 // Message is one turn sent to an LLM.

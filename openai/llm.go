@@ -73,7 +73,8 @@ func (l *LLM) Model() string { return l.model }
 
 // Complete sends the system prompt, when not empty, followed by messages
 // and returns the first choice's content and the response's usage (nil
-// when it has none). An empty reply is an error.
+// when it has none). An empty reply is an error wrapping
+// hippo.ErrUnreadableReply.
 func (l *LLM) Complete(ctx context.Context, system string, messages []hippo.Message) (string, *hippo.LLMCall, error) {
 	msgs := make([]hippo.Message, 0, len(messages)+1)
 	if system != "" {
@@ -107,7 +108,8 @@ func (l *LLM) Complete(ctx context.Context, system string, messages []hippo.Mess
 	}
 	ch := resp.Choices[0]
 	if strings.TrimSpace(ch.Message.Content) == "" {
-		return "", usage, l.c.errorf(hippo.EINTERNAL, "empty completion (finish_reason %q)", ch.FinishReason)
+		// A reasoning model can spend every token before it answers.
+		return "", usage, l.c.wrap(hippo.ErrUnreadableReply, "empty completion (finish_reason %q)", ch.FinishReason)
 	}
 	return ch.Message.Content, usage, nil
 }

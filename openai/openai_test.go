@@ -793,6 +793,9 @@ func TestCompleteBadResponse(t *testing.T) {
 			l, _ := newLLM(t, Config{BaseURL: s.URL})
 			_, _, err := l.Complete(context.Background(), "sys", []hippo.Message{{Role: "user", Content: "hi"}})
 			wantErr(t, err, hippo.EINTERNAL, s.URL+"/chat/completions", tt.want)
+			if empty := strings.Contains(tt.want, "empty completion"); errors.Is(err, hippo.ErrUnreadableReply) != empty {
+				t.Errorf("errors.Is(err, hippo.ErrUnreadableReply) = %v, want %v", !empty, empty)
+			}
 		})
 	}
 }

@@ -57,6 +57,10 @@ func testRememberFactsLLMFallback(t *testing.T, b Backend) {
 			s.FinishReason = "length"
 			s.Reply(ramble)
 		}, 1, "could not be read", ""},
+		{"thinks until max_tokens, answers nothing", func(s *mock.Server, _ func() int) {
+			s.FinishReason = "length"
+			s.Reply("")
+		}, 1, "could not be read", ""},
 		{"answers prose", func(s *mock.Server, _ func() int) {
 			s.Reply("Sure! The user lives in Lisbon, and they play the cello. " + strings.Repeat("Let me know if you need more. ", 500))
 		}, 1, "could not be read", ""},
