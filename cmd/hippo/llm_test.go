@@ -29,6 +29,7 @@ func TestLLMLimits(t *testing.T) {
 		var n atomic.Int32
 		srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 			n.Add(1)
+			io.Copy(io.Discard, r.Body) // so that the server sees the client hang up
 			select {
 			case <-time.After(2 * time.Second):
 			case <-r.Context().Done():
