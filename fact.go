@@ -100,12 +100,52 @@ type FactOutcome struct {
 	SuspiciousReason string `json:"suspicious_reason,omitempty"`
 }
 
-// RememberInput is the input of Remember: RememberFacts with a source.
+// RememberInput is the input of Remember: RememberFacts with a source, or
+// facts the caller states itself.
 type RememberInput struct {
+	// Text is what the user said. Required unless Facts are given; with
+	// Facts it is kept as their source (Provenance.InputHash).
 	Text string
 	// Source, optional, is where the text came from (a message ID, a URL,
 	// a file): kept in each stored fact's Provenance.
 	Source string
+	// Facts, optional, are facts the caller has already drawn from the
+	// text (at most MaxGivenFacts): Remember then extracts nothing and
+	// checks, supersedes, stamps and flags each as an extracted fact.
+	Facts []GivenFact
+}
+
+// GivenFact is a fact stated by the caller (RememberInput.Facts), phrased
+// as the extractor phrases its facts: one claim in the third person, "User
+// lives in Berlin".
+type GivenFact struct {
+	Fact string `json:"fact"`
+	// Intensity is how intensely it was stated, from 0 (an aside) to 1
+	// (identity-level); nil is Config.DefaultIntensity, as an extracted
+	// fact without one.
+	Intensity *float64 `json:"intensity,omitempty"`
+}
+
+// MaxGivenFacts bounds RememberInput.Facts: as many facts as one
+// extraction may return.
+const MaxGivenFacts = 50
+
+// ValidateGivenFacts checks facts given to Remember, naming the item:
+// at most MaxGivenFacts, each non-empty text of at most maxFact characters
+// with an intensity, when given, from 0 to 1.
+func ValidateGivenFacts(facts []GivenFact, maxFact int) error {
+	if len(facts) > MaxGivenFacts {
+		return Invalidf("facts", "give at most %d facts, got %d", MaxGivenFacts, len(facts))
+	}
+	for i, f := range facts {
+		if err := ValidateText(fmt.Sprintf("facts[%d].fact", i), f.Fact, maxFact); err != nil {
+			return err
+		}
+		if v := f.Intensity; v != nil && !(*v >= 0 && *v <= 1) {
+			return Invalidf(fmt.Sprintf("facts[%d].intensity", i), "must be between 0 and 1, got %v", *v)
+		}
+	}
+	return nil
 }
 
 // RememberResult is the outcome of RememberFacts.

@@ -21,7 +21,8 @@ type MemoryService interface {
 	// facts already known: new, duplicate, supersedes or distinct.
 	RememberFacts(ctx context.Context, text string) (*RememberResult, error)
 	// Remember is RememberFacts with the text's source, kept in each
-	// stored fact's provenance.
+	// stored fact's provenance; with in.Facts, the caller's own facts are
+	// resolved instead of extracted ones.
 	Remember(ctx context.Context, in RememberInput) (*RememberResult, error)
 	// Recall ranks live chunks against a query.
 	Recall(ctx context.Context, in RecallInput) ([]Recalled, error)

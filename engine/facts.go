@@ -76,6 +76,20 @@ func cleanFacts(cfg hippo.Config, in []hippo.Fact) []hippo.Fact {
 	return out
 }
 
+// givenFacts are the facts a caller gave (hippo.RememberInput.Facts,
+// validated) as the extractor's: trimmed, with the default intensity when
+// none was given.
+func givenFacts(cfg hippo.Config, in []hippo.GivenFact) []hippo.Fact {
+	out := make([]hippo.Fact, len(in))
+	for i, f := range in {
+		out[i] = hippo.Fact{Content: strings.TrimSpace(f.Fact), Intensity: cfg.DefaultIntensity}
+		if f.Intensity != nil {
+			out[i].Intensity = cfg.ClampIntensity(*f.Intensity)
+		}
+	}
+	return out
+}
+
 // nearest returns the k entries most similar to the unit vector v.
 func nearest(pool []*factEntry, v []float32, k int) []factMatch {
 	top := vector.NewTopK[*factEntry](k)

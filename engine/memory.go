@@ -494,7 +494,9 @@ func (m *Memory) RememberFacts(ctx context.Context, text string) (*hippo.Remembe
 // source. Each fact it stores records its provenance: remember_facts, the
 // caller, the source and the hash of the text, which is kept once
 // (Tx.PutInput) when at least one fact refers to it. A restated fact
-// keeps the provenance of its first statement.
+// keeps the provenance of its first statement. Facts given in in.Facts
+// are not extracted: each is resolved, stored and flagged as an extracted
+// one would be.
 func (m *Memory) Remember(ctx context.Context, in hippo.RememberInput) (*hippo.RememberResult, error) {
 	calls, notes := []hippo.LLMCall{}, []string{}
 	res, err := m.rememberFacts(ctx, in, &calls, &notes)
@@ -506,15 +508,23 @@ func (m *Memory) Remember(ctx context.Context, in hippo.RememberInput) (*hippo.R
 }
 
 // checkRemember refuses a remember_facts input, or a memory without the
-// extractor and embedder it needs.
+// extractor and embedder it needs. Given facts need no extractor.
 func (m *Memory) checkRemember(in hippo.RememberInput) error {
-	if err := hippo.ValidateText("text", in.Text, m.cfg.MaxFactText); err != nil {
+	if in.Text == "" && len(in.Facts) == 0 {
+		return hippo.Invalidf("text", "is required when no facts are given")
+	}
+	if in.Text != "" {
+		if err := hippo.ValidateText("text", in.Text, m.cfg.MaxFactText); err != nil {
+			return err
+		}
+	}
+	if err := hippo.ValidateGivenFacts(in.Facts, m.cfg.MaxContent); err != nil {
 		return err
 	}
 	if err := hippo.ValidateSource(in.Source); err != nil {
 		return err
 	}
-	if m.opts.Extractor == nil {
+	if m.opts.Extractor == nil && len(in.Facts) == 0 {
 		return hippo.Errorf(hippo.EINVALID, "no fact extractor configured")
 	}
 	if m.opts.Embedder == nil {
@@ -546,6 +556,9 @@ func (m *Memory) rememberFacts(ctx context.Context, in hippo.RememberInput, call
 	if err := m.checkRemember(in); err != nil {
 		return nil, err
 	}
+	if len(in.Facts) > 0 { // the caller's own facts: nothing to extract
+		return m.learnFacts(ctx, in, givenFacts(cfg, in.Facts), calls, notes)
+	}
 	extracted, note, err := m.extract(ctx, text, calls)
 	if err != nil {
 		return nil, err
@@ -558,6 +571,15 @@ func (m *Memory) rememberFacts(ctx context.Context, in hippo.RememberInput, call
 		reason := m.noFactsReason(text, len(extracted))
 		return &hippo.RememberResult{Summary: hippo.NoFactsSummary(reason), Facts: []hippo.FactOutcome{}, Reason: reason}, nil
 	}
+	return m.learnFacts(ctx, in, facts, calls, notes)
+}
+
+// learnFacts checks facts, extracted from in.Text or given with it,
+// against the facts already known and applies each outcome, appending to
+// calls and notes as rememberFacts does. The text, when there is one, is
+// kept as their input.
+func (m *Memory) learnFacts(ctx context.Context, in hippo.RememberInput, facts []hippo.Fact, calls *[]hippo.LLMCall, notes *[]string) (*hippo.RememberResult, error) {
+	cfg, text := m.cfg, in.Text
 	contents, formerAt := factTexts(facts)
 	qs, ai, err := m.embedQuery(ctx, contents...)
 	if err != nil {
@@ -589,7 +611,10 @@ func (m *Memory) rememberFacts(ctx context.Context, in hippo.RememberInput, call
 		if err := tx.LockModel(ctx, m.opts.Embedder.Model(), len(plans[0].Vec)); err != nil {
 			return err
 		}
-		inputHash, now, used := hippo.ContentHash(text), m.clock.Now(), false
+		inputHash, now, used := "", m.clock.Now(), false
+		if text != "" {
+			inputHash = hippo.ContentHash(text)
+		}
 		stamp := func(c *hippo.Chunk) {
 			c.Provenance, used = m.provenance(hippo.OriginRememberFacts, in.Source, inputHash), true
 			c.SuspiciousReason = flags[c.Content]
@@ -599,7 +624,7 @@ func (m *Memory) rememberFacts(ctx context.Context, in hippo.RememberInput, call
 		if res, err = applyFacts(ctx, m.cfg, tx, m.opts.AgentID, m.opts.Scope, plans, snapshot, now, stamp); err != nil {
 			return err
 		}
-		if used {
+		if used && text != "" {
 			return tx.PutInput(ctx, inputHash, text, now)
 		}
 		return nil

@@ -138,6 +138,9 @@ var suite = []struct {
 	{"RememberFactsNoFactsReasonOffline", testRememberFactsNoFactsReasonOffline},
 	{"RememberFactsReportsLLMCalls", testRememberFactsReportsLLMCalls},
 	{"RememberFacts", testRememberFacts},
+	{"RememberGivenFacts", testRememberGivenFacts},
+	{"RememberGivenFactsBadInput", testRememberGivenFactsBadInput},
+	{"RememberGivenFactsOffline", testRememberGivenFactsOffline},
 	{"FactHistory", testFactHistory},
 	{"OfflineDefaultsSeedScenario", testOfflineDefaultsSeedScenario},
 	// Forgetting and consolidation (forget.go)

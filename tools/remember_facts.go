@@ -1,8 +1,12 @@
 package tools
 
 import (
+	"bytes"
 	"context"
+	"encoding/json"
 	"fmt"
+	"maps"
+	"slices"
 
 	"github.com/google/jsonschema-go/jsonschema"
 	"github.com/hippo-mem/hippo"
@@ -10,14 +14,33 @@ import (
 
 // RememberFactsInput is the input of remember_facts.
 type RememberFactsInput struct {
-	Text   string `json:"text" jsonschema:"What the user said or what was established, in the original words. Hippo extracts the facts itself."`
+	Text   string `json:"text,omitempty" jsonschema:"What the user said or what was established, in the original words. Required unless facts are given; with facts, kept as their source."`
 	Source string `json:"source,omitempty" jsonschema:"Optional: where the text came from (a message ID, a URL, a file), kept as each fact's provenance and shown by memory_source and fact_history."`
+	// Facts are read item by item (givenFacts), so that a bad item is
+	// named by its index; the schema says what an item is.
+	Facts []json.RawMessage `json:"facts,omitempty" jsonschema:"Optional: the facts you have already drawn from the text, each {fact, intensity}. Hippo then extracts nothing: each is checked against the known facts as an extracted fact would be."`
+}
+
+// RememberFactsItem is one item of remember_facts' facts.
+type RememberFactsItem struct {
+	Fact      string   `json:"fact" jsonschema:"One claim, in the third person, standing alone: \"User lives in Berlin\", \"User's daughter is called Mia\"."`
+	Intensity *float64 `json:"intensity,omitempty" jsonschema:"How intensely it was stated, from 0 to 1: 0.1-0.2 a casual aside, 0.3-0.5 a clear statement, 0.6-0.8 strong conviction or emotion, 0.85-1 identity-level. Default 0.5."`
 }
 
 func rememberFacts(r resolver, cfg hippo.Config) Tool {
 	schema := inputSchema[RememberFactsInput](func(p map[string]*jsonschema.Schema) {
 		textSchema(p["text"], cfg.MaxFactText)
 		p["source"].MaxLength = jsonschema.Ptr(hippo.MaxSourceLength)
+		item, err := jsonschema.For[RememberFactsItem](nil)
+		if err != nil {
+			panic(err) // the item struct is fixed at build time
+		}
+		textSchema(item.Properties["fact"], cfg.MaxContent)
+		in := item.Properties["intensity"]
+		in.Types, in.Type = nil, "number"
+		in.Minimum, in.Maximum, in.Default = jsonschema.Ptr(0.0), jsonschema.Ptr(1.0), json.RawMessage("0.5")
+		p["facts"] = &jsonschema.Schema{Type: "array", Description: p["facts"].Description, Items: item,
+			MinItems: jsonschema.Ptr(1), MaxItems: jsonschema.Ptr(hippo.MaxGivenFacts)}
 	})
 	return newTool(r, Tool{
 		Name:         "remember_facts",
@@ -26,11 +49,18 @@ func rememberFacts(r resolver, cfg hippo.Config) Tool {
 
 Use it whenever the user reveals something that should still be known in later conversations: preferences, personal details, plans, decisions, corrections. Pass the relevant message or passage as it is; do not pre-summarise. For content to keep verbatim (documents, notes, experiences, decisions with their reasons) use store_memory; for always-relevant working notes use append_memory_block.
 
+Better still, give the facts yourself in facts, with the message as text: Hippo then extracts nothing and checks each as above. One claim per item, in the third person, names and numbers as said, intensity from 0 (an aside) to 1 (identity-level), default 0.5. For example:
+{"text": "I moved to Lisbon last month, and I still can't stand Redux.", "facts": [{"fact": "User lives in Lisbon", "intensity": 0.6}, {"fact": "User strongly dislikes Redux", "intensity": 0.85}]}
+
 Optional source says where the text came from (a message ID, a URL, a file); each fact keeps it, with the text itself, for memory_source. A fact that reads as an instruction to the assistant is kept but marked suspicious and left out of get_context and recall_memories until a person reviews it.
 
-Returns a summary of what was learned (new, updated, superseding, distinct facts). When nothing was learned, "reason" says why (a question, only filler, no statement of a fact): keep such text with store_memory if it matters. text: at most %d characters.`, cfg.MaxFactText),
+Returns a summary of what was learned (new, updated, superseding, distinct facts). When nothing was learned, "reason" says why (a question, only filler, no statement of a fact): keep such text with store_memory if it matters. text: at most %d characters; facts: at most %d, each at most %d characters.`, cfg.MaxFactText, hippo.MaxGivenFacts, cfg.MaxContent),
 	}, schema, func(ctx context.Context, svc hippo.MemoryService, in RememberFactsInput) (*Result, error) {
-		res, err := svc.Remember(ctx, hippo.RememberInput{Text: in.Text, Source: in.Source})
+		facts, err := givenFacts(in.Facts)
+		if err != nil {
+			return nil, err
+		}
+		res, err := svc.Remember(ctx, hippo.RememberInput{Text: in.Text, Source: in.Source, Facts: facts})
 		if err != nil {
 			return nil, err
 		}
@@ -45,4 +75,60 @@ Returns a summary of what was learned (new, updated, superseding, distinct facts
 		}
 		return &Result{Text: text, Details: res}, nil
 	})
+}
+
+// givenFacts reads the items of remember_facts' facts: {fact, intensity}
+// objects, or a bare string for a fact of the default intensity. An item
+// of the wrong shape is named by its index (facts[2].intensity: …); the
+// service checks the values.
+func givenFacts(items []json.RawMessage) ([]hippo.GivenFact, error) {
+	facts := make([]hippo.GivenFact, len(items))
+	for i, raw := range items {
+		name := fmt.Sprintf("facts[%d]", i)
+		if jsonType(raw) == "string" {
+			json.Unmarshal(raw, &facts[i].Fact) // valid JSON: the input was read
+			continue
+		}
+		var fields map[string]json.RawMessage
+		if jsonType(raw) != "object" || json.Unmarshal(raw, &fields) != nil {
+			return nil, hippo.Invalidf(name, `must be an object {"fact": …, "intensity": …}, got %s`, jsonType(raw))
+		}
+		for _, k := range slices.Sorted(maps.Keys(fields)) {
+			if k != "fact" && k != "intensity" {
+				return nil, hippo.Invalidf(name, "unknown field %q; the fields are fact, intensity", k)
+			}
+		}
+		if v, ok := fields["fact"]; ok && jsonType(v) != "null" {
+			if json.Unmarshal(v, &facts[i].Fact) != nil {
+				return nil, hippo.Invalidf(name+".fact", "must be a string, got %s", jsonType(v))
+			}
+		}
+		if v, ok := fields["intensity"]; ok && jsonType(v) != "null" {
+			if json.Unmarshal(v, &facts[i].Intensity) != nil {
+				return nil, hippo.Invalidf(name+".intensity", "must be a number, got %s", jsonType(v))
+			}
+		}
+	}
+	return facts, nil
+}
+
+// jsonType names the JSON type of a valid JSON value: "string", "object", ….
+func jsonType(raw json.RawMessage) string {
+	raw = bytes.TrimSpace(raw)
+	if len(raw) == 0 {
+		return "nothing"
+	}
+	switch raw[0] {
+	case '"':
+		return "string"
+	case '{':
+		return "object"
+	case '[':
+		return "array"
+	case 't', 'f':
+		return "boolean"
+	case 'n':
+		return "null"
+	}
+	return "number"
 }

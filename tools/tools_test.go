@@ -203,7 +203,7 @@ func TestSchemas(t *testing.T) {
 		required []string
 		valid    string // an input the schema must accept
 	}{
-		{"remember_facts", []string{"text"}, `{"text":"I live in Berlin","source":"msg-1"}`},
+		{"remember_facts", nil, `{"text":"I live in Berlin","source":"msg-1","facts":[{"fact":"User lives in Berlin","intensity":0.6},{"fact":"User likes jazz"}]}`},
 		{"store_memory", []string{"content"}, `{"content":"x","metadata":{"source":"a","tags":["b"],"category":"c","extra":1},"source":"https://example.com/a"}`},
 		{"recall_memories", []string{"query"}, `{"query":"x","limit":50,"kind":"fact","tags":["a"],"category":"decision","since":"2025-01-01","as_of":"2026-01-01T00:00:00Z","min_score":0.2,"offset":10,"include_suspicious":true}`},
 		{"forget_memory", []string{"description"}, `{"description":"x","threshold":1}`},
@@ -314,7 +314,8 @@ func TestBadInput(t *testing.T) {
 		{"threshold 0", "forget_memory", `{"description":"x","threshold":0}`, hippo.EINVALID, "threshold", "threshold: must be in (0, 1], got 0"},
 		{"threshold -0.1", "forget_memory", `{"description":"x","threshold":-0.1}`, hippo.EINVALID, "threshold", "threshold"},
 		{"threshold 1.5", "forget_memory", `{"description":"x","threshold":1.5}`, hippo.EINVALID, "threshold", "threshold"},
-		{"empty input", "remember_facts", ``, hippo.EINVALID, "text", "text: is required"},
+		{"empty input", "remember_facts", ``, hippo.EINVALID, "text", "text: is required when no facts are given"},
+		{"no facts and no text", "remember_facts", `{"facts":[],"source":"msg-1"}`, hippo.EINVALID, "text", "text: is required when no facts are given"},
 		{"null input", "store_memory", `null`, hippo.EINVALID, "content", "content: is required"},
 		{"null field", "store_memory", `{"content":null}`, hippo.EINVALID, "content", "content: is required"},
 		{"missing new_text", "replace_memory_block", `{"key":"k","old_text":"a"}`, hippo.EINVALID, "new_text", "new_text: is required"},
@@ -383,6 +384,74 @@ func TestRememberFactsFallback(t *testing.T) {
 	}
 	if facts, _ := d["facts"].([]any); len(facts) == 0 {
 		t.Errorf("facts = %v, want the offline extractor's", d["facts"])
+	}
+}
+
+// TestRememberGivenFactsBadInput: a bad item of remember_facts' facts
+// fails the call, named by its index, before anything is embedded.
+func TestRememberGivenFactsBadInput(t *testing.T) {
+	e := newEnv(t, false)
+	tests := []struct {
+		name, input, field, text string
+	}{
+		{"intensity above 1", `{"facts":[{"fact":"User likes jazz"},"User plays bass",{"fact":"User lives in Berlin","intensity":1.5}]}`,
+			"facts[2].intensity", "facts[2].intensity: must be between 0 and 1, got 1.5"},
+		{"intensity below 0", `{"text":"x","facts":[{"fact":"User likes jazz","intensity":-0.1}]}`,
+			"facts[0].intensity", "facts[0].intensity: must be between 0 and 1, got -0.1"},
+		{"intensity a string", `{"facts":[{"fact":"User likes jazz","intensity":"high"}]}`,
+			"facts[0].intensity", "facts[0].intensity: must be a number, got string"},
+		{"blank fact", `{"facts":[{"fact":"User likes jazz"},{"fact":"  ","intensity":0.5}]}`,
+			"facts[1].fact", "facts[1].fact: must not be empty"},
+		{"no fact", `{"facts":[{"intensity":0.5}]}`, "facts[0].fact", "facts[0].fact: must not be empty"},
+		{"fact a number", `{"facts":[{"fact":5}]}`, "facts[0].fact", "facts[0].fact: must be a string, got number"},
+		{"fact too long", `{"facts":[{"fact":"` + strings.Repeat("a", 50_001) + `"}]}`,
+			"facts[0].fact", "facts[0].fact: must be at most 50000 characters, got 50001"},
+		{"unknown field", `{"facts":[{"content":"User likes jazz"}]}`,
+			"facts[0]", `facts[0]: unknown field "content"; the fields are fact, intensity`},
+		{"item a number", `{"facts":["User likes jazz",5]}`,
+			"facts[1]", `facts[1]: must be an object {"fact": …, "intensity": …}, got number`},
+		{"facts a string", `{"facts":"User likes jazz"}`, "facts", "facts: must be an array, got string"},
+		{"too many", `{"facts":[` + strings.Repeat(`"User likes jazz",`, hippo.MaxGivenFacts) + `"one more"]}`,
+			"facts", "facts: give at most 50 facts, got 51"},
+		{"blank text beside facts", `{"text":" ","facts":["User likes jazz"]}`, "text", "text: must not be empty"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			res, d := e.call("remember_facts", tt.input)
+			if !res.IsError || res.Text != tt.text {
+				t.Errorf("text = %q (error %v), want %q", res.Text, res.IsError, tt.text)
+			}
+			if d["error"] != hippo.EINVALID || d["field"] != tt.field {
+				t.Errorf("details = %v, want %s naming %q", d, hippo.EINVALID, tt.field)
+			}
+		})
+	}
+	if embeds, chats := e.srv.Counts(); embeds != 0 || chats != 0 {
+		t.Errorf("bad facts made %d embedding and %d chat requests, want none", embeds, chats)
+	}
+}
+
+// TestRememberGivenFacts: facts the caller gives are learned without a
+// call to the extractor, as {fact, intensity} or a bare string, and keep
+// the text as their source.
+func TestRememberGivenFacts(t *testing.T) {
+	e := newEnv(t, false)
+	text := "I moved to Lisbon last month, and I still can't stand Redux."
+	res, d := e.ok("remember_facts", `{"text":"`+text+`","source":"msg-7","facts":[{"fact":"User lives in Lisbon","intensity":0.6},"User strongly dislikes Redux"]}`)
+	wantText(t, res, "Learned 2 facts: 2 new (User lives in Lisbon; User strongly dislikes Redux)")
+	if _, chats := e.srv.Counts(); chats != 0 {
+		t.Errorf("given facts made %d chat requests, want none", chats)
+	}
+	facts := d["facts"].([]any)
+	first, second := facts[0].(map[string]any), facts[1].(map[string]any)
+	if first["intensity"] != 0.6 || second["intensity"] != 0.5 {
+		t.Errorf("intensities = %v, %v; want 0.6 and the default 0.5", first["intensity"], second["intensity"])
+	}
+	res, d = e.ok("memory_source", `{"id":"`+first["chunk_id"].(string)+`"}`)
+	src, _ := d["source"].(map[string]any)
+	prov, _ := src["provenance"].(map[string]any)
+	if src["input"] != text || prov["source"] != "msg-7" || prov["origin"] != "remember_facts" {
+		t.Errorf("memory_source: %s\n%v", res.Text, d)
 	}
 }
 
