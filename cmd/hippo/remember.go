@@ -1,8 +1,10 @@
 package main
 
 import (
+	"errors"
 	"fmt"
 	"io"
+	"strconv"
 
 	"github.com/hippo-mem/hippo"
 
@@ -11,8 +13,9 @@ import (
 
 func (a *app) newRememberCommand() *cobra.Command {
 	var source string
+	var given givenFacts
 	cmd := &cobra.Command{
-		Use:   "remember <text|->",
+		Use:   "remember [<text|->]",
 		Short: "Learn facts from text: extract, rate, and resolve against known facts",
 		Long: `Extract discrete facts from text, rate how intensely each was stated, and
 check each against what the agent already knows: a duplicate strengthens the
@@ -21,18 +24,30 @@ Text "-" is read from standard input. Uses the LLM of --llm-* / HIPPO_LLM_*,
 else the offline rule-based extractor. --source says where the text came
 from (a message ID, a URL, a file): each fact keeps it, with the text, as
 its provenance (hippo source <id>). A fact that reads as an instruction to
-the agent is stored marked suspicious (hippo chunks --suspicious).`,
+the agent is stored marked suspicious (hippo chunks --suspicious).
+
+--fact gives a fact yourself, one claim in the third person ("User lives
+in Berlin"), and may be repeated: nothing is extracted, and each fact is
+checked against the known facts as an extracted one. --intensity (0 to 1,
+default 0.5) rates the --fact just before it. The text is then optional;
+when given, it is kept as the facts' source.`,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			text, err := a.requiredText(args, 0, "text")
-			if err != nil {
-				return err
+			var text string
+			var err error
+			if len(given) == 0 && len(args) == 0 {
+				return usageErrorf("missing <text>, or --fact (usage: %s)", cmd.UseLine())
+			}
+			if len(args) > 0 {
+				if text, err = a.requiredText(args, 0, "text"); err != nil {
+					return err
+				}
 			}
 			db, m, err := a.openMemory(cmd.Context(), createDB, true)
 			if err != nil {
 				return err
 			}
 			defer db.Close()
-			res, err := m.Remember(cmd.Context(), hippo.RememberInput{Text: text, Source: source})
+			res, err := m.Remember(cmd.Context(), hippo.RememberInput{Text: text, Source: source, Facts: given})
 			if err != nil {
 				return err
 			}
@@ -50,8 +65,46 @@ the agent is stored marked suspicious (hippo chunks --suspicious).`,
 		},
 	}
 	cmd.Flags().StringVar(&source, "source", "", "where the text came from (a message ID, a URL, a file), kept as the facts' provenance")
+	cmd.Flags().Var(factFlag{&given}, "fact", `a fact to learn as given, in the third person ("User lives in Berlin"); repeatable`)
+	cmd.Flags().Var(intensityFlag{&given}, "intensity", "how intensely the --fact before it was stated, 0 to 1 (default 0.5)")
 	return cmd
 }
+
+// givenFacts are the --fact flags in command-line order, each with the
+// --intensity that follows it.
+type givenFacts []hippo.GivenFact
+
+// factFlag is --fact: it appends a fact.
+type factFlag struct{ facts *givenFacts }
+
+func (f factFlag) Set(s string) error {
+	*f.facts = append(*f.facts, hippo.GivenFact{Fact: s})
+	return nil
+}
+func (f factFlag) String() string { return "" }
+func (f factFlag) Type() string   { return "string" }
+
+// intensityFlag is --intensity: it rates the last --fact.
+type intensityFlag struct{ facts *givenFacts }
+
+func (f intensityFlag) Set(s string) error {
+	n := len(*f.facts)
+	if n == 0 {
+		return errors.New("must follow the --fact it rates")
+	}
+	last := &(*f.facts)[n-1]
+	if last.Intensity != nil {
+		return fmt.Errorf("given twice for --fact %q", last.Fact)
+	}
+	v, err := strconv.ParseFloat(s, 64)
+	if err != nil || !(v >= 0 && v <= 1) {
+		return errors.New("must be a number from 0 to 1")
+	}
+	last.Intensity = &v
+	return nil
+}
+func (f intensityFlag) String() string { return "" }
+func (f intensityFlag) Type() string   { return "float" }
 
 // rememberSummary is the summary to print: the library's, except that a
 // call storing nothing points to `hippo store`, the CLI's way to keep raw

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"encoding/json"
 	"strings"
 	"testing"
 )
@@ -37,4 +38,45 @@ func TestRememberOffline(t *testing.T) {
 	if res.Reason != "no first-person or third-person statement of a fact found" || res.Facts == nil || len(res.Facts) != 0 {
 		t.Errorf("remember --json = %+v", res)
 	}
+}
+
+// TestRememberGivenFacts runs `hippo remember --fact`: the facts are
+// learned as given, each rated by the --intensity after it, and checked
+// against the known facts as extracted ones; the text, when there is one,
+// is kept as their source.
+func TestRememberGivenFacts(t *testing.T) {
+	c := newCLI(t)
+	var res struct {
+		Summary string `json:"summary"`
+		Facts   []struct {
+			Action    string  `json:"action"`
+			Content   string  `json:"content"`
+			ChunkID   string  `json:"chunk_id"`
+			Intensity float64 `json:"intensity"`
+		} `json:"facts"`
+	}
+	c.jsonLoose(&res, "--agent", "me", "remember", "--fact", "User lives in Berlin", "--intensity", "0.7", "--fact", "User likes jazz")
+	if len(res.Facts) != 2 || res.Facts[0].Intensity != 0.7 || res.Facts[1].Intensity != 0.5 ||
+		res.Summary != "Learned 2 facts: 2 new (User lives in Berlin; User likes jazz)" {
+		t.Errorf("remember --fact = %+v", res)
+	}
+	r := c.ok("--agent", "me", "remember", "I moved to Lisbon last month.", "--fact", "User lives in Lisbon", "--source", "msg-2")
+	if want := `1 superseding (User lives in Lisbon — replaces "User lives in Berlin")`; !strings.Contains(r.stdout, want) {
+		t.Errorf("correction: stdout %q, want %q in it", r.stdout, want)
+	}
+	// The text from standard input is the facts' source.
+	r = c.runIn("I play chess on Sundays.", nil, "--agent", "me", "--json", "remember", "-", "--fact", "User plays chess", "--intensity", "0.4")
+	if err := json.Unmarshal([]byte(r.stdout), &res); err != nil || r.code != 0 || len(res.Facts) != 1 || res.Facts[0].Intensity != 0.4 {
+		t.Fatalf("remember - --fact: %v\n%s", err, r)
+	}
+	r = c.ok("--agent", "me", "source", res.Facts[0].ChunkID)
+	if !strings.Contains(r.stdout, "User plays chess") || !strings.Contains(r.stdout, "I play chess on Sundays.") {
+		t.Errorf("source: %s", r.stdout)
+	}
+
+	c.fails(2, "--intensity\" flag: must follow the --fact it rates", "--agent", "me", "remember", "--intensity", "0.3", "--fact", "x")
+	c.fails(2, "must be a number from 0 to 1", "--agent", "me", "remember", "--fact", "x", "--intensity", "1.5")
+	c.fails(2, `given twice for --fact "x"`, "--agent", "me", "remember", "--fact", "x", "--intensity", "0.3", "--intensity", "0.4")
+	c.fails(2, "missing <text>, or --fact", "--agent", "me", "remember")
+	c.fails(1, "facts[0].fact: must not be empty", "--agent", "me", "remember", "--fact", " ")
 }
