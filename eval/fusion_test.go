@@ -27,19 +27,10 @@ func TestSweepFusion(t *testing.T) {
 	}
 	_, emb := newEmbedder(t)
 	base := hippo.DefaultConfig().ForEmbedder(emb)
-	var sets []string
+	sets, saved := sweepSets(t, emb.Model())
 	data := map[string][]*candQuery{}
-	for _, s := range append([]string{"own", "longmemeval", "realmem"}, conversationSets...) {
-		if _, err := os.Stat(cacheFile(emb.Model(), "candidates-"+s)); err != nil {
-			t.Logf("%s: no candidates (%v)", s, err)
-			continue
-		}
-		sets = append(sets, s)
-		for _, q := range loadCands(t, s, emb.Model()).Queries {
-			if len(q.Relevant) > 0 {
-				data[s] = append(data[s], q)
-			}
-		}
+	for _, s := range sets {
+		data[s] = answerable(saved[s].Queries)
 	}
 	type result struct {
 		family, name string
@@ -117,6 +108,32 @@ func TestSweepFusion(t *testing.T) {
 		top.row(append(row, f3(mean))...)
 	}
 	t.Logf("\n%s", top)
+}
+
+// sweepSets loads the saved candidates of every set that has them.
+func sweepSets(t *testing.T, model string) ([]string, map[string]candSet) {
+	var names []string
+	sets := map[string]candSet{}
+	for _, s := range append([]string{"own", "longmemeval", "realmem"}, conversationSets...) {
+		if _, err := os.Stat(cacheFile(model, "candidates-"+s)); err != nil {
+			t.Logf("%s: no candidates (%v)", s, err)
+			continue
+		}
+		names = append(names, s)
+		sets[s] = loadCands(t, s, model)
+	}
+	return names, sets
+}
+
+// answerable are the questions of qs that something stored answers.
+func answerable(qs []*candQuery) []*candQuery {
+	var out []*candQuery
+	for _, q := range qs {
+		if len(q.Relevant) > 0 {
+			out = append(out, q)
+		}
+	}
+	return out
 }
 
 // fusionFamily is a way of fusing the two sides with the constants tried.
@@ -403,19 +420,13 @@ func TestSweepFusionConfigs(t *testing.T) {
 	}
 	_, emb := newEmbedder(t)
 	base := hippo.DefaultConfig().ForEmbedder(emb)
-	var sets []string
+	sets, saved := sweepSets(t, emb.Model())
 	data := map[string][]*candQuery{}
-	for _, s := range append([]string{"own", "longmemeval", "realmem"}, conversationSets...) {
-		if _, err := os.Stat(cacheFile(emb.Model(), "candidates-"+s)); err != nil {
-			continue
-		}
-		sets = append(sets, s)
-		for _, q := range loadCands(t, s, emb.Model()).Queries {
-			if len(q.Relevant) > 0 {
-				data[s] = append(data[s], q)
-				if short := shortEvidence(q); short != "" {
-					data[s+short] = append(data[s+short], q)
-				}
+	for _, s := range sets {
+		for _, q := range answerable(saved[s].Queries) {
+			data[s] = append(data[s], q)
+			if short := shortEvidence(q); short != "" {
+				data[s+short] = append(data[s+short], q)
 			}
 		}
 	}
@@ -487,15 +498,7 @@ func TestSweepNewer(t *testing.T) {
 	}
 	_, emb := newEmbedder(t)
 	cfg := hippo.DefaultConfig().ForEmbedder(emb)
-	var sets []string
-	data := map[string]candSet{}
-	for _, s := range append([]string{"own", "longmemeval", "realmem"}, conversationSets...) {
-		if _, err := os.Stat(cacheFile(emb.Model(), "candidates-"+s)); err != nil {
-			continue
-		}
-		sets = append(sets, s)
-		data[s] = loadCands(t, s, emb.Model())
-	}
+	sets, data := sweepSets(t, emb.Model())
 	header := []string{"newer wins"}
 	for _, s := range sets {
 		header = append(header, strings.TrimSuffix(s, ".tsv")+" R@10", "MRR", "stale")
@@ -517,10 +520,7 @@ func TestSweepNewer(t *testing.T) {
 		for _, s := range sets {
 			var m metrics
 			stale := 0
-			for _, q := range data[s].Queries {
-				if len(q.Relevant) == 0 {
-					continue
-				}
+			for _, q := range answerable(data[s].Queries) {
 				nw := &newerWins{tau: st.tau, rho: st.rho, vecs: data[s].Vecs[q.Agent]}
 				ranked := rankNewer(cfg, q, nw)
 				relevant := map[string]bool{}
