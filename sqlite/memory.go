@@ -111,8 +111,15 @@ func recalledChunks(ctx context.Context, db *DB, q querier, agent string, ids []
 		args = append(args, id)
 	}
 	args = append(args, agent)
-	return engine.ReadChunks(q.QueryContext(ctx, `SELECT `+recalledColumns+` FROM chunks WHERE id IN (`+
-		placeholders(len(ids))+`) AND +agent_id = ?`, args...))
+	query := `SELECT ` + recalledColumns + ` FROM chunks WHERE id IN (` + placeholders(len(ids)) + `) AND +agent_id = ?`
+	// On the read pool, a statement prepared once per length of the list
+	// (recall reads the results it does not boost on every call).
+	if q == querier(db.read) {
+		if st, err := db.readStmt(ctx, query); err == nil {
+			return engine.ReadChunks(st.QueryContext(ctx, args...))
+		}
+	}
+	return engine.ReadChunks(q.QueryContext(ctx, query, args...))
 }
 
 // recalledColumns is engine.ChunkColumns without the embedding, which
