@@ -160,6 +160,30 @@ func sides(cfg hippo.Config, q *candQuery) (rc, bm []float64) {
 	return rc, bm
 }
 
+// pointwise scores each candidate of a question by f of its two sides
+// (sides).
+func pointwise(cfg hippo.Config, f func(rc, bm float64) float64) func(q *candQuery) []float64 {
+	return func(q *candQuery) []float64 {
+		rc, bm := sides(cfg, q)
+		out := make([]float64, len(rc))
+		for i := range rc {
+			out[i] = f(rc[i], bm[i])
+		}
+		return out
+	}
+}
+
+// perCand scores each candidate of a question by f.
+func perCand(f func(c *cand) float64) func(q *candQuery) []float64 {
+	return func(q *candQuery) []float64 {
+		out := make([]float64, len(q.Cands))
+		for i := range q.Cands {
+			out[i] = f(&q.Cands[i])
+		}
+		return out
+	}
+}
+
 // ranks are 1-based ranks by v, highest first; 0 where v is not positive.
 func ranks(v []float64) []float64 {
 	idx := make([]int, len(v))
@@ -178,34 +202,28 @@ func ranks(v []float64) []float64 {
 
 func fusionFamilies(base hippo.Config) []fusionFamily {
 	var fams []fusionFamily
-	fixed := func(name string, f func(cfg hippo.Config, rc, bm float64) float64) fusionFamily {
-		return fusionFamily{name: name, configs: []fusionConfig{{name: "as is", score: func(q *candQuery) []float64 {
-			rc, bm := sides(base, q)
-			out := make([]float64, len(rc))
-			for i := range rc {
-				fc, _ := base.LengthFactors(q.Cands[i].Size)
-				switch name {
-				case "vector, raw cosine":
-					rc[i] = 2 + q.Cands[i].Cos // every candidate ranked, by its cosine
-				case "vector, raw cosine discounted":
-					rc[i] = 2 + q.Cands[i].Cos*fc
-				case "vector, calibrated, no discount":
-					rc[i] = base.CosineRelevance(q.Cands[i].Cos)
-				}
-				out[i] = f(base, rc[i], bm[i])
+	one := func(name string, score func(q *candQuery) []float64) fusionFamily {
+		return fusionFamily{name: name, configs: []fusionConfig{{name: "as is", score: score}}}
+	}
+	// Every candidate ranked by its cosine, discounted for length or not.
+	rawCosine := func(discount bool) func(q *candQuery) []float64 {
+		return perCand(func(c *cand) float64 {
+			fc := 1.0
+			if discount {
+				fc, _ = base.LengthFactors(c.Size)
 			}
-			return out
-		}}}}
+			return 2 + c.Cos*fc
+		})
 	}
 	fams = append(fams,
-		fixed("vector", func(cfg hippo.Config, rc, bm float64) float64 { return rc }),
-		fixed("bm25", func(cfg hippo.Config, rc, bm float64) float64 { return cfg.BM25Relevance(bm) }),
-		fixed("vector, raw cosine", func(cfg hippo.Config, rc, bm float64) float64 { return rc }),
-		fixed("vector, raw cosine discounted", func(cfg hippo.Config, rc, bm float64) float64 { return rc }),
-		fixed("vector, calibrated, no discount", func(cfg hippo.Config, rc, bm float64) float64 { return rc }),
-		fixed("default (today)", func(cfg hippo.Config, rc, bm float64) float64 {
-			return hippo.Fuse(rc, cfg.BM25Relevance(bm), cfg.HybridAlpha)
-		}))
+		one("vector", pointwise(base, func(rc, bm float64) float64 { return rc })),
+		one("bm25", pointwise(base, func(rc, bm float64) float64 { return base.BM25Relevance(bm) })),
+		one("vector, raw cosine", rawCosine(false)),
+		one("vector, raw cosine discounted", rawCosine(true)),
+		one("vector, calibrated, no discount", perCand(func(c *cand) float64 { return base.CosineRelevance(c.Cos) })),
+		one("default (today)", pointwise(base, func(rc, bm float64) float64 {
+			return hippo.Fuse(rc, base.BM25Relevance(bm), base.HybridAlpha)
+		})))
 	// Today's fusion: the stronger side whole, γ of the weaker.
 	var fuse fusionFamily
 	fuse.name = "max + γ·min (today's form)"
@@ -214,14 +232,9 @@ func fusionFamilies(base hippo.Config) []fusionFamily {
 			for _, h := range []float64{2, 4, 8, 12, 20} {
 				cfg := base
 				cfg.BM25Half = h
-				fuse.configs = append(fuse.configs, fusionConfig{name: fmt.Sprintf("γ%.1f α%.1f H%g", g, al, h), score: func(q *candQuery) []float64 {
-					rc, bm := sides(cfg, q)
-					out := make([]float64, len(rc))
-					for i := range rc {
-						out[i] = fuseG(rc[i], cfg.BM25Relevance(bm[i]), al, g)
-					}
-					return out
-				}})
+				fuse.configs = append(fuse.configs, fusionConfig{name: fmt.Sprintf("γ%.1f α%.1f H%g", g, al, h), score: pointwise(cfg, func(rc, bm float64) float64 {
+					return fuseG(rc, cfg.BM25Relevance(bm), al, g)
+				})})
 			}
 		}
 	}
@@ -282,14 +295,9 @@ func fusionFamilies(base hippo.Config) []fusionFamily {
 		for _, h := range []float64{1, 2, 4, 8, 12, 20} {
 			cfg := base
 			cfg.BM25Half = h
-			sum.configs = append(sum.configs, fusionConfig{name: fmt.Sprintf("w%.1f H%g", w, h), score: func(q *candQuery) []float64 {
-				rc, bm := sides(cfg, q)
-				out := make([]float64, len(rc))
-				for i := range rc {
-					out[i] = (1-w)*rc[i] + w*cfg.BM25Relevance(bm[i])
-				}
-				return out
-			}})
+			sum.configs = append(sum.configs, fusionConfig{name: fmt.Sprintf("w%.1f H%g", w, h), score: pointwise(cfg, func(rc, bm float64) float64 {
+				return (1-w)*rc + w*cfg.BM25Relevance(bm)
+			})})
 		}
 	}
 	fams = append(fams, sum)

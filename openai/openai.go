@@ -4,9 +4,9 @@
 //
 // Both clients share one HTTP core: a timeout per attempt, retries with
 // exponential backoff and jitter on 429, 408, 5xx and transient network
-// errors (and, for embeddings only, timeouts), Retry-After honoured up to 30s, and error messages that name the
-// endpoint and status, quote the server's error message and never contain
-// the API key.
+// errors (and, for embeddings only, timeouts), Retry-After honoured up to
+// 30s, and error messages that name the endpoint and status, quote the
+// server's error message and never contain the API key.
 package openai
 
 import (
