@@ -65,8 +65,17 @@ func TestServeStdioInvalidUTF8(t *testing.T) {
 	if len(replies) != 1+len(bad) {
 		t.Fatalf("%d replies, want %d:\n%s", len(replies), 1+len(bad), strings.Join(replies, "\n"))
 	}
+	// The server answers calls concurrently, so replies are matched by id.
+	byID := map[int]string{}
+	for _, r := range replies {
+		var head struct{ ID int }
+		if err := json.Unmarshal([]byte(r), &head); err != nil {
+			t.Fatalf("reply %s: %v", r, err)
+		}
+		byID[head.ID] = r
+	}
 	for i, b := range bad {
-		reply := replies[i+1]
+		reply := byID[i+1]
 		if !strings.Contains(reply, `"isError":true`) || !strings.Contains(reply, b.field+": is not valid UTF-8") {
 			t.Errorf("call %d: %s, want an error naming %s as not valid UTF-8", i+1, reply, b.field)
 		}
