@@ -13,6 +13,24 @@ import (
 	"github.com/hippo-mem/hippo"
 )
 
+// The memories of testDecayModels, stored with intensities 0.9, 0.6 and
+// 0.3.
+const (
+	decayVivid = "The user was thrilled by the launch of the new observatory"
+	decayMid   = "The team moved the weekly sync to Tuesday afternoons"
+	decayFaint = "A grey pigeon sat on the windowsill for a while"
+)
+
+// decayModelCase is what testDecayModels expects of one decay model.
+type decayModelCase struct {
+	model hippo.DecayModel
+	want  map[string]float64 // strength on day 20; absent: under the floor
+	// intensity and accesses stored on day 20
+	intensity map[string]float64
+	// the middle memory's strength on day 5, before its recall
+	midDay5 float64
+}
+
 // testDecayModels feeds a store under each decay model the same scripted
 // history (stores, recalls, time passing on the store's clock) and checks
 // the strengths recall reports against each design's formula: the seed's
@@ -23,21 +41,13 @@ import (
 // under ebbinghaus only.
 func testDecayModels(t *testing.T, b Backend) {
 	const (
-		vivid = "The user was thrilled by the launch of the new observatory"
-		mid   = "The team moved the weekly sync to Tuesday afternoons"
-		faint = "A grey pigeon sat on the windowsill for a while"
+		vivid = decayVivid
+		mid   = decayMid
+		faint = decayFaint
 		h     = 24.0 // hours per day
 	)
-	day := func(n float64) time.Duration { return time.Duration(n * float64(24*time.Hour)) }
 	hippoRate := func(access int) float64 { return 0.001 / (1 + math.Log1p(float64(access))*0.3) }
-	tests := []struct {
-		model hippo.DecayModel
-		want  map[string]float64 // strength on day 20; absent: under the floor
-		// intensity and accesses stored on day 20
-		intensity map[string]float64
-		// the middle memory's strength on day 5, before its recall
-		midDay5 float64
-	}{
+	tests := []decayModelCase{
 		{
 			model: hippo.DecayHippo,
 			want: map[string]float64{
@@ -67,113 +77,140 @@ func testDecayModels(t *testing.T, b Backend) {
 		},
 	}
 	for _, tt := range tests {
-		t.Run(string(tt.model), func(t *testing.T) {
-			ctx := context.Background()
-			start := time.Date(2025, 3, 1, 9, 0, 0, 0, time.UTC)
-			var clock atomic.Int64
-			clock.Store(start.UnixMilli())
-			at := func(d float64) { clock.Store(start.Add(day(d)).UnixMilli()) }
-			s := openWith(t, b, b.New(t), Options{Now: func() time.Time { return time.UnixMilli(clock.Load()) }, Decay: tt.model})
-			m := memory(t, s, "alice", "", nil)
-			if got := m.Config().Decay; got != tt.model {
-				t.Fatalf("Config().Decay = %q, want %q", got, tt.model)
-			}
-			for content, in := range map[string]float64{vivid: 0.9, mid: 0.6, faint: 0.3} {
-				if _, err := m.StoreMemory(ctx, hippo.StoreInput{Content: content, Intensity: &in}); err != nil {
-					t.Fatal(err)
-				}
-			}
-			recall := func(content string) {
-				t.Helper()
-				res, err := m.Recall(ctx, hippo.RecallInput{Query: content, Limit: 1})
-				if err != nil {
-					t.Fatal(err)
-				}
-				if len(res) != 1 || res[0].Chunk.Content != content {
-					t.Fatalf("recall %q: %+v", content, res)
-				}
-			}
-			// The vivid memory is recalled on days 1 to 10, the middle one
-			// on day 5 too, the faint one never.
-			for d := 1; d <= 10; d++ {
-				at(float64(d))
-				recall(vivid)
-				if d == 5 {
-					res, err := m.Recall(ctx, hippo.RecallInput{Query: mid, Limit: 1, DryRun: true})
-					if err != nil {
-						t.Fatal(err)
-					}
-					if len(res) != 1 || math.Abs(res[0].Strength-tt.midDay5) > 1e-5 {
-						t.Errorf("day 5: %+v, want the middle memory at strength %v", res, tt.midDay5)
-					}
-					recall(mid)
-				}
-			}
-			at(20)
-			res, err := m.Recall(ctx, hippo.RecallInput{Query: "observatory launch, weekly sync, pigeon", Limit: 10,
-				MinRelevance: noFloor(), DryRun: true})
+		t.Run(string(tt.model), func(t *testing.T) { checkDecayModel(t, b, tt) })
+	}
+}
+
+// decayDays is n days.
+func decayDays(n float64) time.Duration { return time.Duration(n * float64(24*time.Hour)) }
+
+// checkDecayModel plays testDecayModels' history on a new store under
+// tt.model and checks what it leaves on day 20.
+func checkDecayModel(t *testing.T, b Backend, tt decayModelCase) {
+	ctx := context.Background()
+	start := time.Date(2025, 3, 1, 9, 0, 0, 0, time.UTC)
+	var clock atomic.Int64
+	clock.Store(start.UnixMilli())
+	at := func(d float64) { clock.Store(start.Add(decayDays(d)).UnixMilli()) }
+	s := openWith(t, b, b.New(t), Options{Now: func() time.Time { return time.UnixMilli(clock.Load()) }, Decay: tt.model})
+	m := memory(t, s, "alice", "", nil)
+	if got := m.Config().Decay; got != tt.model {
+		t.Fatalf("Config().Decay = %q, want %q", got, tt.model)
+	}
+	for content, in := range map[string]float64{decayVivid: 0.9, decayMid: 0.6, decayFaint: 0.3} {
+		if _, err := m.StoreMemory(ctx, hippo.StoreInput{Content: content, Intensity: &in}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	recallDecayDays(t, m, at, tt.midDay5)
+	at(20)
+	checkDecayStrengths(t, m, tt.want)
+	live := liveChunks(t, s, "alice", hippo.KindMemory)
+	checkDecayChunks(t, m, live, tt, time.UnixMilli(clock.Load()))
+	checkDecayFaded(t, m, live, tt.want, start)
+	st, err := s.Stats(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if st.DecayModel != tt.model {
+		t.Errorf("Stats().DecayModel = %q, want %q", st.DecayModel, tt.model)
+	}
+}
+
+// recallDecayDays recalls the vivid memory on days 1 to 10, the middle
+// one on day 5 too (checking its strength before), the faint one never.
+func recallDecayDays(t *testing.T, m hippo.AgentMemory, at func(day float64), midDay5 float64) {
+	ctx := context.Background()
+	recall := func(content string) {
+		t.Helper()
+		res, err := m.Recall(ctx, hippo.RecallInput{Query: content, Limit: 1})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(res) != 1 || res[0].Chunk.Content != content {
+			t.Fatalf("recall %q: %+v", content, res)
+		}
+	}
+	for d := 1; d <= 10; d++ {
+		at(float64(d))
+		recall(decayVivid)
+		if d == 5 {
+			res, err := m.Recall(ctx, hippo.RecallInput{Query: decayMid, Limit: 1, DryRun: true})
 			if err != nil {
 				t.Fatal(err)
 			}
-			got := map[string]float64{}
-			for _, r := range res {
-				got[r.Chunk.Content] = r.Strength
+			if len(res) != 1 || math.Abs(res[0].Strength-midDay5) > 1e-5 {
+				t.Errorf("day 5: %+v, want the middle memory at strength %v", res, midDay5)
 			}
-			for content, want := range tt.want {
-				if s, ok := got[content]; !ok || math.Abs(s-want) > 1e-5 {
-					t.Errorf("%.20q: strength %v (recalled %v), want %v", content, s, ok, want)
-				}
+			recall(decayMid)
+		}
+	}
+}
+
+// checkDecayStrengths checks the strengths recall reports: those of want,
+// and no memory that want leaves out.
+func checkDecayStrengths(t *testing.T, m hippo.AgentMemory, want map[string]float64) {
+	res, err := m.Recall(context.Background(), hippo.RecallInput{Query: "observatory launch, weekly sync, pigeon", Limit: 10,
+		MinRelevance: noFloor(), DryRun: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := map[string]float64{}
+	for _, r := range res {
+		got[r.Chunk.Content] = r.Strength
+	}
+	for content, w := range want {
+		if s, ok := got[content]; !ok || math.Abs(s-w) > 1e-5 {
+			t.Errorf("%.20q: strength %v (recalled %v), want %v", content, s, ok, w)
+		}
+	}
+	for content := range got {
+		if _, ok := want[content]; !ok {
+			t.Errorf("%.20q recalled with strength %v: it is under the floor", content, got[content])
+		}
+	}
+}
+
+// checkDecayChunks checks the stored chunks' accesses and intensities,
+// and that a chunk's own strength at now is the one recall reports.
+func checkDecayChunks(t *testing.T, m hippo.AgentMemory, live map[string]*hippo.Chunk, tt decayModelCase, now time.Time) {
+	for content, access := range map[string]int{decayVivid: 10, decayMid: 1, decayFaint: 0} {
+		c := live[content]
+		if c == nil {
+			t.Fatalf("%.20q is not stored", content)
+		}
+		if c.AccessCount != access || math.Abs(c.RunningIntensity-tt.intensity[content]) > 1e-9 {
+			t.Errorf("%.20q: accesses %d, intensity %v; want %d, %v", content, c.AccessCount, c.RunningIntensity, access, tt.intensity[content])
+		}
+		if want, ok := tt.want[content]; ok {
+			if s := c.Strength(m.Config(), now); math.Abs(s-want) > 1e-9 {
+				t.Errorf("%.20q: Chunk.Strength %v, want %v", content, s, want)
 			}
-			for content := range got {
-				if _, ok := tt.want[content]; !ok {
-					t.Errorf("%.20q recalled with strength %v: it is under the floor", content, got[content])
-				}
-			}
-			live := liveChunks(t, s, "alice", hippo.KindMemory)
-			for content, access := range map[string]int{vivid: 10, mid: 1, faint: 0} {
-				c := live[content]
-				if c == nil {
-					t.Fatalf("%.20q is not stored", content)
-				}
-				if c.AccessCount != access || math.Abs(c.RunningIntensity-tt.intensity[content]) > 1e-9 {
-					t.Errorf("%.20q: accesses %d, intensity %v; want %d, %v", content, c.AccessCount, c.RunningIntensity, access, tt.intensity[content])
-				}
-				// The stored chunk's own strength is the same function.
-				if want, ok := tt.want[content]; ok {
-					if s := c.Strength(m.Config(), time.UnixMilli(clock.Load())); math.Abs(s-want) > 1e-9 {
-						t.Errorf("%.20q: Chunk.Strength %v, want %v", content, s, want)
-					}
-				}
-			}
-			// Consolidation's floor follows the model: under ebbinghaus the
-			// faint memory has been under 0.05 since 0.3 e^(−t/1) crossed
-			// it, at t = ln 6 days.
-			cons, err := m.Consolidate(ctx, hippo.ConsolidateOptions{AgentID: "alice", Grace: day(7), MergeThreshold: 1, DryRun: true})
-			if err != nil {
-				t.Fatal(err)
-			}
-			var faded []string
-			for _, f := range cons.Faded {
-				faded = append(faded, f.ID)
-				if want := start.Add(day(math.Log(6))); f.UnderSince.Sub(want).Abs() > time.Minute {
-					t.Errorf("faded since %v, want %v", f.UnderSince, want)
-				}
-			}
-			wantFaded := 0
-			if _, ok := tt.want[faint]; !ok {
-				wantFaded = 1
-			}
-			if len(faded) != wantFaded || (wantFaded == 1 && faded[0] != live[faint].ID) {
-				t.Errorf("consolidation finds faded %v, want %d (the faint memory)", faded, wantFaded)
-			}
-			st, err := s.Stats(ctx)
-			if err != nil {
-				t.Fatal(err)
-			}
-			if st.DecayModel != tt.model {
-				t.Errorf("Stats().DecayModel = %q, want %q", st.DecayModel, tt.model)
-			}
-		})
+		}
+	}
+}
+
+// checkDecayFaded checks that consolidation's floor follows the model:
+// under ebbinghaus the faint memory has been under 0.05 since
+// 0.3 e^(−t/1) crossed it, at t = ln 6 days.
+func checkDecayFaded(t *testing.T, m hippo.AgentMemory, live map[string]*hippo.Chunk, want map[string]float64, start time.Time) {
+	cons, err := m.Consolidate(context.Background(), hippo.ConsolidateOptions{AgentID: "alice", Grace: decayDays(7), MergeThreshold: 1, DryRun: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var faded []string
+	for _, f := range cons.Faded {
+		faded = append(faded, f.ID)
+		if want := start.Add(decayDays(math.Log(6))); f.UnderSince.Sub(want).Abs() > time.Minute {
+			t.Errorf("faded since %v, want %v", f.UnderSince, want)
+		}
+	}
+	wantFaded := 0
+	if _, ok := want[decayFaint]; !ok {
+		wantFaded = 1
+	}
+	if len(faded) != wantFaded || (wantFaded == 1 && faded[0] != live[decayFaint].ID) {
+		t.Errorf("consolidation finds faded %v, want %d (the faint memory)", faded, wantFaded)
 	}
 }
 

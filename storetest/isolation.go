@@ -101,19 +101,43 @@ func checkIsolation(t *testing.T, b Backend, seed uint64, ops int) {
 		return m
 	}
 	others := func(actor string) []byte { return testutil.ExportWithout(t, db, actor) }
-	owner := func() map[string]string { // chunk ID -> agent
-		out := map[string]string{}
-		cs, err := db.ListChunks(ctx, hippo.ChunkFilter{Superseded: true})
-		if err != nil {
-			t.Fatal(err)
-		}
-		for _, c := range cs {
-			out[c.ID] = c.AgentID
-		}
-		return out
-	}
+	seedIsolation(ctx, t, agents, memory)
 
-	// Every agent starts with the same memories and facts, in every scope.
+	var counts = map[string]int{}
+	for i := range ops {
+		s := &isolationStep{t: t, r: r, agents: agents}
+		s.actor = agents[r.IntN(len(agents))]
+		s.scope = isolationScopes[r.IntN(len(isolationScopes))]
+		if r.IntN(2) == 0 { // else nil: every scope
+			s.recallScopes = []string{s.scope}
+		}
+		s.m = memory(s.actor, s.scope, s.recallScopes)
+		before := others(s.actor)
+		s.own = chunkOwners(ctx, t, db)
+		for id, a := range s.own {
+			if a != s.actor {
+				s.theirs = append(s.theirs, id)
+			}
+		}
+		slices.Sort(s.theirs)
+		text := isolationTexts[r.IntN(len(isolationTexts))]
+		op := isolationOps[r.IntN(len(isolationOps))]
+		counts[op]++
+		s.where = fmt.Sprintf("op %d %s by %q in scope %q (recall scopes %q)", i, op, s.actor, s.scope, s.recallScopes)
+
+		s.run(ctx, op, text)
+		clk.Advance(time.Duration(r.IntN(48)) * time.Hour)
+
+		if after := others(s.actor); !bytes.Equal(before, after) {
+			t.Fatalf("%s: other agents' data changed:\nbefore %s\nafter  %s", s.where, before, after)
+		}
+	}
+	t.Logf("%d agents, %d operations: %v", len(agents), ops, counts)
+}
+
+// seedIsolation gives every agent the same memories and facts, in every
+// scope.
+func seedIsolation(ctx context.Context, t *testing.T, agents []string, memory func(agent, scope string, recall []string) hippo.AgentMemory) {
 	for _, a := range agents {
 		for _, s := range isolationScopes[:2] {
 			m := memory(a, s, nil)
@@ -130,189 +154,241 @@ func checkIsolation(t *testing.T, b Backend, seed uint64, ops int) {
 			}
 		}
 	}
+}
 
-	var counts = map[string]int{}
-	for i := range ops {
-		actor := agents[r.IntN(len(agents))]
-		scope := isolationScopes[r.IntN(len(isolationScopes))]
-		var recallScopes []string // nil: every scope
-		if r.IntN(2) == 0 {
-			recallScopes = []string{scope}
-		}
-		m := memory(actor, scope, recallScopes)
-		before := others(actor)
-		own := owner()
-		var theirs []string // chunk IDs of other agents
-		for id, a := range own {
-			if a != actor {
-				theirs = append(theirs, id)
-			}
-		}
-		slices.Sort(theirs)
-		other := func() string { return theirs[r.IntN(len(theirs))] }
-		text := isolationTexts[r.IntN(len(isolationTexts))]
-		op := []string{"store", "remember", "recall", "forget", "append", "replace", "set", "delete-block",
-			"block", "blocks", "reinforce", "delete-other", "update-other", "history-other", "context", "consolidate"}[r.IntN(16)]
-		counts[op]++
-		where := fmt.Sprintf("op %d %s by %q in scope %q (recall scopes %q)", i, op, actor, scope, recallScopes)
+// chunkOwners maps every chunk ID in db, superseded ones included, to its
+// agent.
+func chunkOwners(ctx context.Context, t *testing.T, db Store) map[string]string {
+	out := map[string]string{}
+	cs, err := db.ListChunks(ctx, hippo.ChunkFilter{Superseded: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range cs {
+		out[c.ID] = c.AgentID
+	}
+	return out
+}
 
-		// mine checks chunks returned to the actor.
-		mine := func(cs ...*hippo.Chunk) {
-			t.Helper()
-			for _, c := range cs {
-				if c.AgentID != actor || own[c.ID] != "" && own[c.ID] != actor {
-					t.Fatalf("%s: returned chunk %s of agent %q", where, c.ID, c.AgentID)
-				}
-				if recallScopes != nil && !slices.Contains(recallScopes, c.Scope) {
-					t.Fatalf("%s: returned chunk %s of scope %q", where, c.ID, c.Scope)
-				}
-			}
-		}
-		mineID := func(ids ...string) {
-			t.Helper()
-			for _, id := range ids {
-				if a, ok := own[id]; ok && a != actor {
-					t.Fatalf("%s: touched chunk %s of agent %q", where, id, a)
-				}
-			}
-		}
-		notFound := func(err error) {
-			t.Helper()
-			if hippo.ErrorCode(err) != hippo.ENOTFOUND {
-				t.Fatalf("%s: %v, want not found", where, err)
-			}
-		}
+// isolationOps are the operations checkIsolation draws from.
+var isolationOps = []string{"store", "remember", "recall", "forget", "append", "replace", "set", "delete-block",
+	"block", "blocks", "reinforce", "delete-other", "update-other", "history-other", "context", "consolidate"}
 
-		switch op {
-		case "store":
-			res, err := m.StoreMemory(ctx, hippo.StoreInput{Content: text})
-			if err != nil {
-				t.Fatal(where, err)
-			}
-			if res.Chunk.AgentID != actor || res.Chunk.Scope != scope {
-				t.Fatalf("%s: stored as %q/%q", where, res.Chunk.AgentID, res.Chunk.Scope)
-			}
-			mineID(res.Chunk.ID)
-		case "remember":
-			res, err := m.RememberFacts(ctx, text)
-			if err != nil {
-				t.Fatal(where, err)
-			}
-			for _, f := range res.Facts {
-				mineID(f.ChunkID, f.SupersededID)
-			}
-		case "recall":
-			res, err := m.Recall(ctx, hippo.RecallInput{Query: text, Limit: 50})
-			if err != nil {
-				t.Fatal(where, err)
-			}
-			for _, x := range res {
-				mine(x.Chunk)
-			}
-		case "forget":
-			res, err := m.Forget(ctx, hippo.ForgetInput{Description: text, Threshold: 0.3 + 0.7*r.Float64()})
-			if err != nil {
-				t.Fatal(where, err)
-			}
-			for _, f := range res.Deleted {
-				mineID(f.ID)
-			}
-			mineID(res.Resurrected...)
-		case "append":
-			if _, err := m.AppendBlock(ctx, "human", "more from "+actor); err != nil {
-				t.Fatal(where, err)
-			}
-		case "replace":
-			b, _, err := m.ReplaceBlock(ctx, "human", "Shared", "Own")
-			if err == nil && (b.AgentID != actor || b.Scope != scope) {
-				t.Fatalf("%s: replaced block of %q/%q", where, b.AgentID, b.Scope)
-			} else if err != nil && hippo.ErrorCode(err) != hippo.ENOTFOUND {
-				t.Fatal(where, err)
-			}
-		case "set":
-			if _, err := m.SetBlock(ctx, "persona", "set by "+actor); err != nil {
-				t.Fatal(where, err)
-			}
-		case "delete-block":
-			if err := m.DeleteBlock(ctx, "human"); err != nil && hippo.ErrorCode(err) != hippo.ENOTFOUND {
-				t.Fatal(where, err)
-			}
-		case "block":
-			b, err := m.Block(ctx, "human")
-			if err != nil {
-				t.Fatal(where, err)
-			}
-			if b != nil && (b.AgentID != actor || b.Scope != scope || strings.Contains(b.Value, "for ") && !strings.Contains(b.Value, "for "+actor)) {
-				t.Fatalf("%s: read block %+v", where, b)
-			}
-		case "blocks":
-			bs, err := m.Blocks(ctx)
-			if err != nil {
-				t.Fatal(where, err)
-			}
-			for _, b := range bs {
-				if b.AgentID != actor || b.Scope != scope {
-					t.Fatalf("%s: listed block %+v", where, b)
-				}
-			}
-		case "reinforce":
-			ids := []string{other(), other()}
-			for id, a := range own {
-				if a == actor {
-					ids = append(ids, id)
-					break
-				}
-			}
-			res, err := m.Reinforce(ctx, ids[:2], ids[2:])
-			if err != nil {
-				t.Fatal(where, err)
-			}
-			mineID(res.Upvoted...)
-			mineID(res.Downvoted...)
-			for _, id := range ids[:2] {
-				if !slices.Contains(res.NotFound, id) {
-					t.Fatalf("%s: another agent's %s is not reported as not found: %+v", where, id, res)
-				}
-			}
-		case "delete-other":
-			_, err := editor(t, m).DeleteChunk(ctx, other())
-			notFound(err)
-		case "update-other":
-			_, err := editor(t, m).UpdateChunk(ctx, other(), "overwritten by "+actor)
-			notFound(err)
-		case "history-other":
-			_, err := m.FactHistory(ctx, "", other())
-			notFound(err)
-			hist, err := m.FactHistory(ctx, text, "")
-			if err != nil {
-				t.Fatal(where, err)
-			}
-			for _, h := range hist {
-				mineID(h.ID)
-			}
-		case "context":
-			c, err := m.Context(ctx, hippo.ContextInput{Query: text})
-			if err != nil {
-				t.Fatal(where, err)
-			}
-			mineID(c.Memories...)
-			for _, a := range agents {
-				if a != actor && strings.Contains(c.Text, "for "+a+"\n") {
-					t.Fatalf("%s: context holds %q's block: %q", where, a, c.Text)
-				}
-			}
-		case "consolidate":
-			if _, err := m.Consolidate(ctx, hippo.ConsolidateOptions{AgentID: actor, Grace: time.Hour}); err != nil {
-				t.Fatal(where, err)
-			}
-		}
-		clk.Advance(time.Duration(r.IntN(48)) * time.Hour)
+// isolationStep is one operation of checkIsolation: who acts, where, and
+// who owned each chunk before it, to check what the operation returns.
+type isolationStep struct {
+	t            *testing.T
+	r            *rand.Rand
+	agents       []string
+	actor, scope string
+	recallScopes []string // nil: every scope
+	m            hippo.AgentMemory
+	own          map[string]string // chunk ID -> agent
+	theirs       []string          // chunk IDs of other agents, sorted
+	where        string
+}
 
-		if after := others(actor); !bytes.Equal(before, after) {
-			t.Fatalf("%s: other agents' data changed:\nbefore %s\nafter  %s", where, before, after)
+// run performs op with text through the actor's memory and checks its
+// answer.
+func (s *isolationStep) run(ctx context.Context, op, text string) {
+	switch op {
+	case "store", "remember", "forget", "consolidate":
+		s.writeMemories(ctx, op, text)
+	case "recall", "context":
+		s.readMemories(ctx, op, text)
+	case "append", "replace", "set", "delete-block", "block", "blocks":
+		s.blocks(ctx, op)
+	case "reinforce", "delete-other", "update-other", "history-other":
+		s.reachOthers(ctx, op, text)
+	default:
+		s.t.Fatalf("unknown operation %q", op)
+	}
+}
+
+// writeMemories stores, remembers, forgets or consolidates: whatever it
+// writes or deletes must be the actor's.
+func (s *isolationStep) writeMemories(ctx context.Context, op, text string) {
+	t, m, where := s.t, s.m, s.where
+	switch op {
+	case "store":
+		res, err := m.StoreMemory(ctx, hippo.StoreInput{Content: text})
+		if err != nil {
+			t.Fatal(where, err)
+		}
+		if res.Chunk.AgentID != s.actor || res.Chunk.Scope != s.scope {
+			t.Fatalf("%s: stored as %q/%q", where, res.Chunk.AgentID, res.Chunk.Scope)
+		}
+		s.mineID(res.Chunk.ID)
+	case "remember":
+		res, err := m.RememberFacts(ctx, text)
+		if err != nil {
+			t.Fatal(where, err)
+		}
+		for _, f := range res.Facts {
+			s.mineID(f.ChunkID, f.SupersededID)
+		}
+	case "forget":
+		res, err := m.Forget(ctx, hippo.ForgetInput{Description: text, Threshold: 0.3 + 0.7*s.r.Float64()})
+		if err != nil {
+			t.Fatal(where, err)
+		}
+		for _, f := range res.Deleted {
+			s.mineID(f.ID)
+		}
+		s.mineID(res.Resurrected...)
+	case "consolidate":
+		if _, err := m.Consolidate(ctx, hippo.ConsolidateOptions{AgentID: s.actor, Grace: time.Hour}); err != nil {
+			t.Fatal(where, err)
 		}
 	}
-	t.Logf("%d agents, %d operations: %v", len(agents), ops, counts)
+}
+
+// readMemories recalls or builds a context: nothing in it may be another
+// agent's, or of a scope not recalled.
+func (s *isolationStep) readMemories(ctx context.Context, op, text string) {
+	t, m, where := s.t, s.m, s.where
+	switch op {
+	case "recall":
+		res, err := m.Recall(ctx, hippo.RecallInput{Query: text, Limit: 50})
+		if err != nil {
+			t.Fatal(where, err)
+		}
+		for _, x := range res {
+			s.mine(x.Chunk)
+		}
+	case "context":
+		c, err := m.Context(ctx, hippo.ContextInput{Query: text})
+		if err != nil {
+			t.Fatal(where, err)
+		}
+		s.mineID(c.Memories...)
+		for _, a := range s.agents {
+			if a != s.actor && strings.Contains(c.Text, "for "+a+"\n") {
+				t.Fatalf("%s: context holds %q's block: %q", where, a, c.Text)
+			}
+		}
+	}
+}
+
+// blocks writes or reads the actor's core memory blocks: only the actor's
+// own, in its scope, may be touched or shown.
+func (s *isolationStep) blocks(ctx context.Context, op string) {
+	t, m, where, actor, scope := s.t, s.m, s.where, s.actor, s.scope
+	switch op {
+	case "append":
+		if _, err := m.AppendBlock(ctx, "human", "more from "+actor); err != nil {
+			t.Fatal(where, err)
+		}
+	case "replace":
+		b, _, err := m.ReplaceBlock(ctx, "human", "Shared", "Own")
+		if err == nil && (b.AgentID != actor || b.Scope != scope) {
+			t.Fatalf("%s: replaced block of %q/%q", where, b.AgentID, b.Scope)
+		} else if err != nil && hippo.ErrorCode(err) != hippo.ENOTFOUND {
+			t.Fatal(where, err)
+		}
+	case "set":
+		if _, err := m.SetBlock(ctx, "persona", "set by "+actor); err != nil {
+			t.Fatal(where, err)
+		}
+	case "delete-block":
+		if err := m.DeleteBlock(ctx, "human"); err != nil && hippo.ErrorCode(err) != hippo.ENOTFOUND {
+			t.Fatal(where, err)
+		}
+	case "block":
+		b, err := m.Block(ctx, "human")
+		if err != nil {
+			t.Fatal(where, err)
+		}
+		if b != nil && (b.AgentID != actor || b.Scope != scope || strings.Contains(b.Value, "for ") && !strings.Contains(b.Value, "for "+actor)) {
+			t.Fatalf("%s: read block %+v", where, b)
+		}
+	case "blocks":
+		bs, err := m.Blocks(ctx)
+		if err != nil {
+			t.Fatal(where, err)
+		}
+		for _, b := range bs {
+			if b.AgentID != actor || b.Scope != scope {
+				t.Fatalf("%s: listed block %+v", where, b)
+			}
+		}
+	}
+}
+
+// reachOthers passes other agents' chunk IDs to the calls that take one:
+// each must answer not found and leave them be.
+func (s *isolationStep) reachOthers(ctx context.Context, op, text string) {
+	t, m, where := s.t, s.m, s.where
+	switch op {
+	case "reinforce":
+		ids := []string{s.other(), s.other()}
+		for id, a := range s.own {
+			if a == s.actor {
+				ids = append(ids, id)
+				break
+			}
+		}
+		res, err := m.Reinforce(ctx, ids[:2], ids[2:])
+		if err != nil {
+			t.Fatal(where, err)
+		}
+		s.mineID(res.Upvoted...)
+		s.mineID(res.Downvoted...)
+		for _, id := range ids[:2] {
+			if !slices.Contains(res.NotFound, id) {
+				t.Fatalf("%s: another agent's %s is not reported as not found: %+v", where, id, res)
+			}
+		}
+	case "delete-other":
+		_, err := editor(t, m).DeleteChunk(ctx, s.other())
+		s.notFound(err)
+	case "update-other":
+		_, err := editor(t, m).UpdateChunk(ctx, s.other(), "overwritten by "+s.actor)
+		s.notFound(err)
+	case "history-other":
+		_, err := m.FactHistory(ctx, "", s.other())
+		s.notFound(err)
+		hist, err := m.FactHistory(ctx, text, "")
+		if err != nil {
+			t.Fatal(where, err)
+		}
+		for _, h := range hist {
+			s.mineID(h.ID)
+		}
+	}
+}
+
+// other is a random chunk ID of another agent.
+func (s *isolationStep) other() string { return s.theirs[s.r.IntN(len(s.theirs))] }
+
+// mine checks chunks returned to the actor.
+func (s *isolationStep) mine(cs ...*hippo.Chunk) {
+	s.t.Helper()
+	for _, c := range cs {
+		if c.AgentID != s.actor || s.own[c.ID] != "" && s.own[c.ID] != s.actor {
+			s.t.Fatalf("%s: returned chunk %s of agent %q", s.where, c.ID, c.AgentID)
+		}
+		if s.recallScopes != nil && !slices.Contains(s.recallScopes, c.Scope) {
+			s.t.Fatalf("%s: returned chunk %s of scope %q", s.where, c.ID, c.Scope)
+		}
+	}
+}
+
+// mineID checks chunk IDs returned to the actor or touched for it.
+func (s *isolationStep) mineID(ids ...string) {
+	s.t.Helper()
+	for _, id := range ids {
+		if a, ok := s.own[id]; ok && a != s.actor {
+			s.t.Fatalf("%s: touched chunk %s of agent %q", s.where, id, a)
+		}
+	}
+}
+
+func (s *isolationStep) notFound(err error) {
+	s.t.Helper()
+	if hippo.ErrorCode(err) != hippo.ENOTFOUND {
+		s.t.Fatalf("%s: %v, want not found", s.where, err)
+	}
 }
 
 // testIsolationCrossAgentLinks plants supersession links between agents

@@ -85,18 +85,19 @@ func testReembedInterruptedAndResumed(t *testing.T, b Backend) {
 		n = 2_000
 	}
 	const batch = hippo.DefaultReembedBatch
-	half := (n/2 + batch - 1) / batch * batch // chunks done when interrupted
 	ctx := context.Background()
 	e := newEnv(t, b)
 	seedChunks(t, e, n)
 	glove := local.NewEmbedder()
-	aliceOld := e.memory("alice")
-	aliceNew := e.memory("alice", func(o *hippo.MemoryOptions) { o.Embedder = glove })
-	known := fmt.Sprintf("C%05d", n/2+42) // alice's, in the second half
-	knownContent, err := e.chunk("alice", known)
+	r := &reembedRun{t: t, e: e, n: n, half: (n/2 + batch - 1) / batch * batch, glove: glove,
+		aliceOld: e.memory("alice"), aliceNew: e.memory("alice", func(o *hippo.MemoryOptions) { o.Embedder = glove })}
+	half := r.half
+	r.known = fmt.Sprintf("C%05d", n/2+42) // alice's, in the second half
+	knownContent, err := e.chunk("alice", r.known)
 	if err != nil {
 		t.Fatal(err)
 	}
+	r.knownContent = knownContent.Content
 
 	// Interrupted once half the chunks are done.
 	cctx, cancel := context.WithCancel(ctx)
@@ -114,29 +115,12 @@ func testReembedInterruptedAndResumed(t *testing.T, b Backend) {
 	if !errors.Is(err, context.Canceled) || !strings.Contains(err.Error(), fmt.Sprintf("interrupted after %d of %d", half, n)) {
 		t.Fatalf("interrupted reembed: %v", err)
 	}
-
-	// Nothing visible changed: the old model answers, the new is refused.
-	if lock, err := e.s.EmbeddingModel(ctx); err != nil || *lock != (hippo.ModelLock{Model: "mock-embed", Dimension: testDim}) {
-		t.Fatalf("lock after interruption = %v, %v", lock, err)
-	}
-	if got := recallFirst(t, aliceOld, knownContent.Content); got != known {
-		t.Errorf("old-model recall after interruption: first %s, want %s", got, known)
-	}
-	_, err = aliceNew.Recall(ctx, hippo.RecallInput{Query: "apple"})
-	mustCode(t, err, hippo.ECONFLICT)
-	if got := embeddingDims(t, e.s); len(got) != 1 || got[testDim] != n {
-		t.Errorf("dimensions of the chunks' embeddings %v before the switch, want %d of %d", got, n, testDim)
-	}
-	plan, err := e.s.Reembed(ctx, glove, hippo.ReembedOptions{DryRun: true})
-	if err != nil || !plan.DryRun || plan.Chunks != n || plan.Reused != half || plan.Embedded != n-half ||
-		plan.To != (hippo.ModelLock{Model: local.Model, Dimension: local.Dimension}) {
-		t.Fatalf("plan = %+v, %v", plan, err)
-	}
+	r.checkUnchanged()
 
 	// Writes while it is stopped: a new memory, a re-embedded chunk whose
 	// content changes, and one deleted.
-	added := store(t, aliceOld, "the dentist appointment moved to friday")
-	if _, err := editor(t, aliceOld).UpdateChunk(ctx, "C00010", "the quarterly tax report is due in april"); err != nil {
+	added := store(t, r.aliceOld, "the dentist appointment moved to friday")
+	if _, err := editor(t, r.aliceOld).UpdateChunk(ctx, "C00010", "the quarterly tax report is due in april"); err != nil {
 		t.Fatal(err)
 	}
 	if _, _, err := e.s.DeleteChunks(ctx, "", []string{"C00020"}); err != nil {
@@ -163,8 +147,53 @@ func testReembedInterruptedAndResumed(t *testing.T, b Backend) {
 	t.Logf("re-embedded %d chunks with %s: %d in %v (interrupted), %d in %v (resumed); %.0f chunks/s",
 		n, local.Model, half, firstHalf.Round(time.Millisecond), res.Embedded, secondHalf.Round(time.Millisecond),
 		float64(half+res.Embedded)/(firstHalf+secondHalf).Seconds())
+	r.checkSwitched(res, added.ID)
+}
 
-	// Every chunk on the new model, the lock switched.
+// reembedRun is testReembedInterruptedAndResumed's store and what it
+// knows of it.
+type reembedRun struct {
+	t                  *testing.T
+	e                  *env
+	n, half            int // chunks, and chunks done when interrupted
+	glove              hippo.Embedder
+	aliceOld, aliceNew hippo.AgentMemory // on the old model and the new
+	known              string            // a chunk of alice's in the second half
+	knownContent       string
+}
+
+// checkUnchanged checks, after the interruption, that nothing visible
+// changed: the old model answers, the new is refused, and a dry run
+// plans to reuse the half done.
+func (r *reembedRun) checkUnchanged() {
+	t, e, n, half := r.t, r.e, r.n, r.half
+	ctx := context.Background()
+	if lock, err := e.s.EmbeddingModel(ctx); err != nil || *lock != (hippo.ModelLock{Model: "mock-embed", Dimension: testDim}) {
+		t.Fatalf("lock after interruption = %v, %v", lock, err)
+	}
+	if got := recallFirst(t, r.aliceOld, r.knownContent); got != r.known {
+		t.Errorf("old-model recall after interruption: first %s, want %s", got, r.known)
+	}
+	_, err := r.aliceNew.Recall(ctx, hippo.RecallInput{Query: "apple"})
+	mustCode(t, err, hippo.ECONFLICT)
+	if got := embeddingDims(t, e.s); len(got) != 1 || got[testDim] != n {
+		t.Errorf("dimensions of the chunks' embeddings %v before the switch, want %d of %d", got, n, testDim)
+	}
+	plan, err := e.s.Reembed(ctx, r.glove, hippo.ReembedOptions{DryRun: true})
+	if err != nil || !plan.DryRun || plan.Chunks != n || plan.Reused != half || plan.Embedded != n-half ||
+		plan.To != (hippo.ModelLock{Model: local.Model, Dimension: local.Dimension}) {
+		t.Fatalf("plan = %+v, %v", plan, err)
+	}
+}
+
+// checkSwitched checks, after the resumed run res, that every chunk is on
+// the new model (C00010, updated meanwhile, on its new content), the
+// lock switched, recall works with the new model (the memory added
+// meanwhile among the results) and refuses the old, and that another run
+// has nothing to do.
+func (r *reembedRun) checkSwitched(res *hippo.ReembedResult, added string) {
+	t, e, n := r.t, r.e, r.n
+	ctx := context.Background()
 	if lock, err := e.s.EmbeddingModel(ctx); err != nil || *lock != res.To {
 		t.Errorf("lock = %v, %v; want %v", lock, err, res.To)
 	}
@@ -175,23 +204,22 @@ func testReembedInterruptedAndResumed(t *testing.T, b Backend) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	want, _ := glove.Embed(ctx, []string{c.Content})
+	want, _ := r.glove.Embed(ctx, []string{c.Content})
 	if cos := vector.Cosine(c.Embedding, want[0]); cos < 0.9999 {
 		t.Errorf("the chunk updated meanwhile has a stale embedding: cosine %v with its content's", cos)
 	}
 
-	// Recall works with the new model and refuses the old.
-	for query, id := range map[string]string{knownContent.Content: known, "the dentist appointment moved to friday": added.ID,
+	for query, id := range map[string]string{r.knownContent: r.known, "the dentist appointment moved to friday": added,
 		"the quarterly tax report is due in april": "C00010"} {
-		if got := recallFirst(t, aliceNew, query); got != id {
+		if got := recallFirst(t, r.aliceNew, query); got != id {
 			t.Errorf("new-model recall %q: first %s, want %s", query, got, id)
 		}
 	}
-	_, err = aliceOld.Recall(ctx, hippo.RecallInput{Query: "apple"})
+	_, err = r.aliceOld.Recall(ctx, hippo.RecallInput{Query: "apple"})
 	mustCode(t, err, hippo.ECONFLICT)
 
 	// Again with the same model: nothing to do.
-	res, err = e.s.Reembed(ctx, glove, hippo.ReembedOptions{})
+	res, err = e.s.Reembed(ctx, r.glove, hippo.ReembedOptions{})
 	if err != nil || !res.Unchanged || res.Embedded != 0 {
 		t.Errorf("reembed to the current model = %+v, %v", res, err)
 	}
