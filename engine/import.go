@@ -212,53 +212,8 @@ func (im *importer) read(ctx context.Context, dec *json.Decoder) error {
 		}
 		key, _ := tok.(string)
 		switch key {
-		case "format":
-			if err := dec.Decode(&im.format); err != nil {
-				return notExport(err)
-			}
-			if im.format != ExportFormat {
-				return hippo.Errorf(hippo.EINVALID, "unknown export format %q (want %q)", im.format, ExportFormat)
-			}
-		case "version":
-			if err := dec.Decode(&im.version); err != nil {
-				return notExport(err)
-			}
-			if im.version != 1 {
-				return hippo.Errorf(hippo.EINVALID, "unsupported export version %d (this Hippo reads version 1)", im.version)
-			}
-		case "agentId":
-			if err := dec.Decode(&im.fileAgent); err != nil {
-				return notExport(err)
-			}
-			if err := hippo.ValidateAgentID(im.fileAgent); err != nil {
-				return err
-			}
-			if im.usedFallback && im.fileAgent != im.opts.AgentID {
-				return hippo.Errorf(hippo.EINVALID, "the file's agentId %q comes after records already given agent %q",
-					im.fileAgent, im.opts.AgentID)
-			}
-		case "embedding_model":
-			if err := dec.Decode(&im.fileModel); err != nil {
-				return notExport(err)
-			}
-			im.modelSeen = true
-			if im.fileModel != nil && im.fileModel.Model == "" {
-				return hippo.Errorf(hippo.EINVALID, "embedding_model.model must not be empty")
-			}
-		case "decay_model":
-			var name string
-			if err := dec.Decode(&name); err != nil {
-				return notExport(err)
-			}
-			m, err := hippo.ParseDecayModel(name)
-			if err != nil {
-				return hippo.Errorf(hippo.EINVALID, "the file names an unknown decay model %q", name)
-			}
-			im.fileDecay = m
-			im.decayChecked = false // records before it were checked as the seed's: the transaction fails on a mismatch
-			if err := im.checkDecay(ctx); err != nil {
-				return err
-			}
+		case "format", "version", "agentId", "embedding_model", "decay_model":
+			err = im.header(ctx, dec, key)
 		case "blocks":
 			if err := im.checkDecay(ctx); err != nil {
 				return err
@@ -302,6 +257,61 @@ func (im *importer) read(ctx context.Context, dec *json.Decoder) error {
 	}
 	if _, err := dec.Token(); err != io.EOF {
 		return hippo.Errorf(hippo.EINVALID, "import: unexpected data after the export object")
+	}
+	return nil
+}
+
+// header reads the top-level field key, one that describes the file
+// rather than holds records, and checks it against the import so far.
+func (im *importer) header(ctx context.Context, dec *json.Decoder, key string) error {
+	switch key {
+	case "format":
+		if err := dec.Decode(&im.format); err != nil {
+			return notExport(err)
+		}
+		if im.format != ExportFormat {
+			return hippo.Errorf(hippo.EINVALID, "unknown export format %q (want %q)", im.format, ExportFormat)
+		}
+	case "version":
+		if err := dec.Decode(&im.version); err != nil {
+			return notExport(err)
+		}
+		if im.version != 1 {
+			return hippo.Errorf(hippo.EINVALID, "unsupported export version %d (this Hippo reads version 1)", im.version)
+		}
+	case "agentId":
+		if err := dec.Decode(&im.fileAgent); err != nil {
+			return notExport(err)
+		}
+		if err := hippo.ValidateAgentID(im.fileAgent); err != nil {
+			return err
+		}
+		if im.usedFallback && im.fileAgent != im.opts.AgentID {
+			return hippo.Errorf(hippo.EINVALID, "the file's agentId %q comes after records already given agent %q",
+				im.fileAgent, im.opts.AgentID)
+		}
+	case "embedding_model":
+		if err := dec.Decode(&im.fileModel); err != nil {
+			return notExport(err)
+		}
+		im.modelSeen = true
+		if im.fileModel != nil && im.fileModel.Model == "" {
+			return hippo.Errorf(hippo.EINVALID, "embedding_model.model must not be empty")
+		}
+	case "decay_model":
+		var name string
+		if err := dec.Decode(&name); err != nil {
+			return notExport(err)
+		}
+		m, err := hippo.ParseDecayModel(name)
+		if err != nil {
+			return hippo.Errorf(hippo.EINVALID, "the file names an unknown decay model %q", name)
+		}
+		im.fileDecay = m
+		im.decayChecked = false // records before it were checked as the seed's: the transaction fails on a mismatch
+		if err := im.checkDecay(ctx); err != nil {
+			return err
+		}
 	}
 	return nil
 }

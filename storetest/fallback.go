@@ -45,13 +45,7 @@ func testRememberFactsLLMFallback(t *testing.T, b Backend) {
 	const text = "I live in Lisbon and I play the cello."
 	ramble := `{"facts":[{"fact":"User lives in Lisbon","intensity":0.5},{"fact":"User plays the cello","intensity":0.5},{"fact":"User` +
 		strings.Repeat(" really", 2000)
-	tests := []struct {
-		name     string
-		setup    func(s *mock.Server, n func() int)
-		requests int
-		fallback string // in RememberResult.Fallback; "" for none
-		wantErr  string
-	}{
+	tests := []llmFallbackCase{
 		{"stalls past the timeout", func(s *mock.Server, _ func() int) { s.ChatStall = func(int) bool { return true } }, 1, "did not answer within its timeout", ""},
 		{"rambles to max_tokens", func(s *mock.Server, _ func() int) {
 			s.FinishReason = "length"
@@ -94,48 +88,64 @@ func testRememberFactsLLMFallback(t *testing.T, b Backend) {
 	}
 	slices.Sort(want)
 	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			e := newEnv(t, b)
-			var mu sync.Mutex
-			calls := 0
-			tt.setup(e.srv, func() int {
-				mu.Lock()
-				defer mu.Unlock()
-				calls++
-				return calls
-			})
-			res, err := e.fallbackMemory("agent-a").RememberFacts(context.Background(), text)
-			if _, chats := e.srv.Counts(); chats != tt.requests {
-				t.Errorf("chat requests = %d, want %d", chats, tt.requests)
-			}
-			if tt.wantErr != "" {
-				if err == nil || !strings.Contains(err.Error(), tt.wantErr) {
-					t.Fatalf("err = %v, want one mentioning %q", err, tt.wantErr)
-				}
-				if live := e.liveFacts("agent-a"); len(live) != 0 {
-					t.Errorf("live facts = %v, want none", keys(live))
-				}
-				return
-			}
-			if err != nil {
-				t.Fatal(err)
-			}
-			live := keys(e.liveFacts("agent-a"))
-			slices.Sort(live)
-			if tt.fallback == "" {
-				if res.Fallback != "" || !slices.Equal(live, []string{"User lives in Lisbon"}) {
-					t.Errorf("fallback %q, live facts %q; want none and the LLM's fact", res.Fallback, live)
-				}
-				return
-			}
-			if !strings.Contains(res.Fallback, tt.fallback) || !strings.Contains(res.Fallback, "offline extractor") ||
-				!strings.HasSuffix(res.Summary, res.Fallback) {
-				t.Errorf("fallback %q, summary %q; want the fallback (%q) at the summary's end", res.Fallback, res.Summary, tt.fallback)
-			}
-			if !slices.Equal(live, want) {
-				t.Errorf("live facts = %q, want the offline extractor's %q", live, want)
-			}
-		})
+		t.Run(tt.name, func(t *testing.T) { checkLLMFallback(t, b, text, tt, want) })
+	}
+}
+
+// llmFallbackCase is an LLM's behaviour in testRememberFactsLLMFallback
+// and what RememberFacts must make of it.
+type llmFallbackCase struct {
+	name     string
+	setup    func(s *mock.Server, n func() int) // n counts the chat requests
+	requests int
+	fallback string // in RememberResult.Fallback; "" for none
+	wantErr  string
+}
+
+// checkLLMFallback remembers text with tt's LLM and the offline extractor
+// as fallback, and checks the requests made, the error or the fallback
+// reported, and the facts stored: the LLM's, or want (the offline
+// extractor's).
+func checkLLMFallback(t *testing.T, b Backend, text string, tt llmFallbackCase, want []string) {
+	e := newEnv(t, b)
+	var mu sync.Mutex
+	calls := 0
+	tt.setup(e.srv, func() int {
+		mu.Lock()
+		defer mu.Unlock()
+		calls++
+		return calls
+	})
+	res, err := e.fallbackMemory("agent-a").RememberFacts(context.Background(), text)
+	if _, chats := e.srv.Counts(); chats != tt.requests {
+		t.Errorf("chat requests = %d, want %d", chats, tt.requests)
+	}
+	if tt.wantErr != "" {
+		if err == nil || !strings.Contains(err.Error(), tt.wantErr) {
+			t.Fatalf("err = %v, want one mentioning %q", err, tt.wantErr)
+		}
+		if live := e.liveFacts("agent-a"); len(live) != 0 {
+			t.Errorf("live facts = %v, want none", keys(live))
+		}
+		return
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	live := keys(e.liveFacts("agent-a"))
+	slices.Sort(live)
+	if tt.fallback == "" {
+		if res.Fallback != "" || !slices.Equal(live, []string{"User lives in Lisbon"}) {
+			t.Errorf("fallback %q, live facts %q; want none and the LLM's fact", res.Fallback, live)
+		}
+		return
+	}
+	if !strings.Contains(res.Fallback, tt.fallback) || !strings.Contains(res.Fallback, "offline extractor") ||
+		!strings.HasSuffix(res.Summary, res.Fallback) {
+		t.Errorf("fallback %q, summary %q; want the fallback (%q) at the summary's end", res.Fallback, res.Summary, tt.fallback)
+	}
+	if !slices.Equal(live, want) {
+		t.Errorf("live facts = %q, want the offline extractor's %q", live, want)
 	}
 }
 

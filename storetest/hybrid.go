@@ -344,25 +344,8 @@ func testHybridQueriesWithFTSSyntax(t *testing.T, b Backend) {
 func testHybridFiltersMatchVectorRecall(t *testing.T, b Backend) {
 	ctx := context.Background()
 	e := newOfflineEnv(t, b)
-	r := rand.New(rand.NewPCG(9, 10))
-	chunks := make([]*hippo.Chunk, len(hybridTexts))
-	vecs, _ := e.emb.Embed(ctx, hybridTexts)
 	now := e.clock.Now()
-	for i, text := range hybridTexts {
-		created := now.Add(-time.Duration(i) * 30 * 24 * time.Hour)
-		c := &hippo.Chunk{Content: text, Embedding: vecs[i], CreatedAt: created, LastAccessedAt: created,
-			RunningIntensity: 0.2 + 0.8*r.Float64(), EncounterCount: 1, Kind: hippo.KindMemory}
-		if i%3 == 0 {
-			c.Kind = hippo.KindFact
-		}
-		c.Metadata = json.RawMessage(fmt.Sprintf(`{"tags":["t%d"],"category":"c%d"}`, i%2, i%4))
-		chunks[i] = c
-	}
-	// The last fact was superseded by the first, 50 days ago.
-	supAt := now.Add(-50 * 24 * time.Hour)
-	chunks[15].Kind, chunks[0].ID = hippo.KindFact, ulid.MustNew(ulid.Timestamp(now), ulid.DefaultEntropy()).String()
-	chunks[15].SupersededBy, chunks[15].SupersededAt = chunks[0].ID, &supAt
-	plant(t, e.s, "agent-a", "", e.emb.Model(), now, chunks...)
+	plantHybridHistory(t, e, now)
 	m := e.memory(t, "agent-a")
 	since, until, asOf := now.Add(-200*24*time.Hour), now.Add(-60*24*time.Hour), now.Add(-100*24*time.Hour)
 	tests := []struct {
@@ -409,9 +392,39 @@ func testHybridFiltersMatchVectorRecall(t *testing.T, b Backend) {
 			}
 		}
 	}
-	// Paging through hybrid results meets every chunk once, best first,
-	// and the distribution adds up to the total.
 	all, total := ids(hippo.RecallInput{}, 0)
+	checkHybridPaging(t, m, len(all), total)
+}
+
+// plantHybridHistory plants hybridTexts for agent-a, a month apart up to
+// now, of random intensities, every third a fact, with tags and
+// categories that alternate; the last fact superseded by the first, 50
+// days ago.
+func plantHybridHistory(t *testing.T, e *offlineEnv, now time.Time) {
+	r := rand.New(rand.NewPCG(9, 10))
+	chunks := make([]*hippo.Chunk, len(hybridTexts))
+	vecs, _ := e.emb.Embed(context.Background(), hybridTexts)
+	for i, text := range hybridTexts {
+		created := now.Add(-time.Duration(i) * 30 * 24 * time.Hour)
+		c := &hippo.Chunk{Content: text, Embedding: vecs[i], CreatedAt: created, LastAccessedAt: created,
+			RunningIntensity: 0.2 + 0.8*r.Float64(), EncounterCount: 1, Kind: hippo.KindMemory}
+		if i%3 == 0 {
+			c.Kind = hippo.KindFact
+		}
+		c.Metadata = json.RawMessage(fmt.Sprintf(`{"tags":["t%d"],"category":"c%d"}`, i%2, i%4))
+		chunks[i] = c
+	}
+	supAt := now.Add(-50 * 24 * time.Hour)
+	chunks[15].Kind, chunks[0].ID = hippo.KindFact, ulid.MustNew(ulid.Timestamp(now), ulid.DefaultEntropy()).String()
+	chunks[15].SupersededBy, chunks[15].SupersededAt = chunks[0].ID, &supAt
+	plant(t, e.s, "agent-a", "", e.emb.Model(), now, chunks...)
+}
+
+// checkHybridPaging checks that paging through hybrid results meets every
+// one of the n chunks above the floor once, best first, and that each
+// page's distribution adds up to the total.
+func checkHybridPaging(t *testing.T, m hippo.AgentMemory, n, total int) {
+	ctx := context.Background()
 	seen := map[string]bool{}
 	last := math.Inf(1)
 	for offset := 0; offset < 20; offset += 3 {
@@ -430,8 +443,8 @@ func testHybridFiltersMatchVectorRecall(t *testing.T, b Backend) {
 			seen[r.Chunk.ID], last = true, r.Score
 		}
 	}
-	if len(seen) != len(all) || len(all) < 4 { // two pages of 3 at least
-		t.Errorf("paged through %d chunks, want the %d above the floor", len(seen), len(all))
+	if len(seen) != n || n < 4 { // two pages of 3 at least
+		t.Errorf("paged through %d chunks, want the %d above the floor", len(seen), n)
 	}
 }
 

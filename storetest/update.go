@@ -177,6 +177,15 @@ func testUpdateMemory(t *testing.T, b Backend) {
 	}
 
 	// Errors change nothing: unknown IDs, another agent's, bad input.
+	checkUpdatesRefused(t, s, m, db.ID, deploy.ID, res.Chunk)
+}
+
+// checkUpdatesRefused tries edits that must be refused through alice's
+// memory m and bob's: of unknown IDs (mergedAway among them), of alice's
+// memory held by bob, and with bad input. held, "We chose SQLite over
+// MySQL", must be left as want.
+func checkUpdatesRefused(t *testing.T, s Store, m hippo.AgentMemory, held, mergedAway string, want *hippo.Chunk) {
+	ctx := context.Background()
 	bob := memory(t, s, "bob", "", nil)
 	for _, tt := range []struct {
 		m    hippo.MemoryService
@@ -184,22 +193,22 @@ func testUpdateMemory(t *testing.T, b Backend) {
 		code string
 	}{
 		{m, hippo.UpdateInput{ID: "01NOSUCHCHUNK0000000000000", Content: ptr("x")}, hippo.ENOTFOUND},
-		{m, hippo.UpdateInput{ID: deploy.ID, Content: ptr("x")}, hippo.ENOTFOUND}, // merged away
-		{bob, hippo.UpdateInput{ID: db.ID, Content: ptr("hijacked")}, hippo.ENOTFOUND},
-		{bob, hippo.UpdateInput{ID: db.ID, Intensity: ptr(0.1)}, hippo.ENOTFOUND},
-		{m, hippo.UpdateInput{ID: db.ID}, hippo.EINVALID},
+		{m, hippo.UpdateInput{ID: mergedAway, Content: ptr("x")}, hippo.ENOTFOUND},
+		{bob, hippo.UpdateInput{ID: held, Content: ptr("hijacked")}, hippo.ENOTFOUND},
+		{bob, hippo.UpdateInput{ID: held, Intensity: ptr(0.1)}, hippo.ENOTFOUND},
+		{m, hippo.UpdateInput{ID: held}, hippo.EINVALID},
 		{m, hippo.UpdateInput{ID: "", Content: ptr("x")}, hippo.EINVALID},
-		{m, hippo.UpdateInput{ID: db.ID, Content: ptr("  ")}, hippo.EINVALID},
-		{m, hippo.UpdateInput{ID: db.ID, Intensity: ptr(1.5)}, hippo.EINVALID},
-		{m, hippo.UpdateInput{ID: db.ID, Tags: &[]string{""}}, hippo.EINVALID},
-		{m, hippo.UpdateInput{ID: db.ID, Tags: &[]string{strings.Repeat("t", 120), strings.Repeat("u", 120)}, Context: ptr(slices.Repeat([]string{strings.Repeat("c", 999)}, 20))}, hippo.EINVALID},
-		{m, hippo.UpdateInput{ID: db.ID, Content: ptr("x"), Reinforce: "sideways"}, hippo.EINVALID},
+		{m, hippo.UpdateInput{ID: held, Content: ptr("  ")}, hippo.EINVALID},
+		{m, hippo.UpdateInput{ID: held, Intensity: ptr(1.5)}, hippo.EINVALID},
+		{m, hippo.UpdateInput{ID: held, Tags: &[]string{""}}, hippo.EINVALID},
+		{m, hippo.UpdateInput{ID: held, Tags: &[]string{strings.Repeat("t", 120), strings.Repeat("u", 120)}, Context: ptr(slices.Repeat([]string{strings.Repeat("c", 999)}, 20))}, hippo.EINVALID},
+		{m, hippo.UpdateInput{ID: held, Content: ptr("x"), Reinforce: "sideways"}, hippo.EINVALID},
 	} {
 		_, err := tt.m.UpdateMemory(ctx, tt.in)
 		wantCode(t, err, tt.code)
 	}
 	after := liveChunks(t, s, "alice", hippo.KindMemory)["We chose SQLite over MySQL"]
-	if after == nil || after.EncounterCount != 5 || after.RunningIntensity != res.Chunk.RunningIntensity || string(after.Metadata) != string(res.Chunk.Metadata) {
+	if after == nil || after.EncounterCount != 5 || after.RunningIntensity != want.RunningIntensity || string(after.Metadata) != string(want.Metadata) {
 		t.Errorf("the refused edits changed the memory: %+v", after)
 	}
 }
