@@ -13,7 +13,10 @@ type Stats struct {
 	Facts      int   `json:"facts"`
 	Memories   int   `json:"memories"`
 	Superseded int   `json:"superseded"`
-	Blocks     int   `json:"blocks"`
+	// KeptTexts counts the memories that are texts remember_facts kept
+	// (RememberResult.Message), among Memories.
+	KeptTexts int `json:"kept_texts"`
+	Blocks    int `json:"blocks"`
 	// Agents counts agents owning at least one chunk or block.
 	Agents int `json:"agents"`
 	// EmbeddingModel is the model lock, nil when nothing was embedded yet.

@@ -164,6 +164,19 @@ type RememberResult struct {
 	// what was done instead: the offline extractor's facts, or the facts
 	// kept as distinct. The summary ends with it too.
 	Fallback string `json:"fallback,omitempty"`
+	// Message is the text kept as a memory of its own, searchable and
+	// linked to the facts it gave (their Provenance.InputHash is its
+	// ContentHash), whatever extraction yielded; nil when the text was
+	// not kept (MemoryOptions.DiscardText, or no text given).
+	Message *KeptMessage `json:"message,omitempty"`
+}
+
+// KeptMessage is the memory a remember_facts text was kept as.
+type KeptMessage struct {
+	ID string `json:"id"`
+	// New is false when the same text was already stored in the scope:
+	// that memory was strengthened instead.
+	New bool `json:"new"`
 }
 
 // NoFactsSummary is the summary of a RememberFacts call that extracted no
@@ -173,6 +186,15 @@ func NoFactsSummary(reason string) string {
 		return "No facts extracted."
 	}
 	return "No facts extracted: " + reason + ". To keep the text verbatim, use store_memory."
+}
+
+// KeptSummary is the summary of a RememberFacts call that extracted no
+// fact and kept the text as memory id.
+func KeptSummary(reason, id string) string {
+	if reason == "" {
+		return "No facts extracted. The text was kept as memory " + id + "."
+	}
+	return "No facts extracted: " + reason + ". The text was kept as memory " + id + "."
 }
 
 // Summarize renders outcomes as one line for the agent: "Learned 2 facts:

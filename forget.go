@@ -24,4 +24,7 @@ type Forgotten struct {
 	Kind       Kind    `json:"kind"`
 	Content    string  `json:"content"`
 	Similarity float64 `json:"similarity"`
+	// Via, for a text kept by remember_facts, is the forgotten fact
+	// learned from it: the text said it too, so it goes with it.
+	Via string `json:"via,omitempty"`
 }

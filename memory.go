@@ -108,6 +108,10 @@ type MemoryOptions struct {
 	// are not lost; RememberResult.Fallback says so. Set it to
 	// local.NewExtractor() beside an LLM extractor. nil fails such calls.
 	FallbackExtractor Extractor
+	// DiscardText makes remember_facts keep the facts alone: the text
+	// they came from is neither kept as a searchable memory
+	// (RememberResult.Message) nor as their source (MemorySource).
+	DiscardText bool
 }
 
 // StoreInput is the input of StoreMemory.

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"math"
+	"strconv"
 	"sync"
 	"time"
 
@@ -24,11 +25,16 @@ type Meta struct {
 	Scope        uint32  // interned scope name
 	Category     uint32  // interned metadata category; 0 for none
 	Tags         uint32  // interned tag set (Index.tagSet); 0 for none
-	Kind         hippo.Kind
-	Size         uint32 // content bytes, for relevance's length discount
+	Size         uint32  // content bytes, for relevance's length discount
+	// Group ties a text kept by remember_facts to the facts learned from
+	// it (groupKey): recall returns one side of a group. 0 for none. 32
+	// bits fill the struct's padding; two groups sharing a key only
+	// matter when both come back for one query.
+	Group uint32
 	// Suspicious: the chunk reads as instructions to the agent (recall
 	// leaves it out unless asked for it).
 	Suspicious bool
+	Kind       hippo.Kind
 }
 
 // Index is the in-memory vector index of one agent's chunks, loaded
@@ -142,7 +148,26 @@ type Row struct {
 	Size                              int // content bytes
 	// Suspicious: the chunk is flagged (hippo.Chunk.Suspicious).
 	Suspicious bool
-	Vector     []byte // the embedding as stored (vector.Encode)
+	// Group is the hash of the text the chunk holds or came from: a
+	// memory's content hash, a fact's input hash; "" when unknown.
+	Group  string
+	Vector []byte // the embedding as stored (vector.Encode)
+}
+
+// GroupColumn is the SQL expression of Row.Group over the chunks table.
+const GroupColumn = `CASE WHEN kind = 'fact' THEN input_hash ELSE content_hash END`
+
+// groupKey is the group of a chunk whose Row.Group is hash: its first 32
+// bits, 0 when there is none.
+func groupKey(hash string) uint32 {
+	if len(hash) < 8 {
+		return 0
+	}
+	k, err := strconv.ParseUint(hash[:8], 16, 32)
+	if err != nil {
+		return 0
+	}
+	return uint32(k)
 }
 
 // add upserts the chunk r, whose vector v (copied) and times are decoded.
@@ -168,7 +193,7 @@ func (ai *Index) add(r *Row, times [3]int64, v []float32, strict bool) error {
 		Intensity: float32(r.Intensity), DecayRate: float32(ai.cfg.DecayRate(r.Intensity, r.Access)),
 		Scope: ai.scopes.id(r.Scope), Kind: r.Kind, Size: uint32(min(r.Size, math.MaxUint32)),
 		LastAccess: times[0], Created: times[1], SupersededAt: times[2],
-		Suspicious: r.Suspicious,
+		Suspicious: r.Suspicious, Group: groupKey(r.Group),
 	}
 	if r.Superseded && m.SupersededAt == 0 {
 		m.SupersededAt = 1 // superseded at an unknown time: as good as always

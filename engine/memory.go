@@ -81,6 +81,10 @@ type Tx interface {
 	// and hash (hippo.Provenance.InputHash). The store deletes it with the
 	// last chunk whose InputHash names it, however that chunk goes.
 	PutInput(ctx context.Context, hash, text string, at time.Time) error
+	// DropInput deletes the agent's input text with this hash and
+	// clears the InputHash of the chunks that name it: the text was
+	// forgotten.
+	DropInput(ctx context.Context, hash string) error
 	// Input is the agent's input text with this hash; false when none is
 	// kept.
 	Input(ctx context.Context, hash string) (string, bool, error)
@@ -343,88 +347,6 @@ func (m *Memory) index(ctx context.Context, lock *hippo.ModelLock) (*Index, erro
 	return m.x.Sync(ctx, m.opts.AgentID, m.cfg, m.clock.Active(), lock)
 }
 
-// Forget implements hippo.MemoryService: every live chunk in the recall
-// scopes whose similarity to the description reaches the threshold is
-// deleted outright, faded ones included. Superseded chunks are not matched:
-// they come back when what superseded them is forgotten.
-func (m *Memory) Forget(ctx context.Context, in hippo.ForgetInput) (*hippo.ForgetResult, error) {
-	if err := m.touch(ctx); err != nil {
-		return nil, err
-	}
-	cfg := m.cfg
-	if err := hippo.ValidateText("description", in.Description, cfg.MaxContent); err != nil {
-		return nil, err
-	}
-	threshold := in.Threshold
-	if threshold == 0 {
-		threshold = cfg.ForgetThreshold
-	}
-	if !(threshold > 0 && threshold <= 1) {
-		return nil, hippo.Invalidf("threshold", "must be in (0, 1], got %v", in.Threshold)
-	}
-	qs, ai, err := m.embedQuery(ctx, in.Description)
-	if err != nil {
-		return nil, err
-	}
-	ai.mu.RLock()
-	matches, err := findForget(ctx, ai, qs[0], threshold, m.opts.RecallScopes)
-	ai.mu.RUnlock()
-	if err != nil {
-		return nil, err
-	}
-	res := &hippo.ForgetResult{Deleted: []hippo.Forgotten{}}
-	if len(matches) == 0 {
-		return res, nil
-	}
-	// A dry run reads; a forget reads and deletes in one write
-	// transaction. Matches are read back in batches, without their
-	// vectors.
-	forget := func(tx Tx) error {
-		byID := make(map[string]*hippo.Chunk, len(matches))
-		const batch = 500
-		for start := 0; start < len(matches); start += batch {
-			part := matches[start:min(start+batch, len(matches))]
-			ids := make([]string, len(part))
-			for i, c := range part {
-				ids[i] = c.ID
-			}
-			cs, err := tx.Recalled(ctx, ids)
-			if err != nil {
-				return err
-			}
-			for _, c := range cs {
-				byID[c.ID] = c
-			}
-		}
-		ids := make([]string, 0, len(matches))
-		for _, c := range matches {
-			ch, ok := byID[c.ID]
-			if !ok || ch.SupersededBy != "" {
-				continue // deleted or superseded since the search
-			}
-			res.Deleted = append(res.Deleted, hippo.Forgotten{ID: ch.ID, Kind: ch.Kind, Content: ch.Content, Similarity: c.Similarity})
-			ids = append(ids, ch.ID)
-		}
-		if in.DryRun {
-			return nil
-		}
-		var err error
-		_, res.Resurrected, err = deleteChunks(ctx, tx, m.opts.AgentID, ids)
-		return err
-	}
-	if in.DryRun {
-		if err := m.s.View(ctx, forget); err != nil {
-			return nil, err
-		}
-		return res, nil
-	}
-	if err := m.s.Update(ctx, forget); err != nil {
-		return nil, err
-	}
-	m.s.AfterBulkWrite(ctx)
-	return res, nil
-}
-
 // DeleteChunk hard-deletes one of the agent's chunks and resurrects what it
 // had superseded. ENOTFOUND for unknown IDs and other agents' chunks.
 func (m *Memory) DeleteChunk(ctx context.Context, id string) (resurrected []string, err error) {
@@ -561,6 +483,11 @@ func (m *Memory) rememberFacts(ctx context.Context, in hippo.RememberInput, call
 	}
 	extracted, note, err := m.extract(ctx, text, calls)
 	if err != nil {
+		// The text is kept even when extraction failed: it is the
+		// caller's, and recall can find it.
+		if kept, kerr := m.keepOnly(ctx, in); kerr == nil && kept != nil {
+			return nil, fmt.Errorf("%w (the text was kept as memory %s)", err, kept.ID)
+		}
 		return nil, err
 	}
 	if note != "" {
@@ -569,7 +496,14 @@ func (m *Memory) rememberFacts(ctx context.Context, in hippo.RememberInput, call
 	facts := cleanFacts(cfg, extracted)
 	if len(facts) == 0 {
 		reason := m.noFactsReason(text, len(extracted))
-		return &hippo.RememberResult{Summary: hippo.NoFactsSummary(reason), Facts: []hippo.FactOutcome{}, Reason: reason}, nil
+		res := &hippo.RememberResult{Summary: hippo.NoFactsSummary(reason), Facts: []hippo.FactOutcome{}, Reason: reason}
+		if res.Message, err = m.keepOnly(ctx, in); err != nil {
+			return nil, err
+		}
+		if res.Message != nil {
+			res.Summary = hippo.KeptSummary(reason, res.Message.ID)
+		}
+		return res, nil
 	}
 	return m.learnFacts(ctx, in, facts, calls, notes)
 }
@@ -581,9 +515,17 @@ func (m *Memory) rememberFacts(ctx context.Context, in hippo.RememberInput, call
 func (m *Memory) learnFacts(ctx context.Context, in hippo.RememberInput, facts []hippo.Fact, calls *[]hippo.LLMCall, notes *[]string) (*hippo.RememberResult, error) {
 	cfg, text := m.cfg, in.Text
 	contents, formerAt := factTexts(facts)
-	qs, ai, err := m.embedQuery(ctx, contents...)
+	texts := contents
+	if m.keeps(in) { // the message's vector comes with the facts'
+		texts = append(contents[:len(contents):len(contents)], text)
+	}
+	qs, ai, err := m.embedQuery(ctx, texts...)
 	if err != nil {
 		return nil, err
+	}
+	var msgVec []float32
+	if len(qs) > len(contents) {
+		qs, msgVec = qs[:len(contents)], qs[len(contents)]
 	}
 	plans, snapshot, err := planFacts(ctx, cfg, ai, m.opts.Scope, facts, qs, formerAt)
 	if err != nil {
@@ -620,11 +562,19 @@ func (m *Memory) learnFacts(ctx context.Context, in hippo.RememberInput, facts [
 			c.SuspiciousReason = flags[c.Content]
 			c.Suspicious = c.SuspiciousReason != ""
 		}
+		var kept *hippo.KeptMessage
+		if msgVec != nil {
+			var err error
+			if kept, err = m.keepMessage(ctx, tx, in, msgVec, now); err != nil {
+				return err
+			}
+		}
 		var err error
 		if res, err = applyFacts(ctx, m.cfg, tx, m.opts.AgentID, m.opts.Scope, plans, snapshot, now, stamp); err != nil {
 			return err
 		}
-		if used && text != "" {
+		res.Message = kept
+		if used && text != "" && !m.opts.DiscardText {
 			return tx.PutInput(ctx, inputHash, text, now)
 		}
 		return nil

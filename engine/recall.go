@@ -429,8 +429,9 @@ func recallPage(ctx context.Context, cfg hippo.Config, ai *Index, active bool, r
 func scanHits(ctx context.Context, cfg hippo.Config, ai *Index, active bool, rq *recallQuery, qs [][]float32, sc *recallScan, st RecallStore) ([]hit, error) {
 	in := rq.In
 	var (
-		hits []hit
-		err  error
+		hits   []hit
+		err    error
+		groups = groupFilter{}
 	)
 	ai.mu.RLock()
 	sc.Clock = ai.decayClock(active, sc.Now)
@@ -448,13 +449,25 @@ func scanHits(ctx context.Context, cfg hippo.Config, ai *Index, active bool, rq 
 			if rq.Weak > 0 {
 				sc.Weak = rq.Weak + rq.Limit
 			}
+			// Room for the chunks a group drops (groups.keep).
+			want := sc.K
+			sc.K += rq.Limit
 			hits, err = searchVoices(ctx, cfg, ai, qs, sc)
+			// Equal scores in ID order, so that every store ranks ties
+			// alike whatever order its index was loaded in.
+			slices.SortStableFunc(hits, func(a, b hit) int {
+				return cmp.Or(cmp.Compare(b.Score, a.Score), cmp.Compare(a.ID, b.ID))
+			})
+			hits = groups.keep(hits, sc.Stats)
+			hits = hits[:min(len(hits), want)]
+			sc.K = want
 			rq.Stages.Done(hippo.StageScan, start)
 		}
 		if n := min(rq.Weak, rq.Limit-len(hits)); err == nil && n > 0 {
 			var weak []hit
-			weak, err = searchWeak(ctx, cfg, ai, qs[0], sc, hits, n)
-			hits = append(hits, weak...)
+			weak, err = searchWeak(ctx, cfg, ai, qs[0], sc, hits, n+rq.Weak)
+			weak = groups.keep(weak, nil)
+			hits = append(hits, weak[:min(len(weak), n)]...)
 		}
 	}
 	ai.mu.RUnlock()
@@ -517,4 +530,32 @@ func (ai *Index) foldBoost(boosted []hippo.Recalled, before, after int64) {
 		ai.idx.SetMeta(c.ID, meta)
 	}
 	ai.seq = after
+}
+
+// groupFilter keeps one side of each group of hits (Meta.Group): a text
+// kept by remember_facts and the facts learned from it say the same
+// things, and the results must not fill with copies of one message. The
+// first of a group in rank order decides: a message ranked above its
+// facts stands for them; a fact ranked above its message keeps its
+// sibling facts, which are distinct claims, and drops the message. A
+// flagged chunk (shown only when asked for) stands for nothing, so a
+// benign fact is never hidden behind a suspicious text.
+type groupFilter map[uint32]hippo.Kind
+
+// keep filters hits, in rank order, in place, taking those it drops out
+// of the matches counted (nil: none); later calls continue the ranking.
+func (g groupFilter) keep(hits []hit, counted *matchCounts) []hit {
+	out := hits[:0]
+	for _, h := range hits {
+		if key := h.Meta.Group; key != 0 && !h.Meta.Suspicious {
+			first, seen := g[key]
+			if seen && (first != hippo.KindFact || h.Meta.Kind != hippo.KindFact) {
+				counted.add(h.Score, -1)
+				continue
+			}
+			g[key] = h.Meta.Kind
+		}
+		out = append(out, h)
+	}
+	return out
 }

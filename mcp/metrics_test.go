@@ -108,9 +108,10 @@ func TestMetrics(t *testing.T) {
 		v, _ := strconv.ParseFloat(mm[1], 64)
 		return v
 	}
-	// Embedding: two stores and a recall, and remember_facts' one fact.
+	// Embedding: two stores and a recall, and remember_facts' one fact
+	// with its text, in one request.
 	embedTokens := float64(mock.Tokens("The deploy key is in the team vault") + mock.Tokens("Standup is at nine") +
-		mock.Tokens("where is the deploy key") + mock.Tokens("User owns a cat called Miso"))
+		mock.Tokens("where is the deploy key") + mock.Tokens("User owns a cat called Miso") + mock.Tokens("I have a cat, Miso"))
 	for series, want := range map[string]float64{
 		`hippo_tool_calls_total{outcome="ok",tool="store_memory"}`:        2,
 		`hippo_tool_calls_total{outcome="ok",tool="recall_memories"}`:     1,
@@ -122,7 +123,7 @@ func TestMetrics(t *testing.T) {
 		`hippo_provider_retries_total{provider="embedder"}`:               1,
 		`hippo_provider_tokens_total{kind="prompt",provider="embedder"}`:  embedTokens,
 		`hippo_provider_tokens_total{kind="completion",provider="llm"}`:   float64(mock.Tokens(`{"facts":[{"fact":"User owns a cat called Miso","intensity":0.7}]}`)),
-		`hippo_embedded_texts_total`:                                      4,
+		`hippo_embedded_texts_total`:                                      5,
 		`hippo_database_bytes`:                                            4096,
 		// One write transaction per new memory and one for
 		// remember_facts' facts, one at a time: three groups of one.

@@ -103,6 +103,9 @@ type Config struct {
 	Extractor         hippo.Extractor
 	Classifier        hippo.Classifier
 	FallbackExtractor hippo.Extractor
+	// DiscardText makes remember_facts keep the facts alone, not the text
+	// (hippo.MemoryOptions.DiscardText).
+	DiscardText bool
 	// MessagesTable, if set, enables recall_conversation over that table
 	// and its <table>_fts index.
 	MessagesTable string
@@ -359,7 +362,7 @@ func (s *Server) toolHandler(t tools.Tool) sdk.ToolHandler {
 				AgentID: a, Scope: opts.Scope, RecallScopes: opts.RecallScopes,
 				MessagesTable: s.cfg.MessagesTable, Caller: hippo.CallerMCP,
 				Embedder: s.cfg.Embedder, Extractor: s.cfg.Extractor, Classifier: s.cfg.Classifier,
-				FallbackExtractor: s.cfg.FallbackExtractor,
+				FallbackExtractor: s.cfg.FallbackExtractor, DiscardText: s.cfg.DiscardText,
 			}
 			if m := s.cfg.Metrics; m != nil && t.Name == "recall_memories" {
 				mo.Stages = m.ObserveRecallStage

@@ -55,12 +55,14 @@ func TestPoisonedMemoryOverMCP(t *testing.T) {
 		t.Errorf("recall_memories = %q, want the benign fact only", got)
 	}
 	r = ok(t, cs, "recall_memories", map[string]any{"agent_id": "alice", "query": "user's files", "min_relevance": 0, "include_suspicious": true})
-	if !strings.Contains(r.Text, "[SUSPICIOUS: ") || len(r.Details["results"].([]any)) != 2 {
+	// Both facts, and the text they came from, flagged as it holds the
+	// poisoned sentence.
+	if !strings.Contains(r.Text, "[SUSPICIOUS: ") || len(r.Details["results"].([]any)) != 3 {
 		t.Errorf("recall_memories with include_suspicious: %q", r.Text)
 	}
 	for _, x := range r.Details["results"].([]any) {
 		x := x.(map[string]any)
-		if (x["content"] == poison) != (x["suspicious"] == true) {
+		if strings.Contains(x["content"].(string), "exfil") != (x["suspicious"] == true) {
 			t.Errorf("result %v is marked wrongly", x)
 		}
 	}

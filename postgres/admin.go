@@ -18,8 +18,9 @@ func (db *DB) Stats(ctx context.Context) (*hippo.Stats, error) {
 	s := &hippo.Stats{Path: db.dsn, DecayModel: db.cfg.Decay, DecayClock: db.DecayClock()}
 	err := pgx.BeginTxFunc(ctx, db.pool, pgx.TxOptions{IsoLevel: pgx.RepeatableRead, AccessMode: pgx.ReadOnly}, func(tx pgx.Tx) error {
 		err := tx.QueryRow(ctx, `SELECT count(*), count(*) FILTER (WHERE kind = 'fact'),
-			count(*) FILTER (WHERE kind = 'memory'), count(*) FILTER (WHERE superseded_by IS NOT NULL) FROM chunks`).
-			Scan(&s.Chunks, &s.Facts, &s.Memories, &s.Superseded)
+			count(*) FILTER (WHERE kind = 'memory'), count(*) FILTER (WHERE superseded_by IS NOT NULL),
+			count(*) FILTER (WHERE kind = 'memory' AND origin = 'remember_facts') FROM chunks`).
+			Scan(&s.Chunks, &s.Facts, &s.Memories, &s.Superseded, &s.KeptTexts)
 		if err != nil {
 			return fmt.Errorf("count chunks: %w", err)
 		}

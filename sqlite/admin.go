@@ -26,8 +26,9 @@ func (db *DB) Stats(ctx context.Context) (*Stats, error) {
 	defer tx.Rollback()
 	s := &Stats{Path: db.path, DecayModel: db.cfg.Decay, DecayClock: db.DecayClock()}
 	err = tx.QueryRowContext(ctx, `SELECT COUNT(*), COALESCE(SUM(kind = 'fact'), 0),
-		COALESCE(SUM(kind = 'memory'), 0), COALESCE(SUM(superseded_by IS NOT NULL), 0) FROM chunks`).
-		Scan(&s.Chunks, &s.Facts, &s.Memories, &s.Superseded)
+		COALESCE(SUM(kind = 'memory'), 0), COALESCE(SUM(superseded_by IS NOT NULL), 0),
+		COALESCE(SUM(kind = 'memory' AND origin = 'remember_facts'), 0) FROM chunks`).
+		Scan(&s.Chunks, &s.Facts, &s.Memories, &s.Superseded, &s.KeptTexts)
 	if err != nil {
 		return nil, fmt.Errorf("count chunks: %w", err)
 	}

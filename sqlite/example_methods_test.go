@@ -126,7 +126,8 @@ func ExampleMemory_AppendBlock() {
 	// I cite sources.
 }
 
-// Export writes an agent's blocks and chunks, vectors included, and Import
+// Export writes an agent's blocks and chunks (here the fact and the text it
+// was learned from), vectors included, and Import
 // reads them into another database: nothing is embedded again, and a
 // second import skips what is already there.
 func ExampleDB_Export() {
@@ -167,8 +168,8 @@ func ExampleDB_Export() {
 	}
 	fmt.Println("recalled:", got[0].Chunk.Content)
 	// Output:
-	// exported 1 chunks and 1 blocks
-	// imported 1 chunks and 1 blocks for [alice]
-	// again: 0 imported, 2 duplicates skipped
+	// exported 2 chunks and 1 blocks
+	// imported 2 chunks and 1 blocks for [alice]
+	// again: 0 imported, 3 duplicates skipped
 	// recalled: User lives in Lisbon
 }

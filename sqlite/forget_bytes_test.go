@@ -321,10 +321,10 @@ func (g givenFacts) ExtractFacts(_ context.Context, text string) ([]hippo.Fact, 
 	return out, nil, nil
 }
 
-// TestForgottenSourceLeavesNoBytes: the text facts were extracted from,
-// and the source given with it, are kept once however many facts it gave,
-// stay while one of them does, and leave no byte on disk when the last is
-// forgotten.
+// TestForgottenSourceLeavesNoBytes: the text facts were extracted from is
+// kept once as their input and once as a memory, however many facts it
+// gave; forgetting one of its facts forgets the text too, which leaves no
+// byte on disk, and the source given with it goes with the last fact.
 func TestForgottenSourceLeavesNoBytes(t *testing.T) {
 	ctx := context.Background()
 	f := newForgetEnv(t, 7)
@@ -346,19 +346,20 @@ func TestForgottenSourceLeavesNoBytes(t *testing.T) {
 	if len(leaks(t, f.db.Path(), inText, inSource)) != 2 {
 		t.Fatal("the grep does not see the stored input and source: the test would prove nothing")
 	}
-	forget := func(content string) {
+	forget := func(content string, deleted int) {
 		t.Helper()
 		r, err := m.Forget(ctx, hippo.ForgetInput{Description: content, Threshold: 0.99})
-		if err != nil || len(r.Deleted) != 1 {
+		if err != nil || len(r.Deleted) != deleted {
 			t.Fatalf("forget %q = %+v, %v", content, r, err)
 		}
 	}
-	forget(facts[0])
-	if len(leaks(t, f.db.Path(), inText)) == 0 {
-		t.Fatal("the input went while a fact still refers to it")
+	forget(facts[0], 2) // the fact and the kept text, which said it too
+	f.mustNotLeak("forgetting a fact of a kept text", inText)
+	if len(leaks(t, f.db.Path(), inSource)) == 0 {
+		t.Fatal("the source went while a fact still names it")
 	}
 	f.churn(2)
-	forget(facts[1])
+	forget(facts[1], 1)
 	f.mustNotLeak("forgetting the last fact of a text", inText, inSource)
 	if n := count(t, rawDB(t, f.db), `SELECT COUNT(*) FROM chunk_inputs`); n != 0 {
 		t.Errorf("%d inputs left", n)

@@ -187,7 +187,7 @@ func (s *snapshot) Rows(ctx context.Context, ids []string, fn func(*engine.Row) 
 func readIndexRows(ctx context.Context, tx *sql.Tx, where string, args []any, fn func(*engine.Row) error) error {
 	rows, err := tx.QueryContext(ctx, `SELECT rowid, id, scope, kind, embedding, metadata, running_intensity,
 		access_count, last_accessed_at, created_at, superseded_by, superseded_at, octet_length(content),
-		suspicious IS NOT NULL FROM chunks `+where, args...)
+		suspicious IS NOT NULL, `+engine.GroupColumn+` FROM chunks `+where, args...)
 	if err != nil {
 		return fmt.Errorf("load index: %w", err)
 	}
@@ -199,7 +199,7 @@ func readIndexRows(ctx context.Context, tx *sql.Tx, where string, args []any, fn
 	)
 	for rows.Next() {
 		if err := rows.Scan(&r.RowID, &r.ID, &r.Scope, &kind, &blob, nullable(&r.Metadata), &r.Intensity, &r.Access,
-			&r.LastAccess, &r.Created, nullable(&supBy), nullable(&r.SupersededAt), &r.Size, &r.Suspicious); err != nil {
+			&r.LastAccess, &r.Created, nullable(&supBy), nullable(&r.SupersededAt), &r.Size, &r.Suspicious, nullable(&r.Group)); err != nil {
 			return fmt.Errorf("load index: %w", err)
 		}
 		r.Kind, r.Superseded, r.Vector = hippo.Kind(kind), supBy != "", blob

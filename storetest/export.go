@@ -517,8 +517,8 @@ func testImportReembedKeepsInputs(t *testing.T, b Backend) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if got.Chunks != 2 || got.Reembedded != 2 || got.Inputs != 1 {
-		t.Errorf("re-embedding import = %+v, want 2 chunks and 1 input", got)
+	if got.Chunks != 3 || got.Reembedded != 3 || got.Inputs != 1 { // the facts and the kept text
+		t.Errorf("re-embedding import = %+v, want 3 chunks and 1 input", got)
 	}
 	dm, err := dst.s.Service(hippo.MemoryOptions{AgentID: "alice", Embedder: embB})
 	if err != nil {

@@ -332,11 +332,12 @@ func testRememberFactsNoFactsAndBadInput(t *testing.T, b Backend) {
 	e.srv.Reply(`{"facts": []}`)
 	res, err := m.RememberFacts(ctx, "hello there")
 	const reason = "the extractor found no statement of a fact in the text"
-	if err != nil || res.Reason != reason || res.Summary != hippo.NoFactsSummary(reason) || len(res.Facts) != 0 {
-		t.Errorf("no facts = %+v, %v", res, err)
+	if err != nil || res.Reason != reason || res.Message == nil || !res.Message.New ||
+		res.Summary != hippo.KeptSummary(reason, res.Message.ID) || len(res.Facts) != 0 {
+		t.Fatalf("no facts = %+v, %v", res, err)
 	}
-	if embeds, _ := e.srv.Counts(); embeds != 0 {
-		t.Errorf("no facts still embedded %d times", embeds)
+	if embeds, _ := e.srv.Counts(); embeds != 1 {
+		t.Errorf("the kept text was embedded %d times, want once", embeds)
 	}
 	_, err = m.RememberFacts(ctx, strings.Repeat("a", 10_001))
 	mustCode(t, err, hippo.EINVALID)
@@ -564,8 +565,8 @@ func testRememberFactsNoFactsReasonOffline(t *testing.T, b Backend) {
 			if len(res.Facts) != 0 || res.Reason != tt.reason {
 				t.Errorf("result %+v, want no fact and reason %q", res, tt.reason)
 			}
-			if !strings.Contains(res.Summary, tt.reason) || !strings.Contains(res.Summary, "store_memory") {
-				t.Errorf("summary %q: want the reason and store_memory", res.Summary)
+			if res.Message == nil || res.Summary != hippo.KeptSummary(tt.reason, res.Message.ID) {
+				t.Errorf("summary %q, message %+v: want the reason and the kept text", res.Summary, res.Message)
 			}
 		})
 	}
@@ -744,8 +745,11 @@ func testOfflineDefaultsSeedScenario(t *testing.T, b Backend) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(gone.Deleted) != 1 || gone.Deleted[0].ID != redux.ChunkID {
-		t.Fatalf("forget Redux deleted %+v, want only the Redux fact", gone.Deleted)
+	// The message said it too, so it goes with the fact; the café fact
+	// stays.
+	if len(gone.Deleted) != 2 || gone.Deleted[0].ID != redux.ChunkID || gone.Deleted[1].ID != res.Message.ID ||
+		gone.Deleted[1].Via != redux.ChunkID {
+		t.Fatalf("forget Redux deleted %+v, want the Redux fact and the message it came from", gone.Deleted)
 	}
 	if _, err := db.Chunk(ctx, "marrow-main", cafe.ChunkID); err != nil {
 		t.Errorf("café fact gone too: %v", err)

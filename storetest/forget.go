@@ -74,7 +74,9 @@ func testSupersededFactLeavesRecallAndReturnsWhenSuccessorForgotten(t *testing.T
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(res.Deleted) != 1 || res.Deleted[0].ID != bangkokID || len(res.Resurrected) != 1 || res.Resurrected[0] != berlinID {
+	// The text the Bangkok fact came from goes with it.
+	if len(res.Deleted) != 2 || res.Deleted[0].ID != bangkokID || res.Deleted[1].ID != bangkok.Message.ID ||
+		len(res.Resurrected) != 1 || res.Resurrected[0] != berlinID {
 		t.Fatalf("forget = %+v", res)
 	}
 	if ids := recallIDs(t, m, "where does the user live"); !slices.Contains(ids, berlinID) {
@@ -155,14 +157,18 @@ func testForget(t *testing.T, b Backend) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(dry.Deleted) != 1 || len(liveChunks(t, s, "alice", hippo.KindFact)) != 1 {
+	// The fact and the message it came from, which says it too.
+	const said = "I used to prefer VS Code, but now I use Neovim."
+	if len(dry.Deleted) != 2 || dry.Deleted[1].Content != said || len(liveChunks(t, s, "alice", hippo.KindFact)) != 1 {
 		t.Fatalf("dry run: %+v", dry)
 	}
 	res, err := m.Forget(ctx, hippo.ForgetInput{Description: "User uses Neovim"})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(res.Deleted) != 1 || res.Deleted[0].Content != "User uses Neovim" || len(res.Resurrected) != 1 {
+	// The VS Code fact comes back.
+	if len(res.Deleted) != 2 || res.Deleted[0].Content != "User uses Neovim" || res.Deleted[1].Content != said ||
+		len(res.Resurrected) != 1 {
 		t.Fatalf("forget: %+v", res)
 	}
 	// What the forgotten fact had superseded is current again.

@@ -128,7 +128,7 @@ func testSuspicious(t *testing.T, b Backend) {
 
 // testProvenance: every stored chunk records the operation, the caller and
 // the source; the extraction input is kept once for all its facts, shown
-// by MemorySource and FactHistory, and goes with its last fact; export
+// by MemorySource and FactHistory, and goes with a fact forgotten; export
 // and import carry all of it.
 func testProvenance(t *testing.T, b Backend) {
 	ctx := context.Background()
@@ -184,16 +184,16 @@ func testProvenance(t *testing.T, b Backend) {
 		t.Fatal(err)
 	}
 	exported := slices.Clone(file.Bytes())
-	if sum.Chunks != 4 || sum.Inputs != 1 {
-		t.Errorf("export summary %+v, want 4 chunks and 1 input", sum)
+	if sum.Chunks != 5 || sum.Inputs != 1 { // the kept text is a chunk too
+		t.Errorf("export summary %+v, want 5 chunks and 1 input", sum)
 	}
 	dst := open(t, b)
 	res, err := dst.Import(ctx, bytes.NewReader(file.Bytes()), hippo.ImportOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if res.Chunks != 4 || res.Inputs != 1 {
-		t.Errorf("import result %+v, want 4 chunks and 1 input", res)
+	if res.Chunks != 5 || res.Inputs != 1 {
+		t.Errorf("import result %+v, want 5 chunks and 1 input", res)
 	}
 	dm := memory(t, dst, "alice", "", nil)
 	for _, id := range []string{rr.Facts[0].ChunkID, rr.Facts[1].ChunkID, mem.Chunk.ID, flagged.Chunk.ID} {
@@ -211,16 +211,21 @@ func testProvenance(t *testing.T, b Backend) {
 		}
 	}
 
-	// The input goes with its last fact, not before.
-	if _, err := m.Forget(ctx, hippo.ForgetInput{Description: "User lives in Berlin", Threshold: 0.99}); err != nil {
+	// Forgetting a fact forgets the text it came from, which said it too:
+	// the kept text goes, and the other fact keeps no link to it.
+	gone, err := m.Forget(ctx, hippo.ForgetInput{Description: "User lives in Berlin", Threshold: 0.99})
+	if err != nil {
 		t.Fatal(err)
+	}
+	if len(gone.Deleted) != 2 || gone.Deleted[1].ID != rr.Message.ID {
+		t.Errorf("forget Berlin = %+v, want the fact and the kept text", gone.Deleted)
 	}
 	info, err := m.MemorySource(ctx, rr.Facts[1].ChunkID)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if info.Input != text {
-		t.Errorf("input gone while a fact still refers to it: %+v", info)
+	if info.Input != "" || info.Provenance == nil || info.Provenance.InputHash != "" {
+		t.Errorf("the forgotten text is still the other fact's source: %+v", info)
 	}
 	if _, err := m.Forget(ctx, hippo.ForgetInput{Description: "User works at Acme as a baker", Threshold: 0.99}); err != nil {
 		t.Fatal(err)

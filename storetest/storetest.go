@@ -143,6 +143,11 @@ var suite = []struct {
 	{"RememberGivenFactsOffline", testRememberGivenFactsOffline},
 	{"FactHistory", testFactHistory},
 	{"OfflineDefaultsSeedScenario", testOfflineDefaultsSeedScenario},
+	// The text remember_facts keeps (kept.go)
+	{"RememberKeepsText", testRememberKeepsText},
+	{"RecallOneOfGroup", testRecallOneOfGroup},
+	{"KeptTextStays", testKeptTextStays},
+	{"ForgetKeptText", testForgetKeptText},
 	// Forgetting and consolidation (forget.go)
 	{"ForgetByDescription", testForgetByDescription},
 	{"SupersededFactLeavesRecallAndReturnsWhenSuccessorForgotten", testSupersededFactLeavesRecallAndReturnsWhenSuccessorForgotten},

@@ -42,7 +42,7 @@ func TestRememberFactsOffline(t *testing.T) {
 	tests := []struct {
 		text, wantText, reason string
 	}{
-		{"Can you help me with SQL?", "No facts extracted: text is a question, not a statement. To keep the text verbatim, use store_memory.",
+		{"Can you help me with SQL?", "No facts extracted: text is a question, not a statement. The text was kept as memory ",
 			"text is a question, not a statement"},
 		{"Please write a haiku.", "No facts extracted: text is a request to the assistant", "text is a request to the assistant, not a statement about the user or someone named"},
 		{"User's favorite programming language is Rust.", "Learned 1 fact: 1 new (User's favorite programming language is Rust)", ""},

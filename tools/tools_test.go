@@ -482,8 +482,9 @@ func TestRememberFacts(t *testing.T) {
 	// Nothing to extract.
 	e.srv.Reply(`{"facts":[]}`)
 	res, d = e.ok("remember_facts", `{"text":"ok"}`)
-	if res.Text != "No facts extracted: the extractor found no statement of a fact in the text. To keep the text verbatim, use store_memory." ||
-		d["facts"] == nil || d["reason"] != "the extractor found no statement of a fact in the text" {
+	msg, _ := d["message"].(map[string]any)
+	if msg == nil || res.Text != "No facts extracted: the extractor found no statement of a fact in the text. The text was kept as memory "+msg["id"].(string)+"." ||
+		msg["new"] != true || d["facts"] == nil || d["reason"] != "the extractor found no statement of a fact in the text" {
 		t.Errorf("no facts: %q, details %v", res.Text, d)
 	}
 
@@ -553,9 +554,10 @@ func TestRecallMemories(t *testing.T) {
 			[]string{`Found 3 results for "The user's cat is called Miso":`, "\n1. [memory] The user's cat is called Miso (score ", "\n2. [fact] User owns a cat (score ", "\n3. [memory] We deploy on Fridays"}},
 		{"limit", `{"query":"The user's cat is called Miso","limit":1}`, []string{"memory"}, []string{"Found 1 result for"}},
 		{"facts only", `{"query":"cat","kind":"fact"}`, []string{"fact"}, []string{"1. [fact] User owns a cat"}},
-		{"memories only", `{"query":"cat","kind":"memory","limit":null}`, []string{"memory", "memory"}, []string{"Found 2 results", "[weak match]"}},
-		{"memories only, floor asked for", `{"query":"cat","kind":"memory","min_relevance":0.1}`, []string{"memory"}, []string{"Found 1 result"}},
-		{"memories only, no floor", `{"query":"cat","kind":"memory","min_relevance":0}`, []string{"memory", "memory"}, []string{"Found 2 results"}},
+		// The text remember_facts kept is a memory too.
+		{"memories only", `{"query":"cat","kind":"memory","limit":null}`, []string{"memory", "memory", "memory"}, []string{"Found 3 results", "1. [memory] I have a cat", "[weak match]"}},
+		{"memories only, floor asked for", `{"query":"cat","kind":"memory","min_relevance":0.1}`, []string{"memory", "memory"}, []string{"Found 2 results"}},
+		{"memories only, no floor", `{"query":"cat","kind":"memory","min_relevance":0}`, []string{"memory", "memory", "memory"}, []string{"Found 3 results"}},
 		{"nothing relevant", `{"query":"quantum chromodynamics lecture"}`, []string{"memory", "fact", "memory"},
 			[]string{`Nothing stored is clearly about "quantum chromodynamics lecture"; the closest 3 items, all weak matches:`}},
 		{"nothing relevant, floor asked for", `{"query":"quantum chromodynamics lecture","min_relevance":0.1}`, nil, []string{`No facts or memories found for "quantum chromodynamics lecture".`}},

@@ -233,3 +233,22 @@ func TestDecayModelShown(t *testing.T) {
 		}
 	}
 }
+
+// TestKeptTextShown: the chunk page of a text remember_facts kept says so,
+// and a fact's page says it was extracted from a text.
+func TestKeptTextShown(t *testing.T) {
+	e := newEnv(t, "")
+	res, err := e.mem(t, "ada").RememberFacts(context.Background(), "I keep bees on the roof of the office.")
+	if err != nil || res.Message == nil || len(res.Facts) == 0 {
+		t.Fatalf("remember = %+v, %v", res, err)
+	}
+	for id, want := range map[string]string{
+		res.Message.ID:       "the text itself, kept as a memory",
+		res.Facts[0].ChunkID: "extracted from a text",
+	} {
+		status, body := get(t, e.srv.Client(), e.srv.URL+"/ui/chunk?agent=ada&id="+id)
+		if status != http.StatusOK || !strings.Contains(body, want) {
+			t.Errorf("chunk page of %s: status %d, want %q", id, status, want)
+		}
+	}
+}

@@ -158,6 +158,9 @@ func TestMultiProcess(t *testing.T) {
 				for _, f := range res.Facts {
 					addAcks(ack{Agent: agent, Op: "fact", ID: f.ChunkID, Content: f.Content, New: f.Action != hippo.ActionDuplicate})
 				}
+				if m := res.Message; m != nil { // the text, kept as a memory
+					addAcks(ack{Agent: agent, Op: "memory", ID: m.ID, Hash: sqlite.ContentHash(text), New: m.New})
+				}
 			} else {
 				content := fmt.Sprintf("cli note %d: %s", i, helperWords[i%len(helperWords)])
 				out, err := cliRun("store", "--json", "--agent", agent, content)
@@ -297,6 +300,9 @@ func TestMultiProcess(t *testing.T) {
 					remarshal(res.StructuredContent, &d)
 					for _, f := range d.Facts {
 						addAcks(ack{Agent: agent, Op: "fact", ID: f.ChunkID, Content: f.Content, New: f.Action != hippo.ActionDuplicate})
+					}
+					if m := d.Message; m != nil { // the text, kept as a memory
+						addAcks(ack{Agent: agent, Op: "memory", ID: m.ID, Hash: sqlite.ContentHash(args["text"].(string)), New: m.New})
 					}
 				}
 			}

@@ -162,7 +162,8 @@ func helperWriter() error {
 				return err
 			}
 		case n < 9:
-			res, err := callTool(ctx, set, "remember_facts", map[string]any{"text": helperFactText(r)})
+			text := helperFactText(r)
+			res, err := callTool(ctx, set, "remember_facts", map[string]any{"text": text})
 			if err != nil {
 				return err
 			}
@@ -176,6 +177,11 @@ func helperWriter() error {
 				}
 				isNew := f.Action != hippo.ActionDuplicate
 				if err := enc.Encode(ack{Agent: agent, Op: "fact", ID: f.ChunkID, Content: f.Content, New: isNew}); err != nil {
+					return err
+				}
+			}
+			if m := d.Message; m != nil { // the text, kept as a memory
+				if err := enc.Encode(ack{Agent: agent, Op: "memory", ID: m.ID, Hash: sqlite.ContentHash(text), New: m.New}); err != nil {
 					return err
 				}
 			}

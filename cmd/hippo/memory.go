@@ -38,6 +38,9 @@ func (a *app) openMemory(ctx context.Context, mode dbMode, withFacts bool) (data
 		if opts.Extractor, opts.Classifier, opts.FallbackExtractor, err = a.factModels(); err != nil {
 			return nil, nil, err
 		}
+		if opts.DiscardText, err = a.discardText(); err != nil {
+			return nil, nil, err
+		}
 	}
 	db, err := a.openDBFor(ctx, emb, mode)
 	if err != nil {

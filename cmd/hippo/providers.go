@@ -27,6 +27,7 @@ type providers struct {
 	llmURL, llmKey, llmModel       string
 	llmTimeout                     time.Duration
 	llmMaxTokens                   int
+	discardText                    bool
 }
 
 // addProviderFlags registers the provider flags on fs.
@@ -42,6 +43,20 @@ func (p *providers) addProviderFlags(fs *pflag.FlagSet) {
 	fs.StringVar(&p.llmModel, "llm-model", os.Getenv("HIPPO_LLM_MODEL"), "LLM model (env HIPPO_LLM_MODEL)")
 	fs.DurationVar(&p.llmTimeout, "llm-timeout", 0, "time the LLM has to answer, such as 30s or 2m, before remember falls back to the offline extractor; not retried (env HIPPO_LLM_TIMEOUT, default 30s)")
 	fs.IntVar(&p.llmMaxTokens, "llm-max-tokens", 0, "longest LLM reply, in tokens (env HIPPO_LLM_MAX_TOKENS, default 1024)")
+	fs.BoolVar(&p.discardText, "discard-text", false, "remember keeps the facts alone, not the text they came from (env HIPPO_DISCARD_TEXT=1)")
+}
+
+// discardText is --discard-text, else HIPPO_DISCARD_TEXT.
+func (a *app) discardText() (bool, error) {
+	v := strings.TrimSpace(os.Getenv("HIPPO_DISCARD_TEXT"))
+	if v == "" || a.root.PersistentFlags().Changed("discard-text") {
+		return a.providers.discardText, nil
+	}
+	b, err := strconv.ParseBool(v)
+	if err != nil {
+		return false, usageErrorf("HIPPO_DISCARD_TEXT must be 1, 0, true or false, got %q", v)
+	}
+	return b, nil
 }
 
 func (p *providers) keys() (embed, chat string) {

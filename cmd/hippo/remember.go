@@ -107,10 +107,10 @@ func (f intensityFlag) String() string { return "" }
 func (f intensityFlag) Type() string   { return "float" }
 
 // rememberSummary is the summary to print: the library's, except that a
-// call storing nothing points to `hippo store`, the CLI's way to keep raw
-// text, rather than to the store_memory tool.
+// call storing nothing (--discard-text) points to `hippo store`, the
+// CLI's way to keep raw text, rather than to the store_memory tool.
 func rememberSummary(res *hippo.RememberResult) string {
-	if len(res.Facts) > 0 || res.Reason == "" {
+	if len(res.Facts) > 0 || res.Reason == "" || res.Message != nil {
 		return res.Summary
 	}
 	msg := "No facts extracted: " + res.Reason + ". To keep the text verbatim, use `hippo store`."

@@ -20,7 +20,7 @@ func TestRememberOffline(t *testing.T) {
 		{"I take my coffee black.", "User takes their coffee black"},
 		{"I work as a nurse at St. Mary's hospital.", "User works as a nurse at St. Mary's hospital"},
 		{"I used to prefer VS Code, but now I use Neovim.", `1 superseding (User uses Neovim — replaces "User prefers VS Code")`},
-		{"How do I reverse a linked list?", "No facts extracted: text is a question, not a statement. To keep the text verbatim, use `hippo store`."},
+		{"How do I reverse a linked list?", "No facts extracted: text is a question, not a statement. The text was kept as memory "},
 		{"Thanks!", "No facts extracted: text is empty after removing greetings, thanks and filler."},
 	}
 	for _, tt := range tests {
@@ -37,6 +37,24 @@ func TestRememberOffline(t *testing.T) {
 	c.jsonLoose(&res, "--agent", "me", "remember", "He said he would call.")
 	if res.Reason != "no first-person or third-person statement of a fact found" || res.Facts == nil || len(res.Facts) != 0 {
 		t.Errorf("remember --json = %+v", res)
+	}
+
+	// --discard-text (or HIPPO_DISCARD_TEXT) keeps no text.
+	for _, r := range []result{
+		c.ok("--agent", "you", "remember", "--discard-text", "How do I sort a map?"),
+		c.runIn("", []string{"HIPPO_DISCARD_TEXT=1"}, "--agent", "you", "remember", "How do I sort a slice?"),
+	} {
+		if !strings.Contains(r.stdout, "To keep the text verbatim, use `hippo store`.") {
+			t.Errorf("remember keeping no text: %s", r)
+		}
+	}
+	if r := c.runIn("", []string{"HIPPO_DISCARD_TEXT=perhaps"}, "--agent", "you", "remember", "I am Sam."); r.code != 2 || !strings.Contains(r.stderr, "HIPPO_DISCARD_TEXT") {
+		t.Errorf("a bad HIPPO_DISCARD_TEXT: %s", r)
+	}
+	var kept struct{ Results []any }
+	c.jsonLoose(&kept, "--agent", "you", "recall", "--min-relevance", "0", "how do I sort")
+	if len(kept.Results) != 0 {
+		t.Errorf("keeping no text stored %v", kept.Results)
 	}
 }
 

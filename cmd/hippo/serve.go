@@ -111,14 +111,18 @@ func (a *app) serve(ctx context.Context, o *serveFlags) error {
 	embedDesc, llmDesc := a.describeProviders(emb)
 	log.Info("hippo serve", "version", buildVersion().String(), "db", db.Location(), "embedder", embedDesc, "llm", llmDesc,
 		"transport", o.transport, "auth", o.token != "", "embed_window", o.embedWindow, "index_memory", a.indexMemory, "memory_limit", memLimit)
+	discard, err := a.discardText()
+	if err != nil {
+		return err
+	}
 	models := hippo.MemoryOptions{MessagesTable: o.messages, Embedder: emb, Extractor: extractor, Classifier: classifier,
-		FallbackExtractor: fallback}
+		FallbackExtractor: fallback, DiscardText: discard}
 	web, err := webUI(db, o.token, log, models)
 	if err != nil {
 		return err
 	}
 	s, err := mcp.NewServer(mcp.Config{
-		DB: db, Embedder: emb, Extractor: extractor, Classifier: classifier, FallbackExtractor: fallback,
+		DB: db, Embedder: emb, Extractor: extractor, Classifier: classifier, FallbackExtractor: fallback, DiscardText: discard,
 		MessagesTable: o.messages, AuthToken: o.token, AllowedOrigins: o.origins, Insecure: o.insecure,
 		Logger: log, Version: buildVersion().Version, Metrics: a.metrics, UI: web,
 		SessionTimeout: o.sessionTimeout, MaxSessions: o.maxSessions,

@@ -31,13 +31,17 @@ func (a *app) newStatsCommand() *cobra.Command {
 				if s.WALSize > 0 {
 					size += " (+" + formatBytes(s.WALSize) + " WAL)"
 				}
+				memories := plural(s.Memories, "memory", "memories")
+				if s.KeptTexts > 0 {
+					memories += fmt.Sprintf(" (%d kept by remember)", s.KeptTexts)
+				}
 				return table(w, "Database\t"+s.Path, [][]string{
 					{"Size", size},
 					{"Embedding model", model},
 					{"Decay", s.DecayModel.Describe(db.Config()) + ", " + s.DecayClock + " clock"},
 					{"Agents", fmt.Sprint(s.Agents)},
 					{"Chunks", fmt.Sprintf("%d (%s, %s; %d superseded)", s.Chunks,
-						plural(s.Facts, "fact", "facts"), plural(s.Memories, "memory", "memories"), s.Superseded)},
+						plural(s.Facts, "fact", "facts"), memories, s.Superseded)},
 					{"Blocks", fmt.Sprint(s.Blocks)},
 				})
 			})

@@ -83,9 +83,10 @@ func TestProvenanceCLI(t *testing.T) {
 		Facts []struct {
 			ChunkID string `json:"chunk_id"`
 		}
+		Message struct{ ID string }
 	}
 	c.jsonLoose(&res, "remember", "--agent", "alice", "--source", "msg-"+token, text)
-	if len(res.Facts) == 0 {
+	if len(res.Facts) == 0 || res.Message.ID == "" {
 		t.Fatalf("no fact learnt from %q", text)
 	}
 	id := res.Facts[0].ChunkID
@@ -132,7 +133,7 @@ func TestProvenanceCLI(t *testing.T) {
 	if !onDisk() {
 		t.Fatal("the grep does not see the stored text")
 	}
-	args := []string{"delete", "--force"}
+	args := []string{"delete", "--force", res.Message.ID} // the text, kept as a memory, and its facts
 	for _, f := range res.Facts {
 		args = append(args, f.ChunkID)
 	}

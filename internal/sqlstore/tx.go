@@ -43,7 +43,7 @@ func (t Tx) Chunk(ctx context.Context, id string) (*hippo.Chunk, error) {
 func (t Tx) Predecessor(ctx context.Context, id string) (string, error) {
 	var prev string
 	_, err := scanOne(t.Q.QueryRow(ctx, `SELECT id FROM chunks WHERE superseded_by = ? AND agent_id = ?
-		ORDER BY created_at DESC LIMIT 1`, id, t.Agent), &prev)
+		AND kind = 'fact' ORDER BY created_at DESC LIMIT 1`, id, t.Agent), &prev)
 	return prev, err
 }
 
@@ -174,6 +174,17 @@ func (t Tx) PutInput(ctx context.Context, hash, text string, at time.Time) error
 	if _, err := t.Q.Exec(ctx, `INSERT INTO chunk_inputs (agent_id, hash, text, created_at)
 		VALUES (?, ?, ?, ?) ON CONFLICT DO NOTHING`, t.Agent, hash, text, timestamp.Format(at)); err != nil {
 		return fmt.Errorf("keep input: %w", err)
+	}
+	return nil
+}
+
+// DropInput implements engine.Tx.
+func (t Tx) DropInput(ctx context.Context, hash string) error {
+	if _, err := t.Q.Exec(ctx, `UPDATE chunks SET input_hash = NULL WHERE agent_id = ? AND input_hash = ?`, t.Agent, hash); err != nil {
+		return fmt.Errorf("forget input: %w", err)
+	}
+	if _, err := t.Q.Exec(ctx, `DELETE FROM chunk_inputs WHERE agent_id = ? AND hash = ?`, t.Agent, hash); err != nil {
+		return fmt.Errorf("forget input: %w", err)
 	}
 	return nil
 }

@@ -1,0 +1,178 @@
+package storetest
+
+import (
+	"context"
+	"net/http"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/hippo-mem/hippo"
+	"github.com/hippo-mem/hippo/llm"
+	"github.com/hippo-mem/hippo/mock"
+	"github.com/hippo-mem/hippo/openai"
+)
+
+// The text given to remember_facts is kept as a memory of its own, linked
+// to the facts it gave.
+
+// testRememberKeepsText: every text is kept, whatever extraction yields
+// (facts, none, or an error), once however often it is said, linked to its
+// facts; DiscardText keeps the facts alone.
+func testRememberKeepsText(t *testing.T, b Backend) {
+	e := newEnv(t, b)
+	ctx := context.Background()
+	m := e.factMemory("alice")
+	const text = "I live in Berlin and I keep bees."
+	e.srv.Reply(facts("User lives in Berlin", 0.6, "User keeps bees", 0.5))
+	res, err := m.RememberFacts(ctx, text)
+	if err != nil || len(res.Facts) != 2 || res.Message == nil || !res.Message.New {
+		t.Fatalf("remember = %+v, %v", res, err)
+	}
+	msg := e.mustChunk("alice", res.Message.ID)
+	hash := hippo.ContentHash(text)
+	if msg.Kind != hippo.KindMemory || msg.Content != text || msg.Provenance == nil ||
+		msg.Provenance.Origin != hippo.OriginRememberFacts || msg.Provenance.InputHash != hash {
+		t.Errorf("kept text = %+v", msg)
+	}
+	for _, f := range res.Facts {
+		if c := e.mustChunk("alice", f.ChunkID); c.Provenance == nil || c.Provenance.InputHash != hash {
+			t.Errorf("fact %q is not linked to its text: %+v", f.Content, c.Provenance)
+		}
+	}
+
+	if st, err := e.s.Stats(ctx); err != nil || st.KeptTexts != 1 || st.Memories != 1 {
+		t.Errorf("stats = %+v, %v: want the one kept text", st, err)
+	}
+
+	// The same text again strengthens the one kept.
+	e.srv.Reply(facts("User lives in Berlin", 0.6, "User keeps bees", 0.5))
+	again, err := m.RememberFacts(ctx, text)
+	if err != nil || again.Message == nil || again.Message.New || again.Message.ID != res.Message.ID {
+		t.Fatalf("again = %+v, %v", again, err)
+	}
+	if c := e.mustChunk("alice", res.Message.ID); c.EncounterCount != 2 {
+		t.Errorf("encounters of the kept text = %d, want 2", c.EncounterCount)
+	}
+
+	// An extraction that fails keeps the text, and says so.
+	e.srv.Chat = func(mock.ChatRequest) (string, int) { return "", http.StatusUnauthorized }
+	_, err = m.RememberFacts(ctx, "My sister Ana is a nurse.")
+	e.srv.Chat = nil
+	if err == nil || !strings.Contains(err.Error(), "the text was kept as memory") {
+		t.Fatalf("failed extraction: %v, want the error and the kept text", err)
+	}
+	if got := recallContents(t, m, hippo.RecallInput{Query: "My sister Ana is a nurse.", MinRelevance: noFloor()}); !slices.Contains(got, "My sister Ana is a nurse.") {
+		t.Errorf("the text of a failed extraction is not recalled: %q", got)
+	}
+
+	// DiscardText keeps no text: no memory, no source.
+	client, err := openai.NewLLM(openai.Config{BaseURL: e.srv.BaseURL(), APIKey: "sk-test", Model: "mock-llm", MaxRetries: -1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	d := e.memory("bob", func(o *hippo.MemoryOptions) {
+		o.Extractor, o.Classifier, o.DiscardText = llm.NewExtractor(client), llm.NewClassifier(client), true
+	})
+	e.srv.Reply(facts("User lives in Oslo", 0.6))
+	dr, err := d.RememberFacts(ctx, "I live in Oslo.")
+	if err != nil || dr.Message != nil || len(dr.Facts) != 1 {
+		t.Fatalf("discarding remember = %+v, %v", dr, err)
+	}
+	if n, err := e.s.CountChunks(ctx, hippo.ChunkFilter{AgentID: "bob"}); err != nil || n != 1 {
+		t.Errorf("bob has %d chunks, want the fact alone (%v)", n, err)
+	}
+	if info, err := d.MemorySource(ctx, dr.Facts[0].ChunkID); err != nil || info.Input != "" {
+		t.Errorf("source with DiscardText = %+v, %v: want no text", info, err)
+	}
+	e.srv.Reply(`{"facts": []}`)
+	if dr, err := d.RememberFacts(ctx, "thanks!"); err != nil || dr.Message != nil || dr.Summary != hippo.NoFactsSummary(dr.Reason) {
+		t.Errorf("discarding remember without facts = %+v, %v", dr, err)
+	}
+}
+
+// testRecallOneOfGroup: a kept text and the facts learned from it come
+// back once. Ranked above its facts, the text stands for them (a fact
+// whose own words miss the query is found through it); a fact ranked
+// above the text keeps its sibling facts and drops the text.
+func testRecallOneOfGroup(t *testing.T, b Backend) {
+	e := newEnv(t, b)
+	ctx := context.Background()
+	m := e.factMemory("alice")
+	const text = "Rangi orchard hives"
+	e.srv.Set(text, mock.Axis(testDim, 0))
+	e.srv.Set("User manages an orchard", mock.AtCosine(testDim, 1, 0, 0.5))
+	e.srv.Set("User keeps hives", mock.AtCosine(testDim, 2, 1, 0.95))
+	e.srv.Set("zulu", mock.Axis(testDim, 0))   // the text's own direction
+	e.srv.Set("yankee", mock.Axis(testDim, 1)) // the orchard fact's
+	e.srv.Reply(facts("User manages an orchard", 0.5, "User keeps hives", 0.5))
+	res, err := m.RememberFacts(ctx, text)
+	if err != nil || len(res.Facts) != 2 || res.Message == nil {
+		t.Fatalf("remember = %+v, %v", res, err)
+	}
+	orchard, hives := res.Facts[0].ChunkID, res.Facts[1].ChunkID
+	got := recallIDs(t, m, "zulu")
+	if len(got) == 0 || got[0] != res.Message.ID || slices.Contains(got, orchard) || slices.Contains(got, hives) {
+		t.Errorf("recall zulu = %v: want the text %s alone, none of its facts", got, res.Message.ID)
+	}
+	got = recallIDs(t, m, "yankee")
+	if len(got) == 0 || got[0] != orchard || !slices.Contains(got, hives) || slices.Contains(got, res.Message.ID) {
+		t.Errorf("recall yankee = %v: want the orchard fact %s first, the hives fact %s, not the text", got, orchard, hives)
+	}
+}
+
+// testKeptTextStays: a text whose fact was superseded stays current and
+// recallable (it may say more than its facts did), while the fact leaves
+// recall and its history holds facts only.
+func testKeptTextStays(t *testing.T, b Backend) {
+	e := newEnv(t, b)
+	ctx := context.Background()
+	m := e.factMemory("alice")
+	e.srv.Set("I live in Berlin", mock.AtCosine(testDim, 0, 1, 0.8))
+	e.srv.Set("I moved to Bangkok", mock.AtCosine(testDim, 0, 2, 0.8))
+	e.srv.Set("User lives in Berlin", mock.Axis(testDim, 0))
+	e.srv.Set("User lives in Bangkok", mock.AtCosine(testDim, 0, 3, 0.85))
+	e.srv.Reply(facts("User lives in Berlin", 0.6), facts("User lives in Bangkok", 0.6), verdicts("SUPERSEDES"))
+	berlin, err := m.RememberFacts(ctx, "I live in Berlin")
+	if err != nil {
+		t.Fatal(err)
+	}
+	bangkok, err := m.RememberFacts(ctx, "I moved to Bangkok")
+	if err != nil || len(bangkok.Facts) != 1 || bangkok.Facts[0].Action != hippo.ActionSupersedes {
+		t.Fatalf("bangkok = %+v, %v", bangkok, err)
+	}
+	if old := e.mustChunk("alice", berlin.Message.ID); old.SupersededBy != "" {
+		t.Errorf("the Berlin text is superseded: %+v", old)
+	}
+	got := recallIDs(t, m, "I live in Berlin")
+	if !slices.Contains(got, berlin.Message.ID) || slices.Contains(got, berlin.Facts[0].ChunkID) {
+		t.Errorf("recall = %v: want the Berlin text %s, not its superseded fact", got, berlin.Message.ID)
+	}
+	if h, err := m.FactHistory(ctx, "", bangkok.Facts[0].ChunkID); err != nil || len(h) != 2 || h[0].Content != "User lives in Berlin" {
+		t.Errorf("history = %+v, %v: want the two facts", h, err)
+	}
+}
+
+// testForgetKeptText: forgetting a kept text forgets it as every fact's
+// source too, and the facts stay.
+func testForgetKeptText(t *testing.T, b Backend) {
+	e := newEnv(t, b)
+	ctx := context.Background()
+	m := e.factMemory("alice")
+	const text = "tama broke his collarbone in august"
+	e.srv.Set(text, mock.Axis(testDim, 0))
+	e.srv.Set("User's son Tama broke his collarbone in August", mock.AtCosine(testDim, 0, 1, 0.6))
+	e.srv.Reply(facts("User's son Tama broke his collarbone in August", 0.5))
+	res, err := m.RememberFacts(ctx, text)
+	if err != nil || res.Message == nil || len(res.Facts) != 1 {
+		t.Fatalf("remember = %+v, %v", res, err)
+	}
+	gone, err := m.Forget(ctx, hippo.ForgetInput{Description: text, Threshold: 0.99})
+	if err != nil || len(gone.Deleted) != 1 || gone.Deleted[0].ID != res.Message.ID {
+		t.Fatalf("forget = %+v, %v: want the text alone", gone, err)
+	}
+	info, err := m.MemorySource(ctx, res.Facts[0].ChunkID)
+	if err != nil || info.Input != "" || info.Provenance == nil || info.Provenance.InputHash != "" {
+		t.Errorf("the fact's source after its text was forgotten = %+v, %v", info, err)
+	}
+}
