@@ -16,7 +16,10 @@ type Stats struct {
 	// KeptTexts counts the memories that are texts remember_facts kept
 	// (RememberResult.Message), among Memories.
 	KeptTexts int `json:"kept_texts"`
-	Blocks    int `json:"blocks"`
+	// Pending counts the texts given to remember_facts with async whose
+	// facts are not learned yet.
+	Pending int `json:"pending"`
+	Blocks  int `json:"blocks"`
 	// Agents counts agents owning at least one chunk or block.
 	Agents int `json:"agents"`
 	// EmbeddingModel is the model lock, nil when nothing was embedded yet.

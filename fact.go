@@ -113,6 +113,11 @@ type RememberInput struct {
 	// text (at most MaxGivenFacts): Remember then extracts nothing and
 	// checks, supersedes, stamps and flags each as an extracted fact.
 	Facts []GivenFact
+	// Async returns as soon as the text is kept and queued, durably;
+	// its facts are learned in the background (RememberResult.Pending),
+	// and a crash leaves them pending, to be learned at the next start
+	// (LearnPending). Not with Facts.
+	Async bool
 }
 
 // GivenFact is a fact stated by the caller (RememberInput.Facts), phrased
@@ -169,6 +174,18 @@ type RememberResult struct {
 	// ContentHash), whatever extraction yielded; nil when the text was
 	// not kept (MemoryOptions.DiscardText, or no text given).
 	Message *KeptMessage `json:"message,omitempty"`
+	// Pending says the facts are being learned in the background
+	// (RememberInput.Async): Facts is empty.
+	Pending bool `json:"pending,omitempty"`
+}
+
+// PendingSummary is the summary of an async remember_facts whose text was
+// kept as memory id ("" when not kept).
+func PendingSummary(id string) string {
+	if id == "" {
+		return "Queued: its facts are learned in the background."
+	}
+	return "Kept the text as memory " + id + "; its facts are learned in the background."
 }
 
 // KeptMessage is the memory a remember_facts text was kept as.

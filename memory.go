@@ -143,3 +143,18 @@ type ConversationHit struct {
 	CreatedAt string  `json:"created_at,omitempty"`
 	Rank      float64 `json:"rank"`
 }
+
+// Learner learns the facts of the texts queued by async remember_facts
+// calls: a database lists the agents that have some, and an agent's memory
+// (with its extractor) learns them.
+type Learner interface {
+	// PendingAgents lists the agents with texts waiting, by ID.
+	PendingAgents(ctx context.Context) ([]string, error)
+}
+
+// PendingLearner is the memory side of Learner.
+type PendingLearner interface {
+	// LearnPending learns the agent's queued texts, oldest first, until
+	// none is left, and returns how many it learned.
+	LearnPending(ctx context.Context) (int, error)
+}

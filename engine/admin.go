@@ -154,7 +154,7 @@ func (a *Admin) CountChunks(ctx context.Context, f hippo.ChunkFilter) (int, erro
 func (a *Admin) ListBlocks(ctx context.Context, agentID string, scope *string) ([]hippo.BlockInfo, error) {
 	out := []hippo.BlockInfo{}
 	rows, err := a.st.BlockRows(ctx, agentID, scope)
-	err = readRows(rows, err, func() error {
+	err = ReadRows(rows, err, func() error {
 		var b hippo.BlockInfo
 		var updated string
 		if err := rows.Scan(&b.AgentID, &b.Scope, &b.Key, &b.Chars, &b.Description, &updated); err != nil {
@@ -178,7 +178,7 @@ func (a *Admin) ListBlocks(ctx context.Context, agentID string, scope *string) (
 func (a *Admin) Agents(ctx context.Context) ([]hippo.AgentSummary, error) {
 	out := []hippo.AgentSummary{}
 	rows, err := a.st.AgentRows(ctx)
-	err = readRows(rows, err, func() error {
+	err = ReadRows(rows, err, func() error {
 		var s hippo.AgentSummary
 		var n [5]int64 // sums: some drivers give wider numbers than int
 		if err := rows.Scan(&s.AgentID, &n[0], &n[1], &n[2], &n[3], &n[4]); err != nil {

@@ -135,7 +135,7 @@ func (a *Admin) CountAgentChunks(ctx context.Context, agentID string, bins int) 
 	}
 	c := &hippo.ChunkCounts{ByKind: map[string]int{}, ByScope: map[string]int{}}
 	rows, err := a.st.StateRows(ctx, agentID)
-	err = readRows(rows, err, func() error {
+	err = ReadRows(rows, err, func() error {
 		var kind, scope string
 		var superseded bool
 		var n int
@@ -178,7 +178,7 @@ type strengthReader struct {
 
 func (r strengthReader) read(rows Rows, err error) ([]strengthRow, error) {
 	var cs []hippo.Chunk
-	err = readRows(rows, err, func() error {
+	err = ReadRows(rows, err, func() error {
 		var c hippo.Chunk
 		var last string
 		if err := rows.Scan(&c.ID, &c.AgentID, &c.RunningIntensity, &c.AccessCount, &last); err != nil {

@@ -368,7 +368,7 @@ func applyFacts(ctx context.Context, cfg hippo.Config, w FactWriter, agent, scop
 func freshFacts(ctx context.Context, w FactWriter, scope string, snapshot int64) ([]*factEntry, error) {
 	var fresh []*factEntry
 	rows, err := w.FactRows(ctx, scope, snapshot)
-	err = readRows(rows, err, func() error {
+	err = ReadRows(rows, err, func() error {
 		var (
 			e    = factEntry{}
 			blob []byte

@@ -153,6 +153,9 @@ func (m *Memory) forgetMatches(ctx context.Context, tx Tx, matches []similar, dr
 		if err := tx.DropInput(ctx, h); err != nil {
 			return err
 		}
+		if err := tx.DropPending(ctx, h); err != nil { // not to be learned after all
+			return err
+		}
 	}
 	return nil
 }

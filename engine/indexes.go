@@ -28,6 +28,9 @@ type Indexes struct {
 	// loads, hits and evictions count Syncs that had to load an index,
 	// Syncs that found one, and indexes dropped for the limit.
 	loads, hits, evictions int64
+	// runs are the background runs of async remember_facts, shared as
+	// the indexes are by every memory of the store.
+	runs runs
 }
 
 // NewIndexes returns an empty cache over feed, holding up to limit bytes

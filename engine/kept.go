@@ -17,7 +17,10 @@ import (
 )
 
 // keeps says whether Remember keeps in.Text as a memory of its own.
-func (m *Memory) keeps(in hippo.RememberInput) bool { return in.Text != "" && !m.opts.DiscardText }
+// A queued text was kept when it was queued.
+func (m *Memory) keeps(in hippo.RememberInput) bool {
+	return in.Text != "" && !m.opts.DiscardText && m.pending == 0
+}
 
 // keepOnly keeps in.Text as a memory when no fact came of it; nil when
 // the text is not kept.

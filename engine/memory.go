@@ -1,6 +1,7 @@
 package engine
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -81,6 +82,15 @@ type Tx interface {
 	// and hash (hippo.Provenance.InputHash). The store deletes it with the
 	// last chunk whose InputHash names it, however that chunk goes.
 	PutInput(ctx context.Context, hash, text string, at time.Time) error
+	// Enqueue queues a text for async remember_facts and returns its ID.
+	Enqueue(ctx context.Context, p PendingText) (int64, error)
+	// PendingTexts reads up to limit of the agent's queued texts, oldest
+	// first.
+	PendingTexts(ctx context.Context, limit int) ([]PendingText, error)
+	// DonePending deletes the queued text id; false when it was gone.
+	DonePending(ctx context.Context, id int64) (bool, error)
+	// DropPending deletes the agent's queued texts with this hash.
+	DropPending(ctx context.Context, hash string) error
 	// DropInput deletes the agent's input text with this hash and
 	// clears the InputHash of the chunks that name it: the text was
 	// forgotten.
@@ -103,6 +113,10 @@ type Memory struct {
 	x     *Indexes
 	cfg   hippo.Config
 	opts  hippo.MemoryOptions
+	// pending, when not 0, is the queued text this memory learns
+	// (LearnPending): its row goes in the transaction that applies the
+	// facts, and the text was kept when it was queued.
+	pending int64
 }
 
 var _ hippo.AgentMemory = (*Memory)(nil)
@@ -420,6 +434,9 @@ func (m *Memory) RememberFacts(ctx context.Context, text string) (*hippo.Remembe
 // are not extracted: each is resolved, stored and flagged as an extracted
 // one would be.
 func (m *Memory) Remember(ctx context.Context, in hippo.RememberInput) (*hippo.RememberResult, error) {
+	if in.Async {
+		return m.rememberLater(ctx, in)
+	}
 	calls, notes := []hippo.LLMCall{}, []string{}
 	res, err := m.rememberFacts(ctx, in, &calls, &notes)
 	if res != nil {
@@ -434,6 +451,9 @@ func (m *Memory) Remember(ctx context.Context, in hippo.RememberInput) (*hippo.R
 func (m *Memory) checkRemember(in hippo.RememberInput) error {
 	if in.Text == "" && len(in.Facts) == 0 {
 		return hippo.Invalidf("text", "is required when no facts are given")
+	}
+	if in.Async && len(in.Facts) > 0 {
+		return hippo.Invalidf("async", "is for texts to extract facts from, not with facts given")
 	}
 	if in.Text != "" {
 		if err := hippo.ValidateText("text", in.Text, m.cfg.MaxFactText); err != nil {
@@ -497,6 +517,9 @@ func (m *Memory) rememberFacts(ctx context.Context, in hippo.RememberInput, call
 	if len(facts) == 0 {
 		reason := m.noFactsReason(text, len(extracted))
 		res := &hippo.RememberResult{Summary: hippo.NoFactsSummary(reason), Facts: []hippo.FactOutcome{}, Reason: reason}
+		if err := m.donePending(ctx); err != nil {
+			return nil, err
+		}
 		if res.Message, err = m.keepOnly(ctx, in); err != nil {
 			return nil, err
 		}
@@ -562,6 +585,11 @@ func (m *Memory) learnFacts(ctx context.Context, in hippo.RememberInput, facts [
 			c.SuspiciousReason = flags[c.Content]
 			c.Suspicious = c.SuspiciousReason != ""
 		}
+		if m.pending != 0 {
+			if done, err := tx.DonePending(ctx, m.pending); err != nil || !done {
+				return cmp.Or(err, errLearned)
+			}
+		}
 		var kept *hippo.KeptMessage
 		if msgVec != nil {
 			var err error
@@ -621,7 +649,7 @@ func (m *Memory) fillContents(ctx context.Context, plans []*factPlan) error {
 		return nil
 	}
 	rows, err := m.s.ContentRows(ctx, ids)
-	err = readRows(rows, err, func() error {
+	err = ReadRows(rows, err, func() error {
 		var id, content string
 		if err := rows.Scan(&id, &content); err != nil {
 			return err

@@ -77,7 +77,7 @@ func ScanChunk(scan func(dest ...any) error) (*hippo.Chunk, error) {
 // query's results whole.
 func ReadChunks(rows Rows, err error) ([]*hippo.Chunk, error) {
 	out := []*hippo.Chunk{}
-	err = readRows(rows, err, func() error {
+	err = ReadRows(rows, err, func() error {
 		c, err := ScanChunk(rows.Scan)
 		if err != nil {
 			return err
@@ -95,7 +95,7 @@ func ReadChunks(rows Rows, err error) ([]*hippo.Chunk, error) {
 // ReadIDs reads every row's one text column and closes rows.
 func ReadIDs(rows Rows, err error) ([]string, error) {
 	var ids []string
-	err = readRows(rows, err, func() error {
+	err = ReadRows(rows, err, func() error {
 		var id string
 		if err := rows.Scan(&id); err != nil {
 			return err
@@ -106,8 +106,9 @@ func ReadIDs(rows Rows, err error) ([]string, error) {
 	return ids, err
 }
 
-// readRows calls row for every row until it fails, and closes rows.
-func readRows(rows Rows, err error, row func() error) error {
+// ReadRows calls row for every row until it fails, and closes rows; err
+// is the query's, handed over whole.
+func ReadRows(rows Rows, err error, row func() error) error {
 	if err != nil {
 		return err
 	}

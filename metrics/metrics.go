@@ -16,6 +16,7 @@
 //	hippo_embed_coalesced_calls_total              calls answered by shared requests (see package coalesce)
 //	hippo_embed_coalesced_requests_total           the requests they shared
 //	hippo_database_bytes                           the database file, with its WAL
+//	hippo_remember_pending                         texts queued by async remember_facts
 //	hippo_index_agents, _rows, _bytes, _limit_bytes the in-memory indexes resident and their bound
 //	hippo_index_loads_total, _hits_total, _evictions_total  how the cache of indexes fares
 //	hippo_recall_stage_duration_seconds{stage}     histogram; stage: embed, sync, text, scan, boost (hippo.Stage*)
@@ -153,6 +154,14 @@ func (m *Metrics) DatabaseSize(size func() int64) {
 	m.reg.MustRegister(prometheus.NewGaugeFunc(prometheus.GaugeOpts{
 		Name: "hippo_database_bytes", Help: "Size of the database file with its write-ahead log.",
 	}, func() float64 { return float64(size()) }))
+}
+
+// Pending registers hippo_remember_pending, read from count at each
+// scrape.
+func (m *Metrics) Pending(count func() int) {
+	m.reg.MustRegister(prometheus.NewGaugeFunc(prometheus.GaugeOpts{
+		Name: "hippo_remember_pending", Help: "Texts queued by async remember_facts whose facts are not learned yet.",
+	}, func() float64 { return float64(count()) }))
 }
 
 // Indexes registers the hippo_index_* families, read from usage at each

@@ -24,6 +24,9 @@ func (db *DB) Stats(ctx context.Context) (*hippo.Stats, error) {
 		if err != nil {
 			return fmt.Errorf("count chunks: %w", err)
 		}
+		if err := tx.QueryRow(ctx, `SELECT count(*) FROM remember_pending`).Scan(&s.Pending); err != nil {
+			return fmt.Errorf("count queued texts: %w", err)
+		}
 		if err := tx.QueryRow(ctx, `SELECT count(*) FROM memory_blocks`).Scan(&s.Blocks); err != nil {
 			return fmt.Errorf("count blocks: %w", err)
 		}
@@ -128,10 +131,15 @@ func (s adminStore) AgentRows(ctx context.Context) (engine.Rows, error) {
 // the table's pages (docs/RELIABILITY.md says what remains: WAL archives,
 // replicas, backups).
 func (db *DB) Vacuum(ctx context.Context) error {
-	for _, t := range []string{"chunks", "chunk_inputs", "hippo_changes", "hippo_reembed", "memory_blocks"} {
+	for _, t := range []string{"chunks", "chunk_inputs", "remember_pending", "hippo_changes", "hippo_reembed", "memory_blocks"} {
 		if _, err := db.pool.Exec(ctx, `VACUUM `+t); err != nil {
 			return fmt.Errorf("vacuum %s: %w", t, err)
 		}
 	}
 	return nil
+}
+
+// PendingAgents implements hippo.Learner.
+func (db *DB) PendingAgents(ctx context.Context) ([]string, error) {
+	return engine.ReadIDs(db.pool.Query(ctx, `SELECT DISTINCT agent_id FROM remember_pending ORDER BY agent_id COLLATE "C"`))
 }

@@ -222,7 +222,7 @@ func (db *DB) Close() error {
 
 // hippoTables are the tables Hippo creates, dropped by Remove.
 var hippoTables = []string{"chunks", "memory_blocks", "hippo_meta", "hippo_activity", "hippo_agents",
-	"hippo_changes", "hippo_reembed", "chunk_inputs", "hippo_migrations"}
+	"hippo_changes", "hippo_reembed", "chunk_inputs", "remember_pending", "hippo_migrations"}
 
 // Remove drops Hippo's tables and functions from the database (never
 // the database itself, which may hold other data) and closes the pool.

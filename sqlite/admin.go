@@ -32,6 +32,9 @@ func (db *DB) Stats(ctx context.Context) (*Stats, error) {
 	if err != nil {
 		return nil, fmt.Errorf("count chunks: %w", err)
 	}
+	if err := tx.QueryRowContext(ctx, `SELECT COUNT(*) FROM remember_pending`).Scan(&s.Pending); err != nil {
+		return nil, fmt.Errorf("count queued texts: %w", err)
+	}
 	if err := tx.QueryRowContext(ctx, `SELECT COUNT(*) FROM memory_blocks`).Scan(&s.Blocks); err != nil {
 		return nil, fmt.Errorf("count blocks: %w", err)
 	}
@@ -168,3 +171,8 @@ type DeletePlan = hippo.DeletePlan
 
 // PurgeFilter is hippo.PurgeFilter.
 type PurgeFilter = hippo.PurgeFilter
+
+// PendingAgents implements hippo.Learner.
+func (db *DB) PendingAgents(ctx context.Context) ([]string, error) {
+	return engine.ReadIDs(db.read.QueryContext(ctx, `SELECT DISTINCT agent_id FROM remember_pending ORDER BY agent_id`))
+}

@@ -148,6 +148,9 @@ var suite = []struct {
 	{"RecallOneOfGroup", testRecallOneOfGroup},
 	{"KeptTextStays", testKeptTextStays},
 	{"ForgetKeptText", testForgetKeptText},
+	// Async remember_facts (pending.go)
+	{"RememberAsync", testRememberAsync},
+	{"ForgetQueuedText", testForgetQueuedText},
 	// Forgetting and consolidation (forget.go)
 	{"ForgetByDescription", testForgetByDescription},
 	{"SupersededFactLeavesRecallAndReturnsWhenSuccessorForgotten", testSupersededFactLeavesRecallAndReturnsWhenSuccessorForgotten},

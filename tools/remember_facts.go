@@ -19,6 +19,7 @@ type RememberFactsInput struct {
 	// Facts are read item by item (givenFacts), so that a bad item is
 	// named by its index; the schema says what an item is.
 	Facts []json.RawMessage `json:"facts,omitempty" jsonschema:"Optional: the facts you have already drawn from the text, each {fact, intensity}. Hippo then extracts nothing: each is checked against the known facts as an extracted fact would be."`
+	Async bool              `json:"async,omitempty" jsonschema:"Optional: return at once, once the text is kept and queued; its facts are learned in the background and the text is searchable meanwhile. Not with facts."`
 }
 
 // RememberFactsItem is one item of remember_facts' facts.
@@ -60,7 +61,7 @@ Returns a summary of what was learned (new, updated, superseding, distinct facts
 		if err != nil {
 			return nil, err
 		}
-		res, err := svc.Remember(ctx, hippo.RememberInput{Text: in.Text, Source: in.Source, Facts: facts})
+		res, err := svc.Remember(ctx, hippo.RememberInput{Text: in.Text, Source: in.Source, Facts: facts, Async: in.Async})
 		if err != nil {
 			return nil, err
 		}

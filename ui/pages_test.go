@@ -251,4 +251,7 @@ func TestKeptTextShown(t *testing.T) {
 			t.Errorf("chunk page of %s: status %d, want %q", id, status, want)
 		}
 	}
+	if _, body := get(t, e.srv.Client(), e.srv.URL+"/ui/"); !strings.Contains(body, "1 of them texts kept by remember") {
+		t.Errorf("the agents page does not count the kept text")
+	}
 }

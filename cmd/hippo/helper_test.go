@@ -54,6 +54,8 @@ func runHelper(mode string) int {
 		err = helperReader()
 	case "batches":
 		err = helperBatches()
+	case "async":
+		err = helperAsync()
 	default:
 		err = fmt.Errorf("unknown helper %q", mode)
 	}

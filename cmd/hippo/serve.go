@@ -117,6 +117,16 @@ func (a *app) serve(ctx context.Context, o *serveFlags) error {
 	}
 	models := hippo.MemoryOptions{MessagesTable: o.messages, Embedder: emb, Extractor: extractor, Classifier: classifier,
 		FallbackExtractor: fallback, DiscardText: discard}
+	go func() { // what async remember_facts calls left queued
+		out, err := learnQueued(ctx, db, models, hippo.CallerMCP, nil)
+		if err != nil {
+			log.Error("learning queued texts", "error", err)
+			return
+		}
+		for _, ag := range out.Agents {
+			log.Info("learned queued texts", "agent", ag.AgentID, "texts", ag.Learned, "error", ag.Error)
+		}
+	}()
 	web, err := webUI(db, o.token, log, models)
 	if err != nil {
 		return err
@@ -225,6 +235,13 @@ func (a *app) reportStore(db database) {
 	if r, ok := db.(hippo.CommitReporter); ok {
 		a.metrics.Commits(r)
 	}
+	a.metrics.Pending(func() int {
+		s, err := db.Stats(context.Background())
+		if err != nil {
+			return 0
+		}
+		return s.Pending
+	})
 }
 
 // newLogger logs to w, as text or JSON (format).

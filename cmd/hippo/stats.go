@@ -43,6 +43,7 @@ func (a *app) newStatsCommand() *cobra.Command {
 					{"Chunks", fmt.Sprintf("%d (%s, %s; %d superseded)", s.Chunks,
 						plural(s.Facts, "fact", "facts"), memories, s.Superseded)},
 					{"Blocks", fmt.Sprint(s.Blocks)},
+					{"Queued", fmt.Sprintf("%d texts whose facts async remember has not learned yet", s.Pending)},
 				})
 			})
 		},

@@ -178,6 +178,56 @@ func (t Tx) PutInput(ctx context.Context, hash, text string, at time.Time) error
 	return nil
 }
 
+// Enqueue implements engine.Tx.
+func (t Tx) Enqueue(ctx context.Context, p engine.PendingText) (int64, error) {
+	var id int64
+	if _, err := scanOne(t.Q.QueryRow(ctx, `INSERT INTO remember_pending (agent_id, scope, text, text_hash, source, caller, created_at)
+		VALUES (?, ?, ?, ?, ?, ?, ?) RETURNING id`, t.Agent, p.Scope, p.Text, p.Hash, nullIfEmpty(p.Source), nullIfEmpty(p.Caller),
+		timestamp.Format(p.At)), &id); err != nil {
+		return 0, fmt.Errorf("queue text: %w", err)
+	}
+	return id, nil
+}
+
+// PendingTexts implements engine.Tx.
+func (t Tx) PendingTexts(ctx context.Context, limit int) ([]engine.PendingText, error) {
+	rows, err := t.Q.Query(ctx, `SELECT id, scope, text, text_hash, COALESCE(source, ''), COALESCE(caller, ''), created_at
+		FROM remember_pending WHERE agent_id = ? ORDER BY id LIMIT ?`, t.Agent, limit)
+	var out []engine.PendingText
+	err = engine.ReadRows(rows, err, func() error {
+		var p engine.PendingText
+		var at string
+		if err := rows.Scan(&p.ID, &p.Scope, &p.Text, &p.Hash, &p.Source, &p.Caller, &at); err != nil {
+			return err
+		}
+		var err error
+		p.At, err = timestamp.Parse(at)
+		out = append(out, p)
+		return err
+	})
+	if err != nil {
+		return nil, fmt.Errorf("read queued texts: %w", err)
+	}
+	return out, nil
+}
+
+// DonePending implements engine.Tx.
+func (t Tx) DonePending(ctx context.Context, id int64) (bool, error) {
+	n, err := t.Q.Exec(ctx, `DELETE FROM remember_pending WHERE id = ? AND agent_id = ?`, id, t.Agent)
+	if err != nil {
+		return false, fmt.Errorf("unqueue text: %w", err)
+	}
+	return n > 0, nil
+}
+
+// DropPending implements engine.Tx.
+func (t Tx) DropPending(ctx context.Context, hash string) error {
+	if _, err := t.Q.Exec(ctx, `DELETE FROM remember_pending WHERE agent_id = ? AND text_hash = ?`, t.Agent, hash); err != nil {
+		return fmt.Errorf("forget queued text: %w", err)
+	}
+	return nil
+}
+
 // DropInput implements engine.Tx.
 func (t Tx) DropInput(ctx context.Context, hash string) error {
 	if _, err := t.Q.Exec(ctx, `UPDATE chunks SET input_hash = NULL WHERE agent_id = ? AND input_hash = ?`, t.Agent, hash); err != nil {
