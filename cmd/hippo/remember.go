@@ -12,7 +12,7 @@ import (
 )
 
 func (a *app) newRememberCommand() *cobra.Command {
-	var source string
+	var source, jsonl string
 	var given givenFacts
 	cmd := &cobra.Command{
 		Use:   "remember [<text|->]",
@@ -32,6 +32,9 @@ checked against the known facts as an extracted one. --intensity (0 to 1,
 default 0.5) rates the --fact just before it. The text is then optional;
 when given, it is kept as the facts' source.`,
 		RunE: func(cmd *cobra.Command, args []string) error {
+			if jsonl != "" {
+				return a.rememberJSONL(cmd, args, jsonl)
+			}
 			var text string
 			var err error
 			if len(given) == 0 && len(args) == 0 {
@@ -67,6 +70,7 @@ when given, it is kept as the facts' source.`,
 	cmd.Flags().StringVar(&source, "source", "", "where the text came from (a message ID, a URL, a file), kept as the facts' provenance")
 	cmd.Flags().Var(factFlag{&given}, "fact", `a fact to learn as given, in the third person ("User lives in Berlin"); repeatable`)
 	cmd.Flags().Var(intensityFlag{&given}, "intensity", "how intensely the --fact before it was stated, 0 to 1 (default 0.5)")
+	cmd.Flags().StringVar(&jsonl, "jsonl", "", `learn each line of a JSON Lines file ("-": standard input), {"text": ..., "source"?}`)
 	return cmd
 }
 
