@@ -14,6 +14,7 @@ import (
 func (a *app) newRememberCommand() *cobra.Command {
 	var source, jsonl string
 	var given givenFacts
+	var async bool
 	cmd := &cobra.Command{
 		Use:   "remember [<text|->]",
 		Short: "Learn facts from text: extract, rate, and resolve against known facts",
@@ -30,7 +31,13 @@ the agent is stored marked suspicious (hippo chunks --suspicious).
 in Berlin"), and may be repeated: nothing is extracted, and each fact is
 checked against the known facts as an extracted one. --intensity (0 to 1,
 default 0.5) rates the --fact just before it. The text is then optional;
-when given, it is kept as the facts' source.`,
+when given, it is kept as the facts' source.
+
+The text is kept as a memory of its own, searchable, whatever extraction
+yields (--discard-text keeps the facts alone). --async keeps and queues it
+and returns at once; its facts are learned in the background, and what is
+still queued when the command ends is learned by hippo pending or when
+hippo serve starts.`,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if jsonl != "" {
 				return a.rememberJSONL(cmd, args, jsonl)
@@ -50,7 +57,7 @@ when given, it is kept as the facts' source.`,
 				return err
 			}
 			defer db.Close()
-			res, err := m.Remember(cmd.Context(), hippo.RememberInput{Text: text, Source: source, Facts: given})
+			res, err := m.Remember(cmd.Context(), hippo.RememberInput{Text: text, Source: source, Facts: given, Async: async})
 			if err != nil {
 				return err
 			}
@@ -70,6 +77,7 @@ when given, it is kept as the facts' source.`,
 	cmd.Flags().StringVar(&source, "source", "", "where the text came from (a message ID, a URL, a file), kept as the facts' provenance")
 	cmd.Flags().Var(factFlag{&given}, "fact", `a fact to learn as given, in the third person ("User lives in Berlin"); repeatable`)
 	cmd.Flags().Var(intensityFlag{&given}, "intensity", "how intensely the --fact before it was stated, 0 to 1 (default 0.5)")
+	cmd.Flags().BoolVar(&async, "async", false, "keep and queue the text and return; its facts are learned in the background (hippo pending)")
 	cmd.Flags().StringVar(&jsonl, "jsonl", "", `learn each line of a JSON Lines file ("-": standard input), {"text": ..., "source"?}`)
 	return cmd
 }

@@ -98,3 +98,34 @@ func TestRememberGivenFacts(t *testing.T) {
 	c.fails(2, "missing <text>, or --fact", "--agent", "me", "remember")
 	c.fails(1, "facts[0].fact: must not be empty", "--agent", "me", "remember", "--fact", " ")
 }
+
+// TestRememberAsyncCLI: remember --async keeps and queues the text and
+// returns; hippo pending learns what the command's end left queued, and
+// afterwards nothing is queued and the fact is there.
+func TestRememberAsyncCLI(t *testing.T) {
+	c := newCLI(t)
+	r := c.ok("--agent", "me", "remember", "--async", "I keep three bicycles in the hall.")
+	if !strings.Contains(r.stdout, "its facts are learned in the background") {
+		t.Errorf("remember --async: %s", r)
+	}
+	file := c.writeFile("texts.jsonl", `{"text": "I play the cello on Sundays."}`+"\n"+`{"text": "My brother Tom lives in Leeds."}`+"\n")
+	c.ok("--agent", "me", "remember", "--async", "--jsonl", file)
+	c.ok("pending")
+	var st struct{ Pending int }
+	c.jsonLoose(&st, "stats")
+	if st.Pending != 0 {
+		t.Errorf("%d texts queued after hippo pending", st.Pending)
+	}
+	if r := c.ok("pending"); !strings.Contains(r.stdout, "Nothing queued") {
+		t.Errorf("hippo pending with nothing queued: %s", r)
+	}
+	var facts struct{ Results []struct{ Content string } }
+	c.jsonLoose(&facts, "--agent", "me", "recall", "--kind", "fact", "--min-relevance", "0", "--limit", "20", "cello")
+	var got []string
+	for _, f := range facts.Results {
+		got = append(got, f.Content)
+	}
+	if !strings.Contains(strings.Join(got, "|"), "cello") || !strings.Contains(strings.Join(got, "|"), "bicycles") {
+		t.Errorf("facts after hippo pending = %q", got)
+	}
+}

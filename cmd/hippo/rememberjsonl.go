@@ -52,7 +52,8 @@ func (a *app) rememberJSONL(cmd *cobra.Command, args []string, name string) erro
 		return err
 	}
 	defer in.close()
-	r := &jsonlRemember{m: m, facts: map[hippo.Action]int{}}
+	async, _ := cmd.Flags().GetBool("async")
+	r := &jsonlRemember{m: m, facts: map[hippo.Action]int{}, async: async}
 	err = in.each("learned", func(n int, line []byte) error {
 		err := r.learn(ctx, n, line)
 		in.progress()
@@ -76,6 +77,7 @@ func (a *app) rememberJSONL(cmd *cobra.Command, args []string, name string) erro
 // became of each.
 type jsonlRemember struct {
 	m     hippo.MemoryService
+	async bool // queue each text (--async)
 	out   []rememberLineResult
 	facts map[hippo.Action]int // the facts learned, by action
 	// learned and failed count lines, kept the texts kept as memories.
@@ -92,7 +94,7 @@ func (r *jsonlRemember) learn(ctx context.Context, n int, line []byte) error {
 		r.add(res)
 		return nil
 	}
-	learned, err := r.m.Remember(ctx, hippo.RememberInput{Text: it.Text, Source: it.Source})
+	learned, err := r.m.Remember(ctx, hippo.RememberInput{Text: it.Text, Source: it.Source, Async: r.async})
 	if err != nil {
 		if ctx.Err() != nil || hippo.ErrorCode(err) == hippo.EUNAVAILABLE {
 			return fmt.Errorf("line %d: %w (the lines before it are learned)", n, err)
