@@ -38,44 +38,36 @@ func (c *Classifier) ClassifyFacts(ctx context.Context, pairs []hippo.FactPair) 
 	return out, nil, nil
 }
 
-// statement is a fact read as subject, relation and value.
-type statement struct {
-	subject  []string // lemmas: ["user"], ["user", "wife"]
-	relation string   // canonical relation: "residence", "employer", "like", …
-	negated  bool
-	past     bool     // "used to", "previously": no longer current
-	value    []term   // content words after the relation, in order
-	content  []string // every content lemma, in order, for equality
+// classify decides how b, the new fact, relates to a, the existing one.
+// A new value supersedes only when both facts fill the same slot: the same
+// subject, the same relation (or two that state one attribute, like
+// living and moving) and, in the value, the same kind of word in the same
+// frame. Anything else is DISTINCT, which keeps both: a wrong
+// supersession hides a true fact, a wrong DISTINCT only keeps an old one.
+func classify(v *vocab, a, b statement) hippo.Verdict {
+	if slices.Equal(a.content, b.content) && a.negated == b.negated && a.past == b.past {
+		return hippo.Duplicate
+	}
+	if !a.subject.matches(b.subject) || a.past != b.past {
+		return hippo.Distinct
+	}
+	if a.future != b.future && a.subject.person() {
+		return hippo.Distinct // a plan changes nothing yet: "is moving to Osaka next year"
+	}
+	a.value, b.value = joinCompounds(a.value, b.value), joinCompounds(b.value, a.value)
+	shortenWords(a.value, b.value)
+	d := compareValues(a.value, b.value)
+	if sa, sb := opinionSign(a), opinionSign(b); sa != 0 && sb != 0 {
+		return classifyOpinions(v, a, b, sa == sb, d)
+	}
+	if stopVerbs[a.relation] != stopVerbs[b.relation] {
+		return classifyStopped(a, b)
+	}
+	if a.relation != b.relation {
+		return classifyAcross(v, a, b, d)
+	}
+	return classifySameRelation(v, a, b, d)
 }
-
-// term is one content word of a value.
-type term struct {
-	lemma  string
-	proper bool // capitalised inside the sentence: a name
-	number bool
-}
-
-// relationOf folds verbs, and nouns standing for a relation, onto one
-// relation.
-var relationOf = map[string]string{
-	"live": "residence", "reside": "residence", "home": "residence", "based": "residence",
-	"move": "move", "relocate": "move",
-	"employer": "employer", "employ": "employer", "company": "employer",
-	"call": "call", "name": "call",
-	"age": "age", "born": "born", "birthplace": "born", "hometown": "born", "birthday": "birthday",
-	"dislike": "hate", "detest": "hate", "despise": "hate", "adore": "love", "enjoy": "like",
-	"own": "have", "learn": "learn", "study": "learn", "refuse": "want",
-	"run": "run", "jog": "run", "switch": "switch", "migrate": "switch", "change": "switch",
-	"join": "join",
-}
-
-// changeVerbs state a new value for whatever relation held the old one:
-// "User switched to Emacs" supersedes "User uses Vim".
-var changeVerbs = setOf(`switch join move become`)
-
-// strongSingle are relations with one value at a time whatever the values:
-// a different employer supersedes even when the two names look unrelated.
-var strongSingle = setOf(`residence move employer call age born birthday marital`)
 
 // exclusiveClasses are small sets of values that replace each other.
 var exclusiveClasses = [][]string{
@@ -85,359 +77,23 @@ var exclusiveClasses = [][]string{
 	{"frontend", "backend", "fullstack"},
 }
 
-// parseStatement reads a fact: its subject, its verb group, the relation
-// the verb (or its complement) names, and the value after it.
-func parseStatement(fact string) statement {
-	toks := statementTokens(fact)
-	var s statement
-	i := s.readSubject(toks)
-	verb, i := s.readVerb(toks, i)
-	verb, rest := s.complementVerb(verb, toks[i:])
-	s.readValue(s.readRelation(verb, rest))
-	s.content = append(s.content, s.subject...)
-	s.content = append(s.content, s.relation)
-	for _, t := range s.value {
-		s.content = append(s.content, t.lemma)
-	}
-	return s
-}
-
-// statementTokens are the words of fact, without punctuation; a slash
-// between two words joins them into one value ("she/her", "and/or").
-func statementTokens(fact string) []token {
-	var toks []token
-	all := lex(fact)
-	for i := 0; i < len(all); i++ {
-		t := all[i]
-		if t.lower == "/" && len(toks) > 0 && i+1 < len(all) && !all[i+1].punct {
-			w := toks[len(toks)-1].text + "/" + all[i+1].text
-			toks[len(toks)-1] = token{text: w, lower: strings.ToLower(w)}
-			i++
-			continue
-		}
-		if !t.punct {
-			toks = append(toks, t)
-		}
-	}
-	return toks
-}
-
-// readSubject reads the subject that opens toks ("User", "User's wife",
-// "The user", or a noun phrase) and returns the index past it. A subject
-// noun that names the relation sets it: "User's home is in Berlin".
-func (s *statement) readSubject(toks []token) int {
-	i := 0
-	if i < len(toks) && toks[i].lower == "the" && len(toks) > 1 && toks[1].lower == "user" {
-		i++
-	}
-	if i < len(toks) && (toks[i].lower == "user" || toks[i].lower == "users") {
-		s.subject = []string{"user"}
-		i++
-		for i < len(toks) && toks[i].lower == "'s" {
-			i++
-			for i < len(toks) && toks[i].lower != "'s" && !isVerbStart(toks, i) {
-				if l := lemmaOf(toks[i].lower); !stopwords[toks[i].lower] {
-					s.subject = append(s.subject, l)
-				}
-				i++
-			}
-		}
-	} else {
-		for i < len(toks) && !isVerbStart(toks, i) {
-			if !stopwords[toks[i].lower] {
-				s.subject = append(s.subject, lemmaOf(toks[i].lower))
-			}
-			i++
-		}
-	}
-	// "User's home is in Berlin", "User's wife's name is Ana".
-	if n := len(s.subject); n > 1 {
-		if r, ok := relationOf[s.subject[n-1]]; ok && (r == "residence" || r == "call" || r == "age" || r == "born" || r == "birthday" || r == "employer") {
-			s.relation = r
-			s.subject = s.subject[:n-1]
-		}
-	}
-	return i
-}
-
-// readVerb reads the verb group at toks[i]: auxiliaries, negations (which
-// flip s.negated), adverbs and marks of the past (which set s.past), then
-// the main verb. It returns the main verb's base form and the index past
-// it.
-func (s *statement) readVerb(toks []token, i int) (string, int) {
-	for ; i < len(toks); i++ {
-		w := toks[i].lower
-		switch {
-		case negations[w]:
-			s.negated = !s.negated
-			continue
-		case w == "longer" && i > 0 && toks[i-1].lower == "no":
-			continue
-		case w == "used" && i+1 < len(toks) && toks[i+1].lower == "to":
-			s.past = true
-			i++
-			continue
-		case w == "previously" || w == "formerly" || w == "once":
-			s.past = true
-			continue
-		case adverbs[w] || modals[w] || w == "anymore":
-			continue
-		}
-		b := verbBase(w)
-		if b == "be" || b == "have" || b == "do" {
-			// An auxiliary when a verb follows, past any negation.
-			j, neg := i+1, false
-			for j < len(toks) && (negations[toks[j].lower] || adverbs[toks[j].lower] || toks[j].lower == "longer" || toks[j].lower == "been") {
-				if negations[toks[j].lower] {
-					neg = !neg
-				}
-				j++
-			}
-			if j < len(toks) && verbBase(toks[j].lower) != "" && !determiners[toks[j].lower] && !marital[toks[j].lower] && isVerbStart(toks, j) {
-				continue
-			}
-			if neg {
-				s.negated = !s.negated
-			}
-			return b, j
-		}
-		if b == "" {
-			b = lemmaOf(w)
-		}
-		return b, i + 1
-	}
-	return "", i
-}
-
-// complementVerb returns the verb that names the relation, and the rest,
-// when what follows a light verb does: "is called Ana", "is 41", "has a
-// fear of flying", "got engaged", "turned 35", "works at Google".
-func (s *statement) complementVerb(verb string, rest []token) (string, []token) {
-	if verb == "be" && len(rest) > 0 {
-		switch {
-		case rest[0].lower == "called" || rest[0].lower == "named":
-			verb, rest = "call", rest[1:]
-		case rest[0].lower == "born":
-			verb, rest = "born", rest[1:]
-		case rest[0].lower == "employed":
-			verb, rest = "employer", rest[1:]
-		case rest[0].lower == "based" || rest[0].lower == "located":
-			verb, rest = "residence", rest[1:]
-		case rest[0].lower == "in" && s.relation == "residence":
-			rest = rest[1:]
-		case len(rest) >= 2 && (rest[1].lower == "to" || rest[1].lower == "of") && (rest[0].lower == "allergic" || rest[0].lower == "afraid"):
-			verb, rest = rest[0].lower, rest[2:]
-		case isNumber(rest[0].lower) || numberWords[rest[0].lower] != "":
-			if s.relation == "" && (len(rest) == 1 || rest[1].lower == "years") {
-				verb = "age"
-				rest = rest[:1]
-			}
-		}
-		if len(rest) > 0 && marital[rest[0].lower] && s.relation == "" {
-			verb = "marital"
-		}
-	}
-	if verb == "have" {
-		for k, t := range rest {
-			if r, ok := nounRelations[t.lower]; ok {
-				verb = r
-				rest = append(append([]token{}, rest[:k]...), rest[k+1:]...)
-				if k < len(rest) && rest[k].lower == "of" { // "a fear of flying"
-					rest = append(rest[:k], rest[k+1:]...)
-				}
-				break
-			}
-		}
-	}
-	if (verb == "get" || verb == "become") && len(rest) > 0 && marital[rest[0].lower] {
-		verb, rest = "marital", rest[:1] // "got engaged last month"
-	}
-	if verb == "turn" && len(rest) > 0 && (isNumber(rest[0].lower) || numberWords[rest[0].lower] != "") {
-		verb, rest = "age", rest[:1] // "turned 35 last week"
-	}
-	if verb == "refuse" {
-		s.negated = !s.negated // "refuses to use Redux": does not want to
-	}
-	if verb == "give" && len(rest) > 0 && rest[0].lower == "up" {
-		verb, rest = "stop", rest[1:]
-	}
-	if verb == "work" && len(rest) > 0 && (rest[0].lower == "at" || rest[0].lower == "for") {
-		verb = "employer"
-	}
-	if verb == "work" && len(rest) > 0 && rest[0].lower == "as" {
-		verb = "be"
-	}
-	return verb, rest
-}
-
-// readRelation sets s.relation from verb, unless the subject set it, and
-// returns the words that hold the value.
-func (s *statement) readRelation(verb string, rest []token) []token {
-	if s.relation == "" {
-		s.relation = verb
-		if r, ok := relationOf[verb]; ok {
-			s.relation = r
-		} else if r, ok := synonyms[verb]; ok {
-			s.relation = r
-		}
-	}
-	// Opinions "better than" / "more than" compare like a preference.
-	for _, t := range rest {
-		if (t.lower == "better" || t.lower == "more") && (s.relation == "like" || s.relation == "love") {
-			s.relation = "prefer"
-		}
-	}
-	// A move names the place left and the place reached: "moved from
-	// Paris to Berlin" has the value Berlin.
-	if s.relation == "move" {
-		for k, t := range rest {
-			if t.lower != "from" {
-				continue
-			}
-			end := k + 1
-			for end < len(rest) && rest[end].lower != "to" {
-				end++
-			}
-			rest = append(append([]token{}, rest[:k]...), rest[min(end, len(rest)):]...)
-			break
-		}
-	}
-	return rest
-}
-
-// readValue sets s.value to the content words of rest; negations in it
-// flip s.negated, marks of the past set s.past.
-func (s *statement) readValue(rest []token) {
-	for _, t := range rest {
-		w := t.lower
-		switch {
-		case placeRelations[s.relation] && timeWords[w]:
-			continue // "moved to Berlin last year" is in Berlin
-		case w == "before" || w == "previously" || w == "formerly":
-			s.past = true
-			continue
-		case negations[w]:
-			s.negated = !s.negated
-			continue
-		case stopwords[w] && !(isCapitalized(t) && w != "i" && w != "user"), // "in May" names a month
-			w == "'s" || w == "better" || w == "again" || w == "anymore" || w == "strongly":
-			continue
-		}
-		l := lemmaOf(w)
-		if l == "" {
-			continue
-		}
-		s.value = append(s.value, term{lemma: l, proper: isProperNoun(t) && t.text != "User", number: isNumber(l)})
-	}
-}
-
-var marital = setOf(`single engaged married divorced widowed`)
-
-// placeRelations hold one place or organisation at a time whatever the
-// time said with it: "User moved to Berlin last year" and "User lives in
-// Berlin" agree.
-var placeRelations = setOf(`residence move employer join switch become`)
-
-// timeWords say when, not what.
-var timeWords = setOf(`
-last next ago year years month months week weeks day days yesterday today recently
-january february march april may june july august september october november december
-spring summer autumn fall winter
-`)
-
-// nounRelations turn "has an X allergy" into "is allergic to X".
-var nounRelations = map[string]string{"allergy": "allergic", "fear": "afraid", "phobia": "afraid"}
-
-// isVerbStart reports whether toks[i] begins the verb group.
-func isVerbStart(toks []token, i int) bool {
-	w := toks[i].lower
-	if negations[w] || modals[w] || w == "used" {
-		return true
-	}
-	if adverbs[w] && i+1 < len(toks) {
-		return isVerbStart(toks, i+1)
-	}
-	if determiners[w] || stopwords[w] && verbBase(w) == "" {
-		return false
-	}
-	if b := verbBase(w); b != "" {
-		// "name" and "home" are nouns more often than verbs in a subject.
-		return b != "name" && b != "call" || w == "called" || w == "named"
-	}
-	return false
-}
-
-// lemmaOf is lemma with numbers spelt as digits.
-func lemmaOf(w string) string {
-	if n, ok := numberWords[w]; ok {
-		return n
-	}
-	if w == "one" {
-		return "1"
-	}
-	if marital[w] {
-		return w
-	}
-	return lemma(w)
-}
-
-// classify decides how b, the new fact, relates to a, the existing one.
-func classify(v *vocab, a, b statement) hippo.Verdict {
-	if slices.Equal(a.content, b.content) && a.negated == b.negated && a.past == b.past {
-		return hippo.Duplicate
-	}
-	if !slices.Equal(a.subject, b.subject) || a.past != b.past {
-		return hippo.Distinct
-	}
-	a.value, b.value = joinCompounds(a.value, b.value), joinCompounds(b.value, a.value)
-	d := compareValues(a.value, b.value)
-	if sa, sb := opinionSign(a), opinionSign(b); sa != 0 && sb != 0 {
-		return classifyOpinions(v, a, b, sa == sb, d)
-	}
-	// A stopped habit: "User quit coffee" after "User drinks coffee".
-	if stopVerbs[a.relation] != stopVerbs[b.relation] {
-		stopped, other := b, a
-		if stopVerbs[a.relation] {
-			stopped, other = a, b
-		}
-		if overlaps(lemmas(stopped.value), append(lemmas(other.value), other.relation)) {
-			return hippo.Supersedes
-		}
-		return hippo.Distinct
-	}
-	if a.relation != b.relation {
-		// A change verb states the new value of the relation.
-		if changeVerbs[a.relation] || changeVerbs[b.relation] {
-			switch {
-			case d.same:
-				return hippo.Duplicate
-			case strongSingle[a.relation] && strongSingle[b.relation] || comparable(v, d.aOnly, d.bOnly, true):
-				return hippo.Supersedes
-			}
-		}
-		// Light verbs say the same with the same object: "has coffee"
-		// and "drinks coffee".
-		if (lightVerbs[a.relation] || lightVerbs[b.relation]) && d.same && len(d.av) > 0 {
-			return hippo.Duplicate
-		}
-		return hippo.Distinct
-	}
-	return classifySameRelation(v, a, b, d)
-}
-
 // valueDiff compares the values of two statements.
 type valueDiff struct {
 	av, bv       []string // the lemmas of each value
 	aOnly, bOnly []term   // the words of each value that the other lacks
+	aCore, bCore []term   // of those, the ones that name the thing itself
 	context      int      // shared value words that say something
 	same         bool     // neither value has a word the other lacks
 	subset       bool     // one value has every word of the other
+	coresFit     bool     // one value names every thing the other names
+	conflicts    map[termKind]bool
 }
 
 // compareValues compares a's and b's values.
 func compareValues(a, b []term) valueDiff {
-	d := valueDiff{av: lemmas(a), bv: lemmas(b)}
+	d := valueDiff{av: lemmas(a), bv: lemmas(b), conflicts: map[termKind]bool{}}
 	d.aOnly, d.bOnly = minus(a, d.bv), minus(b, d.av)
+	d.aCore, d.bCore = ofKind(d.aOnly, kindCore), ofKind(d.bOnly, kindCore)
 	for _, l := range d.av {
 		if slices.Contains(d.bv, l) && l != "call" {
 			d.context++
@@ -445,6 +101,13 @@ func compareValues(a, b []term) valueDiff {
 	}
 	d.same = len(d.aOnly) == 0 && len(d.bOnly) == 0
 	d.subset = len(d.aOnly) == 0 || len(d.bOnly) == 0
+	d.coresFit = len(d.aCore) == 0 || len(d.bCore) == 0
+	for _, k := range []termKind{kindTime, kindFreq, kindAmount} {
+		ka, kb := lemmas(ofKind(a, k)), lemmas(ofKind(b, k))
+		if len(ka) > 0 && len(kb) > 0 && !sameSet(ka, kb) {
+			d.conflicts[k] = true
+		}
+	}
 	return d
 }
 
@@ -459,7 +122,13 @@ func classifyOpinions(v *vocab, a, b statement, sameSign bool, d valueDiff) hipp
 			return hippo.Duplicate
 		}
 		return hippo.Supersedes
+	case !d.framed():
+		return hippo.Distinct
 	case a.relation == "prefer" && b.relation == "prefer" && comparable(v, d.aOnly, d.bOnly, true):
+		return hippo.Supersedes
+	case b.changed && sameSign && d.context > 0 && len(d.aCore) == 1 && len(d.bCore) == 1:
+		// One word of the same wish changed, said as a change: "prefers
+		// short answers", then "now wants detailed answers".
 		return hippo.Supersedes
 	case ofAssistant(d.av) && ofAssistant(d.bv) && d.context > 1 && (len(d.aOnly) == 1 && len(d.bOnly) == 1 || comparable(v, d.aOnly, d.bOnly, true)):
 		// A standing wish of the assistant changed, one word in the
@@ -469,6 +138,87 @@ func classifyOpinions(v *vocab, a, b statement, sameSign bool, d valueDiff) hipp
 	}
 	return hippo.Distinct
 }
+
+// classifyStopped decides between a stopped habit and another fact: "User
+// quit coffee" ends "User drinks coffee" and "User stopped running" ends
+// "User runs every morning", but "User stopped eating red meat" does not
+// end "User eats fish".
+func classifyStopped(a, b statement) hippo.Verdict {
+	stopped, other := b, a
+	if stopVerbs[a.relation] {
+		stopped, other = a, b
+	}
+	what := slices.DeleteFunc(lemmas(stopped.value), func(l string) bool { return l == other.relation })
+	if len(what) < len(stopped.value) && len(what) == 0 || overlaps(what, lemmas(other.value)) {
+		return hippo.Supersedes
+	}
+	return hippo.Distinct
+}
+
+// sameAttribute are pairs of relations that state one attribute: living
+// somewhere and moving there, an employer and joining one, being and
+// becoming.
+var sameAttribute = map[[2]string]bool{
+	{"residence", "move"}: true, {"move", "residence"}: true,
+	{"employer", "join"}: true, {"join", "employer"}: true,
+	{"be", "become"}: true, {"become", "be"}: true,
+}
+
+// classifyAcross decides between statements of one subject with different
+// relations.
+func classifyAcross(v *vocab, a, b statement, d valueDiff) hippo.Verdict {
+	switch {
+	case sameAttribute[[2]string{a.relation, b.relation}]:
+		if d.same {
+			return hippo.Duplicate
+		}
+		if moved := pick(a, b, "move"); moved != nil && movedAway(*moved, pick(a, b, "residence")) {
+			return hippo.Supersedes // "moved away from Paris"
+		}
+		return classifySlot(v, a, b, d, a.relation != "be" && b.relation != "be")
+	case a.relation == "switch" || b.relation == "switch":
+		// "switched to light mode" states the new value of whatever
+		// held the old one.
+		switch {
+		case d.same:
+			return hippo.Duplicate
+		case comparable(v, d.aCore, d.bCore, true):
+			return hippo.Supersedes
+		}
+	case (lightVerbs[a.relation] || lightVerbs[b.relation]) && d.same && len(d.av) > 0:
+		// Light verbs say the same with the same object: "has coffee"
+		// and "drinks coffee".
+		return hippo.Duplicate
+	}
+	return hippo.Distinct
+}
+
+// pick returns whichever of a and b has relation r, or nil.
+func pick(a, b statement, r string) *statement {
+	switch {
+	case a.relation == r:
+		return &a
+	case b.relation == r:
+		return &b
+	}
+	return nil
+}
+
+// movedAway reports whether a move names no new place, only the place
+// left: "moved away from Paris" after "lives in Paris".
+func movedAway(moved statement, home *statement) bool {
+	for _, t := range moved.value {
+		if t.lemma != "away" && t.lemma != "out" {
+			return false
+		}
+	}
+	return len(moved.value) > 0 && home != nil && (len(moved.left) == 0 || overlaps(moved.left, lemmas(home.value)))
+}
+
+// singleValued are relations with one value at a time whatever the
+// values: a different employer supersedes even when the two names look
+// unrelated.
+var singleValued = setOf(`residence move employer join call age born birthday marital earn when where amount`)
 
 // classifySameRelation decides between two statements of one subject and
 // relation.
@@ -483,6 +233,13 @@ func classifySameRelation(v *vocab, a, b statement, d valueDiff) hippo.Verdict {
 		return hippo.Distinct
 	case d.same:
 		return hippo.Duplicate
+	case len(d.conflicts) > 0 && (d.coresFit || typedSlot[a.relation]):
+		// The same thing at another time, as often or as much: "the
+		// standup is at 10 now", "twice a week", then "four times".
+		if changesSlot(a, b, d) {
+			return hippo.Supersedes
+		}
+		return hippo.Distinct
 	case d.subset:
 		// One adds detail to the other: "studied physics at university",
 		// unless the detail is a number: "is 41", "is 41 and a half".
@@ -490,22 +247,158 @@ func classifySameRelation(v *vocab, a, b statement, d valueDiff) hippo.Verdict {
 			return hippo.Supersedes
 		}
 		return hippo.Duplicate
-	case onlyNumbers(d.aOnly) && onlyNumbers(d.bOnly):
-		return hippo.Supersedes // "two kids", "three kids"
-	case strongSingle[a.relation] || a.relation == "be" && len(a.subject) > 1:
-		// One value at a time: a residence, a name, "User's car is red".
-		return hippo.Supersedes
-	case multiValued[a.relation] || contextual[a.relation]:
-		// Many values at once, unless the rest pins a slot: "plays tennis
-		// on Sundays", "uses MySQL for the main database".
-		if d.context > 0 && comparable(v, d.aOnly, d.bOnly, false) {
+	}
+	return classifySlot(v, a, b, d, singleValued[a.relation])
+}
+
+// typedSlot are relations whose value is a time or an amount: the other
+// words said with it are comment, not the value ("The deadline got pushed,
+// now 15 May because the department changed the calendar").
+var typedSlot = setOf(`when amount`)
+
+// changesSlot reports whether a time, frequency or amount that differs
+// replaces the old one. How often and how much have one value; a thing
+// (a meeting, a deadline) is at one time; a person may do one thing on
+// several days, unless the new fact says it changed or gives a clock
+// time.
+func changesSlot(a, b statement, d valueDiff) bool {
+	if d.conflicts[kindFreq] || d.conflicts[kindAmount] || singleValued[a.relation] || !a.subject.person() || b.changed {
+		return true
+	}
+	return slices.ContainsFunc(a.value, isClock) && slices.ContainsFunc(b.value, isClock)
+}
+
+func isClock(t term) bool { return t.kind == kindTime && (t.number || clockTime(t.lemma)) }
+
+// classifySlot decides between two values of one attribute whose things
+// differ: a new value supersedes when differing words sit in the same
+// frame ("in" Lisbon, "in" Porto; not "in" Porto, "with" their partner)
+// and are of one kind.
+func classifySlot(v *vocab, a, b statement, d valueDiff, single bool) hippo.Verdict {
+	if !d.framed() || typedSlot[a.relation] {
+		return hippo.Distinct
+	}
+	ac, bc := d.aCore, d.bCore
+	switch {
+	case single:
+		if sameShape(ac, bc) || comparable(v, ac, bc, true) {
+			return hippo.Supersedes
+		}
+	case a.relation == "be" || a.relation == "become" || b.relation == "become":
+		return classifyBe(v, a, b, d)
+	case multiValued[a.relation] || contextual[a.relation] || changeless[a.relation]:
+		// Many values at once, unless the rest pins a slot ("plays tennis
+		// on Sundays", "uses MySQL for the main database") or the new
+		// fact says it changed ("uses Zed now").
+		if (d.context > 0 || b.changed) && comparable(v, ac, bc, b.changed) {
+			return hippo.Supersedes
+		}
+	default:
+		// One thing for another: "drives a Volvo", "drives an Audi".
+		if len(ac) <= 2 && len(bc) <= 2 && comparable(v, ac, bc, true) {
+			return hippo.Supersedes
+		}
+	}
+	return hippo.Distinct
+}
+
+// changeless are relations that hold many values and say nothing of
+// change: "thinks Rust is interesting" and "thinks Go is boring".
+var changeless = setOf(`think feel believe say get buy`)
+
+// classifyBe decides between two values of "is": a thing has one value of
+// each kind ("User's phone is an iPhone", then "a Pixel"); a person has
+// many qualities and roles at once, so only a value of one exclusive class
+// ("engaged", "married"), or a role said as a change or in the same frame
+// ("a junior developer", "a senior developer") supersedes.
+func classifyBe(v *vocab, a, b statement, d valueDiff) hippo.Verdict {
+	ac, bc := d.aCore, d.bCore
+	if !a.subject.person() {
+		// A thing's colour, model or timezone: one at a time, but a
+		// judgement of it ("slow", "buggy") is one of many.
+		judged := slices.ContainsFunc(append(slices.Clone(ac), bc...), func(t term) bool { return evaluativeWords[t.lemma] })
+		if comparable(v, ac, bc, true) || !judged && sameShape(ac, bc) {
 			return hippo.Supersedes
 		}
 		return hippo.Distinct
-	case comparable(v, d.aOnly, d.bOnly, true):
+	}
+	for _, x := range ac {
+		for _, y := range bc {
+			if sameClass(x.lemma, y.lemma) {
+				return hippo.Supersedes
+			}
+		}
+	}
+	kind := a.article && b.article || b.relation == "become" || ac[0].prep != ""
+	if kind && (d.context > 0 || b.changed || b.relation == "become") && (b.changed || comparable(v, ac, bc, false)) {
 		return hippo.Supersedes
 	}
 	return hippo.Distinct
+}
+
+// framed keeps, of the differing words that name things, those behind a
+// preposition both values have (counting "in", "at", "to", "for" and none
+// as one place), and reports whether both keep some: "lives in Lisbon with
+// their partner" and "moved to Porto" differ in Lisbon and Porto; "lives
+// in Porto" and "lives with their partner" in nothing they share.
+func (d *valueDiff) framed() bool {
+	frames := func(ts []term) []string {
+		var out []string
+		for _, t := range ts {
+			if f := prepGroup(t.prep); !slices.Contains(out, f) {
+				out = append(out, f)
+			}
+		}
+		return out
+	}
+	fa, fb := frames(d.aCore), frames(d.bCore)
+	keep := func(ts []term, other []string) []term {
+		return slices.DeleteFunc(slices.Clone(ts), func(t term) bool { return !slices.Contains(other, prepGroup(t.prep)) })
+	}
+	d.aCore, d.bCore = keep(d.aCore, fb), keep(d.bCore, fa)
+	return len(d.aCore) > 0 && len(d.bCore) > 0
+}
+
+func prepGroup(p string) string {
+	switch p {
+	case "", "in", "at", "to", "into", "for":
+		return "at"
+	}
+	return p
+}
+
+// sameShape reports whether two sets of words are of one shape: all names,
+// all numbers or all common words.
+func sameShape(a, b []term) bool {
+	shape := func(ts []term) int {
+		s := -1
+		for _, t := range ts {
+			k := 0
+			switch {
+			case t.number:
+				k = 1
+			case t.proper:
+				k = 2
+			}
+			if s >= 0 && s != k {
+				return 3
+			}
+			s = k
+		}
+		return s
+	}
+	sa := shape(a)
+	return sa != 3 && sa == shape(b)
+}
+
+func ofKind(ts []term, k termKind) []term {
+	var out []term
+	for _, t := range ts {
+		if t.kind == k {
+			out = append(out, t)
+		}
+	}
+	return out
 }
 
 // countsDiffer reports whether a and b count the same thing differently:
@@ -515,7 +408,7 @@ func countsDiffer(a, b []term) bool {
 	counts := func(ts []term) map[string]string {
 		m := map[string]string{}
 		for i := 0; i+1 < len(ts); i++ {
-			if ts[i].number && !ts[i+1].number {
+			if ts[i].number && !ts[i+1].number && ts[i].kind == kindCore && ts[i+1].kind == kindCore {
 				m[ts[i+1].lemma] = ts[i].lemma
 			}
 		}
@@ -557,6 +450,23 @@ func joinCompounds(ts, other []term) []term {
 		out = append(out, ts[i])
 	}
 	return out
+}
+
+// shortenWords writes a word of one value that begins with a whole word
+// of the other, five letters or more, as that word: "physio" and
+// "physiotherapist".
+func shortenWords(a, b []term) {
+	for i := range a {
+		for j := range b {
+			x, y := a[i].lemma, b[j].lemma
+			switch {
+			case len(x) >= 5 && len(y) > len(x) && strings.HasPrefix(y, x):
+				b[j].lemma = x
+			case len(y) >= 5 && len(x) > len(y) && strings.HasPrefix(x, y):
+				a[i].lemma = y
+			}
+		}
+	}
 }
 
 var lightVerbs = setOf(`have get do make take go`)
@@ -676,6 +586,19 @@ func sameSet(a, b []string) bool {
 		}
 	}
 	return true
+}
+
+// subsetEither reports whether one of a and b has every word of the other.
+func subsetEither(a, b []string) bool {
+	in := func(x, y []string) bool {
+		for _, w := range x {
+			if !slices.Contains(y, w) {
+				return false
+			}
+		}
+		return true
+	}
+	return in(a, b) || in(b, a)
 }
 
 func overlaps(a, b []string) bool {
