@@ -313,7 +313,7 @@ func (m *Memory) Recall(ctx context.Context, in hippo.RecallInput) ([]hippo.Reca
 // RecallPage is Recall with the number of matches and their score
 // distribution, for paging through results. Total and distribution use
 // the index's first-pass similarity, which is within about 0.01 of exact
-// (see searchVoices).
+// (see searchQuery).
 func (m *Memory) RecallPage(ctx context.Context, in hippo.RecallInput) (*hippo.RecallPage, error) {
 	return m.recall(ctx, in, true)
 }
@@ -328,12 +328,12 @@ func (m *Memory) recall(ctx context.Context, in hippo.RecallInput, stats bool) (
 	if err != nil {
 		return nil, err
 	}
-	qs, ai, err := m.embedQuery(ctx, rq.Texts...)
+	qs, ai, err := m.embedQuery(ctx, in.Query)
 	if err != nil {
 		return nil, err
 	}
 	rq.Stages = m.opts.Stages
-	return recallPage(ctx, m.cfg, ai, m.clock.Active(), rq, qs, m.clock.Now().UnixMilli(), stats, m.s)
+	return recallPage(ctx, m.cfg, ai, m.clock.Active(), rq, qs[0], m.clock.Now().UnixMilli(), stats, m.s)
 }
 
 // embedQuery embeds texts and returns their vectors with the agent's

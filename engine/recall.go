@@ -52,16 +52,13 @@ type hit struct {
 // or too little, is relevant. A paraphrase that shares no word with its
 // question can score under the embedder's unrelated level and still be the
 // closest thing stored; the agent gets it marked weak rather than nothing.
-// Facts and memories are looked at together with q: a second pass with
-// the facts' voice would double the cost of recalls that find little.
 // Call with ai.mu held.
 func searchWeak(ctx context.Context, cfg hippo.Config, ai *Index, q []float32, sc *recallScan, got []hit, n int) ([]hit, error) {
 	have := make(map[string]bool, len(got))
 	for _, h := range got {
 		have[h.ID] = true
 	}
-	// The scan with q kept them; a scan of facts alone with their voice
-	// did not.
+	// The scan kept them, unless it stopped early or kept too few.
 	found := sc.near.Hits()
 	if !sc.near.Done() || sc.near.K < n+len(got) {
 		var err error
@@ -123,34 +120,15 @@ func search(ctx context.Context, cfg hippo.Config, ai *Index, q []float32, sc *r
 	return hits, nil
 }
 
-// searchVoices is search with qs[0], the query as written, or, when qs
-// holds its fact voice as well, facts searched with qs[1] and memories with
-// qs[0]: the two kinds are disjoint, so the best of the two exact top k
-// are the exact top k. Call with ai.mu held.
-func searchVoices(ctx context.Context, cfg hippo.Config, ai *Index, qs [][]float32, sc *recallScan) ([]hit, error) {
-	// The scan with the query as written keeps the closest chunks of
-	// every kind the filters allow, should too few results pass.
+// searchQuery is search with the near set the weak results come from:
+// the scan keeps the closest chunks the filters allow, should too few
+// results pass. Call with ai.mu held.
+func searchQuery(ctx context.Context, cfg hippo.Config, ai *Index, q []float32, sc *recallScan) ([]hit, error) {
 	sc.near = nil
 	if sc.Weak > 0 {
 		sc.near = &vector.Near[Meta]{K: sc.Weak, Eligible: weakEligible(sc)}
 	}
-	if len(qs) == 1 {
-		return search(ctx, cfg, ai, qs[0], sc, sc.near)
-	}
-	facts, memories := *sc, *sc
-	facts.Filter.Kind, memories.Filter.Kind = hippo.KindFact, hippo.KindMemory
-	hits, err := search(ctx, cfg, ai, qs[1], &facts, nil)
-	if err != nil || sc.Filter.Kind == hippo.KindFact {
-		sc.near = nil
-		return hits, err
-	}
-	more, err := search(ctx, cfg, ai, qs[0], &memories, sc.near)
-	if err != nil {
-		return nil, err
-	}
-	hits = append(hits, more...)
-	slices.SortStableFunc(hits, func(a, b hit) int { return cmp.Compare(b.Score, a.Score) })
-	return hits[:min(len(hits), sc.K)], nil
+	return search(ctx, cfg, ai, q, sc, sc.near)
 }
 
 // recallBound is the ceiling of the score for the index's first pass:
@@ -296,9 +274,6 @@ type recallQuery struct {
 	MinRel float64 // relevance floor
 	// Scopes are the recall scopes: nil for all, empty for none.
 	Scopes []string
-	// Texts are what to embed: the query as written, then its fact
-	// voice (FactVoice) when facts are searched and it differs.
-	Texts []string
 	// Weak is how many of the closest chunks under the relevance floor
 	// follow what passed it, within the limit (hippo.Config.WeakResults):
 	// 0 when a floor was asked for.
@@ -331,19 +306,11 @@ func prepareRecall(cfg hippo.Config, in hippo.RecallInput, scopes []string) (*re
 	if err != nil {
 		return nil, err
 	}
-	// Facts are compared with the query in their own voice ("User …"),
-	// raw memories with the query as written.
-	texts := []string{in.Query}
-	if in.Kind != hippo.KindMemory {
-		if fv := FactVoice(in.Query); fv != in.Query {
-			texts = append(texts, fv)
-		}
-	}
 	weak := 0
 	if in.MinRelevance == nil && in.Offset == 0 {
 		weak = min(limit, max(0, cfg.WeakResults))
 	}
-	return &recallQuery{In: in, Limit: limit, Alpha: alpha, MinRel: minRel, Scopes: scopes, Texts: texts, Weak: weak}, nil
+	return &recallQuery{In: in, Limit: limit, Alpha: alpha, MinRel: minRel, Scopes: scopes, Weak: weak}, nil
 }
 
 // RecallStore is what a recall needs of a store besides the index.
@@ -374,11 +341,11 @@ func textScores(ctx context.Context, st RecallStore, ai *Index, query string, sc
 }
 
 // recallPage runs a recall prepared by prepareRecall over the agent's
-// index, synced and checked by the store, with qs the embeddings of
-// rq.Texts: the scan (searchVoices), then the boost of the page's chunks, folded
+// index, synced and checked by the store, with q the embedding of
+// the query: the scan (searchQuery), then the boost of the page's chunks, folded
 // into the index in place when nobody wrote in between. stats counts the
 // matches for paging. active says the store decays by the active clock.
-func recallPage(ctx context.Context, cfg hippo.Config, ai *Index, active bool, rq *recallQuery, qs [][]float32, now int64, stats bool, st RecallStore) (*hippo.RecallPage, error) {
+func recallPage(ctx context.Context, cfg hippo.Config, ai *Index, active bool, rq *recallQuery, q []float32, now int64, stats bool, st RecallStore) (*hippo.RecallPage, error) {
 	in := rq.In
 	sc := recallScan{In: in, K: in.Offset + rq.Limit, Now: now, Floor: cfg.StrengthFloor, MinRel: rq.MinRel}
 	if in.AsOf != nil {
@@ -389,7 +356,7 @@ func recallPage(ctx context.Context, cfg hippo.Config, ai *Index, active bool, r
 		sc.Stats = &matchCounts{}
 	}
 	page := &hippo.RecallPage{Results: []hippo.Recalled{}, MinRelevance: rq.MinRel}
-	hits, err := scanHits(ctx, cfg, ai, active, rq, qs, &sc, st)
+	hits, err := scanHits(ctx, cfg, ai, active, rq, q, &sc, st)
 	if err != nil {
 		return nil, err
 	}
@@ -426,7 +393,7 @@ func recallPage(ctx context.Context, cfg hippo.Config, ai *Index, active bool, r
 // scanHits runs the scan under the index's read lock: the text scores,
 // the exact top k by score, and weak results after them while the limit
 // has room.
-func scanHits(ctx context.Context, cfg hippo.Config, ai *Index, active bool, rq *recallQuery, qs [][]float32, sc *recallScan, st RecallStore) ([]hit, error) {
+func scanHits(ctx context.Context, cfg hippo.Config, ai *Index, active bool, rq *recallQuery, q []float32, sc *recallScan, st RecallStore) ([]hit, error) {
 	in := rq.In
 	var (
 		hits   []hit
@@ -452,7 +419,7 @@ func scanHits(ctx context.Context, cfg hippo.Config, ai *Index, active bool, rq 
 			// Room for the chunks a group drops (groups.keep).
 			want := sc.K
 			sc.K += rq.Limit
-			hits, err = searchVoices(ctx, cfg, ai, qs, sc)
+			hits, err = searchQuery(ctx, cfg, ai, q, sc)
 			// Equal scores in ID order, so that every store ranks ties
 			// alike whatever order its index was loaded in.
 			slices.SortStableFunc(hits, func(a, b hit) int {
@@ -465,7 +432,7 @@ func scanHits(ctx context.Context, cfg hippo.Config, ai *Index, active bool, rq 
 		}
 		if n := min(rq.Weak, rq.Limit-len(hits)); err == nil && n > 0 {
 			var weak []hit
-			weak, err = searchWeak(ctx, cfg, ai, qs[0], sc, hits, n+rq.Weak)
+			weak, err = searchWeak(ctx, cfg, ai, q, sc, hits, n+rq.Weak)
 			weak = groups.keep(weak, nil)
 			hits = append(hits, weak[:min(len(weak), n)]...)
 		}

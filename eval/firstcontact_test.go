@@ -102,6 +102,9 @@ func firstContact(t testing.TB, ctx context.Context, c, readme client, set strin
 			t.Fatalf("remember %q: %v", f.text, err)
 		}
 		extracted[f.id] = len(res.Facts)
+		if m := res.Message; m != nil { // the text stands for its facts in recall
+			factsOf[m.ID] = append(factsOf[m.ID], f.id)
+		}
 		for _, fo := range res.Facts {
 			if fo.Action == hippo.ActionDuplicate {
 				continue

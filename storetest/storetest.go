@@ -101,7 +101,7 @@ var suite = []struct {
 	{"RecallPagingAndDistribution", testRecallPagingAndDistribution},
 	{"RecallAsOf", testRecallAsOf},
 	{"RecallDryRunChangesNothing", testRecallDryRunChangesNothing},
-	{"RecallFactVoice", testRecallFactVoice},
+	{"RecallOneVoice", testRecallOneVoice},
 	{"RecallAndBoost", testRecallAndBoost},
 	{"BoostFirstResultsWeakRest", testBoostFirstResultsWeakRest},
 	{"Conversation", testConversation},

@@ -49,6 +49,7 @@ var commandDB = map[string]struct {
 	"hippo search":                {use: refuses, runs: [][]string{{"x"}}},
 	"hippo delete":                {use: refuses, runs: [][]string{{"X1"}, {"X1", "--force"}}},
 	"hippo purge":                 {use: refuses, runs: [][]string{{}, {"--force"}}},
+	"hippo pending":               {use: refuses, runs: [][]string{{}}},
 	"hippo export":                {use: refuses, runs: [][]string{{}, {"alice"}, {"-o", "out.json"}}},
 	"hippo reembed":               {use: refuses, runs: [][]string{{}, {"--force"}}},
 	"hippo recall":                {use: refuses, runs: [][]string{{"x"}, {"x", "--explain"}}},
