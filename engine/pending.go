@@ -154,6 +154,9 @@ func (m *Memory) learnLater() {
 // learned as RememberFacts would, in its own scope and with its own source
 // and caller, its row deleted with the facts' write.
 func (m *Memory) LearnPending(ctx context.Context) (int, error) {
+	if m.opts.Extractor == nil || m.opts.Embedder == nil {
+		return 0, hippo.Errorf(hippo.EINVALID, "learning queued texts needs a fact extractor and an embedder")
+	}
 	n := 0
 	for {
 		var batch []PendingText
@@ -170,6 +173,11 @@ func (m *Memory) LearnPending(ctx context.Context) (int, error) {
 			q.pending, q.opts.Scope, q.opts.Caller = p.ID, p.Scope, p.Caller
 			calls, notes := []hippo.LLMCall{}, []string{}
 			_, err := q.rememberFacts(ctx, hippo.RememberInput{Text: p.Text, Source: p.Source}, &calls, &notes)
+			if hippo.ErrorCode(err) == hippo.EINVALID {
+				// It can never be learned (a limit lowered since it was
+				// queued): the text stays kept, the row goes.
+				err = q.donePending(ctx)
+			}
 			if err != nil && !errors.Is(err, errLearned) {
 				return n, err
 			}
