@@ -562,6 +562,7 @@ func TestIntensityBands(t *testing.T) {
 type extractionCase struct {
 	Text   string `json:"text"`
 	Source string `json:"source"`
+	Kind   string `json:"kind"` // natural sets: preference, correction, world, mixed, control
 	Facts  []struct {
 		Fact string `json:"fact"`
 		Band string `json:"band"`
@@ -683,6 +684,61 @@ func TestExtractionSet(t *testing.T) {
 				t.Errorf("exact precision %.2f, recall %.2f: want ≥ %.2f, ≥ %.2f",
 					s.exactPrecision, s.exactRecall, tt.exactP, tt.exactR)
 			}
+		})
+	}
+}
+
+// TestExtractionNatural measures the extractor on texts written as users
+// type to an assistant (lower case, typos, several facts a message), held
+// out: written before the mechanisms that read them. Besides the scores of
+// TestExtractionSet it logs them per kind of text, the texts that gave no
+// fact where one was expected (lost) and those that gave one where none was
+// (a control, a task or a question).
+func TestExtractionNatural(t *testing.T) {
+	for _, file := range []string{"testdata/extraction_natural.json"} {
+		t.Run(file, func(t *testing.T) {
+			cases := readExtractionSet(t, file)
+			measureExtraction(t, cases)
+			var kinds []string
+			byKind := map[string][]extractionCase{}
+			for _, c := range cases {
+				if byKind[c.Kind] == nil {
+					kinds = append(kinds, c.Kind)
+				}
+				byKind[c.Kind] = append(byKind[c.Kind], c)
+			}
+			for _, k := range kinds {
+				u := scoreExtraction(t, byKind[k], false)
+				if u.expected == 0 {
+					t.Logf("%-10s %3d texts, no fact expected: %d extracted", k, u.texts, u.predicted)
+					continue
+				}
+				t.Logf("%-10s %3d texts, %3d facts: precision %.2f, recall %.2f; exact %.2f, %.2f",
+					k, u.texts, u.expected, u.precision, u.recall, u.exactPrecision, u.exactRecall)
+			}
+			lost, spurious, wanted, none := 0, 0, 0, 0
+			for _, c := range cases {
+				facts, _, err := NewExtractor().ExtractFacts(context.Background(), c.Text)
+				if err != nil {
+					t.Fatal(err)
+				}
+				switch {
+				case len(c.Facts) > 0:
+					wanted++
+					if len(facts) == 0 {
+						lost++
+						t.Logf("lost     %q", c.Text)
+					}
+				default:
+					none++
+					if len(facts) > 0 {
+						spurious++
+						t.Logf("no fact wanted, got %d from %q", len(facts), c.Text)
+					}
+				}
+			}
+			t.Logf("texts with no fact where one was expected: %d of %d; with a fact where none was: %d of %d",
+				lost, wanted, spurious, none)
 		})
 	}
 }
