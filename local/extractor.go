@@ -156,7 +156,7 @@ type extracted struct {
 
 // Leading words to drop, with the signal they carry.
 var (
-	asideMarkers = []string{"oh and", "oh", "by the way", "btw", "just fyi", "fyi", "anyway",
+	asideMarkers = []string{"oh and", "oh", "by the way", "btw", "just fyi", "fyi", "fwiw", "tbh", "ngl", "anyway",
 		"side note", "random thought", "fun fact", "incidentally"}
 	importanceMarkers = []string{"remember this", "remember that", "please remember", "remember",
 		"this is critical", "this is important", "this is crucial", "important", "critical",
@@ -164,7 +164,7 @@ var (
 	fillerWords = setOf(`hi hello hey yo good morning evening afternoon night ok okay yeah yes yep
 		no nope sure thanks thank cheers sorry ugh wow oops hmm um uh well lol haha nice cool
 		great awesome alright quick question also so and but honestly actually basically
-		anyway now then plus`)
+		anyway now then plus lol lmao haha omg`)
 )
 
 // extractSentence returns the facts of one sentence and the clause of its

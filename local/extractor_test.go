@@ -485,6 +485,33 @@ func TestExtractFactsChangesOfState(t *testing.T) {
 }
 
 // TestNoFactsReason checks the reason given for texts with no fact.
+// TestExtractFactsChatSpellings checks words typed as in a chat: no
+// apostrophe ("dont", "im"), shortened ("u", "ur", "pls", "bc") and
+// interjections ending a clause ("lol", "btw").
+func TestExtractFactsChatSpellings(t *testing.T) {
+	tests := []struct {
+		text string
+		want []string
+	}{
+		{"i dont like coffee", []string{"User does not like coffee"}},
+		{"im a nurse and ive got 2 kids", []string{"User is a nurse", "User has got 2 kids"}},
+		{"i'm so tired lol", []string{"User is so tired"}},
+		{"my cat is called Miso btw, she's 3", []string{"User's cat is called Miso", "User's cat is 3"}},
+		{"omg i finally finished my thesis", []string{"User finally finished their thesis"}},
+		{"I grew up in Ur.", []string{"User grew up in Ur"}},
+		{"ur welcome", nil},
+		{"thx", nil},
+	}
+	for _, tt := range tests {
+		t.Run(tt.text, func(t *testing.T) {
+			got := contents(t, tt.text)
+			if strings.Join(got, "|") != strings.Join(tt.want, "|") {
+				t.Errorf("got %q, want %q", got, tt.want)
+			}
+		})
+	}
+}
+
 func TestNoFactsReason(t *testing.T) {
 	tests := []struct{ text, want string }{
 		{"", "text is empty or only punctuation"},

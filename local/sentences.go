@@ -175,6 +175,11 @@ func lex(s string) []token {
 			break
 		}
 		word := strings.ReplaceAll(s[i:j], "’", "'")
+		if spelled, ok := chatSpellings[word]; ok {
+			word = spelled // "dont" is "don't", "u" is "you"
+		} else if spelled, ok := chatSpellings[strings.ToLower(word)]; ok && len(word) > 2 {
+			word = spelled // "Im", "Dont": not "U" or "Ur", a letter or a name
+		}
 		prev, _ := utf8.DecodeLastRuneInString(s[:i])
 		for k, part := range expandContraction(word) {
 			// A word right after punctuation with no space keeps it so:
@@ -184,6 +189,7 @@ func lex(s string) []token {
 		}
 		i = j
 	}
+	dropChatTails(&toks)
 	// "'s" and "'d" before "been" are "has" and "had": "she's been";
 	// so is "'s" before a participle that only "has" takes: "it's
 	// become a habit".
@@ -201,6 +207,51 @@ func lex(s string) []token {
 	}
 	return toks
 }
+
+// chatSpellings are words as people type them in a chat, with the
+// apostrophe left out or shortened, and what they stand for. Words that
+// are words of their own as well ("ill", "its", "were", "well", "id",
+// "lets") are not among them.
+var chatSpellings = map[string]string{
+	"im": "I'm", "ive": "I've", "dont": "don't", "doesnt": "doesn't", "didnt": "didn't",
+	"cant": "can't", "wont": "won't", "isnt": "isn't", "arent": "aren't", "wasnt": "wasn't",
+	"werent": "weren't", "havent": "haven't", "hasnt": "hasn't", "hadnt": "hadn't",
+	"wouldnt": "wouldn't", "couldnt": "couldn't", "shouldnt": "shouldn't", "thats": "that's",
+	"whats": "what's", "theres": "there's", "youre": "you're", "youve": "you've",
+	"theyre": "they're", "theyve": "they've", "weve": "we've", "hes": "he's", "shes": "she's",
+	"u": "you", "pls": "please", "plz": "please", "bc": "because", "cuz": "because",
+	"tho": "though", "thx": "thanks", "idk": "I don't know",
+}
+
+// chatTails are words that end a clause without adding to it: "I'm so
+// tired lol", "my name is Priya btw".
+var chatTails = setOf(`lol lmao lmfao haha hahaha hehe btw ugh tbh ngl fyi xd`)
+
+// dropChatTails drops the words of chatTails that end a clause after a
+// word of it: before punctuation or at the end, not alone ("lol").
+// "ur" is "you are" before what "you're" takes ("ur not", "ur going"),
+// else "your".
+func dropChatTails(toks *[]token) {
+	in := *toks
+	out := in[:0]
+	for i, t := range in {
+		if chatTails[t.lower] && len(out) > 0 && !out[len(out)-1].punct && (i+1 == len(in) || in[i+1].punct) {
+			continue
+		}
+		if t.text == "ur" {
+			if i+1 < len(in) && (youAreNext[in[i+1].lower] || strings.HasSuffix(in[i+1].lower, "ing")) {
+				out = append(out, word("you"), word("are"))
+				continue
+			}
+			t = word("your")
+		}
+		out = append(out, t)
+	}
+	*toks = out
+}
+
+// youAreNext follow "you're", not "your".
+var youAreNext = setOf(`not so a an the welcome right too very always never just still`)
 
 // hasParticiples follow "has", never "is": "it's become", "she's got".
 var hasParticiples = setOf(`been become got gotten had`)
