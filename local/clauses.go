@@ -6,6 +6,10 @@ import "strings"
 type clause struct {
 	toks      []token
 	connector string // the conjunction or punctuation before it
+	// conditioned: the sentence holds a condition on what is to come
+	// ("when you explain code", "if I ask"), which makes a request in
+	// it hold from now on.
+	conditioned bool
 }
 
 // clauseWords open a new clause; dependentWords open one that only
@@ -81,6 +85,8 @@ func cutClauses(toks []token) []clause {
 			t.lower == "so" && i > 0 && verbBase(toks[i-1].lower) == "be" && i+1 < len(toks) && !toks[i+1].punct && !subjectPronouns[toks[i+1].lower]:
 			// "I'm so glad": "so" says how much, it joins nothing.
 			cur.toks = append(cur.toks, t) // "after a while": a noun; "ever since"
+		case t.lower == "so" && i > 0 && (i+1 == len(toks) || toks[i+1].punct):
+			cur.toks = append(cur.toks, t) // "just say so": no clause follows
 		case !t.punct && (clauseWords[t.lower] || dependentWords[t.lower]) && i > 0:
 			conn := t.lower
 			if cur.connector != "" && len(cur.toks) == 0 {
@@ -107,7 +113,7 @@ func glueClauses(raw []clause) []clause {
 		if len(c.toks) == 0 {
 			continue
 		}
-		if len(out) > 0 && (!opensClause(c) && !opensStatement(c, out[len(out)-1]) || completesAttitude(c, out[len(out)-1]) ||
+		if len(out) > 0 && (!opensClause(c) && !opensStatement(c, out[len(out)-1]) && !ordersAfter(c, out[len(out)-1]) || completesAttitude(c, out[len(out)-1]) ||
 			inSubject(c, out[len(out)-1]) || hedgedSubject(c, out[len(out)-1]) || namedPair(c, out[len(out)-1])) {
 			prev := &out[len(out)-1]
 			if strings.HasPrefix(c.connector, ", ") && inSubject(c, *prev) {
@@ -123,6 +129,37 @@ func glueClauses(raw []clause) []clause {
 		out = append(out, c)
 	}
 	return out
+}
+
+// ordersAfter reports whether c, after a comma, is an order that follows
+// a condition or another order: "when you explain code, show the example
+// first", "just say so, don't make stuff up".
+func ordersAfter(c, prev clause) bool {
+	if lastWord(c.connector) != "," || orderAt(c.toks) < 0 {
+		return false
+	}
+	p := prev.toks
+	return orderAt(p) >= 0 || len(p) > 2 && qualifierWords[p[0].lower] && p[0].lower != "which" && hasVerb(p[1:])
+}
+
+// orderAt returns the index of the verb of toks when they are an order,
+// "just say so", "please don't make stuff up", else -1.
+func orderAt(toks []token) int {
+	i := 0
+	for i < len(toks) && (adverbs[toks[i].lower] || toks[i].lower == "please" || toks[i].punct) {
+		i++
+	}
+	if i+1 < len(toks) && toks[i].lower == "do" && toks[i+1].lower == "not" {
+		i += 2
+	}
+	if i >= len(toks) || isCapitalized(toks[i]) && i > 0 {
+		return -1
+	}
+	w := toks[i].lower
+	if verbBase(w) != w || isParticiple(w) || hasFiniteBe(toks[i+1:]) || w == "let" {
+		return -1
+	}
+	return i
 }
 
 // namedPair reports whether c, "and I …", makes a subject of two with the

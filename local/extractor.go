@@ -152,6 +152,10 @@ type extracted struct {
 	// turn: the clause opened with "but" or "now", stating what holds
 	// instead of a former state before it.
 	turn bool
+	wish bool // see clauseFact
+	// tail is the qualifying clause that opened the sentence, added
+	// once the sentence is read.
+	tail string
 }
 
 // Leading words to drop, with the signal they carry.
@@ -193,6 +197,11 @@ func extractSentence(s sentence, last *extracted, lastClause *clauseFact) ([]*ex
 		w.prev = &c
 	}
 	clauses := splitLead(splitClauses(toks))
+	if conditions(clauses) {
+		for k := range clauses {
+			clauses[k].conditioned = true
+		}
+	}
 	for k, c := range clauses {
 		w.clause(k, c, clauses[k+1:])
 	}
@@ -201,6 +210,9 @@ func extractSentence(s sentence, last *extracted, lastClause *clauseFact) ([]*ex
 		if w.pending.strong() > 0 {
 			last.sig.attach(w.pending)
 		}
+	}
+	for _, f := range w.facts {
+		f.content, f.tail = f.content+f.tail, ""
 	}
 	return w.facts, w.lastFact
 }
@@ -331,6 +343,12 @@ func (w *sentenceWalk) clause(k int, c clause, rest []clause) {
 // the sentence: it completes the fact before it, or makes one of a bare
 // clause before it, or waits for the next fact when it opens the sentence.
 func (w *sentenceWalk) qualify(k int, c clause, q []token, sig signals) {
+	if mentionsYou(q) && !(k == 0 || w.made && w.lastFact != nil && w.lastFact.wish) {
+		// "I'm fine, if you ask": no condition of a fact about the user.
+		w.made, w.bare, w.prev = false, nil, nil
+		w.keepSignals(sig)
+		return
+	}
 	switch {
 	case w.made:
 		f := w.facts[len(w.facts)-1]
@@ -363,11 +381,13 @@ func (w *sentenceWalk) addFact(k int, c clause, cf *clauseFact, sig signals) {
 	if cf.hedged {
 		sig.hedges++
 	}
-	f := &extracted{content: cf.content, sig: sig, replaces: cf.replaces, former: cf.former}
-	if w.lead != nil {
-		f.content += " " + renderQualifier(w.lead, cf)
-		w.lead = nil
+	f := &extracted{content: cf.content, sig: sig, replaces: cf.replaces, former: cf.former, wish: cf.wish}
+	if w.lead != nil && (cf.wish || !mentionsYou(w.lead)) {
+		// Put after all the fact says in the sentence: "User worked
+		// in a bar and a cafe when they were a student".
+		f.tail = " " + renderQualifier(w.lead, cf)
 	}
+	w.lead = nil
 	w.made = true
 	f.turn = k == 0 && w.opensWithTurn || isTurn(c)
 	if len(w.facts) == 0 {
@@ -393,6 +413,9 @@ func bareGoesOn(bare *clauseFact, c clause, rest []clause, facts []*extracted, l
 		to = facts[len(facts)-1]
 	case first:
 		to = last
+	}
+	if to != nil && to.wish {
+		return nil, "" // what the user wants of the assistant is no clause of theirs
 	}
 	if to != nil && pronounObject(bare.body[bare.verbEnd:]) {
 		// What the user feels about what they just said: "I got a
@@ -433,7 +456,8 @@ func isFragment(toks []token) bool {
 // the clause before it holds, from its qualifying word on ("when I run",
 // "which I charge at work"), or nil. At the start of a sentence (first),
 // the word opens the clause ("When I'm stressed, ..."). A clause that
-// speaks to the assistant or holds nothing is no qualifier of a fact.
+// holds nothing is no qualifier of a fact; one that names the assistant
+// ("when you explain code") qualifies only what the user wants of it.
 func qualifier(c clause, first bool) []token {
 	toks := trimPunct(c.toks)
 	conn := lastWord(c.connector)
@@ -445,11 +469,6 @@ func qualifier(c clause, first bool) []token {
 	}
 	if !hasContent(toks[1:]) || toks[0].lower == "which" && (isJudgement(toks[1:]) || isComment(toks[1:])) {
 		return nil // "which is sad": the signals of the fact before
-	}
-	for _, t := range toks {
-		if t.lower == "you" || t.lower == "your" {
-			return nil
-		}
 	}
 	return toks
 }
@@ -477,8 +496,12 @@ func isComment(toks []token) bool {
 // renderQualifier renders a qualifying clause, its word first, as part of
 // the fact of cf: the user's "I" is "they" in a fact about the user ("User
 // listens to podcasts when they run") and "User" in any other
-// ("User's grandmother passed away when User was twelve").
+// ("User's grandmother passed away when User was twelve"); the assistant
+// is "it" in what the user wants of it ("… when it explains code").
 func renderQualifier(q []token, cf *clauseFact) string {
+	if cf != nil && cf.wish {
+		return q[0].lower + " " + render(assistantAsIt(q[1:]))
+	}
 	user := cf != nil && isUser(cf.subject)
 	return q[0].lower + " " + render(rewritePronouns(q[1:], user))
 }

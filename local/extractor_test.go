@@ -512,6 +512,54 @@ func TestExtractFactsChatSpellings(t *testing.T) {
 	}
 }
 
+// TestExtractFactsRequests checks that a request about how to answer
+// from now on is what the user wants of the assistant, and that a request
+// for one thing now, or words that only talk, give no fact.
+func TestExtractFactsRequests(t *testing.T) {
+	tests := []struct {
+		text string
+		want []string
+	}{
+		// From now on: a word for it, a condition on what is to come,
+		// every one of a kind, how to deal with the user.
+		{"Always convert prices to euros.", []string{"User wants the assistant to always convert prices to euros"}},
+		{"When you write SQL, use uppercase keywords.", []string{"User wants the assistant to use uppercase keywords when it writes SQL"}},
+		{"If I ask for a recipe just list the ingredients first.", []string{"User wants the assistant to just list the ingredients first if they ask for a recipe"}},
+		{"Add a summary to every reply.", []string{"User wants the assistant to add a summary to every reply"}},
+		{"Be patient with me, I'm new to this.", []string{"User wants the assistant to be patient with them", "User is new to this"}},
+		// A negative order, the assistant's answers, whom it answers.
+		{"Don't use semicolons in your code samples.", []string{"User wants the assistant not to use semicolons in the assistant's code samples"}},
+		{"pls stop adding disclaimers", []string{"User wants the assistant to stop adding disclaimers"}},
+		{"Show the numbers as percentages for me.", []string{"User wants the assistant to show the numbers as percentages for them"}},
+		{"no jargon in your explanations please", []string{"User wants no jargon in the assistant's explanations"}},
+		// What the user likes or hates the assistant doing.
+		{"I love it when you give me two options.", []string{"User loves it when the assistant gives them two options"}},
+		// One thing now, or only talk: no fact.
+		{"Can you draft a reply to my boss?", nil},
+		{"Tell me a joke.", nil},
+		{"Explain it to me again.", nil},
+		{"Translate this into Spanish for me.", nil},
+		{"If you have time, check the numbers.", nil},
+		{"I need you to write a toast for the wedding.", nil},
+		{"Don't worry about it.", nil},
+		{"Never mind.", nil},
+		{"Thank you for your answers.", nil},
+		{"please stop", nil},
+		{"Always happy to help.", nil},
+		// A verb after "and" shares the user's subject: no order.
+		{"I live in Oslo and work at a bank.", []string{"User lives in Oslo", "User works at a bank"}},
+		{"I eat fish but never eat meat.", []string{"User eats fish", "User never eats meat"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.text, func(t *testing.T) {
+			got := contents(t, tt.text)
+			if strings.Join(got, "|") != strings.Join(tt.want, "|") {
+				t.Errorf("got %q, want %q", got, tt.want)
+			}
+		})
+	}
+}
+
 func TestNoFactsReason(t *testing.T) {
 	tests := []struct{ text, want string }{
 		{"", "text is empty or only punctuation"},

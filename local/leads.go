@@ -56,12 +56,27 @@ func splitLead(cs []clause) []clause {
 		return cs
 	}
 	for j := 3; j+1 < len(toks); j++ {
-		if w := toks[j].lower; (w == "i" || w == "we") && toks[j-1].lower != "that" && hasVerb(toks[2:j]) {
+		w := toks[j].lower
+		if (w == "i" || w == "we") && toks[j-1].lower != "that" && hasVerb(toks[2:j]) {
+			out := []clause{{toks: toks[:j]}, {toks: toks[j:], connector: ","}}
+			return append(out, cs[1:]...)
+		}
+		if k := orderAt(toks[j:]); k >= 0 && j > 3 && (adverbs[w] && k > 0 && !toks[j-1].punct || k == 0 && ordersAfterNoun(toks, j)) && hasVerb(toks[2:j]) {
+			// "when I ask for code just give me the code": an order.
 			out := []clause{{toks: toks[:j]}, {toks: toks[j:], connector: ","}}
 			return append(out, cs[1:]...)
 		}
 	}
 	return cs
+}
+
+// ordersAfterNoun reports whether toks[j] may open an order after the
+// qualifying clause before it: the word before ends a noun or a phrase
+// ("for code", "not sure about something"), not a verb, "to", a modal or
+// a conjunction that the verb would go on.
+func ordersAfterNoun(toks []token, j int) bool {
+	p := toks[j-1].lower
+	return !toks[j-1].punct && verbBase(p) == "" && !modals[p] && !stopwords[p] && !subjectPronouns[p]
 }
 
 // hasVerb reports whether toks hold a verb.

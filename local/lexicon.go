@@ -39,6 +39,8 @@ split spread stare state steal stick sting store stream stretch strike submit su
 suffer supply surf surprise survive swap sweep swing tap taste tear text thank throw
 tie tour trade transfer trust tweet type unite upgrade vote wander warn wash waste wave
 whisper wonder wrap yell zip
+apologize apologise assume cite clarify convert define double elaborate format
+highlight quote rephrase simplify skip sugarcoat
 `)
 
 // irregularVerbs maps irregular inflections to their base.

@@ -30,6 +30,10 @@ type clauseFact struct {
 	// sister. She lives in Rome."); within one sentence, "and she" after
 	// it stays attached to it.
 	earlier bool
+	// wish: the fact is what the user wants of the assistant ("User
+	// wants the assistant to …"); a condition on the assistant after it
+	// names it "it" ("… when it explains code").
+	wish bool
 	// dangling is set, with no content, on a clause whose subject is a
 	// pronoun with no clear referent: the clause as it would read
 	// attached to the fact before it, "he runs a restaurant there".
@@ -59,8 +63,11 @@ func rewriteClause(c clause, prev *clauseFact) *clauseFact {
 	if sharesSubject(conn) || conn == "," {
 		toks = frontAdverbial(toks) // "…, and some nights I read until 2 am"
 	}
-	if cf, done := rewriteLead(toks, c.connector, prev); done {
+	if cf, done := rewriteLead(toks, c.connector, prev, c.conditioned); done {
 		return cf
+	}
+	if mine, ok := assistantInWhen(toks); ok {
+		toks = mine // "I hate when you write walls of text": the assistant
 	}
 	quoted := quotedSpans(toks)
 	for i, t := range toks {
@@ -86,7 +93,7 @@ func dropDiscourseWords(toks []token) []token {
 // rewriteLead rewrites a clause whose opening says how to read the rest: a
 // hedge, "remember that", "call me", "for me", what the user wants of the
 // assistant. done is false when the clause opens with none of them.
-func rewriteLead(toks []token, connector string, prev *clauseFact) (cf *clauseFact, done bool) {
+func rewriteLead(toks []token, connector string, prev *clauseFact, conditioned bool) (cf *clauseFact, done bool) {
 	if len(toks) > 2 && leadingHedges[toks[0].lower] && (subjectPronouns[toks[1].lower] || toks[1].lower == "user") {
 		// "Maybe I'll check out the garden": a hedge before the subject.
 		return hedged(rewriteClause(clause{toks: toks[1:], connector: connector}, prev)), true
@@ -97,7 +104,7 @@ func rewriteLead(toks []token, connector string, prev *clauseFact) (cf *clauseFa
 	}
 	if n := memoLead(toks); n > 0 {
 		// "Remember that I prefer metric units": what to remember.
-		return rewriteClause(clause{toks: toks[n:], connector: connector}, prev), true
+		return rewriteClause(clause{toks: toks[n:], connector: connector, conditioned: conditioned}, prev), true
 	}
 	if name := calledName(toks); name != nil {
 		// "Call me Sam", "You can call me Jo": the name the user goes by.
@@ -116,10 +123,17 @@ func rewriteLead(toks []token, connector string, prev *clauseFact) (cf *clauseFa
 			return finish([]token{word("User"), word("thinks")}, rest), true
 		}
 	}
-	if body := assistantWish(toks); body != nil {
+	// After "and", "or", "but", a verb shares the user's subject ("I
+	// read and watch films"); after anyone else's it is an order ("my
+	// name's Priya, and keep it casual with me").
+	conn := lastWord(connector)
+	order := !sharesSubject(conn) || prev == nil || prev.wish || !isUser(prev.subject) || toks[0].lower == "please"
+	if body := assistantWish(toks, conditioned, order); body != nil {
 		// "I'd like you to reply in Spanish", "Never suggest peanuts":
 		// how the user wants to be answered, from now on.
-		return finish([]token{word("User")}, body), true
+		cf := finish([]token{word("User")}, body)
+		cf.wish = true
+		return cf, true
 	}
 	return nil, false
 }
@@ -366,48 +380,38 @@ func rewriteOpinion(toks []token) *clauseFact {
 var opinionLeads = []string{"for me", "to me", "in my opinion", "in my view", "imo", "personally"}
 
 // standingLeads say that an order holds from now on.
-var standingLeads = []string{"from now on", "going forward", "in future", "in the future"}
+var standingLeads = []string{"from now on", "going forward", "in future", "in the future", "for the future"}
 
 // wishVerbs say what the user wants of the assistant: "I want you to".
 var wishVerbs = setOf(`want like prefer need expect`)
 
 // assistantWish returns, after "User", what the user wants of the
 // assistant for good: "I'd like you to always reply in English" ("would
-// like the assistant to always reply in English"), or an order that says
-// always or never ("Never suggest recipes with peanuts": "wants the
-// assistant to never suggest recipes with peanuts"). A one-off order
-// ("Write a haiku") or anything else returns nil.
-func assistantWish(toks []token) []token {
-	var body []token
-	switch i := firstNonAdverb(toks); {
-	case i >= 0 && toks[i].lower == "i":
-		j := i + 1
-		for j < len(toks) && (adverbs[toks[j].lower] || modals[toks[j].lower]) {
-			j++
-		}
-		if j+2 >= len(toks) || !wishVerbs[verbBase(toks[j].lower)] || toks[j+1].lower != "you" || toks[j+2].lower != "to" {
+// like the assistant to always reply in English"), or a request that
+// holds from now on (request: "Never suggest recipes with peanuts" is
+// "wants the assistant to never suggest recipes with peanuts"). A request
+// for one thing now ("Write a haiku", "I need you to write a toast") or
+// anything else returns nil. conditioned: see request; order: the clause
+// may be an order, not a verb sharing the user's subject.
+func assistantWish(toks []token, conditioned, order bool) []token {
+	i := firstNonAdverb(toks)
+	if i < 0 || toks[i].lower != "i" {
+		if !order {
 			return nil
 		}
-		body = conjugate(toks[i+1:])
-	default:
-		k := 0
-		if n := matchPhrase(toks, standingLeads); n > 0 {
-			k = n // "From now on, always answer in French"
-		}
-		for k < len(toks) && (toks[k].lower == "please" || toks[k].lower == ",") {
-			k++
-		}
-		if k+1 >= len(toks) || toks[k].lower != "always" && toks[k].lower != "never" {
-			return nil
-		}
-		if v := toks[k+1].lower; verbBase(v) != v || v == "be" && k+2 >= len(toks) {
-			return nil
-		}
-		body = append([]token{word("wants"), word("you"), word("to"), word(toks[k].lower)}, toks[k+1:]...)
+		return request(toks, conditioned)
 	}
-	return asAssistant(body, func(_ int, t token) bool {
-		return t.lower == "you" || t.lower == "your" || t.lower == "yourself"
-	})
+	j := i + 1
+	for j < len(toks) && (adverbs[toks[j].lower] || modals[toks[j].lower]) {
+		j++
+	}
+	if j+3 >= len(toks) || !wishVerbs[verbBase(toks[j].lower)] || toks[j+1].lower != "you" || toks[j+2].lower != "to" {
+		return nil
+	}
+	if vp := toks[j+3:]; !conditioned && oneOff(vp[1:]) && request(vp, false) == nil {
+		return nil // "I need you to write a toast": one thing, now
+	}
+	return wishBody(conjugate(toks[i+1:]))
 }
 
 // asAssistant rewrites the words of toks that pick names as the
