@@ -10,6 +10,9 @@ type clause struct {
 	// ("when you explain code", "if I ask"), which makes a request in
 	// it hold from now on.
 	conditioned bool
+	// correcting: the sentence opens with a correction ("update:",
+	// "scratch that,"): see userAttribute.
+	correcting bool
 }
 
 // clauseWords open a new clause; dependentWords open one that only

@@ -185,7 +185,7 @@ func extractSentence(s sentence, last *extracted, lastClause *clauseFact) ([]*ex
 		return nil, nil
 	}
 	w := &sentenceWalk{last: last, opensWithTurn: len(toks) > 0 && turnWords[toks[0].lower]}
-	toks = stripMarkers(toks, &w.shared)
+	toks, corrects := markersOff(toks, &w.shared)
 	toks = neitherNor(toks)
 	toks = profileField(toks)
 	toks = frontAdverbial(toks)
@@ -197,10 +197,9 @@ func extractSentence(s sentence, last *extracted, lastClause *clauseFact) ([]*ex
 		w.prev = &c
 	}
 	clauses := splitLead(splitClauses(toks))
-	if conditions(clauses) {
-		for k := range clauses {
-			clauses[k].conditioned = true
-		}
+	conditioned := conditions(clauses)
+	for k := range clauses {
+		clauses[k].conditioned, clauses[k].correcting = conditioned, corrects
 	}
 	for k, c := range clauses {
 		w.clause(k, c, clauses[k+1:])
@@ -562,12 +561,23 @@ func isTurn(c clause) bool {
 // stripMarkers removes leading greetings, asides and importance markers,
 // recording their signals in sig.
 func stripMarkers(toks []token, sig *signals) []token {
+	toks, _ = markersOff(toks, sig)
+	return toks
+}
+
+// markersOff is stripMarkers, and says whether a correction marker was
+// among the markers: "update:", "scratch that,", "actually".
+func markersOff(toks []token, sig *signals) (rest []token, corrects bool) {
 	for {
 		for len(toks) > 0 && toks[0].punct {
 			toks = toks[1:]
 		}
 		if len(toks) == 0 {
-			return toks
+			return toks, corrects
+		}
+		if n := correctionMarker(toks); n > 0 {
+			corrects, toks = true, toks[n:]
+			continue
 		}
 		if n := matchPhrase(toks, asideMarkers); n > 0 {
 			sig.aside = true
@@ -579,12 +589,13 @@ func stripMarkers(toks []token, sig *signals) []token {
 			toks = toks[n:]
 			continue
 		}
-		// A single filler word followed by punctuation or by "I".
-		if fillerWords[toks[0].lower] && (len(toks) == 1 || toks[1].punct || toks[1].lower == "i" || fillerWords[toks[1].lower]) {
+		// A single filler word followed by punctuation, by "I" or by a
+		// marker: "hey quick update, …".
+		if fillerWords[toks[0].lower] && (len(toks) == 1 || toks[1].punct || toks[1].lower == "i" || fillerWords[toks[1].lower] || correctionMarker(toks[1:]) > 0) {
 			toks = toks[1:]
 			continue
 		}
-		return toks
+		return toks, corrects
 	}
 }
 

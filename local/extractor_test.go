@@ -560,6 +560,43 @@ func TestExtractFactsRequests(t *testing.T) {
 	}
 }
 
+// TestExtractFactsCorrections checks that a correction naming no one is
+// the user's, in the form of the fact it corrects, with "now" dropped,
+// and that a statement without a change or a value stays as it was said.
+func TestExtractFactsCorrections(t *testing.T) {
+	tests := []struct {
+		text string
+		want []string
+	}{
+		{"my rent is 1200", []string{"User's rent is 1200"}},
+		{"my rent is now 1300", []string{"User's rent is 1300"}},
+		{"the rent is 1300 now", []string{"User's rent is 1300"}},
+		{"update: the standup is at 9:15", []string{"User's standup is at 9:15"}},
+		{"scratch that, dinner is on thursday", []string{"User's dinner is on thursday"}},
+		{"hey quick update, the move is in july", []string{"User's move is in july"}},
+		{"the dentist got moved to 11", []string{"User's dentist got moved to 11"}},
+		{"the call is at 4, not 5", []string{"User's call is at 4, not 5"}},
+		{"the kids are with their dad now until sunday", []string{"User's kids are with their dad until sunday"}},
+		{"the car's in the shop until friday now", []string{"User's car is in the shop until friday"}},
+		{"budget went up to 9k", []string{"User's budget went up to 9k"}},
+		// No change, no value, a name, a capital that cannot tell one:
+		// as it was said.
+		{"the store closes at 9 on sundays", []string{"The store closes at 9 on sundays"}},
+		{"the new season starts on friday", []string{"The new season starts on friday"}},
+		{"the weather is nice now, about 25 degrees", []string{"User thinks the weather is nice now, about 25 degrees"}},
+		{"Deadline is the 30th now.", []string{"Deadline is the 30th now"}},
+		{"call the plumber at 5 now", nil},
+	}
+	for _, tt := range tests {
+		t.Run(tt.text, func(t *testing.T) {
+			got := contents(t, tt.text)
+			if strings.Join(got, "|") != strings.Join(tt.want, "|") {
+				t.Errorf("got %q, want %q", got, tt.want)
+			}
+		})
+	}
+}
+
 func TestNoFactsReason(t *testing.T) {
 	tests := []struct{ text, want string }{
 		{"", "text is empty or only punctuation"},

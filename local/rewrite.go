@@ -66,6 +66,9 @@ func rewriteClause(c clause, prev *clauseFact) *clauseFact {
 	if cf, done := rewriteLead(toks, c.connector, prev, c.conditioned); done {
 		return cf
 	}
+	if cf := userAttribute(toks, c.correcting); cf != nil {
+		return cf // "the budget is now 8k": the user's budget
+	}
 	if mine, ok := assistantInWhen(toks); ok {
 		toks = mine // "I hate when you write walls of text": the assistant
 	}

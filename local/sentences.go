@@ -201,6 +201,8 @@ func lex(s string) []token {
 		switch next := toks[j].lower; {
 		case (toks[i].lower == "'s" || toks[i].lower == "is") && (hasParticiples[next] || participleWithObject(toks, j)):
 			toks[i] = word("has")
+		case toks[i].lower == "'s" && j == i+1 && isAfterIs[next]:
+			toks[i] = word("is") // "the team's down to 4", "Sam's a nurse"
 		case toks[i].lower == "would" && next == "been" && j == i+1:
 			toks[i] = word("had")
 		}
@@ -252,6 +254,11 @@ func dropChatTails(toks *[]token) {
 
 // youAreNext follow "you're", not "your".
 var youAreNext = setOf(`not so a an the welcome right too very always never just still`)
+
+// isAfterIs follow "'s" only when it is "is": an article, "not", a
+// preposition or particle, or an adverb ("the car's in the shop").
+var isAfterIs = setOf(`a an the not down up off out over at on in from with gone done here
+	there still also always never so really very just finally now already`)
 
 // hasParticiples follow "has", never "is": "it's become", "she's got".
 var hasParticiples = setOf(`been become got gotten had`)
