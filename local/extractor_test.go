@@ -801,16 +801,29 @@ func TestExtractionSet(t *testing.T) {
 }
 
 // TestExtractionNatural measures the extractor on texts written as users
-// type to an assistant (lower case, typos, several facts a message), held
-// out: written before the mechanisms that read them. Besides the scores of
-// TestExtractionSet it logs them per kind of text, the texts that gave no
-// fact where one was expected (lost) and those that gave one where none was
-// (a control, a task or a question).
+// type to an assistant (lower case, typos, several facts a message):
+// extraction_natural.json, written before the request and correction
+// mechanisms and looked at while making them, and
+// extraction_natural_holdout.json, written after them and not tuned on.
+// Besides the scores of TestExtractionSet it logs them per kind of text,
+// the texts that gave no fact where one was expected (lost) and those that
+// gave one where none was (a control, a task or a question), and fails
+// when a score falls under its floor.
 func TestExtractionNatural(t *testing.T) {
-	for _, file := range []string{"testdata/extraction_natural.json"} {
+	tests := []struct {
+		file                   string
+		precision, recall      float64 // soft floors
+		exactP, exactR         float64
+		lost, controlsWithFact int // ceilings
+	}{
+		{"testdata/extraction_natural.json", 0.95, 0.9, 0.8, 0.75, 4, 1},
+		{"testdata/extraction_natural_holdout.json", 0.9, 0.8, 0.6, 0.55, 6, 1},
+	}
+	for _, tt := range tests {
+		file := tt.file
 		t.Run(file, func(t *testing.T) {
 			cases := readExtractionSet(t, file)
-			measureExtraction(t, cases)
+			s := measureExtraction(t, cases)
 			var kinds []string
 			byKind := map[string][]extractionCase{}
 			for _, c := range cases {
@@ -851,6 +864,13 @@ func TestExtractionNatural(t *testing.T) {
 			}
 			t.Logf("texts with no fact where one was expected: %d of %d; with a fact where none was: %d of %d",
 				lost, wanted, spurious, none)
+			if s.precision < tt.precision || s.recall < tt.recall || s.exactPrecision < tt.exactP || s.exactRecall < tt.exactR {
+				t.Errorf("precision %.2f, recall %.2f; exact %.2f, %.2f: want ≥ %.2f, %.2f; %.2f, %.2f",
+					s.precision, s.recall, s.exactPrecision, s.exactRecall, tt.precision, tt.recall, tt.exactP, tt.exactR)
+			}
+			if lost > tt.lost || spurious > tt.controlsWithFact {
+				t.Errorf("%d texts lost, %d controls with a fact: want ≤ %d, ≤ %d", lost, spurious, tt.lost, tt.controlsWithFact)
+			}
 		})
 	}
 }
