@@ -526,6 +526,7 @@ func TestExtractFactsRequests(t *testing.T) {
 		{"When you write SQL, use uppercase keywords.", []string{"User wants the assistant to use uppercase keywords when it writes SQL"}},
 		{"If I ask for a recipe just list the ingredients first.", []string{"User wants the assistant to just list the ingredients first if they ask for a recipe"}},
 		{"Add a summary to every reply.", []string{"User wants the assistant to add a summary to every reply"}},
+		{"if I send you a log, look for errors first", []string{"User wants the assistant to look for errors first if they send it a log"}},
 		{"Be patient with me, I'm new to this.", []string{"User wants the assistant to be patient with them", "User is new to this"}},
 		// A negative order, the assistant's answers, whom it answers.
 		{"Don't use semicolons in your code samples.", []string{"User wants the assistant not to use semicolons in the assistant's code samples"}},
@@ -540,6 +541,8 @@ func TestExtractFactsRequests(t *testing.T) {
 		{"Explain it to me again.", nil},
 		{"Translate this into Spanish for me.", nil},
 		{"If you have time, check the numbers.", nil},
+		{"Can you see if this email sounds polite?", nil},
+		{"tell me if my plan makes sense", nil},
 		{"I need you to write a toast for the wedding.", nil},
 		{"Don't worry about it.", nil},
 		{"Never mind.", nil},

@@ -247,11 +247,25 @@ func conditions(cs []clause) bool {
 		if toks := dropDiscourseWords(trimPunct(c.toks)); len(toks) > 0 && matchPhrase(toks, standingLeads) == len(toks) {
 			return true // "so for the future: short answers"
 		}
+		if k > 0 && c.connector == "if" && asksWhether(cs[k-1].toks) {
+			continue // "check if this sounds natural": what to check
+		}
 		if q := qualifier(c, k == 0); q != nil && q[0].lower != "which" && q[0].lower != "since" && !politeCondition(q) {
 			return true
 		}
 	}
 	return false
+}
+
+// asksWhether reports whether toks end with a verb, or a verb and "me",
+// that an "if" after them completes: "check if", "tell me if".
+func asksWhether(toks []token) bool {
+	toks = trimPunct(toks)
+	n := len(toks)
+	if n > 1 && objectPronouns[toks[n-1].lower] {
+		n--
+	}
+	return n > 0 && verbBase(toks[n-1].lower) != ""
 }
 
 // mentionsYou reports whether toks name the assistant.
@@ -270,11 +284,11 @@ func mentionsYou(toks []token) bool {
 func assistantAsIt(toks []token) []token {
 	out := make([]token, 0, len(toks))
 	agree := false
-	for _, t := range toks {
+	for i, t := range toks {
 		switch {
 		case t.lower == "you":
 			out = append(out, word("it"))
-			agree = true
+			agree = subjectAt(toks, i) // "if I send you code": no verb of its
 			continue
 		case t.lower == "your":
 			t = word("its")
@@ -289,6 +303,12 @@ func assistantAsIt(toks []token) []token {
 		out = append(out, t)
 	}
 	return rewritePronouns(out, true)
+}
+
+// subjectAt reports whether toks[i], in a condition after its word,
+// is a subject: first, or after "and", "or".
+func subjectAt(toks []token, i int) bool {
+	return i == 0 || toks[i-1].lower == "and" || toks[i-1].lower == "or"
 }
 
 // assistantInWhen rewrites, in a clause of the user's, the assistant a
@@ -314,11 +334,11 @@ func assistantInWhen(toks []token) (out []token, ok bool) {
 	}
 	out = append([]token{}, toks[:cond+1]...)
 	agree := false
-	for _, t := range toks[cond+1:] {
+	for i, t := range toks[cond+1:] {
 		switch {
 		case t.lower == "you":
 			out = append(out, word("the"), word("assistant"))
-			agree = true
+			agree = subjectAt(toks[cond+1:], i)
 			continue
 		case t.lower == "your":
 			out = append(out, word("the"), word("assistant"), possessive())
