@@ -603,19 +603,15 @@ func markersOff(toks []token, sig *signals) (rest []token, corrects bool) {
 // start with, or 0.
 func matchPhrase(toks []token, phrases []string) int {
 	for _, p := range phrases {
-		words := strings.Fields(p)
-		if len(words) > len(toks) {
-			continue
-		}
-		ok := true
-		for i, w := range words {
-			if toks[i].lower != w {
-				ok = false
-				break
-			}
+		// Word by word, without splitting p: this runs for every clause.
+		n, ok := 0, true
+		for rest := p; ok && rest != ""; n++ {
+			var w string
+			w, rest, _ = strings.Cut(rest, " ")
+			ok = n < len(toks) && toks[n].lower == w
 		}
 		if ok {
-			return len(words)
+			return n
 		}
 	}
 	return 0
