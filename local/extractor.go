@@ -16,10 +16,12 @@ const maxFacts = 50
 // which the user states a fact, preference, decision or trait (with what
 // qualifies it: "when", "if", "which" clauses stay with their fact),
 // keeps what the user wants of the assistant for good ("always answer in
-// Spanish"), drops questions, greetings, one-off requests to the
-// assistant and filler, rewrites first person as "User ..." and rates
-// each fact's intensity from the cues in its text (signals). The zero
-// value is ready to use.
+// Spanish", "when you explain code, show the example first"), reads a
+// correction that names no one as the user's ("the budget is now 8k"),
+// drops questions, greetings, one-off requests to the assistant and
+// filler, rewrites first person as "User ..." and rates each fact's
+// intensity from the cues in its text (signals). The zero value is ready
+// to use.
 type Extractor struct{}
 
 var _ hippo.Extractor = (*Extractor)(nil)
