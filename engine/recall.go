@@ -398,7 +398,7 @@ func scanHits(ctx context.Context, cfg hippo.Config, ai *Index, active bool, rq 
 	var (
 		hits   []hit
 		err    error
-		groups = groupFilter{}
+		groups groupFilter
 	)
 	ai.mu.RLock()
 	sc.Clock = ai.decayClock(active, sc.Now)
@@ -416,18 +416,7 @@ func scanHits(ctx context.Context, cfg hippo.Config, ai *Index, active bool, rq 
 			if rq.Weak > 0 {
 				sc.Weak = rq.Weak + rq.Limit
 			}
-			// Room for the chunks a group drops (groups.keep).
-			want := sc.K
-			sc.K += rq.Limit
-			hits, err = searchQuery(ctx, cfg, ai, q, sc)
-			// Equal scores in ID order, so that every store ranks ties
-			// alike whatever order its index was loaded in.
-			slices.SortStableFunc(hits, func(a, b hit) int {
-				return cmp.Or(cmp.Compare(b.Score, a.Score), cmp.Compare(a.ID, b.ID))
-			})
-			hits = groups.keep(hits, sc.Stats)
-			hits = hits[:min(len(hits), want)]
-			sc.K = want
+			hits, groups, err = searchGroups(ctx, cfg, ai, q, sc, rq.Limit)
 			rq.Stages.Done(hippo.StageScan, start)
 		}
 		if n := min(rq.Weak, rq.Limit-len(hits)); err == nil && n > 0 {
@@ -497,6 +486,36 @@ func (ai *Index) foldBoost(boosted []hippo.Recalled, before, after int64) {
 		ai.idx.SetMeta(c.ID, meta)
 	}
 	ai.seq = after
+}
+
+// searchGroups is searchQuery with one side of each group kept
+// (groupFilter): when a group drops hits from a full page, the scan runs
+// again with room for more, so a recall of texts kept by remember_facts
+// still fills its page; a memory with no groups scans once. Equal scores
+// rank in ID order, so that every store ranks ties alike whatever order
+// its index was loaded in.
+func searchGroups(ctx context.Context, cfg hippo.Config, ai *Index, q []float32, sc *recallScan, limit int) ([]hit, groupFilter, error) {
+	want, stats := sc.K, sc.Stats != nil
+	defer func() { sc.K = want }()
+	for extra := 0; ; extra += limit {
+		sc.K = want + extra
+		if stats {
+			sc.Stats = &matchCounts{}
+		}
+		hits, err := searchQuery(ctx, cfg, ai, q, sc)
+		if err != nil {
+			return nil, nil, err
+		}
+		slices.SortStableFunc(hits, func(a, b hit) int {
+			return cmp.Or(cmp.Compare(b.Score, a.Score), cmp.Compare(a.ID, b.ID))
+		})
+		full := len(hits) == sc.K // the scan may have left more
+		groups := groupFilter{}
+		hits = groups.keep(hits, sc.Stats)
+		if len(hits) >= want || !full || extra >= 4*limit {
+			return hits[:min(len(hits), want)], groups, nil
+		}
+	}
 }
 
 // groupFilter keeps one side of each group of hits (Meta.Group): a text

@@ -119,6 +119,16 @@ func testRecallOneOfGroup(t *testing.T, b Backend) {
 	if len(got) == 0 || got[0] != orchard || !slices.Contains(got, hives) || slices.Contains(got, res.Message.ID) {
 		t.Errorf("recall yankee = %v: want the orchard fact %s first, the hives fact %s, not the text", got, orchard, hives)
 	}
+
+	// A page the group emptied is filled from further down.
+	other, err := m.StoreMemory(ctx, hippo.StoreInput{Content: "an unrelated note"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	page, err := m.Recall(ctx, hippo.RecallInput{Query: "zulu", Limit: 2, MinRelevance: noFloor()})
+	if err != nil || len(page) != 2 || page[0].Chunk.ID != res.Message.ID || page[1].Chunk.ID != other.Chunk.ID {
+		t.Errorf("recall zulu, limit 2 = %d results, %v: want the text and the unrelated note", len(page), err)
+	}
 }
 
 // testKeptTextStays: a text whose fact was superseded stays current and
