@@ -25,14 +25,7 @@ func TestLongMemEvalRemember(t *testing.T) {
 		t.Skip("runs with -longmemeval-remember")
 	}
 	ctx := context.Background()
-	d := loadLME(t, needData(t), false)
-	name, emb := newEmbedder(t)
-	ce := newCachedEmbedder(emb)
-	texts := make([]string, len(d.turns))
-	for i, tr := range d.turns {
-		texts[i] = tr.Text
-	}
-	embedCached(t, ctx, ce, cacheFile(emb.Model(), "longmemeval"), texts, 2000)
+	d, name, emb, ce := lmeEmbedded(t, ctx)
 	def := methods(emb)[2]
 	dir := t.TempDir()
 	for _, mode := range []string{"stored verbatim", "remember_facts, text kept", "remember_facts, facts alone"} {

@@ -213,14 +213,7 @@ func TestLongMemEval(t *testing.T) {
 		t.Skip("runs with -longmemeval")
 	}
 	ctx := context.Background()
-	d := loadLME(t, needData(t), false)
-	name, emb := newEmbedder(t)
-	ce := newCachedEmbedder(emb)
-	texts := make([]string, len(d.turns))
-	for i, tr := range d.turns {
-		texts[i] = tr.Text
-	}
-	embedCached(t, ctx, ce, cacheFile(emb.Model(), "longmemeval"), texts, 2000)
+	d, name, emb, ce := lmeEmbedded(t, ctx)
 
 	dir := t.TempDir()
 	base := filepath.Join(dir, "base.db")
@@ -248,6 +241,20 @@ func TestLongMemEval(t *testing.T) {
 	}
 	report := runMethods(t, name, methods(emb), []bool{true, false}, run)
 	t.Log("\nLongMemEval oracle, " + fmt.Sprintf("%d questions (%d abstention skipped), %d turns, embedder %s (%s)\n", len(d.queries), d.skipped, len(d.turns), name, emb.Model()) + report)
+}
+
+// lmeEmbedded loads LongMemEval and the embedder of the run (-embedder),
+// with every turn's vector in a cache on disk, embedded once.
+func lmeEmbedded(t *testing.T, ctx context.Context) (d *lmeData, name string, emb hippo.Embedder, ce *cachedEmbedder) {
+	d = loadLME(t, needData(t), false)
+	name, emb = newEmbedder(t)
+	ce = newCachedEmbedder(emb)
+	texts := make([]string, len(d.turns))
+	for i, tr := range d.turns {
+		texts[i] = tr.Text
+	}
+	embedCached(t, ctx, ce, cacheFile(emb.Model(), "longmemeval"), texts, 2000)
+	return d, name, emb, ce
 }
 
 // lmeAgent is the one agent all turns belong to.

@@ -1,12 +1,11 @@
 package main
 
 import (
-	"bufio"
 	"context"
 	"fmt"
+	"math"
 	"math/rand/v2"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -36,48 +35,14 @@ func TestCrashAsyncRemember(t *testing.T) {
 	path := filepath.Join(dir, "async.db")
 	acked := map[int]string{} // kept text's ID by text number
 	for k := range kills {
-		cmd := exec.Command(os.Args[0], "-test.run=^$")
-		cmd.Env = append(cleanEnv(dir, path), helperEnv+"=async", "HIPPO_AGENT=crash",
-			"HIPPO_BATCH_FROM="+strconv.Itoa(k*100000))
-		out, err := cmd.StdoutPipe()
-		if err != nil {
-			t.Fatal(err)
-		}
-		if err := cmd.Start(); err != nil {
-			t.Fatal(err)
-		}
-		lines := make(chan string, 1<<12)
-		go func() {
-			defer close(lines)
-			sc := bufio.NewScanner(out)
-			for sc.Scan() {
-				lines <- sc.Text()
-			}
-		}()
-		ack := func(line string) {
+		env := append(cleanEnv(dir, path), helperEnv+"=async", "HIPPO_AGENT=crash", "HIPPO_BATCH_FROM="+strconv.Itoa(k*100000))
+		wait := time.Duration(300+r.IntN(2000)) * time.Millisecond
+		killHelper(t, env, math.MaxInt, wait, func(line string) {
 			n, id, ok := strings.Cut(line, " ")
 			if i, err := strconv.Atoi(n); ok && err == nil {
 				acked[i] = id
 			}
-		}
-		timeout := time.After(time.Duration(300+r.IntN(2000)) * time.Millisecond)
-	wait:
-		for {
-			select {
-			case line, ok := <-lines:
-				if !ok {
-					break wait
-				}
-				ack(line)
-			case <-timeout:
-				break wait
-			}
-		}
-		cmd.Process.Kill()
-		for line := range lines {
-			ack(line) // printed before the kill landed
-		}
-		cmd.Wait()
+		})
 		if _, err := checkAsync(path, acked, false); err != nil {
 			t.Fatalf("kill %d, after %d texts acknowledged: %v", k, len(acked), err)
 		}

@@ -36,47 +36,13 @@ func TestCrashBatches(t *testing.T) {
 	path := filepath.Join(dir, "batch.db")
 	acked := map[int]bool{}
 	for k := range kills {
-		cmd := exec.Command(os.Args[0], "-test.run=^$")
-		cmd.Env = append(cleanEnv(dir, path), helperEnv+"=batches", "HIPPO_AGENT=crash",
-			"HIPPO_BATCH_FROM="+strconv.Itoa(k*100000))
-		out, err := cmd.StdoutPipe()
-		if err != nil {
-			t.Fatal(err)
-		}
-		if err := cmd.Start(); err != nil {
-			t.Fatal(err)
-		}
-		lines := make(chan int, 1<<12)
-		go func() {
-			defer close(lines)
-			sc := bufio.NewScanner(out)
-			for sc.Scan() {
-				if n, err := strconv.Atoi(sc.Text()); err == nil {
-					lines <- n
-				}
-			}
-		}()
-		want := 1 + r.IntN(8)
-		timeout := time.After(time.Duration(500+r.IntN(3000)) * time.Millisecond)
-		got := 0
-	wait:
-		for got < want {
-			select {
-			case n, ok := <-lines:
-				if !ok {
-					break wait
-				}
+		env := append(cleanEnv(dir, path), helperEnv+"=batches", "HIPPO_AGENT=crash", "HIPPO_BATCH_FROM="+strconv.Itoa(k*100000))
+		wait := time.Duration(500+r.IntN(3000)) * time.Millisecond
+		killHelper(t, env, 1+r.IntN(8), wait, func(line string) {
+			if n, err := strconv.Atoi(line); err == nil {
 				acked[n] = true
-				got++
-			case <-timeout:
-				break wait
 			}
-		}
-		cmd.Process.Kill()
-		for n := range lines {
-			acked[n] = true // printed before the kill landed
-		}
-		cmd.Wait()
+		})
 		if err := checkBatches(path, acked); err != nil {
 			t.Fatalf("kill %d, after %d batches acknowledged: %v", k, len(acked), err)
 		}
@@ -85,6 +51,50 @@ func TestCrashBatches(t *testing.T) {
 		t.Errorf("no batch acknowledged in %d runs", kills)
 	}
 	t.Logf("%d kills, %d batches acknowledged, all whole; no partial batch", kills, len(acked))
+}
+
+// killHelper runs a helper process with env and kills it with SIGKILL
+// once it has printed want lines or after wait, whichever comes first,
+// handing every line it printed, those printed as the kill landed too, to
+// ack.
+func killHelper(t *testing.T, env []string, want int, wait time.Duration, ack func(line string)) {
+	t.Helper()
+	cmd := exec.Command(os.Args[0], "-test.run=^$")
+	cmd.Env = env
+	out, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	lines := make(chan string, 1<<12)
+	go func() {
+		defer close(lines)
+		sc := bufio.NewScanner(out)
+		for sc.Scan() {
+			lines <- sc.Text()
+		}
+	}()
+	timeout := time.After(wait)
+	for got := 0; got < want; {
+		select {
+		case line, ok := <-lines:
+			if !ok { // the helper ended
+				got = want
+				break
+			}
+			ack(line)
+			got++
+		case <-timeout:
+			got = want
+		}
+	}
+	cmd.Process.Kill()
+	for line := range lines {
+		ack(line) // printed before the kill landed
+	}
+	cmd.Wait()
 }
 
 // checkBatches checks the database at path after a kill: integrity, the
