@@ -122,33 +122,6 @@ func testRememberAsync(t *testing.T, b Backend) {
 	}
 	waitLearned(t, s)
 
-	// A memory without an extractor learns nothing and drops nothing.
-	g.open.Store(false)
-	tried := g.calls.Load()
-	if _, err := m.Remember(ctx, hippo.RememberInput{Text: "I ride a green tandem.", Async: true}); err != nil {
-		t.Fatal(err)
-	}
-	for deadline := time.Now().Add(30 * time.Second); g.calls.Load() == tried; time.Sleep(5 * time.Millisecond) {
-		if time.Now().After(deadline) {
-			t.Fatal("no background run tried the queued text")
-		}
-	}
-	bare, err := s.Service(hippo.MemoryOptions{AgentID: "alice"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if n, err := bare.(hippo.PendingLearner).LearnPending(ctx); hippo.ErrorCode(err) != hippo.EINVALID || n != 0 {
-		t.Errorf("LearnPending without an extractor = %d, %v; want EINVALID", n, err)
-	}
-	if n := pendingCount(t, s); n != 1 {
-		t.Errorf("%d texts queued after LearnPending without an extractor, want 1", n)
-	}
-	g.open.Store(true)
-	if _, err := m.(hippo.PendingLearner).LearnPending(ctx); err != nil {
-		t.Fatal(err)
-	}
-	waitLearned(t, s)
-
 	// Refused: async with given facts, or without a text.
 	_, err = m.Remember(ctx, hippo.RememberInput{Facts: []hippo.GivenFact{{Fact: fact}}, Text: text, Async: true})
 	wantCode(t, err, hippo.EINVALID)
@@ -182,4 +155,37 @@ func testForgetQueuedText(t *testing.T, b Backend) {
 	if facts, _ := s.ListChunks(ctx, hippo.ChunkFilter{AgentID: "alice", Kind: hippo.KindFact}); len(facts) != 0 {
 		t.Errorf("the forgotten text's facts were learned: %v", facts)
 	}
+}
+
+// testLearnPendingNeedsExtractor: LearnPending on a memory without an
+// extractor refuses before touching the queue, and the text stays queued
+// for a memory that has one.
+func testLearnPendingNeedsExtractor(t *testing.T, b Backend) {
+	ctx := context.Background()
+	s := open(t, b)
+	g := &gatedExtractor{facts: fixedExtractor{"I ride a green tandem.": {"User rides a green tandem"}}}
+	m := memory(t, s, "alice", "", g)
+	if _, err := m.Remember(ctx, hippo.RememberInput{Text: "I ride a green tandem.", Async: true}); err != nil {
+		t.Fatal(err)
+	}
+	for deadline := time.Now().Add(30 * time.Second); g.calls.Load() == 0; time.Sleep(5 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatal("no background run tried the queued text")
+		}
+	}
+	bare, err := s.Service(hippo.MemoryOptions{AgentID: "alice"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n, err := bare.(hippo.PendingLearner).LearnPending(ctx); hippo.ErrorCode(err) != hippo.EINVALID || n != 0 {
+		t.Errorf("LearnPending without an extractor = %d, %v; want EINVALID", n, err)
+	}
+	if n := pendingCount(t, s); n != 1 {
+		t.Errorf("%d texts queued after LearnPending without an extractor, want 1", n)
+	}
+	g.open.Store(true)
+	if n, err := m.(hippo.PendingLearner).LearnPending(ctx); err != nil || n != 1 {
+		t.Errorf("LearnPending = %d, %v; want the text learned", n, err)
+	}
+	waitLearned(t, s)
 }

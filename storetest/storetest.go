@@ -150,6 +150,7 @@ var suite = []struct {
 	{"ForgetKeptText", testForgetKeptText},
 	// Async remember_facts (pending.go)
 	{"RememberAsync", testRememberAsync},
+	{"LearnPendingNeedsExtractor", testLearnPendingNeedsExtractor},
 	{"ForgetQueuedText", testForgetQueuedText},
 	// Forgetting and consolidation (forget.go)
 	{"ForgetByDescription", testForgetByDescription},
