@@ -172,7 +172,7 @@ func explainRecalled(w io.Writer, v recalledView, page *hippo.RecallPage, cfg hi
 	fmt.Fprintf(w, "   relevance %.3f fuses cosine %.3f (raw %.3f) and bm25 %.3f (raw %.3f) with α %.2f\n",
 		v.Relevance, v.CosineRelevance, v.Similarity, v.BM25Relevance, v.BM25, page.Alpha)
 	if v.Weak {
-		fmt.Fprintf(w, "   weak: under the relevance floor %.2f, shown because fewer than %d results pass it\n", page.MinRelevance, cfg.WeakResults)
+		fmt.Fprintf(w, "   weak: under the relevance floor %.2f, one of the %d closest of the rest\n", page.MinRelevance, cfg.WeakResults)
 	}
 	if v.LengthExcess > 0 {
 		size := int(math.Round(float64(cfg.LengthPivot) * math.Exp(v.LengthExcess)))
