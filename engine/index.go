@@ -55,10 +55,13 @@ type Index struct {
 	// four bytes for its tags.
 	tagSets  [][]uint32
 	tagSetID map[string]uint32
-	seq      int64 // last change-feed position folded in
-	loaded   bool
-	reserve  int     // rows to make room for when the index is created
-	active   []int64 // hours of activity, ascending (active decay clock)
+	// texts counts the texts remember_facts kept, by group (Meta.Group):
+	// a group with one stands for its facts in recall (groupFilter).
+	texts   map[uint32]int32
+	seq     int64 // last change-feed position folded in
+	loaded  bool
+	reserve int     // rows to make room for when the index is created
+	active  []int64 // hours of activity, ascending (active decay clock)
 }
 
 // newIndex is the empty index of agent's chunks: cfg gives the decay
@@ -154,8 +157,9 @@ type Row struct {
 	Vector []byte // the embedding as stored (vector.Encode)
 }
 
-// GroupColumn is the SQL expression of Row.Group over the chunks table.
-const GroupColumn = `CASE WHEN kind = 'fact' THEN input_hash ELSE content_hash END`
+// GroupColumn is the SQL expression of Row.Group over the chunks table:
+// a fact's input, a kept text's own hash, nothing for other memories.
+const GroupColumn = `CASE WHEN kind = 'fact' THEN input_hash WHEN origin = 'remember_facts' THEN content_hash END`
 
 // groupKey is the group of a chunk whose Row.Group is hash: its first 32
 // bits, 0 when there is none.
@@ -218,9 +222,32 @@ func (ai *Index) add(r *Row, times [3]int64, v []float32, strict bool) error {
 			}
 		}
 	}
+	if ai.loaded { // a load starts from an empty index
+		ai.forgetText(r.ID)
+	}
+	if m.Kind == hippo.KindMemory && m.Group != 0 {
+		if ai.texts == nil {
+			ai.texts = map[uint32]int32{}
+		}
+		ai.texts[m.Group]++
+	}
 	ai.idx.Upsert(r.ID, v, m)
 	return nil
 }
+
+// forgetText takes the row id, about to be replaced or removed, out of
+// the kept texts' count. Call with ai.mu held.
+func (ai *Index) forgetText(id string) {
+	if old, ok := ai.idx.Meta(id); ok && old.Kind == hippo.KindMemory && old.Group != 0 {
+		if ai.texts[old.Group]--; ai.texts[old.Group] <= 0 {
+			delete(ai.texts, old.Group)
+		}
+	}
+}
+
+// hasText reports whether a text remember_facts kept is in group g. Call
+// with ai.mu held.
+func (ai *Index) hasText(g uint32) bool { return ai.texts[g] > 0 }
 
 // tagsOf is the interned tags of the tag set id (Meta.Tags).
 func (ai *Index) tagsOf(id uint32) []uint32 {

@@ -398,7 +398,7 @@ func scanHits(ctx context.Context, cfg hippo.Config, ai *Index, active bool, rq 
 	var (
 		hits   []hit
 		err    error
-		groups groupFilter
+		groups *groupFilter
 	)
 	ai.mu.RLock()
 	sc.Clock = ai.decayClock(active, sc.Now)
@@ -494,7 +494,7 @@ func (ai *Index) foldBoost(boosted []hippo.Recalled, before, after int64) {
 // still fills its page; a memory with no groups scans once. Equal scores
 // rank in ID order, so that every store ranks ties alike whatever order
 // its index was loaded in.
-func searchGroups(ctx context.Context, cfg hippo.Config, ai *Index, q []float32, sc *recallScan, limit int) ([]hit, groupFilter, error) {
+func searchGroups(ctx context.Context, cfg hippo.Config, ai *Index, q []float32, sc *recallScan, limit int) ([]hit, *groupFilter, error) {
 	want, stats := sc.K, sc.Stats != nil
 	defer func() { sc.K = want }()
 	for extra := 0; ; extra += limit {
@@ -510,7 +510,7 @@ func searchGroups(ctx context.Context, cfg hippo.Config, ai *Index, q []float32,
 			return cmp.Or(cmp.Compare(b.Score, a.Score), cmp.Compare(a.ID, b.ID))
 		})
 		full := len(hits) == sc.K // the scan may have left more
-		groups := groupFilter{}
+		groups := newGroupFilter(ai, &sc.Filter)
 		hits = groups.keep(hits, sc.Stats)
 		if len(hits) >= want || !full || extra >= 4*limit {
 			return hits[:min(len(hits), want)], groups, nil
@@ -518,28 +518,41 @@ func searchGroups(ctx context.Context, cfg hippo.Config, ai *Index, q []float32,
 	}
 }
 
-// groupFilter keeps one side of each group of hits (Meta.Group): a text
-// kept by remember_facts and the facts learned from it say the same
-// things, and the results must not fill with copies of one message. The
-// first of a group in rank order decides: a message ranked above its
-// facts stands for them; a fact ranked above its message keeps its
-// sibling facts, which are distinct claims, and drops the message. A
-// flagged chunk (shown only when asked for) stands for nothing, so a
-// benign fact is never hidden behind a suspicious text.
-type groupFilter map[uint32]hippo.Kind
+// groupFilter keeps one chunk of each group of hits (Meta.Group) that
+// has a kept text, the best ranked: a text kept by remember_facts and the
+// facts learned from it say the same things, and the results must not fill
+// with copies of one message. A text ranked above its facts stands for
+// them (a fact whose own words miss the query is found through it); a fact
+// ranked first stands for the text and its sibling facts, which the text
+// holds. Without a text to hold them (none kept, or facts alone asked
+// for), sibling facts are distinct claims and all stay. A flagged chunk
+// (shown only when asked for) stands for nothing, so a benign fact is
+// never hidden behind a suspicious text.
+type groupFilter struct {
+	seen map[uint32]bool
+	// holds reports whether group g has a kept text that may stand for
+	// its facts.
+	holds func(g uint32) bool
+}
+
+// newGroupFilter is the group filter of a recall over ai with filter f.
+// Call with ai.mu held.
+func newGroupFilter(ai *Index, f *rowFilter) *groupFilter {
+	texts := f.Kind != hippo.KindFact
+	return &groupFilter{seen: map[uint32]bool{}, holds: func(g uint32) bool { return texts && ai.hasText(g) }}
+}
 
 // keep filters hits, in rank order, in place, taking those it drops out
 // of the matches counted (nil: none); later calls continue the ranking.
-func (g groupFilter) keep(hits []hit, counted *matchCounts) []hit {
+func (g *groupFilter) keep(hits []hit, counted *matchCounts) []hit {
 	out := hits[:0]
 	for _, h := range hits {
-		if key := h.Meta.Group; key != 0 && !h.Meta.Suspicious {
-			first, seen := g[key]
-			if seen && (first != hippo.KindFact || h.Meta.Kind != hippo.KindFact) {
+		if key := h.Meta.Group; key != 0 && !h.Meta.Suspicious && g.holds(key) {
+			if g.seen[key] {
 				counted.add(h.Score, -1)
 				continue
 			}
-			g[key] = h.Meta.Kind
+			g.seen[key] = true
 		}
 		out = append(out, h)
 	}

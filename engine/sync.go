@@ -108,6 +108,7 @@ func (ai *Index) sync(ctx context.Context, feed Feed, active bool, lock *hippo.M
 			}
 			for _, id := range batch {
 				if !found[id] && ai.idx != nil {
+					ai.forgetText(id)
 					ai.idx.Remove(id)
 				}
 			}
@@ -158,7 +159,7 @@ func (ai *Index) load(ctx context.Context, s Snapshot) error {
 	if err != nil {
 		return err
 	}
-	ai.idx = nil
+	ai.idx, ai.texts = nil, nil
 	if ai.reserve, err = s.Count(ctx); err != nil {
 		return err
 	}

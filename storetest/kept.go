@@ -92,9 +92,11 @@ func testRememberKeepsText(t *testing.T, b Backend) {
 }
 
 // testRecallOneOfGroup: a kept text and the facts learned from it come
-// back once. Ranked above its facts, the text stands for them (a fact
-// whose own words miss the query is found through it); a fact ranked
-// above the text keeps its sibling facts and drops the text.
+// back once, as the best ranked of them. Ranked first, the text stands for
+// its facts (a fact whose own words miss the query is found through it); a
+// fact ranked first stands for the text and its sibling facts, which the
+// text holds. With facts alone asked for, or no text kept, sibling facts
+// are distinct claims and all come back.
 func testRecallOneOfGroup(t *testing.T, b Backend) {
 	e := newEnv(t, b)
 	ctx := context.Background()
@@ -116,8 +118,26 @@ func testRecallOneOfGroup(t *testing.T, b Backend) {
 		t.Errorf("recall zulu = %v: want the text %s alone, none of its facts", got, res.Message.ID)
 	}
 	got = recallIDs(t, m, "yankee")
-	if len(got) == 0 || got[0] != orchard || !slices.Contains(got, hives) || slices.Contains(got, res.Message.ID) {
-		t.Errorf("recall yankee = %v: want the orchard fact %s first, the hives fact %s, not the text", got, orchard, hives)
+	if len(got) == 0 || got[0] != orchard || slices.Contains(got, hives) || slices.Contains(got, res.Message.ID) {
+		t.Errorf("recall yankee = %v: want the orchard fact %s alone, neither its sibling %s nor the text", got, orchard, hives)
+	}
+	only, err := m.Recall(ctx, hippo.RecallInput{Query: "yankee", Kind: hippo.KindFact, Limit: 10})
+	if err != nil || len(only) != 2 || only[0].Chunk.ID != orchard || only[1].Chunk.ID != hives {
+		t.Errorf("recall yankee, facts only = %d results, %v: want both facts", len(only), err)
+	}
+	client, err := openai.NewLLM(openai.Config{BaseURL: e.srv.BaseURL(), APIKey: "sk-test", Model: "mock-llm", MaxRetries: -1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	bob := e.memory("bob", func(o *hippo.MemoryOptions) {
+		o.Extractor, o.Classifier, o.DiscardText = llm.NewExtractor(client), llm.NewClassifier(client), true
+	})
+	e.srv.Reply(facts("User manages an orchard", 0.5, "User keeps hives", 0.5))
+	if _, err := bob.RememberFacts(ctx, text); err != nil {
+		t.Fatal(err)
+	}
+	if got := recallIDs(t, bob, "yankee"); len(got) < 2 {
+		t.Errorf("recall yankee with no text kept = %v: want both facts", got)
 	}
 
 	// A page the group emptied is filled from further down.
@@ -128,6 +148,14 @@ func testRecallOneOfGroup(t *testing.T, b Backend) {
 	page, err := m.Recall(ctx, hippo.RecallInput{Query: "zulu", Limit: 2, MinRelevance: noFloor()})
 	if err != nil || len(page) != 2 || page[0].Chunk.ID != res.Message.ID || page[1].Chunk.ID != other.Chunk.ID {
 		t.Errorf("recall zulu, limit 2 = %d results, %v: want the text and the unrelated note", len(page), err)
+	}
+
+	// Once the text is deleted, nothing holds the facts for each other.
+	if _, _, err := e.s.DeleteChunks(ctx, "alice", []string{res.Message.ID}); err != nil {
+		t.Fatal(err)
+	}
+	if got := recallIDs(t, m, "yankee"); !slices.Contains(got, orchard) || !slices.Contains(got, hives) {
+		t.Errorf("recall yankee after the text was deleted = %v: want both facts", got)
 	}
 }
 
