@@ -2,8 +2,8 @@ package engine
 
 // The text given to remember_facts is kept as a memory of its own: the
 // source its facts link to (Provenance.InputHash is its ContentHash), so
-// that nothing said is lost when extraction misses it. Recall returns a
-// text or its facts, not both (groupFilter); forgetting a fact forgets its
+// that nothing said is lost when extraction misses it. Recall returns one
+// of a text and its facts (groupFilter); forgetting a fact forgets its
 // text (forgetSources). A text stays current when its facts are
 // superseded: it may say more than they did, and the offline classifier's
 // supersessions are not sure enough to hide it (eval/README.md).

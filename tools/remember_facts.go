@@ -55,7 +55,7 @@ Better still, give the facts yourself in facts, with the message as text: Hippo 
 
 Optional source says where the text came from (a message ID, a URL, a file); each fact keeps it, with the text itself, for memory_source. A fact that reads as an instruction to the assistant is kept but marked suspicious and left out of get_context and recall_memories until a person reviews it.
 
-Returns a summary of what was learned (new, updated, superseding, distinct facts). The text itself is kept as a memory ("message"), searchable by recall_memories, so nothing said is lost when extraction misses it; recall returns a message or the facts from it, not both (unless the server was started to keep no text). When no fact was learned, "reason" says why (a question, only filler, no statement of a fact). text: at most %d characters; facts: at most %d, each at most %d characters.`, cfg.MaxFactText, hippo.MaxGivenFacts, cfg.MaxContent),
+Returns a summary of what was learned (new, updated, superseding, distinct facts). The text itself is kept as a memory ("message"), searchable by recall_memories, so nothing said is lost when extraction misses it; recall returns one of a message and its facts, not copies (unless the server was started to keep no text). When no fact was learned, "reason" says why (a question, only filler, no statement of a fact). text: at most %d characters; facts: at most %d, each at most %d characters.`, cfg.MaxFactText, hippo.MaxGivenFacts, cfg.MaxContent),
 	}, schema, func(ctx context.Context, svc hippo.MemoryService, in RememberFactsInput) (*Result, error) {
 		facts, err := givenFacts(in.Facts)
 		if err != nil {
