@@ -10,7 +10,6 @@ package engine
 
 import (
 	"context"
-	"fmt"
 	"time"
 
 	"github.com/hippo-mem/hippo"
@@ -22,24 +21,39 @@ func (m *Memory) keeps(in hippo.RememberInput) bool {
 	return in.Text != "" && !m.opts.DiscardText && m.pending == 0
 }
 
-// keepOnly keeps in.Text as a memory when no fact came of it; nil when
-// the text is not kept.
-func (m *Memory) keepOnly(ctx context.Context, in hippo.RememberInput) (*hippo.KeptMessage, error) {
-	if !m.keeps(in) {
+// keepText, in one write transaction, keeps in.Text as a memory when the
+// memory keeps texts, and runs also (when given) in the same transaction
+// at the same time: alone when no fact came of the text, with its queuing
+// for an async call. nil when the text is not kept.
+func (m *Memory) keepText(ctx context.Context, in hippo.RememberInput, also func(tx Tx, now time.Time) error) (*hippo.KeptMessage, error) {
+	keep := m.keeps(in)
+	if !keep && also == nil {
 		return nil, nil
 	}
-	vecs, err := hippo.Embed(ctx, m.opts.Embedder, []string{in.Text}, 0)
-	if err != nil {
-		return nil, err
+	var vec []float32
+	if keep {
+		vecs, err := hippo.Embed(ctx, m.opts.Embedder, []string{in.Text}, 0)
+		if err != nil {
+			return nil, err
+		}
+		vec = vecs[0]
 	}
 	var kept *hippo.KeptMessage
-	err = m.s.Update(ctx, func(tx Tx) error {
-		if err := tx.LockModel(ctx, m.opts.Embedder.Model(), len(vecs[0])); err != nil {
-			return err
+	err := m.s.Update(ctx, func(tx Tx) error {
+		now := m.clock.Now()
+		if vec != nil {
+			if err := tx.LockModel(ctx, m.opts.Embedder.Model(), len(vec)); err != nil {
+				return err
+			}
+			var err error
+			if kept, err = m.keepMessage(ctx, tx, in, vec, now); err != nil {
+				return err
+			}
 		}
-		var err error
-		kept, err = m.keepMessage(ctx, tx, in, vecs[0], m.clock.Now())
-		return err
+		if also != nil {
+			return also(tx, now)
+		}
+		return nil
 	})
 	if err != nil {
 		return nil, err
@@ -48,31 +62,16 @@ func (m *Memory) keepOnly(ctx context.Context, in hippo.RememberInput) (*hippo.K
 }
 
 // keepMessage writes in.Text as a memory of the scope, or strengthens the
-// same text stored before, through tx: the source of the facts learned
+// same text stored before, through tx, which holds the model lock: the source of the facts learned
 // from it (their Provenance.InputHash is its ContentHash), searchable
 // whatever extraction yielded.
 func (m *Memory) keepMessage(ctx context.Context, tx Tx, in hippo.RememberInput, vec []float32, now time.Time) (*hippo.KeptMessage, error) {
-	hash := hippo.ContentHash(in.Text)
-	existing, err := tx.SameMemory(ctx, m.opts.Scope, hash)
+	it := storing{in: hippo.StoreInput{Content: in.Text, Source: in.Source}, hash: hippo.ContentHash(in.Text), reading: m.cfg.DefaultIntensity}
+	c := m.newMemory(it, vec, now)
+	c.Provenance.Origin, c.Provenance.InputHash = hippo.OriginRememberFacts, it.hash
+	res, err := m.putMemory(ctx, tx, it.hash, it.reading, c, now, false) // the caller holds the model lock
 	if err != nil {
-		return nil, fmt.Errorf("look up message: %w", err)
-	}
-	if existing != nil {
-		existing.Strengthen(m.cfg.DefaultIntensity, now, true)
-		if err := tx.SaveStrength(ctx, existing); err != nil {
-			return nil, fmt.Errorf("strengthen message: %w", err)
-		}
-		return &hippo.KeptMessage{ID: existing.ID}, nil
-	}
-	c := &hippo.Chunk{
-		AgentID: m.opts.AgentID, Scope: m.opts.Scope, Kind: hippo.KindMemory,
-		Content: in.Text, ContentHash: hash, Embedding: vec,
-		RunningIntensity: m.cfg.DefaultIntensity, EncounterCount: 1, LastAccessedAt: now, CreatedAt: now,
-		Provenance: m.provenance(hippo.OriginRememberFacts, in.Source, hash),
-	}
-	flagChunk(c)
-	if err := insert(ctx, tx, c); err != nil {
 		return nil, err
 	}
-	return &hippo.KeptMessage{ID: c.ID, New: true}, nil
+	return &hippo.KeptMessage{ID: res.Chunk.ID, New: !res.Duplicate}, nil
 }

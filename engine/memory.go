@@ -251,11 +251,15 @@ func (m *Memory) newMemory(it storing, vec []float32, now time.Time) *hippo.Chun
 
 // provenance is the provenance of a chunk this memory writes now.
 func (m *Memory) provenance(origin, source, inputHash string) *hippo.Provenance {
-	caller := m.opts.Caller
-	if caller == "" {
-		caller = hippo.CallerLibrary
+	return &hippo.Provenance{Origin: origin, Caller: m.caller(), Source: source, InputHash: inputHash}
+}
+
+// caller is who writes through this memory (MemoryOptions.Caller).
+func (m *Memory) caller() string {
+	if m.opts.Caller == "" {
+		return hippo.CallerLibrary
 	}
-	return &hippo.Provenance{Origin: origin, Caller: caller, Source: source, InputHash: inputHash}
+	return m.opts.Caller
 }
 
 // flagChunk sets c's trust flag from its content (trust.Check): suspicious,
@@ -271,33 +275,43 @@ func flagChunk(c *hippo.Chunk) {
 func (m *Memory) strengthenMemory(ctx context.Context, hash string, reading float64, c *hippo.Chunk) (*hippo.StoreResult, error) {
 	var res *hippo.StoreResult
 	err := m.s.Update(ctx, func(tx Tx) error {
-		existing, err := tx.SameMemory(ctx, m.opts.Scope, hash)
-		switch {
-		case err != nil:
-			return fmt.Errorf("look up memory: %w", err)
-		case existing != nil:
-			existing.Strengthen(reading, m.clock.Now(), true)
-			if err := tx.SaveStrength(ctx, existing); err != nil {
-				return fmt.Errorf("strengthen memory: %w", err)
-			}
-			res = &hippo.StoreResult{Chunk: existing, Duplicate: true}
-			return nil
-		case c == nil:
-			return nil
-		}
-		if err := tx.LockModel(ctx, m.opts.Embedder.Model(), len(c.Embedding)); err != nil {
-			return err
-		}
-		if err := insert(ctx, tx, c); err != nil {
-			return err
-		}
-		res = &hippo.StoreResult{Chunk: c}
-		return nil
+		var err error
+		res, err = m.putMemory(ctx, tx, hash, reading, c, m.clock.Now(), true)
+		return err
 	})
 	if err != nil {
 		return nil, err
 	}
 	return res, nil
+}
+
+// putMemory, through tx, strengthens the memory of the scope with this
+// hash at now if it exists; otherwise it inserts c (when given), taking
+// the model lock first unless the caller holds it (lock false). nil when
+// there is neither.
+func (m *Memory) putMemory(ctx context.Context, tx Tx, hash string, reading float64, c *hippo.Chunk, now time.Time, lock bool) (*hippo.StoreResult, error) {
+	existing, err := tx.SameMemory(ctx, m.opts.Scope, hash)
+	switch {
+	case err != nil:
+		return nil, fmt.Errorf("look up memory: %w", err)
+	case existing != nil:
+		existing.Strengthen(reading, now, true)
+		if err := tx.SaveStrength(ctx, existing); err != nil {
+			return nil, fmt.Errorf("strengthen memory: %w", err)
+		}
+		return &hippo.StoreResult{Chunk: existing, Duplicate: true}, nil
+	case c == nil:
+		return nil, nil
+	}
+	if lock {
+		if err := tx.LockModel(ctx, m.opts.Embedder.Model(), len(c.Embedding)); err != nil {
+			return nil, err
+		}
+	}
+	if err := insert(ctx, tx, c); err != nil {
+		return nil, err
+	}
+	return &hippo.StoreResult{Chunk: c}, nil
 }
 
 // Recall implements hippo.MemoryService. Every live chunk of the agent in
@@ -505,7 +519,7 @@ func (m *Memory) rememberFacts(ctx context.Context, in hippo.RememberInput, call
 	if err != nil {
 		// The text is kept even when extraction failed: it is the
 		// caller's, and recall can find it.
-		if kept, kerr := m.keepOnly(ctx, in); kerr == nil && kept != nil {
+		if kept, kerr := m.keepText(ctx, in, nil); kerr == nil && kept != nil {
 			return nil, fmt.Errorf("%w (the text was kept as memory %s)", err, kept.ID)
 		}
 		return nil, err
@@ -520,7 +534,7 @@ func (m *Memory) rememberFacts(ctx context.Context, in hippo.RememberInput, call
 		if err := m.donePending(ctx); err != nil {
 			return nil, err
 		}
-		if res.Message, err = m.keepOnly(ctx, in); err != nil {
+		if res.Message, err = m.keepText(ctx, in, nil); err != nil {
 			return nil, err
 		}
 		if res.Message != nil {

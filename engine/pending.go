@@ -89,32 +89,11 @@ func (m *Memory) rememberLater(ctx context.Context, in hippo.RememberInput) (*hi
 	if err := m.checkRemember(in); err != nil {
 		return nil, err
 	}
-	var vec []float32
-	if m.keeps(in) {
-		vecs, err := hippo.Embed(ctx, m.opts.Embedder, []string{in.Text}, 0)
-		if err != nil {
-			return nil, err
-		}
-		vec = vecs[0]
-	}
 	res := &hippo.RememberResult{Facts: []hippo.FactOutcome{}, Pending: true}
-	err := m.s.Update(ctx, func(tx Tx) error {
-		now := m.clock.Now()
-		if vec != nil {
-			if err := tx.LockModel(ctx, m.opts.Embedder.Model(), len(vec)); err != nil {
-				return err
-			}
-			var err error
-			if res.Message, err = m.keepMessage(ctx, tx, in, vec, now); err != nil {
-				return err
-			}
-		}
-		caller := m.opts.Caller
-		if caller == "" {
-			caller = hippo.CallerLibrary
-		}
+	var err error
+	res.Message, err = m.keepText(ctx, in, func(tx Tx, now time.Time) error {
 		_, err := tx.Enqueue(ctx, PendingText{Scope: m.opts.Scope, Text: in.Text, Hash: hippo.ContentHash(in.Text),
-			Source: in.Source, Caller: caller, At: now})
+			Source: in.Source, Caller: m.caller(), At: now})
 		return err
 	})
 	if err != nil {

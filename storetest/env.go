@@ -114,17 +114,17 @@ func (e *env) memoryOf(s Store, agent string, opts ...func(*hippo.MemoryOptions)
 }
 
 // factMemory returns agent's memory with the LLM extractor and classifier
-// talking to the fake server.
-func (e *env) factMemory(agent string) hippo.AgentMemory {
+// talking to the fake server, and opts applied after.
+func (e *env) factMemory(agent string, opts ...func(*hippo.MemoryOptions)) hippo.AgentMemory {
 	e.t.Helper()
 	client, err := openai.NewLLM(openai.Config{BaseURL: e.srv.BaseURL(), APIKey: "sk-test", Model: "mock-llm", MaxRetries: -1})
 	if err != nil {
 		e.t.Fatal(err)
 	}
-	return e.memory(agent, func(o *hippo.MemoryOptions) {
+	return e.memory(agent, append([]func(*hippo.MemoryOptions){func(o *hippo.MemoryOptions) {
 		o.Extractor = llm.NewExtractor(client)
 		o.Classifier = llm.NewClassifier(client)
-	})
+	}}, opts...)...)
 }
 
 // scope sets the scope written to.

@@ -8,9 +8,7 @@ import (
 	"testing"
 
 	"github.com/hippo-mem/hippo"
-	"github.com/hippo-mem/hippo/llm"
 	"github.com/hippo-mem/hippo/mock"
-	"github.com/hippo-mem/hippo/openai"
 )
 
 // The text given to remember_facts is kept as a memory of its own, linked
@@ -67,13 +65,7 @@ func testRememberKeepsText(t *testing.T, b Backend) {
 	}
 
 	// DiscardText keeps no text: no memory, no source.
-	client, err := openai.NewLLM(openai.Config{BaseURL: e.srv.BaseURL(), APIKey: "sk-test", Model: "mock-llm", MaxRetries: -1})
-	if err != nil {
-		t.Fatal(err)
-	}
-	d := e.memory("bob", func(o *hippo.MemoryOptions) {
-		o.Extractor, o.Classifier, o.DiscardText = llm.NewExtractor(client), llm.NewClassifier(client), true
-	})
+	d := e.factMemory("bob", discardText)
 	e.srv.Reply(facts("User lives in Oslo", 0.6))
 	dr, err := d.RememberFacts(ctx, "I live in Oslo.")
 	if err != nil || dr.Message != nil || len(dr.Facts) != 1 {
@@ -125,13 +117,7 @@ func testRecallOneOfGroup(t *testing.T, b Backend) {
 	if err != nil || len(only) != 2 || only[0].Chunk.ID != orchard || only[1].Chunk.ID != hives {
 		t.Errorf("recall yankee, facts only = %d results, %v: want both facts", len(only), err)
 	}
-	client, err := openai.NewLLM(openai.Config{BaseURL: e.srv.BaseURL(), APIKey: "sk-test", Model: "mock-llm", MaxRetries: -1})
-	if err != nil {
-		t.Fatal(err)
-	}
-	bob := e.memory("bob", func(o *hippo.MemoryOptions) {
-		o.Extractor, o.Classifier, o.DiscardText = llm.NewExtractor(client), llm.NewClassifier(client), true
-	})
+	bob := e.factMemory("bob", discardText)
 	e.srv.Reply(facts("User manages an orchard", 0.5, "User keeps hives", 0.5))
 	if _, err := bob.RememberFacts(ctx, text); err != nil {
 		t.Fatal(err)
@@ -214,3 +200,6 @@ func testForgetKeptText(t *testing.T, b Backend) {
 		t.Errorf("the fact's source after its text was forgotten = %+v, %v", info, err)
 	}
 }
+
+// discardText makes a memory keep no text (MemoryOptions.DiscardText).
+func discardText(o *hippo.MemoryOptions) { o.DiscardText = true }

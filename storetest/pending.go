@@ -55,6 +55,17 @@ func waitLearned(t *testing.T, s Store) {
 	}
 }
 
+// waitTried waits for a background run to try extracting from g: a
+// liveness check with a generous bound, not a timing.
+func waitTried(t *testing.T, g *gatedExtractor) {
+	t.Helper()
+	for deadline := time.Now().Add(30 * time.Second); g.calls.Load() == 0; time.Sleep(5 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatal("no background run tried the queued text")
+		}
+	}
+}
+
 // testRememberAsync: an async call returns with the text kept and
 // searchable and its facts learned in the background, exactly as a
 // synchronous call learns them; a run that fails leaves the texts queued
@@ -74,11 +85,7 @@ func testRememberAsync(t *testing.T, b Backend) {
 	if got := recallIDs(t, m, text); !slices.Contains(got, res.Message.ID) {
 		t.Errorf("recall = %v: the queued text is not searchable", got)
 	}
-	for deadline := time.Now().Add(30 * time.Second); g.calls.Load() == 0; time.Sleep(5 * time.Millisecond) {
-		if time.Now().After(deadline) {
-			t.Fatal("no background run tried the queued text")
-		}
-	}
+	waitTried(t, g)
 	if _, err := m.Remember(ctx, hippo.RememberInput{Text: "My sister Ana is a nurse.", Async: true}); err != nil {
 		t.Fatal(err)
 	}
@@ -168,11 +175,7 @@ func testLearnPendingNeedsExtractor(t *testing.T, b Backend) {
 	if _, err := m.Remember(ctx, hippo.RememberInput{Text: "I ride a green tandem.", Async: true}); err != nil {
 		t.Fatal(err)
 	}
-	for deadline := time.Now().Add(30 * time.Second); g.calls.Load() == 0; time.Sleep(5 * time.Millisecond) {
-		if time.Now().After(deadline) {
-			t.Fatal("no background run tried the queued text")
-		}
-	}
+	waitTried(t, g)
 	bare, err := s.Service(hippo.MemoryOptions{AgentID: "alice"})
 	if err != nil {
 		t.Fatal(err)

@@ -26,23 +26,20 @@ func (a *app) openMemory(ctx context.Context, mode dbMode, withFacts bool) (data
 	if err != nil {
 		return nil, nil, err
 	}
-	opts := hippo.MemoryOptions{AgentID: agent, Caller: hippo.CallerCLI}
-	if scope != nil {
-		opts.Scope, opts.RecallScopes = *scope, []string{*scope}
+	var opts hippo.MemoryOptions
+	if withFacts {
+		opts, err = a.memoryModels()
+	} else {
+		opts.Embedder, err = a.embedder()
 	}
-	emb, err := a.embedder()
 	if err != nil {
 		return nil, nil, err
 	}
-	if withFacts {
-		if opts.Extractor, opts.Classifier, opts.FallbackExtractor, err = a.factModels(); err != nil {
-			return nil, nil, err
-		}
-		if opts.DiscardText, err = a.discardText(); err != nil {
-			return nil, nil, err
-		}
+	opts.AgentID, opts.Caller = agent, hippo.CallerCLI
+	if scope != nil {
+		opts.Scope, opts.RecallScopes = *scope, []string{*scope}
 	}
-	db, err := a.openDBFor(ctx, emb, mode)
+	db, err := a.openDBFor(ctx, opts.Embedder, mode)
 	if err != nil {
 		return nil, nil, err
 	}

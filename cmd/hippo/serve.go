@@ -76,23 +76,20 @@ func (a *app) serve(ctx context.Context, o *serveFlags) error {
 		return err
 	}
 	a.metrics = metrics.New()
-	emb, err := a.embedder()
-	if err != nil {
-		return err
-	}
-	extractor, classifier, fallback, err := a.factModels()
+	models, err := a.memoryModels()
 	if err != nil {
 		return err
 	}
 	a.serving, a.adopt = true, o.messages != ""
-	db, err := a.openDBFor(ctx, emb, createDB)
+	db, err := a.openDBFor(ctx, models.Embedder, createDB)
 	if err != nil {
 		return err
 	}
 	defer db.Close()
-	if emb, err = a.servingEmbedder(ctx, db, o.embedWindow); err != nil {
+	if models.Embedder, err = a.servingEmbedder(ctx, db, o.embedWindow); err != nil {
 		return err
 	}
+	models.MessagesTable = o.messages
 	a.reportStore(db)
 	if o.messages != "" {
 		if err := hippo.ValidateTableName(o.messages); err != nil {
@@ -108,15 +105,9 @@ func (a *app) serve(ctx context.Context, o *serveFlags) error {
 			}
 		}()
 	}
-	embedDesc, llmDesc := a.describeProviders(emb)
+	embedDesc, llmDesc := a.describeProviders(models.Embedder)
 	log.Info("hippo serve", "version", buildVersion().String(), "db", db.Location(), "embedder", embedDesc, "llm", llmDesc,
 		"transport", o.transport, "auth", o.token != "", "embed_window", o.embedWindow, "index_memory", a.indexMemory, "memory_limit", memLimit)
-	discard, err := a.discardText()
-	if err != nil {
-		return err
-	}
-	models := hippo.MemoryOptions{MessagesTable: o.messages, Embedder: emb, Extractor: extractor, Classifier: classifier,
-		FallbackExtractor: fallback, DiscardText: discard}
 	go func() { // what async remember_facts calls left queued
 		out, err := learnQueued(ctx, db, models, hippo.CallerMCP, nil)
 		if err != nil {
@@ -132,7 +123,8 @@ func (a *app) serve(ctx context.Context, o *serveFlags) error {
 		return err
 	}
 	s, err := mcp.NewServer(mcp.Config{
-		DB: db, Embedder: emb, Extractor: extractor, Classifier: classifier, FallbackExtractor: fallback, DiscardText: discard,
+		DB: db, Embedder: models.Embedder, Extractor: models.Extractor, Classifier: models.Classifier,
+		FallbackExtractor: models.FallbackExtractor, DiscardText: models.DiscardText,
 		MessagesTable: o.messages, AuthToken: o.token, AllowedOrigins: o.origins, Insecure: o.insecure,
 		Logger: log, Version: buildVersion().Version, Metrics: a.metrics, UI: web,
 		SessionTimeout: o.sessionTimeout, MaxSessions: o.maxSessions,
