@@ -3,6 +3,7 @@ package engine
 import (
 	"context"
 	"fmt"
+	"slices"
 	"sort"
 
 	"github.com/hippo-mem/hippo"
@@ -170,6 +171,7 @@ func forgetSources(ctx context.Context, tx Tx, byID map[string]*hippo.Chunk, res
 		seen[f.ID] = true
 	}
 	var texts []string
+	looked := map[string]bool{} // texts looked up, by scope and hash
 	for _, f := range res.Deleted[:len(res.Deleted):len(res.Deleted)] {
 		ch := byID[f.ID]
 		if ch.Kind != hippo.KindFact {
@@ -177,9 +179,10 @@ func forgetSources(ctx context.Context, tx Tx, byID map[string]*hippo.Chunk, res
 			continue
 		}
 		p := ch.Provenance
-		if p == nil || p.InputHash == "" {
-			continue
+		if p == nil || p.InputHash == "" || looked[ch.Scope+"\x00"+p.InputHash] {
+			continue // a sibling fact's text is already in hand
 		}
+		looked[ch.Scope+"\x00"+p.InputHash] = true
 		texts = append(texts, p.InputHash)
 		msg, err := tx.SameMemory(ctx, ch.Scope, p.InputHash)
 		if err != nil {
@@ -190,5 +193,6 @@ func forgetSources(ctx context.Context, tx Tx, byID map[string]*hippo.Chunk, res
 			res.Deleted = append(res.Deleted, hippo.Forgotten{ID: msg.ID, Kind: msg.Kind, Content: msg.Content, Via: ch.ID})
 		}
 	}
-	return texts, nil
+	slices.Sort(texts)
+	return slices.Compact(texts), nil
 }
