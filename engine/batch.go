@@ -54,22 +54,34 @@ func (m *Memory) StoreMemories(ctx context.Context, items []hippo.StoreInput) (*
 	slices.Sort(hashes)
 	hashes = slices.Compact(hashes)
 	vecs := make(map[string][]float32, len(hashes))
+	var seen []string // the contents stored already
 	if err := m.s.View(ctx, func(tx Tx) error {
 		found, err := sameMemories(ctx, tx, m.opts.Scope, hashes)
 		for h := range found {
 			vecs[h] = nil
+			seen = append(seen, h)
 		}
 		return err
 	}); err != nil {
 		return nil, fmt.Errorf("look up memories: %w", err)
 	}
+	// The write looks up again only the contents seen above, to
+	// strengthen them as they are then: the rest it inserts. A content
+	// another writer stores meanwhile makes the insert fall short; the
+	// write is then undone and run again looking up every content.
+	slices.Sort(seen)
+	lookup := seen
 	// A memory seen above may be deleted before the write: the write then
 	// reports its hash, and it is embedded and written in another round.
-	for round := 0; ; round++ {
+	for round := 0; ; {
 		if err := m.embedNew(ctx, valid, vecs); err != nil {
 			return nil, err
 		}
-		missing, err := m.writeBatch(ctx, valid, at, hashes, vecs, res)
+		missing, err := m.writeBatch(ctx, valid, at, lookup, len(lookup) < len(hashes), vecs, res)
+		if errors.Is(err, errInsertRaced) {
+			lookup = hashes
+			continue
+		}
 		if err != nil {
 			return nil, err
 		}
@@ -79,6 +91,7 @@ func (m *Memory) StoreMemories(ctx context.Context, items []hippo.StoreInput) (*
 		if round == 2 {
 			return nil, hippo.Errorf(hippo.ECONFLICT, "memories were deleted while the batch was stored, %d times; try again", round+1)
 		}
+		round++
 		for _, h := range missing {
 			delete(vecs, h)
 		}
@@ -122,16 +135,23 @@ func (m *Memory) embedNew(ctx context.Context, valid []storing, vecs map[string]
 	return nil
 }
 
+// errInsertRaced is writeBatch's report that a content it did not look
+// up was stored meanwhile (the batch's writes are undone).
+var errInsertRaced = errors.New("a memory was stored meanwhile")
+
 // writeBatch writes valid in one transaction, in order: a content stored
-// before, or by an earlier item, is strengthened; a new one inserted. It
-// returns the hashes of contents it expected stored but found gone (no
-// vector to insert them with); the transaction is then rolled back.
-func (m *Memory) writeBatch(ctx context.Context, valid []storing, at []int, hashes []string, vecs map[string][]float32, res *hippo.StoreBatchResult) (missing []string, err error) {
+// before, or by an earlier item, is strengthened; a new one inserted.
+// Contents stored before are looked up among lookup; partial means some
+// contents were not looked up, and an insert that finds one of them taken
+// undoes the write and returns errInsertRaced. It returns the hashes of
+// contents it expected stored but found gone (no vector to insert them
+// with); the transaction is then rolled back.
+func (m *Memory) writeBatch(ctx context.Context, valid []storing, at []int, lookup []string, partial bool, vecs map[string][]float32, res *hippo.StoreBatchResult) (missing []string, err error) {
 	errMissing := errors.New("memories deleted meanwhile")
 	err = m.s.Update(ctx, func(tx Tx) error {
 		missing = missing[:0]
 		now := m.clock.Now()
-		stored, err := sameMemories(ctx, tx, m.opts.Scope, hashes)
+		stored, err := sameMemories(ctx, tx, m.opts.Scope, lookup)
 		if err != nil {
 			return fmt.Errorf("look up memories: %w", err)
 		}
@@ -172,6 +192,9 @@ func (m *Memory) writeBatch(ctx context.Context, valid []storing, at []int, hash
 		}
 		for start := 0; start < len(insert); start += BatchRows {
 			if err := tx.InsertMany(ctx, insert[start:min(start+BatchRows, len(insert))]); err != nil {
+				if partial && hippo.ErrorCode(err) == hippo.ECONFLICT {
+					return errInsertRaced
+				}
 				return err
 			}
 		}

@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/hippo-mem/hippo"
+	"github.com/hippo-mem/hippo/local"
 )
 
 // testStoreMemories: a batch stores each item as store_memory would. A
@@ -121,4 +122,55 @@ func testStoreMemoriesRefused(t *testing.T, b Backend) {
 	if err != nil || res.Stored != 1 || res.Items[0].Duplicate {
 		t.Errorf("bob's copy of alice's memory: %+v, %v; want stored new", res, err)
 	}
+}
+
+// testStoreMemoriesRace: a content another writer stores between the
+// batch's look-up and its write is strengthened, not stored twice, and
+// the rest of the batch is stored.
+func testStoreMemoriesRace(t *testing.T, b Backend) {
+	ctx := context.Background()
+	name := b.New(t)
+	s, other := b.Open(t, name), b.Open(t, name)
+	racer := memory(t, other, "alice", "", nil)
+	const raced = "The user's sister lives in Lisbon"
+	emb := &racingEmbedder{Embedder: local.NewEmbedder(), race: func() {
+		if _, err := racer.StoreMemory(ctx, hippo.StoreInput{Content: raced}); err != nil {
+			t.Error(err)
+		}
+	}}
+	m, err := s.Service(hippo.MemoryOptions{AgentID: "alice", Embedder: emb})
+	if err != nil {
+		t.Fatal(err)
+	}
+	res, err := m.StoreMemories(ctx, []hippo.StoreInput{{Content: "The user plays the cello on Sundays"}, {Content: raced}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Stored != 1 || res.Strengthened != 1 || res.Items[0].Duplicate || !res.Items[1].Duplicate {
+		t.Fatalf("result: %d stored, %d strengthened, items %+v; want the raced content strengthened", res.Stored, res.Strengthened, res.Items)
+	}
+	live := liveChunks(t, s, "alice", hippo.KindMemory)
+	if len(live) != 2 {
+		t.Fatalf("%d memories, want 2", len(live))
+	}
+	for _, c := range live {
+		if want := map[string]int{raced: 2}[c.Content]; want > 0 && c.EncounterCount != want {
+			t.Errorf("the raced memory has %d encounters, want %d", c.EncounterCount, want)
+		}
+	}
+}
+
+// racingEmbedder runs race once, on its first request.
+type racingEmbedder struct {
+	hippo.Embedder
+	race func()
+	done bool
+}
+
+func (e *racingEmbedder) Embed(ctx context.Context, texts []string) ([][]float32, error) {
+	if !e.done {
+		e.done = true
+		e.race()
+	}
+	return e.Embedder.Embed(ctx, texts)
 }

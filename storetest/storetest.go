@@ -90,6 +90,7 @@ var suite = []struct {
 	{"EmbeddingModelLock", testEmbeddingModelLock},
 	// Batches (batch.go)
 	{"StoreMemories", testStoreMemories},
+	{"StoreMemoriesRace", testStoreMemoriesRace},
 	{"StoreMemoriesRefused", testStoreMemoriesRefused},
 	// Recall (recall.go)
 	{"RecallRanksAndBoosts", testRecallRanksAndBoosts},
