@@ -58,7 +58,18 @@ func CheckVector(v []float32) error {
 	if len(v) == 0 {
 		return fmt.Errorf("empty vector")
 	}
+	// The common case in one pass without branches: a NaN or infinite
+	// component makes the sum of squares NaN or infinite, so a finite,
+	// non-zero sum clears the vector; anything else is looked at again
+	// below for its message.
 	var sq float32
+	for _, f := range v {
+		sq += f * f
+	}
+	if sq > 0 && sq <= math.MaxFloat32 {
+		return nil
+	}
+	sq = 0
 	for i, f := range v {
 		if math.IsNaN(float64(f)) || math.IsInf(float64(f), 0) {
 			return fmt.Errorf("vector component %d is %v", i, f)
