@@ -6,12 +6,21 @@ import (
 	"encoding/binary"
 	"fmt"
 	"math"
+	"unsafe"
 )
+
+// littleEndian is whether float32s in memory are laid out as the BLOB
+// holds them: Encode and Decode then copy the bytes as they are.
+var littleEndian = binary.NativeEndian.Uint16([]byte{1, 0}) == 1
 
 // Encode returns v as a little-endian float32 BLOB (the layout of a
 // JavaScript Float32Array on every common platform).
 func Encode(v []float32) []byte {
 	b := make([]byte, 4*len(v))
+	if littleEndian && len(v) > 0 {
+		copy(b, unsafe.Slice((*byte)(unsafe.Pointer(&v[0])), len(b)))
+		return b
+	}
 	for i, f := range v {
 		binary.LittleEndian.PutUint32(b[4*i:], math.Float32bits(f))
 	}
@@ -29,6 +38,10 @@ func Decode(dst []float32, b []byte) ([]float32, error) {
 		dst = make([]float32, n)
 	}
 	dst = dst[:n]
+	if littleEndian && n > 0 {
+		copy(unsafe.Slice((*byte)(unsafe.Pointer(&dst[0])), len(b)), b)
+		return dst, nil
+	}
 	for i := range dst {
 		dst[i] = math.Float32frombits(binary.LittleEndian.Uint32(b[4*i:]))
 	}
