@@ -218,3 +218,76 @@ func union(a, b []string) []string {
 	}
 	return out
 }
+
+// A matcher tells which of a list of prefilters a text passes in one scan
+// of the text, where asking each prefilter takes a substring search per
+// string (hundreds of them). Strings are found by their first two bytes
+// (a hash into buckets), or by their one byte.
+type matcher struct {
+	always  uint64 // prefilters that require nothing
+	one     [256][]needle
+	buckets [matcherBuckets][]needle
+}
+
+// needle is a string of the prefilters and the prefilters (bits) that
+// hold it.
+type needle struct {
+	s    string
+	bits uint64
+}
+
+const matcherBuckets = 1024
+
+func bucket(a, b byte) int { return (int(a)*31 + int(b)) % matcherBuckets }
+
+// newMatcher builds the matcher of at most 64 prefilters: bit i of a
+// match stands for pres[i].
+func newMatcher(pres []prefilter) *matcher {
+	if len(pres) > 64 {
+		panic("trust: more than 64 prefilters")
+	}
+	m := &matcher{}
+	bits := map[string]uint64{}
+	var order []string
+	for i, p := range pres {
+		if p == nil {
+			m.always |= 1 << i
+		}
+		for _, s := range p {
+			if _, ok := bits[s]; !ok {
+				order = append(order, s)
+			}
+			bits[s] |= 1 << i
+		}
+	}
+	for _, s := range order {
+		n := needle{s, bits[s]}
+		if len(s) == 1 {
+			m.one[s[0]] = append(m.one[s[0]], n)
+		} else {
+			k := bucket(s[0], s[1])
+			m.buckets[k] = append(m.buckets[k], n)
+		}
+	}
+	return m
+}
+
+// match is the set of prefilters folded (a text after fold) passes, bit i
+// for the i-th: pres[i].pass(folded) for each i.
+func (m *matcher) match(folded string) uint64 {
+	got := m.always
+	for i := 0; i < len(folded); i++ {
+		for _, n := range m.one[folded[i]] {
+			got |= n.bits
+		}
+		if i+1 == len(folded) {
+			break
+		}
+		for _, n := range m.buckets[bucket(folded[i], folded[i+1])] {
+			if got&n.bits != n.bits && strings.HasPrefix(folded[i:], n.s) {
+				got |= n.bits
+			}
+		}
+	}
+	return got
+}

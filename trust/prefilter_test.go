@@ -34,6 +34,7 @@ func TestPrefilterChangesNothing(t *testing.T) {
 		if with.Suspicious != without.Suspicious || !slices.Equal(with.Reasons, without.Reasons) {
 			t.Errorf("%q: %v with the prefilters, %v without", text, with.Reasons, without.Reasons)
 		}
+		matchIsPass(t, text)
 		if without.Suspicious {
 			flagged++
 		}
@@ -65,5 +66,19 @@ func FuzzPrefilter(f *testing.F) {
 		if with.Suspicious != without.Suspicious || !slices.Equal(with.Reasons, without.Reasons) {
 			t.Errorf("%q: %v with the prefilters, %v without", text, with.Reasons, without.Reasons)
 		}
+		matchIsPass(t, text)
 	})
+}
+
+// matchIsPass: the matcher passes text through exactly the prefilters
+// that pass it one by one.
+func matchIsPass(t *testing.T, text string) {
+	t.Helper()
+	folded := fold(text)
+	got := pres.match(folded)
+	for i, p := range append(append([]prefilter(nil), rulePre...), targetPre...) {
+		if want := p.pass(folded); want != (got&(1<<i) != 0) {
+			t.Errorf("%q: prefilter %d passes it %v, the matcher %v", text, i, want, !want)
+		}
+	}
 }

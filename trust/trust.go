@@ -61,6 +61,9 @@ var rulePre, targetPre = func() (r, t []prefilter) {
 	return r, t
 }()
 
+// pres matches rulePre, then targetPre, in one scan of a text.
+var pres = newMatcher(append(append([]prefilter(nil), rulePre...), targetPre...))
+
 // sentence is where a sentence or a clause after a colon or semicolon
 // starts, optionally after a "please" or a heading such as "Important:".
 const sentence = `(?:^|[.!?;:\n]\s*|,\s*(?:but|and|so|then)\s+)(?:please\s+|important\s*:?\s*|remember\s+to\s+|note\s*:\s*)?`
@@ -151,9 +154,12 @@ func check(text string, filter bool) Verdict {
 		}
 		v.Reasons = append(v.Reasons, reason)
 	}
-	folded := fold(text)
+	pass := ^uint64(0)
+	if filter {
+		pass = pres.match(fold(text))
+	}
 	for i, r := range rules {
-		if filter && !rulePre[i].pass(folded) {
+		if pass&(1<<i) == 0 {
 			continue
 		}
 		for _, loc := range r.re.FindAllStringIndex(text, -1) {
@@ -165,7 +171,7 @@ func check(text string, filter bool) Verdict {
 		}
 	}
 	for i, re := range withTarget {
-		if filter && !targetPre[i].pass(folded) {
+		if pass&(1<<(len(rules)+i)) == 0 {
 			continue
 		}
 		for _, m := range re.FindAllString(text, -1) {
