@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"context"
 	"encoding/base64"
-	"encoding/binary"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -14,6 +13,7 @@ import (
 	"sync/atomic"
 
 	"github.com/hippo-mem/hippo"
+	"github.com/hippo-mem/hippo/vector"
 )
 
 // maxEmbeddingBody bounds an embeddings response: a large batch of
@@ -214,22 +214,28 @@ var errBase64Refused = errors.New("the server refused encoding_format base64")
 // little-endian float32 values.
 func decodeEmbedding(raw json.RawMessage) ([]float32, error) {
 	if len(raw) > 0 && raw[0] == '"' {
-		var s string
-		if err := json.Unmarshal(raw, &s); err != nil {
-			return nil, fmt.Errorf("is not a string: %v", err)
+		// A string of ASCII without escapes, as base64 is, is its bytes
+		// between the quotes: no need to decode it as JSON again.
+		s := []byte(raw)
+		if len(raw) < 2 || raw[len(raw)-1] != '"' || !plainASCII(raw[1:len(raw)-1]) {
+			var str string
+			if err := json.Unmarshal(raw, &str); err != nil {
+				return nil, fmt.Errorf("is not a string: %v", err)
+			}
+			s = []byte(str)
+		} else {
+			s = s[1 : len(s)-1]
 		}
-		b, err := base64.StdEncoding.DecodeString(s)
+		b := make([]byte, base64.StdEncoding.DecodedLen(len(s)))
+		n, err := base64.StdEncoding.Decode(b, s)
 		if err != nil {
 			return nil, fmt.Errorf("is not base64: %v", err)
 		}
+		b = b[:n]
 		if len(b)%4 != 0 {
 			return nil, fmt.Errorf("is %d bytes of base64, not a whole number of float32 values", len(b))
 		}
-		v := make([]float32, len(b)/4)
-		for i := range v {
-			v[i] = math.Float32frombits(binary.LittleEndian.Uint32(b[4*i:]))
-		}
-		return v, nil
+		return vector.Decode(nil, b)
 	}
 	var xs []float64
 	if err := json.Unmarshal(raw, &xs); err != nil {
@@ -240,6 +246,16 @@ func decodeEmbedding(raw json.RawMessage) ([]float32, error) {
 		v[i] = float32(x)
 	}
 	return v, nil
+}
+
+// plainASCII reports whether b holds only ASCII and no backslash.
+func plainASCII(b []byte) bool {
+	for _, c := range b {
+		if c >= 0x80 || c == '\\' {
+			return false
+		}
+	}
+	return true
 }
 
 // rejected explains a 400 or 422 caused by a field the server does not

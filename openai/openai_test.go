@@ -8,6 +8,7 @@ import (
 	"io"
 	"net/http"
 	"net/http/httptest"
+	"slices"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -1020,5 +1021,21 @@ func TestCredentialsRedacted(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// TestDecodeEmbeddingEscaped: a base64 string written with JSON escapes
+// reads as the same vector as without them.
+func TestDecodeEmbeddingEscaped(t *testing.T) {
+	plain, err := decodeEmbedding(json.RawMessage(`"AACAPwAAAEA="`))
+	if err != nil || len(plain) != 2 || plain[0] != 1 || plain[1] != 2 {
+		t.Fatalf("plain: %v, %v; want [1 2]", plain, err)
+	}
+	escaped, err := decodeEmbedding(json.RawMessage(`"AACAPwAAAEA\u003d"`))
+	if err != nil || !slices.Equal(plain, escaped) {
+		t.Errorf("escaped: %v, %v; want %v", escaped, err, plain)
+	}
+	if _, err := decodeEmbedding(json.RawMessage(`"AAC\u00e9PwAAAEA="`)); err == nil || !strings.Contains(err.Error(), "is not base64") {
+		t.Errorf("a non-ASCII string: %v, want not base64", err)
 	}
 }
