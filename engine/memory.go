@@ -183,15 +183,11 @@ func (m *Memory) StoreMemory(ctx context.Context, in hippo.StoreInput) (*hippo.S
 	}
 
 	// A verbatim repeat needs no embedding: look before paying for one,
-	// in a read snapshot (a new memory, the common case, then takes one
-	// write transaction, not two), and strengthen it under the write lock
-	// if it is there.
-	var seen bool
-	if err := m.s.View(ctx, func(tx Tx) error {
-		c, err := tx.SameMemory(ctx, m.opts.Scope, it.hash)
-		seen = c != nil
-		return err
-	}); err != nil {
+	// in a read (a new memory, the common case, then takes one write
+	// transaction, not two), and strengthen it under the write lock if it
+	// is there.
+	seen, err := m.hasMemory(ctx, it.hash)
+	if err != nil {
 		return nil, fmt.Errorf("look up memory: %w", err)
 	}
 	if seen {
@@ -204,6 +200,30 @@ func (m *Memory) StoreMemory(ctx context.Context, in hippo.StoreInput) (*hippo.S
 		return nil, err
 	}
 	return m.strengthenMemory(ctx, it.hash, it.reading, m.newMemory(it, vecs[0], m.clock.Now()))
+}
+
+// MemoryChecker is a Store that tells whether a memory exists in one
+// statement, outside a transaction: a read snapshot costs a store more
+// than the look-up it would hold.
+type MemoryChecker interface {
+	// HasMemory reports whether the agent has a memory (kind memory) in
+	// scope with this content hash.
+	HasMemory(ctx context.Context, scope, hash string) (bool, error)
+}
+
+// hasMemory reports whether a memory of the scope has this content hash,
+// read in one statement (MemoryChecker) or a read snapshot.
+func (m *Memory) hasMemory(ctx context.Context, hash string) (bool, error) {
+	if mc, ok := m.s.(MemoryChecker); ok {
+		return mc.HasMemory(ctx, m.opts.Scope, hash)
+	}
+	var seen bool
+	err := m.s.View(ctx, func(tx Tx) error {
+		c, err := tx.SameMemory(ctx, m.opts.Scope, hash)
+		seen = c != nil
+		return err
+	})
+	return seen, err
 }
 
 // storing is one valid store_memory input, hashed and with its reading.

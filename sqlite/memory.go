@@ -77,6 +77,20 @@ func (m *agentStore) View(ctx context.Context, fn func(engine.Tx) error) error {
 	return err
 }
 
+// HasMemory implements engine.MemoryChecker with one prepared statement on
+// the read pool.
+func (m *agentStore) HasMemory(ctx context.Context, scope, hash string) (bool, error) {
+	st, err := m.db.readStmt(ctx, `SELECT EXISTS (SELECT 1 FROM chunks WHERE `+sameMemory+`)`)
+	if err != nil {
+		return false, err
+	}
+	var ok bool
+	err = st.QueryRowContext(ctx, m.opts.AgentID, scope, hash, hash).Scan(&ok)
+	return ok, err
+}
+
+var _ engine.MemoryChecker = (*agentStore)(nil)
+
 // ContentRows implements engine.Store.
 func (m *agentStore) ContentRows(ctx context.Context, ids []string) (engine.Rows, error) {
 	return m.db.read.QueryContext(ctx, `SELECT id, content FROM chunks WHERE id IN (`+placeholders(len(ids))+`) AND +agent_id = ?`,
