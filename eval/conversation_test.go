@@ -3,7 +3,9 @@ package eval_test
 import (
 	"context"
 	"fmt"
+	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -284,6 +286,84 @@ func TestConversationSetsLearned(t *testing.T) {
 			}
 			t.Logf("%s via library (%s), remember_facts, %s: %v", set, e.Model(), how, o)
 			if set == conversationSetA && !discard { // the tune set's misses
+				for _, m := range o.misses {
+					t.Logf("  miss: %s", m)
+				}
+			}
+		}
+	}
+}
+
+// givenFacts reads the facts a calling model would hand to remember_facts
+// for set's messages (conversation_x_facts.tsv beside it: written by hand
+// from the messages alone, without reading the questions), by message
+// text. ok is false when the set has none.
+func givenFacts(t testing.TB, set string) (facts map[string][]hippo.GivenFact, ok bool) {
+	t.Helper()
+	name := strings.TrimSuffix(set, ".tsv") + "_facts.tsv"
+	if _, err := os.Stat(filepath.Join("testdata", name)); err != nil {
+		return nil, false
+	}
+	_, msgs, _ := loadConversation(t, set)
+	text := map[string]string{}
+	for _, m := range msgs {
+		text[m.id] = m.text
+	}
+	facts = map[string][]hippo.GivenFact{}
+	for _, f := range readTSVAtLeast(t, name, 4) {
+		v, err := strconv.ParseFloat(f[3], 64)
+		if f[0] != "fact" || text[f[1]] == "" || err != nil {
+			t.Fatalf("%s: row %q is not fact, a message ID of the set, a fact and an intensity", name, f)
+		}
+		facts[text[f[1]]] = append(facts[text[f[1]]], hippo.GivenFact{Fact: f[2], Intensity: &v})
+	}
+	return facts, true
+}
+
+// rememberGiven learns a message with the facts given for it, as a
+// calling model would pass them (the text kept as their source, unless
+// the memory keeps no text); a message given no facts is not remembered,
+// as a caller that found nothing in it would not call.
+func rememberGiven(facts map[string][]hippo.GivenFact) learnFunc {
+	return func(ctx context.Context, c client, text string) ([]string, error) {
+		given := facts[text]
+		if len(given) == 0 {
+			return nil, nil
+		}
+		res, err := c.(*libClient).mem.Remember(ctx, hippo.RememberInput{Text: text, Facts: given})
+		if err != nil {
+			return nil, err
+		}
+		var ids []string
+		for _, f := range res.Facts {
+			ids = append(ids, f.ChunkID)
+		}
+		if res.Message != nil {
+			ids = append(ids, res.Message.ID)
+		}
+		return ids, nil
+	}
+}
+
+// TestConversationSetsGiven runs the conversation sets that have facts
+// written for them with each message's facts given to remember_facts by
+// the caller (the offline classifier checking them), with the text kept
+// and without, and logs the outcome.
+func TestConversationSetsGiven(t *testing.T) {
+	e := firstContactEmbedder()
+	for _, set := range append(conversationSets, conversationSetD) {
+		facts, ok := givenFacts(t, set)
+		if !ok {
+			continue
+		}
+		for _, discard := range []bool{false, true} {
+			o := libraryLearned(t, set, e, hippo.DefaultConfig(), rememberGiven(facts), discard)
+			how := "text kept"
+			if discard {
+				how = "facts alone"
+			}
+			t.Logf("%s via library (%s), facts given by the caller, %s: %v", set, e.Model(), how, o)
+			if set == conversationSetA && !discard {
 				for _, m := range o.misses {
 					t.Logf("  miss: %s", m)
 				}

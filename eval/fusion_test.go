@@ -301,6 +301,41 @@ func fusionFamilies(base hippo.Config) []fusionFamily {
 		}
 	}
 	fams = append(fams, sum)
+	// The same sums with the cosine read linearly from the unrelated level
+	// to 1, so that close matches above the strong level still differ as
+	// much as weaker ones do, and today's fusion with that cosine.
+	linear := func(c *cand) float64 {
+		fc, _ := base.LengthFactors(c.Size)
+		return max(0, (c.Cos-base.CosineUnrelated)/(1-base.CosineUnrelated)) * fc
+	}
+	var sumLin, fuseLin fusionFamily
+	sumLin.name = "weighted sum, linear cosine"
+	fuseLin.name = "max + γ·min, linear cosine"
+	for _, w := range []float64{0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8} {
+		for _, h := range []float64{2, 4, 8, 12, 20} {
+			cfg := base
+			cfg.BM25Half = h
+			sumLin.configs = append(sumLin.configs, fusionConfig{name: fmt.Sprintf("w%.1f H%g", w, h), score: func(q *candQuery) []float64 {
+				out := make([]float64, len(q.Cands))
+				for i := range q.Cands {
+					c := &q.Cands[i]
+					_, fb := cfg.LengthFactors(c.Size)
+					out[i] = (1-w)*linear(c) + w*cfg.BM25Relevance(c.BM25*fb)
+				}
+				return out
+			}})
+			fuseLin.configs = append(fuseLin.configs, fusionConfig{name: fmt.Sprintf("α%.1f H%g", w, h), score: func(q *candQuery) []float64 {
+				out := make([]float64, len(q.Cands))
+				for i := range q.Cands {
+					c := &q.Cands[i]
+					_, fb := cfg.LengthFactors(c.Size)
+					out[i] = hippo.Fuse(linear(c), cfg.BM25Relevance(c.BM25*fb), w)
+				}
+				return out
+			}})
+		}
+	}
+	fams = append(fams, sumLin, fuseLin)
 	// Reciprocal-rank fusion: w/(k + rank by BM25) + (1−w)/(k + rank by
 	// cosine).
 	var rrf fusionFamily
@@ -512,24 +547,29 @@ func TestSweepNewer(t *testing.T) {
 		header = append(header, strings.TrimSuffix(s, ".tsv")+" R@10", "MRR", "stale")
 	}
 	tb := newTable(header...)
-	type setting struct{ tau, rho float64 }
-	settings := []setting{{2, 0}}
-	for _, tau := range []float64{0.4, 0.5, 0.6, 0.7, 0.8} {
-		for _, rho := range []float64{0.6, 0.8, 0.9} {
-			settings = append(settings, setting{tau, rho})
+	type setting struct {
+		tau, rho float64
+		window   int
+	}
+	settings := []setting{{2, 0, 0}}
+	for _, w := range []int{10, 30} {
+		for _, tau := range []float64{0.3, 0.4, 0.5, 0.6, 0.7, 0.8} {
+			for _, rho := range []float64{0.5, 0.6, 0.7, 0.8, 0.9} {
+				settings = append(settings, setting{tau, rho, w})
+			}
 		}
 	}
 	for _, st := range settings {
 		name := "none"
 		if st.tau <= 1 {
-			name = fmt.Sprintf("τ%.1f ρ%.1f", st.tau, st.rho)
+			name = fmt.Sprintf("w%d τ%.1f ρ%.1f", st.window, st.tau, st.rho)
 		}
 		row := []string{name}
 		for _, s := range sets {
 			var m metrics
 			stale := 0
 			for _, q := range answerable(data[s].Queries) {
-				nw := &newerWins{tau: st.tau, rho: st.rho, vecs: data[s].Vecs[q.Agent]}
+				nw := &newerWins{tau: st.tau, rho: st.rho, window: st.window, vecs: data[s].Vecs[q.Agent]}
 				ranked := rankNewer(cfg, q, nw)
 				relevant := map[string]bool{}
 				for _, id := range q.Relevant {
@@ -593,4 +633,79 @@ func outdatedFirst(ranked [][]string, q *candQuery) bool {
 		}
 	}
 	return false
+}
+
+// TestSweepContext measures giving a chunk part of the relevance of its
+// neighbours in the order stored (the message before it, after it, or
+// both; as the larger of its own and λ of theirs, or added): a follow-up
+// ("He has hay fever") would be found through the message that named its
+// subject. Today's fusion, boost off; R@10, MRR and how many questions
+// have the right memory first.
+//
+//	go test ./eval/ -run SweepContext -sweep -embedder minilm -v
+func TestSweepContext(t *testing.T) {
+	if !*flagSweep {
+		t.Skip("runs with -sweep")
+	}
+	_, emb := newEmbedder(t)
+	cfg := hippo.DefaultConfig().ForEmbedder(emb)
+	sets, data := sweepSets(t, emb.Model())
+	type variant struct {
+		name     string
+		fwd, bwd float64
+		add      bool
+	}
+	vs := []variant{{name: "none"}}
+	for _, l := range []float64{0.3, 0.5, 0.7, 0.85} {
+		vs = append(vs, variant{fmt.Sprintf("before, max %.2f", l), l, 0, false},
+			variant{fmt.Sprintf("after, max %.2f", l), 0, l, false},
+			variant{fmt.Sprintf("both, max %.2f", l), l, l, false})
+	}
+	for _, l := range []float64{0.1, 0.2, 0.3, 0.5} {
+		vs = append(vs, variant{fmt.Sprintf("before, add %.2f", l), l, 0, true},
+			variant{fmt.Sprintf("after, add %.2f", l), 0, l, true},
+			variant{fmt.Sprintf("both, add %.2f", l), l, l, true})
+	}
+	header := []string{"context"}
+	for _, s := range sets {
+		header = append(header, strings.TrimSuffix(s, ".tsv")+" R@10", "MRR", "first")
+	}
+	tb := newTable(header...)
+	for _, v := range vs {
+		score := func(q *candQuery) []float64 {
+			own := make([]float64, len(q.Cands))
+			bySeq := map[int]float64{} // a neighbour outside the candidates counts 0
+			for i, c := range q.Cands {
+				if r := cfg.SizedRelevance(c.Cos, c.BM25, c.Size, cfg.HybridAlpha); r > cfg.MinRelevance {
+					own[i] = r
+				}
+				bySeq[c.Seq] = own[i]
+			}
+			out := make([]float64, len(own))
+			for i, c := range q.Cands {
+				before, after := bySeq[c.Seq-1], bySeq[c.Seq+1]
+				if v.add {
+					out[i] = min(1, own[i]+v.fwd*before+v.bwd*after)
+				} else {
+					out[i] = max(own[i], v.fwd*before, v.bwd*after)
+				}
+			}
+			return out
+		}
+		row := []string{v.name}
+		for _, s := range sets {
+			var m metrics
+			first := 0
+			for _, q := range answerable(data[s].Queries) {
+				var one metrics
+				rankFused(q, score, &m)
+				if rankFused(q, score, &one); one.MRR() == 1 {
+					first++
+				}
+			}
+			row = append(row, f3(m.R10()), f3(m.MRR()), fmt.Sprint(first))
+		}
+		tb.row(row...)
+	}
+	t.Logf("\n%s", tb)
 }

@@ -1,6 +1,7 @@
 package eval_test
 
 import (
+	"cmp"
 	"context"
 	"flag"
 	"fmt"
@@ -51,11 +52,15 @@ func statsOf(cfg hippo.Config, q *candQuery) *qStats {
 // at least rho times the older one's.
 type newerWins struct {
 	tau, rho float64
-	vecs     [][]float32
+	// window is how many of the first candidates take part (30 when 0):
+	// at 10, what a recall of 10 returns stays the same, only its order
+	// changes.
+	window int
+	vecs   [][]float32
 }
 
 func (nw *newerWins) apply(list []scoredCand) {
-	const window = 30
+	window := cmp.Or(nw.window, 30)
 	list = list[:min(window, len(list))]
 	for p := 0; p < len(list); {
 		i := list[p]
