@@ -124,4 +124,9 @@ type Recalled struct {
 	// of the rest. It is not boosted. All results weak means nothing
 	// stored is clearly about the query.
 	Weak bool `json:"weak,omitempty"`
+	// Corrects is the ID of a result below this one: a text remember_facts
+	// kept, one of whose facts this result superseded. A correction ranks
+	// above the text that states the value it corrects, whatever their
+	// scores.
+	Corrects string `json:"corrects,omitempty"`
 }

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"math"
+	"slices"
 	"strconv"
 	"sync"
 	"time"
@@ -57,11 +58,15 @@ type Index struct {
 	tagSetID map[string]uint32
 	// texts counts the texts remember_facts kept, by group (Meta.Group):
 	// a group with one stands for its facts in recall (groupFilter).
-	texts   map[uint32]int32
-	seq     int64 // last change-feed position folded in
-	loaded  bool
-	reserve int     // rows to make room for when the index is created
-	active  []int64 // hours of activity, ascending (active decay clock)
+	texts map[uint32]int32
+	// outdated lists, by group, the superseded facts of the group's
+	// kept text: the text still states their old values
+	// (correctionsFirst).
+	outdated map[uint32][]string
+	seq      int64 // last change-feed position folded in
+	loaded   bool
+	reserve  int     // rows to make room for when the index is created
+	active   []int64 // hours of activity, ascending (active decay clock)
 }
 
 // newIndex is the empty index of agent's chunks: cfg gives the decay
@@ -223,24 +228,42 @@ func (ai *Index) add(r *Row, times [3]int64, v []float32, strict bool) error {
 		}
 	}
 	if ai.loaded { // a load starts from an empty index
-		ai.forgetText(r.ID)
+		ai.forgetGroup(r.ID)
 	}
-	if m.Kind == hippo.KindMemory && m.Group != 0 {
+	switch {
+	case m.Group == 0:
+	case m.Kind == hippo.KindMemory:
 		if ai.texts == nil {
 			ai.texts = map[uint32]int32{}
 		}
 		ai.texts[m.Group]++
+	case m.Kind == hippo.KindFact && m.SupersededAt != 0:
+		if ai.outdated == nil {
+			ai.outdated = map[uint32][]string{}
+		}
+		ai.outdated[m.Group] = append(ai.outdated[m.Group], r.ID)
 	}
 	ai.idx.Upsert(r.ID, v, m)
 	return nil
 }
 
-// forgetText takes the row id, about to be replaced or removed, out of
-// the kept texts' count. Call with ai.mu held.
-func (ai *Index) forgetText(id string) {
-	if old, ok := ai.idx.Meta(id); ok && old.Kind == hippo.KindMemory && old.Group != 0 {
+// forgetGroup takes the row id, about to be replaced or removed, out of
+// its group's books: the kept texts' count, the superseded facts. Call
+// with ai.mu held.
+func (ai *Index) forgetGroup(id string) {
+	old, ok := ai.idx.Meta(id)
+	switch {
+	case !ok || old.Group == 0:
+	case old.Kind == hippo.KindMemory:
 		if ai.texts[old.Group]--; ai.texts[old.Group] <= 0 {
 			delete(ai.texts, old.Group)
+		}
+	case old.Kind == hippo.KindFact && old.SupersededAt != 0:
+		rest := slices.DeleteFunc(ai.outdated[old.Group], func(s string) bool { return s == id })
+		if len(rest) == 0 {
+			delete(ai.outdated, old.Group)
+		} else {
+			ai.outdated[old.Group] = rest
 		}
 	}
 }

@@ -44,6 +44,9 @@ type hit struct {
 	// Weak: under the relevance floor, returned because fewer results
 	// passed it (searchWeak).
 	Weak bool
+	// Corrects is the kept text this hit was ranked above, one of whose
+	// facts it superseded (correctionsFirst).
+	Corrects string
 }
 
 // searchWeak finds the n chunks closest to q, the query as written, by
@@ -381,7 +384,7 @@ func recallPage(ctx context.Context, cfg hippo.Config, ai *Index, active bool, r
 			LengthExcess:    cfg.LengthExcess(int(h.Meta.Size)),
 			CosineRelevance: rc, BM25Relevance: rb,
 			Relevance: h.Relevance, Strength: h.Meta.Strength(sc.Clock), Recency: h.Meta.Recency(cfg, now), Score: h.Score,
-			Weak: h.Weak})
+			Weak: h.Weak, Corrects: h.Corrects})
 	}
 	if boosted > 0 {
 		// The results not boosted are folded in as read: unchanged.
@@ -424,6 +427,9 @@ func scanHits(ctx context.Context, cfg hippo.Config, ai *Index, active bool, rq 
 			weak, err = searchWeak(ctx, cfg, ai, q, sc, hits, n+rq.Weak)
 			weak = groups.keep(weak, nil)
 			hits = append(hits, weak[:min(len(weak), n)]...)
+		}
+		if err == nil && len(ai.outdated) > 0 {
+			hits, err = correctionsFirst(ctx, cfg, ai, st, q, sc, hits)
 		}
 	}
 	ai.mu.RUnlock()

@@ -108,7 +108,7 @@ func (ai *Index) sync(ctx context.Context, feed Feed, active bool, lock *hippo.M
 			}
 			for _, id := range batch {
 				if !found[id] && ai.idx != nil {
-					ai.forgetText(id)
+					ai.forgetGroup(id)
 					ai.idx.Remove(id)
 				}
 			}

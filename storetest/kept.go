@@ -2,6 +2,7 @@ package storetest
 
 import (
 	"context"
+	"math"
 	"net/http"
 	"slices"
 	"strings"
@@ -203,3 +204,76 @@ func testForgetKeptText(t *testing.T, b Backend) {
 
 // discardText makes a memory keep no text (MemoryOptions.DiscardText).
 func discardText(o *hippo.MemoryOptions) { o.DiscardText = true }
+
+// testCorrectionAboveText: a kept text whose fact was superseded ranks
+// below the fact that superseded it whenever that fact is about the query
+// too, moved up or read in for it, and it names the text it corrects;
+// a query about another part of the text, or one the fact may not answer
+// (memories only), leaves the text first.
+func testCorrectionAboveText(t *testing.T, b Backend) {
+	e := newEnv(t, b)
+	ctx := context.Background()
+	m := e.factMemory("alice")
+	vec := func(parts map[int]float64) []float32 {
+		v := make([]float32, testDim)
+		for i, x := range parts {
+			v[i] = float32(x)
+		}
+		return v
+	}
+	const old, moved = "Our office is in Westlands, above a chemist.", "we moved last week, bigger space"
+	e.srv.Set("where is the office", mock.Axis(testDim, 0))
+	e.srv.Set("what shop is below", mock.Axis(testDim, 2))
+	e.srv.Set(old, mock.AtCosine(testDim, 0, 2, 0.9))
+	e.srv.Set(moved, mock.AtCosine(testDim, 3, 4, 0.9))
+	e.srv.Set("User's office is in Westlands", mock.AtCosine(testDim, 0, 1, 0.6))
+	// At cosine 0.5 with the query and 0.85 with the old fact: about the
+	// query, and close enough to the old fact to be classified.
+	e.srv.Set("User's office is in Kilimani", vec(map[int]float64{0: 0.5, 1: 0.6875, 5: math.Sqrt(1 - 0.25 - 0.6875*0.6875)}))
+	e.srv.Reply(facts("User's office is in Westlands", 0.6), facts("User's office is in Kilimani", 0.6), verdicts("SUPERSEDES"))
+	first, err := m.RememberFacts(ctx, old)
+	if err != nil {
+		t.Fatal(err)
+	}
+	second, err := m.RememberFacts(ctx, moved)
+	if err != nil || len(second.Facts) != 1 || second.Facts[0].Action != hippo.ActionSupersedes {
+		t.Fatalf("second = %+v, %v", second, err)
+	}
+	text, kilimani := first.Message.ID, second.Facts[0].ChunkID
+
+	res, err := m.Recall(ctx, hippo.RecallInput{Query: "where is the office", Limit: 10, DryRun: true})
+	if err != nil || len(res) < 2 || res[0].Chunk.ID != kilimani || res[0].Corrects != text || res[1].Chunk.ID != text || res[1].Corrects != "" {
+		t.Fatalf("recall = %s, %v: want the Kilimani fact, correcting the text, then the text", recalledIDs(res), err)
+	}
+	if res[0].Relevance >= res[1].Relevance {
+		t.Errorf("the correction's relevance %.3f is not below the text's %.3f: the test proves nothing", res[0].Relevance, res[1].Relevance)
+	}
+	// A page of one holds the correction, read in for the text.
+	if one, err := m.Recall(ctx, hippo.RecallInput{Query: "where is the office", Limit: 1, DryRun: true}); err != nil || len(one) != 1 || one[0].Chunk.ID != kilimani {
+		t.Errorf("recall, limit 1 = %s, %v: want the correction", recalledIDs(one), err)
+	}
+	// About another part of the text: the correction is not about it.
+	if res, err := m.Recall(ctx, hippo.RecallInput{Query: "what shop is below", Limit: 10, DryRun: true}); err != nil || len(res) == 0 || res[0].Chunk.ID != text || slices.ContainsFunc(res, func(r hippo.Recalled) bool { return r.Corrects != "" }) {
+		t.Errorf("recall about the chemist = %s, %v: want the text first, no correction", recalledIDs(res), err)
+	}
+	// Memories only: the fact may not come back.
+	if res, err := m.Recall(ctx, hippo.RecallInput{Query: "where is the office", Kind: hippo.KindMemory, Limit: 10, DryRun: true}); err != nil || len(res) == 0 || res[0].Chunk.ID != text || res[0].Corrects != "" {
+		t.Errorf("recall of memories = %s, %v: want the text first", recalledIDs(res), err)
+	}
+	// Once the correction is forgotten, the text is first again.
+	if _, _, err := e.s.DeleteChunks(ctx, "alice", []string{kilimani}); err != nil {
+		t.Fatal(err)
+	}
+	if res, err := m.Recall(ctx, hippo.RecallInput{Query: "where is the office", Limit: 10, DryRun: true}); err != nil || len(res) == 0 || res[0].Chunk.ID != text {
+		t.Errorf("recall after the correction was deleted = %s, %v: want the text first", recalledIDs(res), err)
+	}
+}
+
+// recalledIDs are the IDs of res, in order.
+func recalledIDs(res []hippo.Recalled) []string {
+	ids := make([]string, len(res))
+	for i, r := range res {
+		ids[i] = r.Chunk.ID
+	}
+	return ids
+}

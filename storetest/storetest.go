@@ -148,6 +148,7 @@ var suite = []struct {
 	{"RememberKeepsText", testRememberKeepsText},
 	{"RecallOneOfGroup", testRecallOneOfGroup},
 	{"KeptTextStays", testKeptTextStays},
+	{"CorrectionAboveText", testCorrectionAboveText},
 	{"ForgetKeptText", testForgetKeptText},
 	// Async remember_facts (pending.go)
 	{"RememberAsync", testRememberAsync},

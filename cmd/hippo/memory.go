@@ -120,4 +120,7 @@ type recalledView struct {
 	// Weak: under the relevance floor, among the closest when too few
 	// results pass it.
 	Weak bool `json:"weak,omitempty"`
+	// Corrects is the ID of a kept text below this result that states a
+	// value it superseded.
+	Corrects string `json:"corrects,omitempty"`
 }

@@ -82,7 +82,7 @@ func (a *app) recall(cmd *cobra.Command, args []string, o *recallFlags) error {
 	for i, r := range page.Results {
 		views[i] = recalledView{viewChunks([]*hippo.Chunk{r.Chunk}, strengthAt(m.Config()))[0],
 			r.Score, r.Similarity, r.BM25, r.Relevance, r.CosineRelevance, r.BM25Relevance, r.LengthExcess, r.Strength, r.Recency,
-			r.Weak}
+			r.Weak, r.Corrects}
 	}
 	out := struct {
 		Results      []recalledView          `json:"results"`
@@ -173,6 +173,9 @@ func explainRecalled(w io.Writer, v recalledView, page *hippo.RecallPage, cfg hi
 		v.Relevance, v.CosineRelevance, v.Similarity, v.BM25Relevance, v.BM25, page.Alpha)
 	if v.Weak {
 		fmt.Fprintf(w, "   weak: under the relevance floor %.2f, one of the %d closest of the rest\n", page.MinRelevance, cfg.WeakResults)
+	}
+	if v.Corrects != "" {
+		fmt.Fprintf(w, "   corrects %s: ranked above that kept text, which states a value this superseded\n", v.Corrects)
 	}
 	if v.LengthExcess > 0 {
 		size := int(math.Round(float64(cfg.LengthPivot) * math.Exp(v.LengthExcess)))
