@@ -129,6 +129,12 @@ type GivenFact struct {
 	// (identity-level); nil is Config.DefaultIntensity, as an extracted
 	// fact without one.
 	Intensity *float64 `json:"intensity,omitempty"`
+	// Replaces, optional, is an earlier fact this one makes untrue, as the
+	// caller remembers it ("User lives in Berlin" for "User lives in
+	// Lisbon"): the known fact that says the same is superseded, whatever
+	// the similarity of the two, or else it is kept in the history as
+	// already superseded (Fact.Replaces).
+	Replaces string `json:"replaces,omitempty"`
 }
 
 // MaxGivenFacts bounds RememberInput.Facts: as many facts as one
@@ -148,6 +154,11 @@ func ValidateGivenFacts(facts []GivenFact, maxFact int) error {
 		}
 		if v := f.Intensity; v != nil && !(*v >= 0 && *v <= 1) {
 			return Invalidf(fmt.Sprintf("facts[%d].intensity", i), "must be between 0 and 1, got %v", *v)
+		}
+		if f.Replaces != "" {
+			if err := ValidateText(fmt.Sprintf("facts[%d].replaces", i), f.Replaces, maxFact); err != nil {
+				return err
+			}
 		}
 	}
 	return nil

@@ -82,7 +82,7 @@ func cleanFacts(cfg hippo.Config, in []hippo.Fact) []hippo.Fact {
 func givenFacts(cfg hippo.Config, in []hippo.GivenFact) []hippo.Fact {
 	out := make([]hippo.Fact, len(in))
 	for i, f := range in {
-		out[i] = hippo.Fact{Content: strings.TrimSpace(f.Fact), Intensity: cfg.DefaultIntensity}
+		out[i] = hippo.Fact{Content: strings.TrimSpace(f.Fact), Intensity: cfg.DefaultIntensity, Replaces: strings.TrimSpace(f.Replaces)}
 		if f.Intensity != nil {
 			out[i].Intensity = cfg.ClampIntensity(*f.Intensity)
 		}

@@ -2,6 +2,7 @@ package eval_test
 
 import (
 	"context"
+	"flag"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -294,6 +295,10 @@ func TestConversationSetsLearned(t *testing.T) {
 	}
 }
 
+// flagGivenReplaces makes the given facts name the earlier fact each
+// replaces (the facts files' fifth column), as a caller may.
+var flagGivenReplaces = flag.Bool("given-replaces", true, "give each caller's fact the earlier fact it replaces, where the facts file names one")
+
 // givenFacts reads the facts a calling model would hand to remember_facts
 // for set's messages (conversation_x_facts.tsv beside it: written by hand
 // from the messages alone, without reading the questions), by message
@@ -315,7 +320,11 @@ func givenFacts(t testing.TB, set string) (facts map[string][]hippo.GivenFact, o
 		if f[0] != "fact" || text[f[1]] == "" || err != nil {
 			t.Fatalf("%s: row %q is not fact, a message ID of the set, a fact and an intensity", name, f)
 		}
-		facts[text[f[1]]] = append(facts[text[f[1]]], hippo.GivenFact{Fact: f[2], Intensity: &v})
+		g := hippo.GivenFact{Fact: f[2], Intensity: &v}
+		if len(f) > 4 && *flagGivenReplaces {
+			g.Replaces = f[4]
+		}
+		facts[text[f[1]]] = append(facts[text[f[1]]], g)
 	}
 	return facts, true
 }

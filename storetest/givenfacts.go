@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"maps"
 	"math"
 	"slices"
 	"strings"
@@ -213,5 +214,54 @@ func testRememberGivenFactsOffline(t *testing.T, b Backend) {
 				t.Errorf("given: %s, facts %q;\nextracted: %s, facts %q", given.Summary, gFacts, extracted.Summary, facts)
 			}
 		})
+	}
+}
+
+// testGivenFactReplaces: a given fact that names the earlier fact it makes
+// untrue (GivenFact.Replaces) supersedes the known fact that says it, even
+// when the two facts are too far apart to be compared; one that names a
+// fact nobody stored keeps it in the history as already superseded.
+func testGivenFactReplaces(t *testing.T, b Backend) {
+	e := newEnv(t, b)
+	ctx := context.Background()
+	m := e.factMemory("alice")
+	e.srv.Set("User's anniversary trip is to Rarotonga", mock.Axis(testDim, 0))
+	e.srv.Set("User's anniversary trip is to Fiji", mock.Axis(testDim, 1)) // cosine 0: new without replaces
+	e.srv.Set("User works at Acme", mock.Axis(testDim, 2))
+	e.srv.Set("User works at Initech", mock.Axis(testDim, 3))
+	first, err := m.Remember(ctx, hippo.RememberInput{Text: "saving for rarotonga for our anniversary",
+		Facts: []hippo.GivenFact{{Fact: "User's anniversary trip is to Rarotonga"}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	res, err := m.Remember(ctx, hippo.RememberInput{Text: "actually scrap raro, fiji instead", Facts: []hippo.GivenFact{
+		{Fact: "User's anniversary trip is to Fiji", Replaces: " User's anniversary trip is to Rarotonga "},
+		{Fact: "User works at Acme", Replaces: "User works at Initech"},
+	}})
+	if err != nil || len(res.Facts) != 2 {
+		t.Fatalf("remember = %+v, %v", res, err)
+	}
+	if _, chats := e.srv.Counts(); chats != 0 {
+		t.Errorf("given facts made %d chat requests, want none", chats)
+	}
+	fiji, acme := res.Facts[0], res.Facts[1]
+	old := first.Facts[0].ChunkID
+	if fiji.FormerID != old || fiji.FormerRecorded {
+		t.Errorf("fiji = %+v: want it to replace the Rarotonga fact %s", fiji, old)
+	}
+	if c := e.mustChunk("alice", old); c.SupersededBy != fiji.ChunkID {
+		t.Errorf("the Rarotonga fact is superseded by %q, want %s", c.SupersededBy, fiji.ChunkID)
+	}
+	if !acme.FormerRecorded || acme.FormerContent != "User works at Initech" {
+		t.Errorf("acme = %+v: want the former employer recorded", acme)
+	}
+	if got := e.liveFacts("alice"); len(got) != 2 || got["User's anniversary trip is to Fiji"] == nil || got["User works at Acme"] == nil {
+		t.Errorf("live facts = %v: want Fiji and Acme", slices.Sorted(maps.Keys(got)))
+	}
+	// The replaced text is checked as a fact is.
+	_, err = m.Remember(ctx, hippo.RememberInput{Facts: []hippo.GivenFact{{Fact: "User likes tea", Replaces: " "}}})
+	var he *hippo.Error
+	if !errors.As(err, &he) || he.Code != hippo.EINVALID || he.Field != "facts[0].replaces" {
+		t.Errorf("an over-long replaces: %v, want EINVALID naming facts[0].replaces", err)
 	}
 }

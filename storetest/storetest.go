@@ -140,6 +140,7 @@ var suite = []struct {
 	{"RememberFactsReportsLLMCalls", testRememberFactsReportsLLMCalls},
 	{"RememberFacts", testRememberFacts},
 	{"RememberGivenFacts", testRememberGivenFacts},
+	{"GivenFactReplaces", testGivenFactReplaces},
 	{"RememberGivenFactsBadInput", testRememberGivenFactsBadInput},
 	{"RememberGivenFactsOffline", testRememberGivenFactsOffline},
 	{"FactHistory", testFactHistory},

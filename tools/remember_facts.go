@@ -26,6 +26,7 @@ type RememberFactsInput struct {
 type RememberFactsItem struct {
 	Fact      string   `json:"fact" jsonschema:"One claim, in the third person, standing alone: \"User lives in Berlin\", \"User's daughter is called Mia\"."`
 	Intensity *float64 `json:"intensity,omitempty" jsonschema:"How intensely it was stated, from 0 to 1: 0.1-0.2 a casual aside, 0.3-0.5 a clear statement, 0.6-0.8 strong conviction or emotion, 0.85-1 identity-level. Default 0.5."`
+	Replaces  string   `json:"replaces,omitempty" jsonschema:"Optional, for a correction or a change: the earlier fact this one makes untrue, as you gave it or would have (\"User lives in Berlin\" for \"User lives in Lisbon\"). The known fact that says it stops being current."`
 }
 
 func rememberFacts(r resolver, cfg hippo.Config) Tool {
@@ -37,6 +38,7 @@ func rememberFacts(r resolver, cfg hippo.Config) Tool {
 			panic(err) // the item struct is fixed at build time
 		}
 		textSchema(item.Properties["fact"], cfg.MaxContent)
+		item.Properties["replaces"].MaxLength = jsonschema.Ptr(cfg.MaxContent)
 		in := item.Properties["intensity"]
 		in.Types, in.Type = nil, "number"
 		in.Minimum, in.Maximum, in.Default = jsonschema.Ptr(0.0), jsonschema.Ptr(1.0), json.RawMessage("0.5")
@@ -50,8 +52,8 @@ func rememberFacts(r resolver, cfg hippo.Config) Tool {
 
 Use it whenever the user reveals something that should still be known in later conversations: preferences, personal details, plans, decisions, corrections. Pass the relevant message or passage as it is; do not pre-summarise. For content to keep verbatim (documents, notes, experiences, decisions with their reasons) use store_memory; for always-relevant working notes use append_memory_block.
 
-Better still, give the facts yourself in facts, with the message as text: Hippo then extracts nothing and checks each as above. One claim per item, in the third person, names and numbers as said, intensity from 0 (an aside) to 1 (identity-level), default 0.5. For example:
-{"text": "I moved to Lisbon last month, and I still can't stand Redux.", "facts": [{"fact": "User lives in Lisbon", "intensity": 0.6}, {"fact": "User strongly dislikes Redux", "intensity": 0.85}]}
+Better still, give the facts yourself in facts, with the message as text: Hippo then extracts nothing and checks each as above. One claim per item, in the third person, names and numbers as said, intensity from 0 (an aside) to 1 (identity-level), default 0.5; for a correction or a change, replaces names the earlier fact it makes untrue. For example:
+{"text": "I moved to Lisbon last month, and I still can't stand Redux.", "facts": [{"fact": "User lives in Lisbon", "intensity": 0.6, "replaces": "User lives in Berlin"}, {"fact": "User strongly dislikes Redux", "intensity": 0.85}]}
 
 Optional source says where the text came from (a message ID, a URL, a file); each fact keeps it, with the text itself, for memory_source. A fact that reads as an instruction to the assistant is kept but marked suspicious and left out of get_context and recall_memories until a person reviews it.
 
@@ -95,8 +97,8 @@ func givenFacts(items []json.RawMessage) ([]hippo.GivenFact, error) {
 			return nil, hippo.Invalidf(name, `must be an object {"fact": …, "intensity": …}, got %s`, jsonType(raw))
 		}
 		for _, k := range slices.Sorted(maps.Keys(fields)) {
-			if k != "fact" && k != "intensity" {
-				return nil, hippo.Invalidf(name, "unknown field %q; the fields are fact, intensity", k)
+			if k != "fact" && k != "intensity" && k != "replaces" {
+				return nil, hippo.Invalidf(name, "unknown field %q; the fields are fact, intensity, replaces", k)
 			}
 		}
 		if v, ok := fields["fact"]; ok && jsonType(v) != "null" {
@@ -107,6 +109,11 @@ func givenFacts(items []json.RawMessage) ([]hippo.GivenFact, error) {
 		if v, ok := fields["intensity"]; ok && jsonType(v) != "null" {
 			if json.Unmarshal(v, &facts[i].Intensity) != nil {
 				return nil, hippo.Invalidf(name+".intensity", "must be a number, got %s", jsonType(v))
+			}
+		}
+		if v, ok := fields["replaces"]; ok && jsonType(v) != "null" {
+			if json.Unmarshal(v, &facts[i].Replaces) != nil {
+				return nil, hippo.Invalidf(name+".replaces", "must be a string, got %s", jsonType(v))
 			}
 		}
 	}

@@ -30,8 +30,10 @@ the agent is stored marked suspicious (hippo chunks --suspicious).
 --fact gives a fact yourself, one claim in the third person ("User lives
 in Berlin"), and may be repeated: nothing is extracted, and each fact is
 checked against the known facts as an extracted one. --intensity (0 to 1,
-default 0.5) rates the --fact just before it. The text is then optional;
-when given, it is kept as the facts' source.
+default 0.5) rates the --fact just before it, and --replaces names the
+earlier fact it makes untrue (a correction: "User lives in Berlin" for
+"User lives in Lisbon"), which is then superseded. The text is then
+optional; when given, it is kept as the facts' source.
 
 The text is kept as a memory of its own, searchable, whatever extraction
 yields (--discard-text keeps the facts alone). --async keeps and queues it
@@ -77,6 +79,7 @@ hippo serve starts.`,
 	cmd.Flags().StringVar(&source, "source", "", "where the text came from (a message ID, a URL, a file), kept as the facts' provenance")
 	cmd.Flags().Var(factFlag{&given}, "fact", `a fact to learn as given, in the third person ("User lives in Berlin"); repeatable`)
 	cmd.Flags().Var(intensityFlag{&given}, "intensity", "how intensely the --fact before it was stated, 0 to 1 (default 0.5)")
+	cmd.Flags().Var(replacesFlag{&given}, "replaces", "the earlier fact the --fact before it makes untrue (a correction): the known fact that says it is superseded")
 	cmd.Flags().BoolVar(&async, "async", false, "keep and queue the text and return; its facts are learned in the background (hippo pending)")
 	cmd.Flags().StringVar(&jsonl, "jsonl", "", `learn each line of a JSON Lines file ("-": standard input), {"text": ..., "source"?}`)
 	return cmd
@@ -117,6 +120,25 @@ func (f intensityFlag) Set(s string) error {
 }
 func (f intensityFlag) String() string { return "" }
 func (f intensityFlag) Type() string   { return "float" }
+
+// replacesFlag is --replaces: the earlier fact the last --fact makes
+// untrue.
+type replacesFlag struct{ facts *givenFacts }
+
+func (f replacesFlag) Set(s string) error {
+	n := len(*f.facts)
+	if n == 0 {
+		return errors.New("must follow the --fact that replaces it")
+	}
+	last := &(*f.facts)[n-1]
+	if last.Replaces != "" {
+		return fmt.Errorf("given twice for --fact %q", last.Fact)
+	}
+	last.Replaces = s
+	return nil
+}
+func (f replacesFlag) String() string { return "" }
+func (f replacesFlag) Type() string   { return "string" }
 
 // rememberSummary is the summary to print: the library's, except that a
 // call storing nothing (--discard-text) points to `hippo store`, the
