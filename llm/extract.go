@@ -192,7 +192,14 @@ func parseFact(raw json.RawMessage) (hippo.Fact, bool) {
 			intensity = f
 		}
 	}
-	return hippo.Fact{Content: content, Intensity: clamp(intensity)}, true
+	f := hippo.Fact{Content: content, Intensity: clamp(intensity)}
+	if v, ok := field(m, "replaces"); ok {
+		var former string
+		if json.Unmarshal(v, &former) == nil {
+			f.Replaces = strings.TrimSpace(former)
+		}
+	}
+	return f, true
 }
 
 // clamp bounds an intensity to [0,1]; NaN becomes defaultIntensity.

@@ -165,6 +165,11 @@ func TestParseFacts(t *testing.T) {
 			want:  []hippo.Fact{fact("User likes Go", 0.4)},
 		},
 		{
+			name:  "a former state named",
+			reply: `{"facts":[{"fact":"User lives in Berlin","intensity":0.6,"replaces":" User lives in Paris "},{"fact":"User likes Go","intensity":0.4,"replaces":7}]}`,
+			want:  []hippo.Fact{{Content: "User lives in Berlin", Intensity: 0.6, Replaces: "User lives in Paris"}, fact("User likes Go", 0.4)},
+		},
+		{
 			name:  "bare code fence",
 			reply: "```\n[{\"fact\":\"User likes Go\",\"intensity\":0.4}]\n```\n",
 			want:  []hippo.Fact{fact("User likes Go", 0.4)},

@@ -2,6 +2,7 @@ package mcp_test
 
 import (
 	"encoding/json"
+	"fmt"
 	"slices"
 	"testing"
 
@@ -13,7 +14,8 @@ import (
 // conflict check strengthens, supersedes, keeps distinct or adds exactly
 // as it does for the same facts extracted from the text: the same
 // outcome, the same facts current and superseded afterwards. Given facts
-// cost no extraction call.
+// cost no extraction call. A given fact that names the fact it replaces
+// supersedes it however far apart the two are.
 func TestRememberGivenFacts(t *testing.T) {
 	tests := []struct {
 		name    string
@@ -21,22 +23,32 @@ func TestRememberGivenFacts(t *testing.T) {
 		vec     []float32
 		verdict string // the classifier's reply, "" when it is not asked
 		action  string
+		// replaces names the earlier fact the fact makes untrue.
+		replaces string
 	}{
-		{"restatement strengthens", "User really lives in Berlin", mock.AtCosine(testDim, 0, 1, 0.95), "", "duplicate"},
-		{"correction supersedes", "User lives in Lisbon", mock.AtCosine(testDim, 0, 1, 0.85), "SUPERSEDES", "supersedes"},
-		{"related fact is distinct", "User works in Berlin", mock.AtCosine(testDim, 0, 1, 0.80), "DISTINCT", "distinct"},
-		{"another topic is new", "User likes jazz", mock.Axis(testDim, 2), "", "new"},
+		{"restatement strengthens", "User really lives in Berlin", mock.AtCosine(testDim, 0, 1, 0.95), "", "duplicate", ""},
+		{"correction supersedes", "User lives in Lisbon", mock.AtCosine(testDim, 0, 1, 0.85), "SUPERSEDES", "supersedes", ""},
+		{"related fact is distinct", "User works in Berlin", mock.AtCosine(testDim, 0, 1, 0.80), "DISTINCT", "distinct", ""},
+		{"another topic is new", "User likes jazz", mock.Axis(testDim, 2), "", "new", ""},
+		{"a named replacement supersedes, however far", "User's home is a boat on the Tagus", mock.Axis(testDim, 3), "", "supersedes", "User lives in Berlin"},
 	}
 	e := newEnv(t)
 	cs := e.connect("streamable")
 	e.ai.Set("User lives in Berlin", mock.Axis(testDim, 0))
-	for _, tt := range tests {
+	for i, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			e.ai.Set(tt.fact, tt.vec)
 			item := map[string]any{"fact": tt.fact, "intensity": 0.7}
+			if tt.replaces != "" {
+				item["replaces"] = tt.replaces
+			}
 			outcome := map[string]any{}
-			for _, agent := range []string{"extracted", "given"} {
-				agent += "-" + tt.action
+			paths := []string{"extracted", "given"}
+			if tt.replaces != "" {
+				paths = paths[1:] // the LLM extractor names no replaced fact
+			}
+			for _, agent := range paths {
+				agent += fmt.Sprintf("-%d-%s", i, tt.action)
 				e.ai.Reply(`{"facts":[{"fact":"User lives in Berlin","intensity":0.6}]}`)
 				ok(t, cs, "remember_facts", map[string]any{"agent_id": agent, "text": "I live in Berlin"})
 
@@ -71,6 +83,14 @@ func TestRememberGivenFacts(t *testing.T) {
 				delete(f, "chunk_id")
 				delete(f, "superseded_id")
 				outcome[agent[:1]] = []any{f, liveFacts(t, cs, agent)}
+			}
+			if tt.replaces != "" {
+				got := outcome["g"].([]any)
+				f, live := got[0].(map[string]any), got[1]
+				if f["former_content"] != tt.replaces || !jsonEqual(live, []string{tt.fact}) {
+					t.Errorf("given with replaces: %v, live %v: want %q superseded and the new fact alone live", f, live, tt.replaces)
+				}
+				return
 			}
 			if a, b := outcome["e"], outcome["g"]; !jsonEqual(a, b) {
 				t.Errorf("given facts: %v\nextracted facts: %v", b, a)
