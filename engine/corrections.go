@@ -17,16 +17,17 @@ import (
 // query, so that a correction is never shown below the value it corrects.
 
 // correctionsFirst reorders hits, ranked by score, so that each kept text
-// whose facts were superseded comes after the current facts that
-// superseded them: a correction in hits below its text moves just above
-// it, and one not in hits is read and put there when the recall's filters
-// and floors let it through. hits keeps its length (what falls off the
-// end is the lowest ranked). Moved or added hits name the text in
-// Corrects. Call with ai.mu held.
+// whose facts were superseded (or the fact standing for it) comes after
+// the current facts that superseded them: a correction in hits below the
+// text, or the chunk standing for the correction's own text, moves just
+// above it, and a correction not in hits is read and put there when the
+// recall's filters and floors let it through. hits keeps its length (what
+// falls off the end is the lowest ranked). Moved or added hits name the
+// text's hit in Corrects. Call with ai.mu held.
 func correctionsFirst(ctx context.Context, cfg hippo.Config, ai *Index, st RecallStore, q []float32, sc *recallScan, hits []hit) ([]hit, error) {
 	var stale []string // superseded facts of the texts in hits
 	for _, h := range hits {
-		if !h.Weak && h.Meta.Kind == hippo.KindMemory && h.Meta.Group != 0 {
+		if standsForText(ai, h) {
 			stale = append(stale, ai.outdated[h.Meta.Group]...)
 		}
 	}
@@ -38,29 +39,32 @@ func correctionsFirst(ctx context.Context, cfg hippo.Config, ai *Index, st Recal
 		return hits, err
 	}
 	fixes, err := correctionHits(ctx, cfg, ai, q, sc, current)
-	if err != nil || len(fixes) == 0 {
+	if err != nil {
 		return hits, err
 	}
 	want := len(hits)
 	for i := 0; i < len(hits); i++ {
 		h := hits[i]
-		if h.Weak || h.Meta.Kind != hippo.KindMemory || h.Meta.Group == 0 {
+		if !standsForText(ai, h) {
 			continue
 		}
 		for _, old := range ai.outdated[h.Meta.Group] {
-			fix, ok := fixes[current[old]]
-			if !ok || fix.Meta.Group == h.Meta.Group {
+			cur, ok := current[old]
+			m, known := ai.idx.Meta(cur)
+			if !ok || !known || m.Group == h.Meta.Group {
 				continue // none, or the text states the new value too
 			}
-			j := slices.IndexFunc(hits, func(o hit) bool {
-				return o.ID == fix.ID || (fix.Meta.Group != 0 && o.Meta.Group == fix.Meta.Group)
-			})
-			if j >= 0 && (j < i || hits[j].Weak) {
-				continue // already above the text, or under the floor
-			}
-			if j > i {
+			// The correction itself, or the chunk standing for its group.
+			j := slices.IndexFunc(hits, func(o hit) bool { return o.ID == cur || (m.Group != 0 && o.Meta.Group == m.Group) })
+			fix, relevant := fixes[cur]
+			switch {
+			case j >= 0 && (j < i || hits[j].Weak || !(hits[j].Relevance > 0)):
+				continue // already above the text, or not about the query
+			case j > i:
 				fix = hits[j]
 				hits = slices.Delete(hits, j, j+1)
+			case !relevant:
+				continue // not about the query
 			}
 			fix.Corrects = h.ID
 			hits = slices.Insert(hits, i, fix)
@@ -68,6 +72,13 @@ func correctionsFirst(ctx context.Context, cfg hippo.Config, ai *Index, st Recal
 		}
 	}
 	return hits[:min(len(hits), want)], nil
+}
+
+// standsForText reports whether h, a result, stands for a text
+// remember_facts kept: the text itself, or one of its facts, which recall
+// returns in its place (groupFilter). Call with ai.mu held.
+func standsForText(ai *Index, h hit) bool {
+	return !h.Weak && h.Meta.Group != 0 && (h.Meta.Kind == hippo.KindMemory || ai.hasText(h.Meta.Group))
 }
 
 // currentFacts maps each of the superseded facts ids to the fact that
