@@ -2,7 +2,6 @@ package engine
 
 import (
 	"fmt"
-	"sort"
 	"strings"
 	"unicode/utf8"
 
@@ -10,8 +9,8 @@ import (
 )
 
 // assembleContext is get_context's text within budget characters: the
-// blocks first, under "# Memory blocks", then the recalled memories by
-// score, under "# Relevant memories". What does not fit is listed as left
+// blocks first, under "# Memory blocks", then the recalled memories in
+// recall's order, under "# Relevant memories". What does not fit is listed as left
 // out (blocks by key, memories by count).
 func assembleContext(budget int, blocks []*hippo.Block, recalled []hippo.Recalled) *hippo.Context {
 	out := &hippo.Context{Budget: budget, Blocks: []string{}, Memories: []string{}, OmittedBlocks: []string{}}
@@ -43,8 +42,7 @@ func assembleContext(budget int, blocks []*hippo.Block, recalled []hippo.Recalle
 			out.OmittedBlocks = append(out.OmittedBlocks, blk.Key)
 		}
 	}
-	res := append([]hippo.Recalled(nil), recalled...)
-	sort.SliceStable(res, func(i, j int) bool { return res[i].Score > res[j].Score })
+	res := recalled // in recall's order: by score, a correction above what it corrects
 	header := "\n# Relevant memories\n"
 	if len(blocks) == 0 {
 		header = "# Relevant memories\n"

@@ -248,6 +248,10 @@ func testCorrectionAboveText(t *testing.T, b Backend) {
 	if res[0].Relevance >= res[1].Relevance {
 		t.Errorf("the correction's relevance %.3f is not below the text's %.3f: the test proves nothing", res[0].Relevance, res[1].Relevance)
 	}
+	// get_context keeps recall's order.
+	if c, err := m.Context(ctx, hippo.ContextInput{Query: "where is the office"}); err != nil || len(c.Memories) < 2 || c.Memories[0] != kilimani || c.Memories[1] != text {
+		t.Errorf("context = %+v, %v: want the correction before the text", c, err)
+	}
 	// A page of one holds the correction, read in for the text.
 	if one, err := m.Recall(ctx, hippo.RecallInput{Query: "where is the office", Limit: 1, DryRun: true}); err != nil || len(one) != 1 || one[0].Chunk.ID != kilimani {
 		t.Errorf("recall, limit 1 = %s, %v: want the correction", recalledIDs(one), err)
