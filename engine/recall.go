@@ -429,7 +429,7 @@ func scanHits(ctx context.Context, cfg hippo.Config, ai *Index, active bool, rq 
 			hits = append(hits, weak[:min(len(weak), n)]...)
 		}
 		if err == nil && len(ai.outdated) > 0 {
-			hits, err = correctionsFirst(ctx, cfg, ai, st, q, sc, hits)
+			hits, err = correctionsFirst(ctx, ai, st, hits)
 		}
 	}
 	ai.mu.RUnlock()
