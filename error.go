@@ -65,3 +65,18 @@ func ErrorMessage(err error) string {
 	}
 	return "internal error: " + err.Error()
 }
+
+// KeptError is a remember_facts call that failed after its text was kept
+// as a memory: Err says what failed (extraction, the comparison with known
+// facts, their write), ID is the kept text's memory, so that nothing the
+// caller said is lost and it can be told so.
+type KeptError struct {
+	Err error
+	ID  string
+}
+
+func (e *KeptError) Error() string {
+	return fmt.Sprintf("%v (the text was kept as memory %s)", e.Err, e.ID)
+}
+
+func (e *KeptError) Unwrap() error { return e.Err }

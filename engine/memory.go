@@ -533,16 +533,12 @@ func (m *Memory) rememberFacts(ctx context.Context, in hippo.RememberInput, call
 		return nil, err
 	}
 	if len(in.Facts) > 0 { // the caller's own facts: nothing to extract
-		return m.learnFacts(ctx, in, givenFacts(cfg, in.Facts), calls, notes)
+		res, err := m.learnFacts(ctx, in, givenFacts(cfg, in.Facts), calls, notes)
+		return res, m.keptAnyway(ctx, in, err)
 	}
 	extracted, note, err := m.extract(ctx, text, calls)
 	if err != nil {
-		// The text is kept even when extraction failed: it is the
-		// caller's, and recall can find it.
-		if kept, kerr := m.keepText(ctx, in, nil); kerr == nil && kept != nil {
-			return nil, fmt.Errorf("%w (the text was kept as memory %s)", err, kept.ID)
-		}
-		return nil, err
+		return nil, m.keptAnyway(ctx, in, err)
 	}
 	if note != "" {
 		*notes = append(*notes, note)
@@ -562,7 +558,22 @@ func (m *Memory) rememberFacts(ctx context.Context, in hippo.RememberInput, call
 		}
 		return res, nil
 	}
-	return m.learnFacts(ctx, in, facts, calls, notes)
+	res, err := m.learnFacts(ctx, in, facts, calls, notes)
+	return res, m.keptAnyway(ctx, in, err)
+}
+
+// keptAnyway keeps the text of a remember_facts call that failed with err
+// (extraction, classification or the write of its facts): it is the
+// caller's, and recall can find it. The error returned says so; nil when
+// err is nil.
+func (m *Memory) keptAnyway(ctx context.Context, in hippo.RememberInput, err error) error {
+	if err == nil {
+		return nil
+	}
+	if kept, kerr := m.keepText(ctx, in, nil); kerr == nil && kept != nil {
+		return &hippo.KeptError{Err: err, ID: kept.ID}
+	}
+	return err
 }
 
 // learnFacts checks facts, extracted from in.Text or given with it,

@@ -488,6 +488,9 @@ func internalResult(r *sdk.CallToolResult) bool {
 func (s *Server) internalError(tool, ref string, err error) *sdk.CallToolResult {
 	s.log.Error("tool call failed", "request_id", ref, "tool", tool, "error", err)
 	msg := fmt.Sprintf("internal error in %s (ref %s): Hippo could not complete the call; try again later", tool, ref)
+	if kept := (*hippo.KeptError)(nil); errors.As(err, &kept) {
+		msg += fmt.Sprintf(". The text was kept as memory %s: recall_memories finds it", kept.ID)
+	}
 	return &sdk.CallToolResult{
 		Content:           []sdk.Content{&sdk.TextContent{Text: msg}},
 		StructuredContent: tools.ErrorDetails{Error: hippo.EINTERNAL, Message: msg},

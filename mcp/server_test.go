@@ -326,6 +326,13 @@ func TestInternalError(t *testing.T) {
 	e.ai.EmbedStatus = nil
 	ok(t, cs, "store_memory", map[string]any{"agent_id": "a", "content": "x"})
 
+	// A remember_facts whose extraction the LLM refuses keeps its text,
+	// and says where.
+	r = fails(t, cs, "remember_facts", map[string]any{"agent_id": "a", "text": "I moved to Lisbon."}, hippo.EINTERNAL, "The text was kept as memory ")
+	if found := ok(t, cs, "recall_memories", map[string]any{"agent_id": "a", "query": "I moved to Lisbon."}); !strings.Contains(found.Text, "I moved to Lisbon.") {
+		t.Errorf("the kept text is not recalled: %s (after %s)", found.Text, r.Text)
+	}
+
 	// Neither is it by a panic.
 	p := newEnv(t, func(c *mcp.Config) { c.Extractor = panicExtractor{} })
 	cs = p.connect("sse")

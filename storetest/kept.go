@@ -282,3 +282,32 @@ func recalledIDs(res []hippo.Recalled) []string {
 	}
 	return ids
 }
+
+// testClassifyFailureKeepsText: when comparing the extracted facts with
+// the known ones fails (the LLM refuses), no fact is written but the text
+// is kept, and the error says so.
+func testClassifyFailureKeepsText(t *testing.T, b Backend) {
+	e := newEnv(t, b)
+	ctx := context.Background()
+	m := e.factMemory("alice")
+	const text = "I moved to Lisbon."
+	e.srv.Set("User lives in Berlin", mock.Axis(testDim, 0))
+	e.srv.Set("User lives in Lisbon", mock.AtCosine(testDim, 0, 1, 0.85)) // ambiguous: the classifier is asked
+	e.srv.Reply(facts("User lives in Berlin", 0.6))
+	if _, err := m.RememberFacts(ctx, "I live in Berlin."); err != nil {
+		t.Fatal(err)
+	}
+	e.srv.Reply(facts("User lives in Lisbon", 0.6)) // and no verdicts: the classification call fails
+	_, err := m.RememberFacts(ctx, text)
+	if err == nil || !strings.Contains(err.Error(), "the text was kept as memory") {
+		t.Fatalf("remember with a failing classification: %v, want the error and the kept text", err)
+	}
+	if got := recallContents(t, m, hippo.RecallInput{Query: text, MinRelevance: noFloor()}); !slices.Contains(got, text) || slices.Contains(got, "User lives in Lisbon") {
+		t.Errorf("recall = %q: want the kept text, and no fact written", got)
+	}
+	// Given facts alike.
+	_, err = m.Remember(ctx, hippo.RememberInput{Text: "Lisbon it is.", Facts: []hippo.GivenFact{{Fact: "User lives in Lisbon"}}})
+	if err == nil || !strings.Contains(err.Error(), "the text was kept as memory") {
+		t.Errorf("given facts with a failing classification: %v, want the error and the kept text", err)
+	}
+}
