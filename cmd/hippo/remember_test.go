@@ -92,6 +92,14 @@ func TestRememberGivenFacts(t *testing.T) {
 		t.Errorf("source: %s", r.stdout)
 	}
 
+	// --replaces names the fact the --fact before it makes untrue, however
+	// unlike the two read.
+	r = c.ok("--agent", "me", "remember", "--fact", "User's home is a boat on the Tagus", "--replaces", "User lives in Lisbon")
+	if want := `replaces "User lives in Lisbon"`; !strings.Contains(r.stdout, want) {
+		t.Errorf("--replaces: stdout %q, want %q in it", r.stdout, want)
+	}
+	c.fails(2, "must follow the --fact that replaces it", "--agent", "me", "remember", "--replaces", "x", "--fact", "y")
+	c.fails(2, `given twice for --fact "y"`, "--agent", "me", "remember", "--fact", "y", "--replaces", "a", "--replaces", "b")
 	c.fails(2, "--intensity\" flag: must follow the --fact it rates", "--agent", "me", "remember", "--intensity", "0.3", "--fact", "x")
 	c.fails(2, "must be a number from 0 to 1", "--agent", "me", "remember", "--fact", "x", "--intensity", "1.5")
 	c.fails(2, `given twice for --fact "x"`, "--agent", "me", "remember", "--fact", "x", "--intensity", "0.3", "--intensity", "0.4")

@@ -38,8 +38,8 @@ type rememberedFact struct {
 // call). A line that is not an item, or that Remember refuses, fails
 // alone; the command then exits 1 once the rest is learned.
 func (a *app) rememberJSONL(cmd *cobra.Command, args []string, name string) error {
-	if len(args) > 0 || cmd.Flags().Changed("fact") || cmd.Flags().Changed("intensity") || cmd.Flags().Changed("source") {
-		return usageErrorf("--jsonl takes no <text>, --fact, --intensity or --source: each line has its own")
+	if len(args) > 0 || cmd.Flags().Changed("fact") || cmd.Flags().Changed("intensity") || cmd.Flags().Changed("replaces") || cmd.Flags().Changed("source") {
+		return usageErrorf("--jsonl takes no <text>, --fact, --intensity, --replaces or --source: each line has its own")
 	}
 	ctx := cmd.Context()
 	db, m, err := a.openMemory(ctx, createDB, true)

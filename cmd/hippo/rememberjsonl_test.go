@@ -142,11 +142,12 @@ func TestRememberJSONLUsage(t *testing.T) {
 		code int
 		want string
 	}{
-		{[]string{"I live in Berlin."}, 2, "--jsonl takes no <text>, --fact, --intensity or --source"},
-		{[]string{"--fact", "User lives in Berlin"}, 2, "--jsonl takes no <text>, --fact, --intensity or --source"},
+		{[]string{"I live in Berlin."}, 2, "--jsonl takes no <text>, --fact, --intensity, --replaces or --source"},
+		{[]string{"--fact", "User lives in Berlin"}, 2, "--jsonl takes no <text>, --fact, --intensity, --replaces or --source"},
 		{[]string{"--fact", "User lives in Berlin", "--intensity", "0.7"}, 2, "--jsonl takes no <text>"},
 		{[]string{"--intensity", "0.7"}, 2, "must follow the --fact it rates"},
-		{[]string{"--source", "msg-1"}, 2, "--jsonl takes no <text>, --fact, --intensity or --source"},
+		{[]string{"--source", "msg-1"}, 2, "--jsonl takes no <text>, --fact, --intensity, --replaces or --source"},
+		{[]string{"--fact", "User lives in Lisbon", "--replaces", "User lives in Paris"}, 2, "--jsonl takes no <text>, --fact, --intensity, --replaces or --source"},
 	} {
 		c.fails(tt.code, tt.want, append([]string{"--agent", "me", "remember", "--jsonl", file}, tt.args...)...)
 	}
