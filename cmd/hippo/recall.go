@@ -148,11 +148,14 @@ func writeRecalled(w io.Writer, views []recalledView, page *hippo.RecallPage, cf
 		fmt.Fprintf(w, "Nothing relevant recalled (relevance floor %.2f); the closest, all weak:\n", page.MinRelevance)
 	}
 	for i, v := range views {
-		weak := ""
+		marks := ""
 		if v.Weak {
-			weak = ", weak"
+			marks = ", weak"
 		}
-		fmt.Fprintf(w, "%d. [%s] %s  (score %.3f, %s%s)\n", offset+i+1, v.Kind, oneLine(v.Content, 200), v.Score, v.ID, weak)
+		if v.Corrects != "" {
+			marks += ", corrects " + v.Corrects
+		}
+		fmt.Fprintf(w, "%d. [%s] %s  (score %.3f, %s%s)\n", offset+i+1, v.Kind, oneLine(v.Content, 200), v.Score, v.ID, marks)
 		if v.Suspicious {
 			fmt.Fprintf(w, "   SUSPICIOUS: %s\n", v.SuspiciousReason)
 		}
