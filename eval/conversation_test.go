@@ -135,6 +135,12 @@ func rememberMessage(ctx context.Context, c client, text string) ([]string, erro
 	if err != nil {
 		return nil, err
 	}
+	return learnedIDs(res), nil
+}
+
+// learnedIDs are the chunks a remember_facts call wrote or strengthened:
+// its facts, and its text when kept.
+func learnedIDs(res *hippo.RememberResult) []string {
 	var ids []string
 	for _, f := range res.Facts {
 		ids = append(ids, f.ChunkID)
@@ -142,7 +148,7 @@ func rememberMessage(ctx context.Context, c client, text string) ([]string, erro
 	if res.Message != nil {
 		ids = append(ids, res.Message.ID)
 	}
-	return ids, nil
+	return ids
 }
 
 // conversation takes every user's messages into memory with learn (nil:
@@ -343,14 +349,7 @@ func rememberGiven(facts map[string][]hippo.GivenFact) learnFunc {
 		if err != nil {
 			return nil, err
 		}
-		var ids []string
-		for _, f := range res.Facts {
-			ids = append(ids, f.ChunkID)
-		}
-		if res.Message != nil {
-			ids = append(ids, res.Message.ID)
-		}
-		return ids, nil
+		return learnedIDs(res), nil
 	}
 }
 

@@ -282,16 +282,25 @@ func mentionsYou(toks []token) bool {
 // "when you explain code" is "when it explains code", "your" is "its",
 // "me" and "my" are the user's ("them", "their").
 func assistantAsIt(toks []token) []token {
-	out := make([]token, 0, len(toks))
+	out := addressedAs(make([]token, 0, len(toks)), toks, []token{word("it")}, []token{word("its")})
+	return rewritePronouns(out, true)
+}
+
+// addressedAs appends toks to out with the assistant they address named
+// by you ("you") and your ("your"), the user's "me" as "them", and the
+// verb "you" is the subject of in the third person ("if I send you code":
+// no verb of its).
+func addressedAs(out, toks []token, you, your []token) []token {
 	agree := false
 	for i, t := range toks {
 		switch {
 		case t.lower == "you":
-			out = append(out, word("it"))
-			agree = subjectAt(toks, i) // "if I send you code": no verb of its
+			out = append(out, you...)
+			agree = subjectAt(toks, i)
 			continue
 		case t.lower == "your":
-			t = word("its")
+			out = append(out, your...)
+			continue
 		case t.lower == "me":
 			t = word("them")
 		case agree && !t.punct && !adverbs[t.lower]:
@@ -302,7 +311,7 @@ func assistantAsIt(toks []token) []token {
 		}
 		out = append(out, t)
 	}
-	return rewritePronouns(out, true)
+	return out
 }
 
 // subjectAt reports whether toks[i], in a condition after its word,
@@ -333,25 +342,6 @@ func assistantInWhen(toks []token) (out []token, ok bool) {
 		return nil, false
 	}
 	out = append([]token{}, toks[:cond+1]...)
-	agree := false
-	for i, t := range toks[cond+1:] {
-		switch {
-		case t.lower == "you":
-			out = append(out, word("the"), word("assistant"))
-			agree = subjectAt(toks[cond+1:], i)
-			continue
-		case t.lower == "your":
-			out = append(out, word("the"), word("assistant"), possessive())
-			continue
-		case t.lower == "me":
-			t = word("them")
-		case agree && !t.punct && !adverbs[t.lower]:
-			agree = false
-			if verbBase(t.lower) != "" || modals[t.lower] {
-				t = word(thirdPerson(t))
-			}
-		}
-		out = append(out, t)
-	}
-	return out, true
+	return addressedAs(out, toks[cond+1:], []token{word("the"), word("assistant")},
+		[]token{word("the"), word("assistant"), possessive()}), true
 }

@@ -103,13 +103,9 @@ func (f factFlag) Type() string   { return "string" }
 type intensityFlag struct{ facts *givenFacts }
 
 func (f intensityFlag) Set(s string) error {
-	n := len(*f.facts)
-	if n == 0 {
-		return errors.New("must follow the --fact it rates")
-	}
-	last := &(*f.facts)[n-1]
-	if last.Intensity != nil {
-		return fmt.Errorf("given twice for --fact %q", last.Fact)
+	last, err := f.facts.last("must follow the --fact it rates", func(g *hippo.GivenFact) bool { return g.Intensity != nil })
+	if err != nil {
+		return err
 	}
 	v, err := strconv.ParseFloat(s, 64)
 	if err != nil || !(v >= 0 && v <= 1) {
@@ -126,16 +122,27 @@ func (f intensityFlag) Type() string   { return "float" }
 type replacesFlag struct{ facts *givenFacts }
 
 func (f replacesFlag) Set(s string) error {
-	n := len(*f.facts)
-	if n == 0 {
-		return errors.New("must follow the --fact that replaces it")
-	}
-	last := &(*f.facts)[n-1]
-	if last.Replaces != "" {
-		return fmt.Errorf("given twice for --fact %q", last.Fact)
+	last, err := f.facts.last("must follow the --fact that replaces it", func(g *hippo.GivenFact) bool { return g.Replaces != "" })
+	if err != nil {
+		return err
 	}
 	last.Replaces = s
 	return nil
+}
+
+// last is the last --fact, for a flag that qualifies it: an error saying
+// none when there is none, or that the flag came twice when set says the
+// fact already has it.
+func (g *givenFacts) last(none string, set func(*hippo.GivenFact) bool) (*hippo.GivenFact, error) {
+	n := len(*g)
+	if n == 0 {
+		return nil, errors.New(none)
+	}
+	f := &(*g)[n-1]
+	if set(f) {
+		return nil, fmt.Errorf("given twice for --fact %q", f.Fact)
+	}
+	return f, nil
 }
 func (f replacesFlag) String() string { return "" }
 func (f replacesFlag) Type() string   { return "string" }
