@@ -87,6 +87,17 @@ type Config struct {
 	// asked for (RecallInput.MinRelevance) or on a later page. 0 adds
 	// none.
 	WeakResults int
+	// NewerTopic and NewerRelevance rank a correction stored as it was
+	// said above what it corrects, which nothing supersedes: among a
+	// recall's results, a memory that says something changed ("the gig
+	// got moved to the 13th", "update: …", "… is now …") comes just
+	// above an older memory when the relevance of their cosine
+	// (CosineRelevance) is at least NewerTopic, so that the two are on
+	// one topic, and its own relevance at least NewerRelevance times the
+	// older one's. Only the order of the results changes. A NewerTopic
+	// of 0 turns it off.
+	NewerTopic     float64
+	NewerRelevance float64
 	// LengthPivot, CosineLengthExponent and BM25LengthExponent discount
 	// the relevance of long content (see Config.LengthFactors): past
 	// LengthPivot bytes the cosine's relevance is multiplied by
@@ -132,6 +143,8 @@ func DefaultConfig() Config {
 		BM25Half:             DefaultBM25Half,
 		MinRelevance:         DefaultMinRelevance,
 		WeakResults:          DefaultWeakResults,
+		NewerTopic:           DefaultNewerTopic,
+		NewerRelevance:       DefaultNewerRelevance,
 		LengthPivot:          DefaultLengthPivot,
 		CosineLengthExponent: DefaultCosineLengthExponent,
 		BM25LengthExponent:   DefaultBM25LengthExponent,

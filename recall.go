@@ -129,4 +129,10 @@ type Recalled struct {
 	// above the text that states the value it corrects, whatever their
 	// scores.
 	Corrects string `json:"corrects,omitempty"`
+	// Updates is the ID of a result below this one: an older memory on
+	// the same topic, which this one follows because it says something
+	// changed ("the gig got moved to the 13th", "update: …"). A correction
+	// stored as it was said supersedes nothing; this ranks it above what
+	// it corrects (Config.NewerTopic).
+	Updates string `json:"updates,omitempty"`
 }

@@ -33,6 +33,11 @@ const (
 	// the three closest chunks under the floor after its relevant
 	// results, marked weak, while the limit has room.
 	DefaultWeakResults = 3
+	// DefaultNewerTopic and DefaultNewerRelevance are Config.NewerTopic's
+	// and Config.NewerRelevance's defaults (eval/README.md has the
+	// figures they were chosen by).
+	DefaultNewerTopic     = 0.2
+	DefaultNewerRelevance = 0.2
 )
 
 // StrongRelevance is the relevance of a cosine at CosineStrong: a strong

@@ -63,10 +63,14 @@ type Index struct {
 	// kept text: the text still states their old values
 	// (correctionsFirst).
 	outdated map[uint32][]string
-	seq      int64 // last change-feed position folded in
-	loaded   bool
-	reserve  int     // rows to make room for when the index is created
-	active   []int64 // hours of activity, ascending (active decay clock)
+	// cues caches which chunks say something changed (newerFirst),
+	// filled by recalls that hold mu for reading: cueMu guards it.
+	cueMu   sync.Mutex
+	cues    map[string]bool
+	seq     int64 // last change-feed position folded in
+	loaded  bool
+	reserve int     // rows to make room for when the index is created
+	active  []int64 // hours of activity, ascending (active decay clock)
 }
 
 // newIndex is the empty index of agent's chunks: cfg gives the decay
@@ -251,6 +255,7 @@ func (ai *Index) add(r *Row, times [3]int64, v []float32, strict bool) error {
 // its group's books: the kept texts' count, the superseded facts. Call
 // with ai.mu held.
 func (ai *Index) forgetGroup(id string) {
+	ai.forgetCue(id)
 	old, ok := ai.idx.Meta(id)
 	switch {
 	case !ok || old.Group == 0:

@@ -47,6 +47,9 @@ type hit struct {
 	// Corrects is the kept text this hit was ranked above, one of whose
 	// facts it superseded (correctionsFirst).
 	Corrects string
+	// Updates is the older memory on the same topic this hit was ranked
+	// above because it says something changed (newerFirst).
+	Updates string
 }
 
 // searchWeak finds the n chunks closest to q, the query as written, by
@@ -384,7 +387,7 @@ func recallPage(ctx context.Context, cfg hippo.Config, ai *Index, active bool, r
 			LengthExcess:    cfg.LengthExcess(int(h.Meta.Size)),
 			CosineRelevance: rc, BM25Relevance: rb,
 			Relevance: h.Relevance, Strength: h.Meta.Strength(sc.Clock), Recency: h.Meta.Recency(cfg, now), Score: h.Score,
-			Weak: h.Weak, Corrects: h.Corrects})
+			Weak: h.Weak, Corrects: h.Corrects, Updates: h.Updates})
 	}
 	if boosted > 0 {
 		// The results not boosted are folded in as read: unchanged.
@@ -430,6 +433,9 @@ func scanHits(ctx context.Context, cfg hippo.Config, ai *Index, active bool, rq 
 		}
 		if err == nil && len(ai.outdated) > 0 {
 			hits, err = correctionsFirst(ctx, ai, st, hits)
+		}
+		if err == nil {
+			hits, err = newerFirst(ctx, cfg, ai, st, hits)
 		}
 	}
 	ai.mu.RUnlock()

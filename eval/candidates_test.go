@@ -69,6 +69,8 @@ type candQuery struct {
 type candSet struct {
 	Queries []*candQuery
 	Vecs    map[string][][]float32
+	// Texts are every agent's chunk texts by Seq.
+	Texts map[string][]string
 }
 
 // candCollector gathers the candidates of one agent's questions.
@@ -204,9 +206,10 @@ func saveCands(t testing.TB, set, model string, qs []*candQuery, cols ...*candCo
 		t.Fatal(err)
 	}
 	defer f.Close()
-	cs := candSet{Queries: qs, Vecs: map[string][][]float32{}}
+	cs := candSet{Queries: qs, Vecs: map[string][][]float32{}, Texts: map[string][]string{}}
 	for _, c := range cols {
 		cs.Vecs[c.agent] = c.vecs(t, context.Background())
+		cs.Texts[c.agent] = c.texts
 	}
 	if err := gob.NewEncoder(f).Encode(cs); err != nil {
 		t.Fatal(err)
@@ -266,7 +269,7 @@ func TestCandidates(t *testing.T) {
 		saveCands(t, "own", model, qs, col)
 	}
 	// Conversation sets: a memory per user.
-	for _, set := range conversationSets {
+	for _, set := range everyConversationSet {
 		if !candSetWanted("conversation") {
 			break
 		}

@@ -35,7 +35,14 @@ const (
 	// conversationSetD is of A's kind, written before messages were kept
 	// by remember_facts: held out for that change.
 	conversationSetD = "conversation_d.tsv"
+	// conversationSetE is of A's kind, written before verbatim
+	// corrections were ranked first (newerFirst): held out for that.
+	conversationSetE = "conversation_e.tsv"
 )
+
+// everyConversationSet is every conversation set: those of the sweeps,
+// then those held out of them.
+var everyConversationSet = append(append([]string(nil), conversationSets...), conversationSetD, conversationSetE)
 
 // conversationSets are the conversation sets, the tune set first.
 var conversationSets = []string{conversationSetA, conversationSetB, conversationSetC}
@@ -266,7 +273,7 @@ func libraryLearned(t testing.TB, set string, e hippo.Embedder, cfg hippo.Config
 // outcome.
 func TestConversationSets(t *testing.T) {
 	e := firstContactEmbedder()
-	for _, set := range append(conversationSets, conversationSetD) {
+	for _, set := range everyConversationSet {
 		o := libraryConversation(t, set, e, hippo.DefaultConfig())
 		t.Logf("%s via library (%s), stored verbatim: %v", set, e.Model(), o)
 		if set != conversationSetA {
@@ -284,7 +291,7 @@ func TestConversationSets(t *testing.T) {
 // beside the verbatim one of TestConversationSets.
 func TestConversationSetsLearned(t *testing.T) {
 	e := firstContactEmbedder()
-	for _, set := range append(conversationSets, conversationSetD) {
+	for _, set := range everyConversationSet {
 		for _, discard := range []bool{false, true} {
 			o := libraryLearned(t, set, e, hippo.DefaultConfig(), rememberMessage, discard)
 			how := "text kept"
@@ -359,7 +366,7 @@ func rememberGiven(facts map[string][]hippo.GivenFact) learnFunc {
 // and without, and logs the outcome.
 func TestConversationSetsGiven(t *testing.T) {
 	e := firstContactEmbedder()
-	for _, set := range append(conversationSets, conversationSetD) {
+	for _, set := range everyConversationSet {
 		facts, ok := givenFacts(t, set)
 		if !ok {
 			continue

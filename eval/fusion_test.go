@@ -587,6 +587,142 @@ func TestSweepNewer(t *testing.T) {
 	t.Logf("\nboost off, today's fusion, weak results as recall gives them\n%s", tb)
 }
 
+// TestSweepChange measures newer-first ranking gated on a cue of change
+// (engine.StatesChange): among the first 10 results, a chunk that says
+// something changed moves just above an older one on the same topic
+// (their cosine's relevance at least τ) when its relevance is at least ρ of the
+// older's; ρ 0 lets a weak result move too. R@10 cannot move, only the
+// order: MRR, the right memory first, and the questions whose outdated
+// value ranks above its correction.
+//
+//	go test ./eval/ -run SweepChange -sweep -embedder minilm -v
+func TestSweepChange(t *testing.T) {
+	if !*flagSweep {
+		t.Skip("runs with -sweep")
+	}
+	_, emb := newEmbedder(t)
+	cfg := hippo.DefaultConfig().ForEmbedder(emb)
+	sets, data := sweepSets(t, emb.Model())
+	// Chosen on the tune sets; the held-out ones are shown once chosen
+	// (HIPPO_SWEEP_HELDOUT=1).
+	sets = slices.DeleteFunc(sets, func(s string) bool {
+		return os.Getenv("HIPPO_SWEEP_HELDOUT") == "" && (s == conversationSetB || s == conversationSetC || s == "realmem")
+	})
+	for _, s := range []string{conversationSetD, conversationSetE} {
+		if _, err := os.Stat(cacheFile(emb.Model(), "candidates-"+s)); err == nil && os.Getenv("HIPPO_SWEEP_HELDOUT") != "" {
+			sets, data[s] = append(sets, s), loadCands(t, s, emb.Model())
+		}
+	}
+	cues := map[string]map[string][]bool{}
+	header := []string{"newer first"}
+	for _, s := range sets {
+		header = append(header, strings.TrimSuffix(s, ".tsv")+" MRR", "first", "stale")
+		cues[s] = map[string][]bool{}
+		for agent, texts := range data[s].Texts {
+			c := make([]bool, len(texts))
+			for i, x := range texts {
+				c[i] = engine.StatesChange(x)
+			}
+			cues[s][agent] = c
+		}
+		cued, all := 0, 0
+		for _, c := range cues[s] {
+			for _, b := range c {
+				all++
+				if b {
+					cued++
+				}
+			}
+		}
+		t.Logf("%s: %d of %d chunks say something changed", s, cued, all)
+	}
+	tb := newTable(header...)
+	type setting struct {
+		tau, rho float64
+		cue      bool
+	}
+	settings := []setting{{tau: 2}}
+	for _, cue := range []bool{true, false} {
+		for _, tau := range []float64{0.1, 0.2, 0.3, 0.45, 0.6} {
+			for _, rho := range []float64{0, 0.2, 0.3, 0.5, 0.7} {
+				settings = append(settings, setting{tau, rho, cue})
+			}
+		}
+	}
+	for _, st := range settings {
+		name := "none"
+		if st.tau <= 1 {
+			name = fmt.Sprintf("τ%.1f ρ%.1f", st.tau, st.rho)
+			if st.cue {
+				name += " cue"
+			}
+		}
+		row := []string{name}
+		for _, s := range sets {
+			var m metrics
+			stale, first := 0, 0
+			for _, q := range answerable(data[s].Queries) {
+				nw := &newerWins{tau: st.tau, rho: st.rho, window: 10, vecs: data[s].Vecs[q.Agent], topic: &cfg, floor: cfg.MinRelevance}
+				if st.cue {
+					nw.cues = cues[s][q.Agent]
+				}
+				ranked := rankNewerAll(cfg, q, nw)
+				relevant := map[string]bool{}
+				for _, id := range q.Relevant {
+					relevant[id] = true
+				}
+				m.add(ranked, relevant)
+				if len(ranked) > 0 && slices.ContainsFunc(ranked[0], func(it string) bool { return relevant[it] }) {
+					first++
+				}
+				if len(q.Outdated) > 0 && outdatedFirst(ranked, q) {
+					stale++
+				}
+			}
+			row = append(row, f3(m.MRR()), fmt.Sprint(first), fmt.Sprint(stale))
+		}
+		tb.row(row...)
+	}
+	t.Logf("\nboost off, today's fusion, weak results as recall gives them, newer first among all 10\n%s", tb)
+}
+
+// rankNewerAll is rankFused with today's fusion, the weak results after
+// what passed the floor, then nw's re-ranking of all of them.
+func rankNewerAll(cfg hippo.Config, q *candQuery, nw *newerWins) [][]string {
+	var list, rest []scoredCand
+	for i := range q.Cands {
+		c := &q.Cands[i]
+		rel := cfg.SizedRelevance(c.Cos, c.BM25, c.Size, cfg.HybridAlpha)
+		if rel >= cfg.MinRelevance {
+			list = append(list, scoredCand{c, rel})
+		} else {
+			rest = append(rest, scoredCand{c, rel})
+		}
+	}
+	order := func(a, b scoredCand) int {
+		if c := cmp.Compare(b.rel, a.rel); c != 0 {
+			return c
+		}
+		return b.c.Seq - a.c.Seq
+	}
+	slices.SortFunc(list, order)
+	slices.SortFunc(rest, func(a, b scoredCand) int {
+		if c := cmp.Compare(b.c.Cos, a.c.Cos); c != 0 {
+			return c
+		}
+		return b.c.Seq - a.c.Seq
+	})
+	list = append(list[:min(10, len(list))], rest[:min(hippo.DefaultWeakResults, 10-min(10, len(list)), len(rest))]...)
+	if nw.tau <= 1 {
+		nw.apply(list)
+	}
+	var ranked [][]string
+	for _, s := range list {
+		ranked = append(ranked, s.c.Items)
+	}
+	return ranked
+}
+
 // rankNewer is rankFused with today's fusion and nw's re-ranking of what
 // passed the floor.
 func rankNewer(cfg hippo.Config, q *candQuery, nw *newerWins) [][]string {

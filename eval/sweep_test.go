@@ -57,6 +57,23 @@ type newerWins struct {
 	// changes.
 	window int
 	vecs   [][]float32
+	// cues, when set, says which chunks (by Seq) say something changed:
+	// only those move above an older chunk (engine.StatesChange).
+	cues []bool
+	// topic, when set, reads tau as the relevance of the two chunks'
+	// cosine (hippo.Config.CosineRelevance), not as a cosine.
+	topic *hippo.Config
+	// floor is the relevance a chunk needs to move at all.
+	floor float64
+}
+
+// sameTopic reports whether chunks a and b (by Seq) are on one topic.
+func (nw *newerWins) sameTopic(a, b int) bool {
+	c := cosine(nw.vecs[a], nw.vecs[b])
+	if nw.topic != nil {
+		return nw.topic.CosineRelevance(c) >= nw.tau
+	}
+	return c >= nw.tau
 }
 
 func (nw *newerWins) apply(list []scoredCand) {
@@ -67,7 +84,8 @@ func (nw *newerWins) apply(list []scoredCand) {
 		best := -1
 		for j := p + 1; j < len(list); j++ {
 			c := list[j]
-			if c.c.Seq > i.c.Seq && c.rel >= nw.rho*i.rel && cosine(nw.vecs[c.c.Seq], nw.vecs[i.c.Seq]) >= nw.tau &&
+			if c.c.Seq > i.c.Seq && c.rel >= nw.rho*i.rel && c.rel >= nw.floor && (nw.cues == nil || nw.cues[c.c.Seq]) &&
+				nw.sameTopic(c.c.Seq, i.c.Seq) &&
 				(best < 0 || c.c.Seq > list[best].c.Seq) {
 				best = j
 			}

@@ -373,6 +373,16 @@ func (e *offlineEnv) insertMixed(t testing.TB, agent string, r *rand.Rand, n int
 // and more chunks than the window holds.
 func TestHybridMatchesBruteForce(t *testing.T) {
 	e := newOfflineEnv(t)
+	// By the score alone: the reordering of corrections (NewerTopic) is
+	// storetest's NewerCorrectionFirst.
+	cfg := hippo.DefaultConfig()
+	cfg.MinRelevance, cfg.NewerTopic = 0, 0
+	db, err := sqlite.Open(context.Background(), filepath.Join(t.TempDir(), "score.db"), sqlite.Options{Now: e.clock.Now, Config: &cfg})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { db.Close() })
+	e.db = db
 	e.insertMixed(t, "agent-a", rand.New(rand.NewPCG(11, 12)), 400)
 	m := e.memory(t, "agent-a")
 	b := newBrute(t, e.db, e.emb, m.Config(), e.clock.Now(), "agent-a")

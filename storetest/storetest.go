@@ -150,6 +150,7 @@ var suite = []struct {
 	{"RecallOneOfGroup", testRecallOneOfGroup},
 	{"KeptTextStays", testKeptTextStays},
 	{"CorrectionAboveText", testCorrectionAboveText},
+	{"NewerCorrectionFirst", testNewerCorrectionFirst},
 	{"ClassifyFailureKeepsText", testClassifyFailureKeepsText},
 	{"ForgetKeptText", testForgetKeptText},
 	// Async remember_facts (pending.go)

@@ -469,3 +469,32 @@ func TestSearchNear(t *testing.T) {
 		t.Errorf("a nil Near has hits")
 	}
 }
+
+func TestIndexCosine(t *testing.T) {
+	r := rand.New(rand.NewPCG(7, 8))
+	for _, dim := range []int{64, 384, 1536} {
+		x := NewIndex[int](dim, nil)
+		rows := clustered(r, 50, dim, 3)
+		for i, v := range rows {
+			x.Upsert(fmt.Sprint(i), v, i)
+		}
+		worst := 0.0
+		for i := range rows {
+			for j := range rows {
+				got, ok := x.Cosine(fmt.Sprint(i), fmt.Sprint(j))
+				if !ok {
+					t.Fatalf("dim %d: Cosine(%d, %d) not found", dim, i, j)
+				}
+				worst = max(worst, math.Abs(got-Cosine(rows[i], rows[j])))
+			}
+		}
+		if worst > 0.01 {
+			t.Errorf("dim %d: code cosine off the exact one by up to %.4f, want within 0.01", dim, worst)
+		}
+	}
+	x := NewIndex[int](4, nil)
+	x.Upsert("a", []float32{1, 0, 0, 0}, 0)
+	if _, ok := x.Cosine("a", "b"); ok {
+		t.Error("Cosine with a row not in the index reports ok")
+	}
+}

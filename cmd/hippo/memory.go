@@ -123,4 +123,7 @@ type recalledView struct {
 	// Corrects is the ID of a kept text below this result that states a
 	// value it superseded.
 	Corrects string `json:"corrects,omitempty"`
+	// Updates is the ID of an older memory below this result, on the same
+	// topic, that this one says changed.
+	Updates string `json:"updates,omitempty"`
 }

@@ -82,7 +82,7 @@ func (a *app) recall(cmd *cobra.Command, args []string, o *recallFlags) error {
 	for i, r := range page.Results {
 		views[i] = recalledView{viewChunks([]*hippo.Chunk{r.Chunk}, strengthAt(m.Config()))[0],
 			r.Score, r.Similarity, r.BM25, r.Relevance, r.CosineRelevance, r.BM25Relevance, r.LengthExcess, r.Strength, r.Recency,
-			r.Weak, r.Corrects}
+			r.Weak, r.Corrects, r.Updates}
 	}
 	out := struct {
 		Results      []recalledView          `json:"results"`
@@ -155,6 +155,9 @@ func writeRecalled(w io.Writer, views []recalledView, page *hippo.RecallPage, cf
 		if v.Corrects != "" {
 			marks += ", corrects " + v.Corrects
 		}
+		if v.Updates != "" {
+			marks += ", updates " + v.Updates
+		}
 		fmt.Fprintf(w, "%d. [%s] %s  (score %.3f, %s%s)\n", offset+i+1, v.Kind, oneLine(v.Content, 200), v.Score, v.ID, marks)
 		if v.Suspicious {
 			fmt.Fprintf(w, "   SUSPICIOUS: %s\n", v.SuspiciousReason)
@@ -179,6 +182,9 @@ func explainRecalled(w io.Writer, v recalledView, page *hippo.RecallPage, cfg hi
 	}
 	if v.Corrects != "" {
 		fmt.Fprintf(w, "   corrects %s: ranked above that kept text, which states a value this superseded\n", v.Corrects)
+	}
+	if v.Updates != "" {
+		fmt.Fprintf(w, "   updates %s: ranked above that older memory on the same topic, since this one says something changed\n", v.Updates)
 	}
 	if v.LengthExcess > 0 {
 		size := int(math.Round(float64(cfg.LengthPivot) * math.Exp(v.LengthExcess)))

@@ -1,0 +1,174 @@
+package engine
+
+import (
+	"cmp"
+	"context"
+	"strings"
+	"unicode"
+
+	"github.com/hippo-mem/hippo"
+)
+
+// A correction stored as it was said ("update: the budget is more like 8k
+// now", "the gig got moved to the 13th") is never linked to the message it
+// corrects: nothing supersedes it. Both come back for a question about the
+// value, and the older one often ranks first, since it names the topic
+// while the correction only names the change. StatesChange tells the
+// messages that say something changed, so that recall can rank such a
+// message above an older one on the same topic (newerFirst).
+
+// changeWords say that what a message states replaces what was said
+// before: correction markers, "instead", "anymore", and the past forms of
+// the verbs of change ("moved", "got pushed", "quit"). A bare form is a
+// plan or a question ("move staging to Hetzner", "any changes?"), not news.
+var changeWords = func() map[string]bool {
+	m := map[string]bool{}
+	for _, w := range strings.Fields(`update updated correction actually instead anymore
+		scratch scrap scrapped nevermind mistake mistaken misread typo
+		changed switched moved postponed rescheduled delayed cancelled canceled pushed replaced
+		swapped shifted extended bumped raised increased risen reduced dropped lowered quit sold`) {
+		m[w] = true
+	}
+	return m
+}()
+
+// nowPhrases are the words before "now" that make it a phrase of its own
+// ("right now", "for now", "by now", "just now", "until now").
+var nowPhrases = map[string]bool{"right": true, "for": true, "from": true, "by": true, "until": true,
+	"till": true, "just": true, "than": true}
+
+// newsAdjectives announce a change as news: "big change", "a slight change".
+var newsAdjectives = map[string]bool{"big": true, "small": true, "slight": true, "little": true,
+	"quick": true, "major": true, "minor": true, "last": true}
+
+// StatesChange reports whether text says that something changed: a
+// correction marker, a verb of change, "now" outside a phrase of its own,
+// "no longer", "went up", "gone down". It is a cue, not a reading: it
+// only orders a message against older ones on the same topic.
+func StatesChange(text string) bool {
+	words := strings.FieldsFunc(strings.ToLower(text), func(r rune) bool {
+		return !unicode.IsLetter(r) && !unicode.IsDigit(r) && r != '\''
+	})
+	for i, w := range words {
+		w = strings.Trim(w, "'")
+		prev := ""
+		if i > 0 {
+			prev = words[i-1]
+		}
+		next := ""
+		if i+1 < len(words) {
+			next = words[i+1]
+		}
+		switch {
+		case changeWords[w]:
+			return true
+		case w == "change" && (next == "of" || newsAdjectives[prev]):
+			return true // "change of plan", "big change"
+		case w == "now" && !nowPhrases[prev]:
+			return true
+		case w == "longer" && prev == "no":
+			return true
+		case (w == "up" || w == "down") && (prev == "went" || prev == "gone" || prev == "go" || prev == "goes" || prev == "going"):
+			return true
+		case w == "not" && next != "" && strings.IndexFunc(next, unicode.IsDigit) >= 0:
+			return true // "420, not 350"
+		}
+	}
+	return false
+}
+
+// newerFirst reorders hits, ranked by score, so that a memory that says
+// something changed comes just above an older memory on the same topic
+// (their cosine's relevance at least cfg.NewerTopic) when it is relevant
+// enough itself (past the floor, and cfg.NewerRelevance of the older
+// one's relevance): "the
+// gig got moved to the 13th" above "first gig is on dec 6". It names the
+// older hit in Updates. Only memories take part: facts have supersession
+// (correctionsFirst). The results stay the same, only their order
+// changes. Call with ai.mu held.
+func newerFirst(ctx context.Context, cfg hippo.Config, ai *Index, st RecallStore, hits []hit) ([]hit, error) {
+	if !(cfg.NewerTopic > 0) || len(hits) < 2 {
+		return hits, nil
+	}
+	// above reports whether n may move above o, its cue aside.
+	above := func(n, o *hit) bool {
+		if n.Weak || n.Meta.Kind != hippo.KindMemory || o.Meta.Kind != hippo.KindMemory || !newer(n, o) ||
+			n.Relevance < cfg.NewerRelevance*o.Relevance {
+			return false
+		}
+		c, ok := ai.idx.Cosine(n.ID, o.ID)
+		return ok && cfg.CosineRelevance(c) >= cfg.NewerTopic
+	}
+	var ask []string // those whose cue decides a move
+	for j := 1; j < len(hits); j++ {
+		for i := range j {
+			if above(&hits[j], &hits[i]) {
+				if _, known := ai.cue(hits[j].ID); !known {
+					ask = append(ask, hits[j].ID)
+				}
+				break
+			}
+		}
+	}
+	if len(ask) > 0 {
+		chunks, err := st.Peek(ctx, ask)
+		if err != nil {
+			return nil, err
+		}
+		for id, c := range chunks {
+			ai.setCue(id, StatesChange(c.Content))
+		}
+	}
+	says := func(h *hit) bool { c, _ := ai.cue(h.ID); return c }
+	// At each place, the newest hit below that may move above the one
+	// there takes it, and is then held against those below it in turn.
+	for p := 0; p < len(hits); {
+		best := -1
+		for j := p + 1; j < len(hits); j++ {
+			if says(&hits[j]) && above(&hits[j], &hits[p]) && (best < 0 || newer(&hits[j], &hits[best])) {
+				best = j
+			}
+		}
+		if best < 0 {
+			p++
+			continue
+		}
+		moved := hits[best]
+		moved.Updates = hits[p].ID
+		copy(hits[p+1:best+1], hits[p:best])
+		hits[p] = moved
+	}
+	return hits, nil
+}
+
+// newer reports whether a was stored after b: by creation time, then by
+// ID, which grows with time.
+func newer(a, b *hit) bool {
+	return cmp.Or(cmp.Compare(a.Meta.Created, b.Meta.Created), cmp.Compare(a.ID, b.ID)) > 0
+}
+
+// cue is whether chunk id says something changed (StatesChange), and
+// whether that is known: it is read from the content the first time a
+// recall needs it and kept until the chunk changes.
+func (ai *Index) cue(id string) (says, known bool) {
+	ai.cueMu.Lock()
+	defer ai.cueMu.Unlock()
+	says, known = ai.cues[id]
+	return says, known
+}
+
+func (ai *Index) setCue(id string, says bool) {
+	ai.cueMu.Lock()
+	defer ai.cueMu.Unlock()
+	if ai.cues == nil {
+		ai.cues = map[string]bool{}
+	}
+	ai.cues[id] = says
+}
+
+// forgetCue drops what is known of chunk id's cue: it changed or went.
+func (ai *Index) forgetCue(id string) {
+	ai.cueMu.Lock()
+	defer ai.cueMu.Unlock()
+	delete(ai.cues, id)
+}

@@ -1,0 +1,34 @@
+package engine
+
+import "testing"
+
+func TestStatesChange(t *testing.T) {
+	tests := []struct {
+		text string
+		want bool
+	}{
+		{"update: budget is more like 8k now", true},
+		{"the gig got moved to the 13th", true},
+		{"Change of plan, the party is on Saturday", true},
+		{"big change - i've taken a job as a rep", true},
+		{"I no longer eat meat", true},
+		{"rent went up to 1450", true},
+		{"cost is 420 million, not 350", true},
+		{"actually scrap that, we're going to Fiji instead", true},
+		{"He is a chef now", true},
+		{"i quit the coffee shop lol", true},
+		// Plans, questions and phrases of their own are not news.
+		{"Decided to move the staging environment to Hetzner", false},
+		{"Any changes to what she takes?", false},
+		{"I'm busy right now", false},
+		{"that's enough for now", false},
+		{"The christening is on 15 December in Cork", false},
+		{"not sure about that", false},
+		{"", false},
+	}
+	for _, tt := range tests {
+		if got := StatesChange(tt.text); got != tt.want {
+			t.Errorf("StatesChange(%q) = %v, want %v", tt.text, got, tt.want)
+		}
+	}
+}

@@ -1,0 +1,95 @@
+package storetest
+
+import (
+	"context"
+	"testing"
+	"time"
+
+	"github.com/hippo-mem/hippo"
+	"github.com/hippo-mem/hippo/mock"
+)
+
+// testNewerCorrectionFirst: a correction stored as it was said, which
+// nothing supersedes, ranks just above the older memory on the same topic
+// that it corrects, when it says something changed; a newer memory on the
+// topic that changes nothing, and a newer change on another topic, keep
+// their places. Only the order changes.
+func testNewerCorrectionFirst(t *testing.T, b Backend) {
+	e := newEnv(t, b)
+	ctx := context.Background()
+	m := e.memory("alice")
+	vec := func(parts map[int]float64) []float32 {
+		v := make([]float32, testDim)
+		for i, x := range parts {
+			v[i] = float32(x)
+		}
+		return v
+	}
+	const (
+		query  = "when is the gig"
+		old    = "first gig is at a bar in barrio italia on dec 6"
+		detail = "the bar in barrio italia does great empanadas"
+		moved  = "ugh the gig got moved to the 13th, the bar double booked us"
+		office = "we moved the office to kilimani last week"
+	)
+	e.srv.Set(query, mock.Axis(testDim, 0))
+	e.srv.Set(old, mock.AtCosine(testDim, 0, 1, 0.8))
+	e.srv.Set(detail, vec(map[int]float64{0: 0.7, 1: 0.714}))
+	// Less relevant than the old one (cosine 0.6), on its topic (0.48).
+	e.srv.Set(moved, mock.AtCosine(testDim, 0, 2, 0.6))
+	// Relevant enough (0.38), but not on the old one's topic (0.30).
+	e.srv.Set(office, mock.AtCosine(testDim, 0, 3, 0.38))
+	ids := map[string]string{}
+	for _, s := range []string{old, detail, moved, office} {
+		res, err := m.StoreMemory(ctx, hippo.StoreInput{Content: s})
+		if err != nil {
+			t.Fatal(err)
+		}
+		ids[s] = res.Chunk.ID
+		e.clock.Advance(time.Minute)
+	}
+	res, err := m.Recall(ctx, hippo.RecallInput{Query: query, Limit: 10, DryRun: true})
+	want := []string{ids[moved], ids[old], ids[detail], ids[office]}
+	if err != nil || len(res) != 4 || !equalIDs(recalledIDs(res), want) {
+		t.Fatalf("recall = %v, %v: want %v (the correction, the gig, the bar, the office)", recalledIDs(res), err, want)
+	}
+	if res[0].Updates != ids[old] || res[1].Updates != "" || res[2].Updates != "" || res[3].Updates != "" || res[0].Corrects != "" {
+		t.Errorf("updates = %q %q %q %q, corrects %q: want the correction naming the old gig, no other",
+			res[0].Updates, res[1].Updates, res[2].Updates, res[3].Updates, res[0].Corrects)
+	}
+	if res[0].Relevance >= res[1].Relevance {
+		t.Errorf("the correction's relevance %.3f is not below the old one's %.3f: the test proves nothing", res[0].Relevance, res[1].Relevance)
+	}
+	// Only the order changes: a page of one holds the old gig.
+	if one, err := m.Recall(ctx, hippo.RecallInput{Query: query, Limit: 1, DryRun: true}); err != nil || len(one) != 1 || one[0].Chunk.ID != ids[old] {
+		t.Errorf("recall, limit 1 = %v, %v: want the old gig", recalledIDs(one), err)
+	}
+	// The boost goes to the first results in the order given.
+	if _, err := m.Recall(ctx, hippo.RecallInput{Query: query, Limit: 10}); err != nil {
+		t.Fatal(err)
+	}
+	for s, n := range map[string]int{moved: 1, old: 1, detail: 1, office: 0} {
+		if c := e.mustChunk("alice", ids[s]); c.AccessCount != n {
+			t.Errorf("%q has %d accesses after a recall, want %d", s, c.AccessCount, n)
+		}
+	}
+	// Turned off, relevance alone orders them.
+	cfg := hippo.DefaultConfig()
+	cfg.MinRelevance, cfg.NewerTopic = 0, 0
+	off := e.memoryOf(e.open(e.name, Options{Config: &cfg}), "alice")
+	if res, err := off.Recall(ctx, hippo.RecallInput{Query: query, Limit: 10, DryRun: true}); err != nil || len(res) != 4 || res[0].Chunk.ID != ids[old] || res[0].Updates != "" {
+		t.Errorf("recall with NewerTopic 0 = %v, %v: want the old gig first", recalledIDs(res), err)
+	}
+}
+
+func equalIDs(a, b []string) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for i := range a {
+		if a[i] != b[i] {
+			return false
+		}
+	}
+	return true
+}
