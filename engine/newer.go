@@ -46,9 +46,22 @@ var newsAdjectives = map[string]bool{"big": true, "small": true, "slight": true,
 // "no longer", "went up", "gone down". It is a cue, not a reading: it
 // only orders a message against older ones on the same topic.
 func StatesChange(text string) bool {
-	words := strings.FieldsFunc(strings.ToLower(text), func(r rune) bool {
-		return !unicode.IsLetter(r) && !unicode.IsDigit(r) && r != '\''
-	})
+	for _, sentence := range strings.FieldsFunc(strings.ToLower(text), func(r rune) bool {
+		return r == '.' || r == '!' || r == '?' || r == '\n' || r == ';'
+	}) {
+		if sentenceStatesChange(strings.FieldsFunc(sentence, func(r rune) bool {
+			return !unicode.IsLetter(r) && !unicode.IsDigit(r) && r != '\''
+		})) {
+			return true
+		}
+	}
+	return false
+}
+
+// sentenceStatesChange is StatesChange of one sentence's words. A "now"
+// that opens a sentence moves the talk on ("Now, let's look at …"); it
+// does not say that something changed.
+func sentenceStatesChange(words []string) bool {
 	for i, w := range words {
 		w = strings.Trim(w, "'")
 		prev := ""
@@ -64,7 +77,7 @@ func StatesChange(text string) bool {
 			return true
 		case w == "change" && (next == "of" || newsAdjectives[prev]):
 			return true // "change of plan", "big change"
-		case w == "now" && !nowPhrases[prev]:
+		case w == "now" && i > 0 && !nowPhrases[prev]:
 			return true
 		case w == "longer" && prev == "no":
 			return true

@@ -24,6 +24,9 @@ func TestStatesChange(t *testing.T) {
 		{"that's enough for now", false},
 		{"The christening is on 15 December in Cork", false},
 		{"not sure about that", false},
+		{"Now, let's look at the options.", false},
+		{"Sure. Now I want to add a room", false},
+		{"3.5 is fine, it's 4 now", true},
 		{"", false},
 	}
 	for _, tt := range tests {
