@@ -36,7 +36,7 @@ const (
 	// DefaultNewerTopic and DefaultNewerRelevance are Config.NewerTopic's
 	// and Config.NewerRelevance's defaults (eval/README.md has the
 	// figures they were chosen by).
-	DefaultNewerTopic     = 0.2
+	DefaultNewerTopic     = 0.6
 	DefaultNewerRelevance = 0.2
 )
 

@@ -20,22 +20,37 @@ import (
 // changeWords say that what a message states replaces what was said
 // before: correction markers, "instead", "anymore", and the past forms of
 // the verbs of change ("moved", "got pushed", "quit"). A bare form is a
-// plan or a question ("move staging to Hetzner", "any changes?"), not news.
+// plan or a question ("move staging to Hetzner", "any changes?"), not
+// news; verbs with other common senses ("raised $250", "dropped off",
+// "sold") are left out.
 var changeWords = func() map[string]bool {
 	m := map[string]bool{}
-	for _, w := range strings.Fields(`update updated correction actually instead anymore
+	for _, w := range strings.Fields(`update updated correction instead anymore
 		scratch scrap scrapped nevermind mistake mistaken misread typo
 		changed switched moved postponed rescheduled delayed cancelled canceled pushed replaced
-		swapped shifted extended bumped raised increased risen reduced dropped lowered quit sold`) {
+		swapped shifted increased risen reduced lowered quit`) {
 		m[w] = true
 	}
 	return m
 }()
 
 // nowPhrases are the words before "now" that make it a phrase of its own
-// ("right now", "for now", "by now", "just now", "until now").
-var nowPhrases = map[string]bool{"right": true, "for": true, "from": true, "by": true, "until": true,
-	"till": true, "just": true, "than": true}
+// ("right now", "for now", "by now", "just now", "until now"), or a
+// duration or count so far ("for 9 months now", "10 times now").
+var nowPhrases = func() map[string]bool {
+	m := map[string]bool{}
+	for _, w := range strings.Fields(`right for from by until till just than
+		minute minutes hour hours day days week weeks month months year years while ages time times`) {
+		m[w] = true
+	}
+	return m
+}()
+
+// openers may come before a sentence's "actually" that corrects: "oh
+// actually, …", "wait actually …". Inside a sentence, "I actually went"
+// only stresses.
+var openers = map[string]bool{"oh": true, "hmm": true, "wait": true, "no": true, "um": true, "ok": true,
+	"okay": true, "well": true, "sorry": true, "and": true, "but": true}
 
 // newsAdjectives announce a change as news: "big change", "a slight change".
 var newsAdjectives = map[string]bool{"big": true, "small": true, "slight": true, "little": true,
@@ -58,9 +73,9 @@ func StatesChange(text string) bool {
 	return false
 }
 
-// sentenceStatesChange is StatesChange of one sentence's words. A "now"
-// that opens a sentence moves the talk on ("Now, let's look at …"); it
-// does not say that something changed.
+// sentenceStatesChange is StatesChange of one sentence's words. Where a
+// word stands matters: a "now" that opens a sentence moves the talk on
+// ("Now, let's look at …"), an "actually" that opens one corrects.
 func sentenceStatesChange(words []string) bool {
 	for i, w := range words {
 		w = strings.Trim(w, "'")
@@ -73,15 +88,17 @@ func sentenceStatesChange(words []string) bool {
 			next = words[i+1]
 		}
 		switch {
-		case changeWords[w]:
-			return true
+		case changeWords[w] && !(prev == "from" && w == "scratch"):
+			return true // not "made from scratch"
+		case w == "actually" && (i == 0 || i == 1 && openers[prev]):
+			return true // "actually scrap that"
 		case w == "change" && (next == "of" || newsAdjectives[prev]):
 			return true // "change of plan", "big change"
 		case w == "now" && i > 0 && !nowPhrases[prev]:
 			return true
 		case w == "longer" && prev == "no":
 			return true
-		case (w == "up" || w == "down") && (prev == "went" || prev == "gone" || prev == "go" || prev == "goes" || prev == "going"):
+		case (w == "up" || w == "down") && (prev == "went" || prev == "gone" || prev == "go" || prev == "goes" || prev == "going" || prev == "bumped"):
 			return true
 		case w == "not" && next != "" && strings.IndexFunc(next, unicode.IsDigit) >= 0:
 			return true // "420, not 350"
@@ -94,10 +111,12 @@ func sentenceStatesChange(words []string) bool {
 // something changed comes just above an older memory on the same topic
 // (their cosine's relevance at least cfg.NewerTopic) when it is relevant
 // enough itself (past the floor, and cfg.NewerRelevance of the older
-// one's relevance): "the
-// gig got moved to the 13th" above "first gig is on dec 6". It names the
-// older hit in Updates. Only memories take part: facts have supersession
-// (correctionsFirst). The results stay the same, only their order
+// one's relevance): "the gig got moved to the 13th" above "first gig is on
+// dec 6". It names the older hit in Updates. Only memories take part:
+// facts have supersession (correctionsFirst). A memory longer than
+// cfg.LengthPivot does not move: it says many things, and a cue in it
+// says little about what it says of the query (an assistant's long reply
+// that mentions "instead"). The results stay the same, only their order
 // changes. Call with ai.mu held.
 func newerFirst(ctx context.Context, cfg hippo.Config, ai *Index, st RecallStore, hits []hit) ([]hit, error) {
 	if !(cfg.NewerTopic > 0) || len(hits) < 2 {
@@ -106,7 +125,7 @@ func newerFirst(ctx context.Context, cfg hippo.Config, ai *Index, st RecallStore
 	// above reports whether n may move above o, its cue aside.
 	above := func(n, o *hit) bool {
 		if n.Weak || n.Meta.Kind != hippo.KindMemory || o.Meta.Kind != hippo.KindMemory || !newer(n, o) ||
-			n.Relevance < cfg.NewerRelevance*o.Relevance {
+			n.Relevance < cfg.NewerRelevance*o.Relevance || cfg.LengthPivot > 0 && int(n.Meta.Size) > cfg.LengthPivot {
 			return false
 		}
 		c, ok := ai.idx.Cosine(n.ID, o.ID)

@@ -27,6 +27,13 @@ func TestStatesChange(t *testing.T) {
 		{"Now, let's look at the options.", false},
 		{"Sure. Now I want to add a room", false},
 		{"3.5 is fine, it's 4 now", true},
+		{"Oh actually, it's on Friday", true},
+		{"I actually redeemed a $5 coupon last Sunday", false},
+		{"I've had my cat for about 9 months now", false},
+		{"I've made it at home 10 times now", false},
+		{"I've been making my own sauce from scratch", false},
+		{"I ran 5k and raised $250 for a local shelter", false},
+		{"the van budget got bumped up to 3.1 million", true},
 		{"", false},
 	}
 	for _, tt := range tests {

@@ -603,13 +603,15 @@ func TestSweepChange(t *testing.T) {
 	_, emb := newEmbedder(t)
 	cfg := hippo.DefaultConfig().ForEmbedder(emb)
 	sets, data := sweepSets(t, emb.Model())
-	// Chosen on the tune sets; the held-out ones are shown once chosen
-	// (HIPPO_SWEEP_HELDOUT=1).
+	// Chosen on the tune sets (the own set's and LongMemEval's tune
+	// halves, set A); the held-out ones (and halves) are shown once
+	// chosen, with HIPPO_SWEEP_HELDOUT=1.
+	heldOutShown := os.Getenv("HIPPO_SWEEP_HELDOUT") != ""
 	sets = slices.DeleteFunc(sets, func(s string) bool {
-		return os.Getenv("HIPPO_SWEEP_HELDOUT") == "" && (s == conversationSetB || s == conversationSetC || s == "realmem")
+		return !heldOutShown && (s == conversationSetB || s == conversationSetC || s == "realmem")
 	})
 	for _, s := range []string{conversationSetD, conversationSetE} {
-		if _, err := os.Stat(cacheFile(emb.Model(), "candidates-"+s)); err == nil && os.Getenv("HIPPO_SWEEP_HELDOUT") != "" {
+		if _, err := os.Stat(cacheFile(emb.Model(), "candidates-"+s)); err == nil && heldOutShown {
 			sets, data[s] = append(sets, s), loadCands(t, s, emb.Model())
 		}
 	}
@@ -640,12 +642,15 @@ func TestSweepChange(t *testing.T) {
 	type setting struct {
 		tau, rho float64
 		cue      bool
+		size     int
 	}
 	settings := []setting{{tau: 2}}
-	for _, cue := range []bool{true, false} {
-		for _, tau := range []float64{0.1, 0.2, 0.3, 0.45, 0.6} {
-			for _, rho := range []float64{0, 0.2, 0.3, 0.5, 0.7} {
-				settings = append(settings, setting{tau, rho, cue})
+	for _, size := range []int{cfg.LengthPivot, 0} {
+		for _, cue := range []bool{true, false} {
+			for _, tau := range []float64{0.1, 0.2, 0.3, 0.45, 0.6} {
+				for _, rho := range []float64{0, 0.2, 0.3, 0.5, 0.7} {
+					settings = append(settings, setting{tau, rho, cue, size})
+				}
 			}
 		}
 	}
@@ -656,13 +661,19 @@ func TestSweepChange(t *testing.T) {
 			if st.cue {
 				name += " cue"
 			}
+			if st.size > 0 {
+				name += fmt.Sprintf(" ≤%dB", st.size)
+			}
 		}
 		row := []string{name}
 		for _, s := range sets {
 			var m metrics
 			stale, first := 0, 0
 			for _, q := range answerable(data[s].Queries) {
-				nw := &newerWins{tau: st.tau, rho: st.rho, window: 10, vecs: data[s].Vecs[q.Agent], topic: &cfg, floor: cfg.MinRelevance}
+				if (s == "own" || s == "longmemeval") && (half(q.Half) == tune) == heldOutShown {
+					continue // the half this run is not about
+				}
+				nw := &newerWins{tau: st.tau, rho: st.rho, window: 10, vecs: data[s].Vecs[q.Agent], topic: &cfg, floor: cfg.MinRelevance, maxSize: st.size}
 				if st.cue {
 					nw.cues = cues[s][q.Agent]
 				}

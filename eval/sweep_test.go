@@ -65,6 +65,8 @@ type newerWins struct {
 	topic *hippo.Config
 	// floor is the relevance a chunk needs to move at all.
 	floor float64
+	// maxSize, when set, is the longest chunk (bytes) that may move.
+	maxSize int
 }
 
 // sameTopic reports whether chunks a and b (by Seq) are on one topic.
@@ -84,7 +86,7 @@ func (nw *newerWins) apply(list []scoredCand) {
 		best := -1
 		for j := p + 1; j < len(list); j++ {
 			c := list[j]
-			if c.c.Seq > i.c.Seq && c.rel >= nw.rho*i.rel && c.rel >= nw.floor && (nw.cues == nil || nw.cues[c.c.Seq]) &&
+			if c.c.Seq > i.c.Seq && c.rel >= nw.rho*i.rel && c.rel >= nw.floor && (nw.maxSize == 0 || c.c.Size <= nw.maxSize) && (nw.cues == nil || nw.cues[c.c.Seq]) &&
 				nw.sameTopic(c.c.Seq, i.c.Seq) &&
 				(best < 0 || c.c.Seq > list[best].c.Seq) {
 				best = j

@@ -2,6 +2,8 @@ package storetest
 
 import (
 	"context"
+	"math"
+	"strings"
 	"testing"
 	"time"
 
@@ -32,15 +34,20 @@ func testNewerCorrectionFirst(t *testing.T, b Backend) {
 		moved  = "ugh the gig got moved to the 13th, the bar double booked us"
 		office = "we moved the office to kilimani last week"
 	)
+	// A long text that says something changed in passing does not move:
+	// it says many things (Config.LengthPivot).
+	long := "Sure, here is a plan for the set list. " + strings.Repeat("Open with the fast cumbia, then slow down for the ballad. ", 8) +
+		"The gig got moved, so rehearse on Thursday instead."
 	e.srv.Set(query, mock.Axis(testDim, 0))
 	e.srv.Set(old, mock.AtCosine(testDim, 0, 1, 0.8))
 	e.srv.Set(detail, vec(map[int]float64{0: 0.7, 1: 0.714}))
-	// Less relevant than the old one (cosine 0.6), on its topic (0.48).
-	e.srv.Set(moved, mock.AtCosine(testDim, 0, 2, 0.6))
+	// Less relevant than the old one (cosine 0.6), on its topic (0.70).
+	e.srv.Set(moved, vec(map[int]float64{0: 0.6, 1: 0.367, 2: math.Sqrt(1 - 0.36 - 0.367*0.367)}))
 	// Relevant enough (0.38), but not on the old one's topic (0.30).
 	e.srv.Set(office, mock.AtCosine(testDim, 0, 3, 0.38))
+	e.srv.Set(long, vec(map[int]float64{0: 0.6, 1: 0.367, 6: math.Sqrt(1 - 0.36 - 0.367*0.367)}))
 	ids := map[string]string{}
-	for _, s := range []string{old, detail, moved, office} {
+	for _, s := range []string{old, detail, moved, long, office} {
 		res, err := m.StoreMemory(ctx, hippo.StoreInput{Content: s})
 		if err != nil {
 			t.Fatal(err)
@@ -49,13 +56,14 @@ func testNewerCorrectionFirst(t *testing.T, b Backend) {
 		e.clock.Advance(time.Minute)
 	}
 	res, err := m.Recall(ctx, hippo.RecallInput{Query: query, Limit: 10, DryRun: true})
-	want := []string{ids[moved], ids[old], ids[detail], ids[office]}
-	if err != nil || len(res) != 4 || !equalIDs(recalledIDs(res), want) {
-		t.Fatalf("recall = %v, %v: want %v (the correction, the gig, the bar, the office)", recalledIDs(res), err, want)
+	want := []string{ids[moved], ids[old], ids[detail], ids[long], ids[office]}
+	if err != nil || !equalIDs(recalledIDs(res), want) {
+		t.Fatalf("recall = %v, %v: want %v (the correction, the gig, the bar, the long text, the office)", recalledIDs(res), err, want)
 	}
-	if res[0].Updates != ids[old] || res[1].Updates != "" || res[2].Updates != "" || res[3].Updates != "" || res[0].Corrects != "" {
-		t.Errorf("updates = %q %q %q %q, corrects %q: want the correction naming the old gig, no other",
-			res[0].Updates, res[1].Updates, res[2].Updates, res[3].Updates, res[0].Corrects)
+	for i, r := range res {
+		if want := map[int]string{0: ids[old]}[i]; r.Updates != want || r.Corrects != "" {
+			t.Errorf("result %d updates %q, corrects %q: want updates %q", i, r.Updates, r.Corrects, want)
+		}
 	}
 	if res[0].Relevance >= res[1].Relevance {
 		t.Errorf("the correction's relevance %.3f is not below the old one's %.3f: the test proves nothing", res[0].Relevance, res[1].Relevance)
@@ -68,7 +76,7 @@ func testNewerCorrectionFirst(t *testing.T, b Backend) {
 	if _, err := m.Recall(ctx, hippo.RecallInput{Query: query, Limit: 10}); err != nil {
 		t.Fatal(err)
 	}
-	for s, n := range map[string]int{moved: 1, old: 1, detail: 1, office: 0} {
+	for s, n := range map[string]int{moved: 1, old: 1, detail: 1, long: 0, office: 0} {
 		if c := e.mustChunk("alice", ids[s]); c.AccessCount != n {
 			t.Errorf("%q has %d accesses after a recall, want %d", s, c.AccessCount, n)
 		}
@@ -77,7 +85,7 @@ func testNewerCorrectionFirst(t *testing.T, b Backend) {
 	cfg := hippo.DefaultConfig()
 	cfg.MinRelevance, cfg.NewerTopic = 0, 0
 	off := e.memoryOf(e.open(e.name, Options{Config: &cfg}), "alice")
-	if res, err := off.Recall(ctx, hippo.RecallInput{Query: query, Limit: 10, DryRun: true}); err != nil || len(res) != 4 || res[0].Chunk.ID != ids[old] || res[0].Updates != "" {
+	if res, err := off.Recall(ctx, hippo.RecallInput{Query: query, Limit: 10, DryRun: true}); err != nil || len(res) != 5 || res[0].Chunk.ID != ids[old] || res[0].Updates != "" {
 		t.Errorf("recall with NewerTopic 0 = %v, %v: want the old gig first", recalledIDs(res), err)
 	}
 }
