@@ -319,6 +319,9 @@ func TestCandidates(t *testing.T) {
 		if err := ce.prepare(ctx, texts); err != nil {
 			t.Fatal(err)
 		}
+		if err := ce.save(cacheFile(model, "longmemeval")); err != nil {
+			t.Logf("LongMemEval vectors not saved: %v", err)
+		}
 		db := openCandDB(t, ctx, filepath.Join(dir, "lme.db"))
 		mem, err := db.Memory(sqlite.MemoryOptions{AgentID: lmeAgent, Embedder: ce})
 		if err != nil {
@@ -370,4 +373,37 @@ func keys(m map[string]bool) []string {
 	}
 	slices.Sort(out)
 	return out
+}
+
+var flagVectorsFromCands = flag.String("vectors-from-candidates", "", "rebuild the named set's embedding cache (longmemeval) from its saved candidates: every chunk's and question's vector")
+
+// TestVectorsFromCandidates rebuilds a set's embedding cache from its
+// candidates, which hold every chunk's and question's vector, so that the
+// library runs need not embed the set again.
+//
+//	go test ./eval/ -run VectorsFromCandidates -vectors-from-candidates longmemeval -embedder minilm
+func TestVectorsFromCandidates(t *testing.T) {
+	set := *flagVectorsFromCands
+	if set == "" {
+		t.Skip("runs with -vectors-from-candidates")
+	}
+	_, emb := newEmbedder(t)
+	cs := loadCands(t, set, emb.Model())
+	ce := newCachedEmbedder(emb)
+	path := cacheFile(emb.Model(), set)
+	if _, err := ce.load(path); err != nil {
+		t.Fatal(err)
+	}
+	for agent, texts := range cs.Texts {
+		for i, text := range texts {
+			ce.cache[text] = cs.Vecs[agent][i]
+		}
+	}
+	for _, q := range cs.Queries {
+		ce.cache[q.Text] = q.Vec
+	}
+	if err := ce.save(path); err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("%d vectors to %s", len(ce.cache), path)
 }

@@ -32,6 +32,7 @@ var (
 	flagLME      = flag.Bool("longmemeval", false, "run LongMemEval through the library and print its tables")
 	flagRealMem  = flag.Bool("realmem", false, "run RealMem through the library and print its tables")
 	flagBefore   = flag.Bool("before", false, "run the library evaluations with recall as it was before issue 28 (every result boosted, no weak results, weights 0.6/0.3/0.1), for before-and-after tables")
+	flagNewer    = flag.Bool("newer", true, "rank a newer memory that says something changed above an older one on its topic (Config.NewerTopic); false turns it off, for before-and-after tables")
 	flagLMEMCP   = flag.Bool("longmemeval-mcp", false, "run LongMemEval through `hippo serve` over MCP Streamable HTTP")
 	flagStore    = flag.String("store", "sqlite", "the store the own set and LongMemEval runs recall from: sqlite, or postgres (a database per run, at $HIPPO_TEST_POSTGRES or the local server)")
 	flagBin      = flag.Bool("bin", false, "run the first-contact check through the hippo binary too (CLI and MCP)")
@@ -246,11 +247,14 @@ var evalClock = time.Date(2026, 3, 1, 12, 0, 0, 0, time.UTC)
 var configTweak func(*hippo.Config)
 
 // evalConfig is the configuration of a run: the default, the retrieval
-// boost on or off, and configTweak.
+// boost on or off, -before, -newer and configTweak.
 func evalConfig(boost bool) hippo.Config {
 	cfg := hippo.DefaultConfig()
 	if *flagBefore {
 		beforeConfig(&cfg)
+	}
+	if !*flagNewer {
+		cfg.NewerTopic = 0
 	}
 	if configTweak != nil {
 		configTweak(&cfg)

@@ -274,7 +274,7 @@ func libraryLearned(t testing.TB, set string, e hippo.Embedder, cfg hippo.Config
 func TestConversationSets(t *testing.T) {
 	e := firstContactEmbedder()
 	for _, set := range everyConversationSet {
-		o := libraryConversation(t, set, e, hippo.DefaultConfig())
+		o := libraryConversation(t, set, e, evalConfig(true))
 		t.Logf("%s via library (%s), stored verbatim: %v", set, e.Model(), o)
 		if set != conversationSetA {
 			continue // held out: its figures only, not what to tune on
@@ -293,7 +293,7 @@ func TestConversationSetsLearned(t *testing.T) {
 	e := firstContactEmbedder()
 	for _, set := range everyConversationSet {
 		for _, discard := range []bool{false, true} {
-			o := libraryLearned(t, set, e, hippo.DefaultConfig(), rememberMessage, discard)
+			o := libraryLearned(t, set, e, evalConfig(true), rememberMessage, discard)
 			how := "text kept"
 			if discard {
 				how = "facts alone"
@@ -372,7 +372,7 @@ func TestConversationSetsGiven(t *testing.T) {
 			continue
 		}
 		for _, discard := range []bool{false, true} {
-			o := libraryLearned(t, set, e, hippo.DefaultConfig(), rememberGiven(facts), discard)
+			o := libraryLearned(t, set, e, evalConfig(true), rememberGiven(facts), discard)
 			how := "text kept"
 			if discard {
 				how = "facts alone"
