@@ -25,7 +25,7 @@ import (
 // "sold") are left out.
 var changeWords = func() map[string]bool {
 	m := map[string]bool{}
-	for _, w := range strings.Fields(`update updated correction instead anymore
+	for _, w := range strings.Fields(`updated correction instead anymore
 		scratch scrap scrapped nevermind mistake mistaken misread typo
 		changed switched moved postponed rescheduled delayed cancelled canceled pushed replaced
 		swapped shifted increased risen reduced lowered quit`) {
@@ -45,6 +45,12 @@ var nowPhrases = func() map[string]bool {
 	}
 	return m
 }()
+
+// verbBefore are the words that make the next one a verb: "to update",
+// "I'll update", "can you update".
+var verbBefore = map[string]bool{"to": true, "will": true, "i'll": true, "we'll": true, "can": true, "could": true,
+	"should": true, "would": true, "must": true, "please": true, "pls": true, "i": true, "we": true, "you": true,
+	"they": true, "don't": true, "didn't": true, "not": true}
 
 // openers may come before a sentence's "actually" that corrects: "oh
 // actually, …", "wait actually …". Inside a sentence, "I actually went"
@@ -90,6 +96,8 @@ func sentenceStatesChange(words []string) bool {
 		switch {
 		case changeWords[w] && !(prev == "from" && w == "scratch"):
 			return true // not "made from scratch"
+		case w == "update" && !verbBefore[prev]:
+			return true // "update:", "van budget update", not "I need to update my address"
 		case w == "actually" && (i == 0 || i == 1 && openers[prev]):
 			return true // "actually scrap that"
 		case w == "change" && (next == "of" || newsAdjectives[prev]):

@@ -34,6 +34,8 @@ func TestStatesChange(t *testing.T) {
 		{"I've been making my own sauce from scratch", false},
 		{"I ran 5k and raised $250 for a local shelter", false},
 		{"the van budget got bumped up to 3.1 million", true},
+		{"Van budget update: prices have gone up", true},
+		{"I need to update my address with my insurer", false},
 		{"", false},
 	}
 	for _, tt := range tests {
