@@ -431,11 +431,17 @@ func scanHits(ctx context.Context, cfg hippo.Config, ai *Index, active bool, rq 
 			weak = groups.keep(weak, nil)
 			hits = append(hits, weak[:min(len(weak), n)]...)
 		}
-		if err == nil && len(ai.outdated) > 0 {
-			hits, err = correctionsFirst(ctx, ai, st, hits)
-		}
-		if err == nil {
-			hits, err = newerFirst(ctx, cfg, ai, st, hits)
+		// Corrections move within the page asked for, so that every
+		// result of the scan is on one page or another.
+		if err == nil && in.Offset < len(hits) {
+			page := hits[in.Offset:]
+			if len(ai.outdated) > 0 {
+				page, err = correctionsFirst(ctx, ai, st, page)
+			}
+			if err == nil {
+				page, err = newerFirst(ctx, cfg, ai, st, page)
+			}
+			hits = append(hits[:in.Offset:in.Offset], page...)
 		}
 	}
 	ai.mu.RUnlock()

@@ -72,6 +72,23 @@ func testNewerCorrectionFirst(t *testing.T, b Backend) {
 	if one, err := m.Recall(ctx, hippo.RecallInput{Query: query, Limit: 1, DryRun: true}); err != nil || len(one) != 1 || one[0].Chunk.ID != ids[old] {
 		t.Errorf("recall, limit 1 = %v, %v: want the old gig", recalledIDs(one), err)
 	}
+	// Pages hold every result between them: the correction moves within
+	// its page.
+	seen := map[string]bool{}
+	for off := 0; off < len(want); off += 2 {
+		page, err := m.Recall(ctx, hippo.RecallInput{Query: query, Offset: off, Limit: 2, DryRun: true})
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, r := range page {
+			seen[r.Chunk.ID] = true
+		}
+	}
+	for _, id := range want {
+		if !seen[id] {
+			t.Errorf("pages of 2 never returned %s", id)
+		}
+	}
 	// The boost goes to the first results in the order given.
 	if _, err := m.Recall(ctx, hippo.RecallInput{Query: query, Limit: 10}); err != nil {
 		t.Fatal(err)
