@@ -159,13 +159,16 @@ func newerFirst(ctx context.Context, cfg hippo.Config, ai *Index, st RecallStore
 			ai.setCue(id, StatesChange(c.Content))
 		}
 	}
-	says := func(h *hit) bool { c, _ := ai.cue(h.ID); return c }
+	says := map[string]bool{}
+	for _, h := range hits {
+		says[h.ID], _ = ai.cue(h.ID)
+	}
 	// At each place, the newest hit below that may move above the one
 	// there takes it, and is then held against those below it in turn.
 	for p := 0; p < len(hits); {
 		best := -1
 		for j := p + 1; j < len(hits); j++ {
-			if says(&hits[j]) && above(&hits[j], &hits[p]) && (best < 0 || newer(&hits[j], &hits[best])) {
+			if says[hits[j].ID] && above(&hits[j], &hits[p]) && (best < 0 || newer(&hits[j], &hits[best])) {
 				best = j
 			}
 		}

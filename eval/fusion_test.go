@@ -570,7 +570,7 @@ func TestSweepNewer(t *testing.T) {
 			stale := 0
 			for _, q := range answerable(data[s].Queries) {
 				nw := &newerWins{tau: st.tau, rho: st.rho, window: st.window, vecs: data[s].Vecs[q.Agent]}
-				ranked := rankNewer(cfg, q, nw)
+				ranked := rankNewer(cfg, q, nw, func(rel float64) bool { return rel > 0 }, false)
 				relevant := map[string]bool{}
 				for _, id := range q.Relevant {
 					relevant[id] = true
@@ -620,21 +620,15 @@ func TestSweepChange(t *testing.T) {
 	for _, s := range sets {
 		header = append(header, strings.TrimSuffix(s, ".tsv")+" MRR", "first", "stale")
 		cues[s] = map[string][]bool{}
+		cued, all := 0, 0
 		for agent, texts := range data[s].Texts {
 			c := make([]bool, len(texts))
 			for i, x := range texts {
-				c[i] = engine.StatesChange(x)
-			}
-			cues[s][agent] = c
-		}
-		cued, all := 0, 0
-		for _, c := range cues[s] {
-			for _, b := range c {
-				all++
-				if b {
+				if c[i] = engine.StatesChange(x); c[i] {
 					cued++
 				}
 			}
+			cues[s][agent], all = c, all+len(texts)
 		}
 		t.Logf("%s: %d of %d chunks say something changed", s, cued, all)
 	}
@@ -680,7 +674,7 @@ func TestSweepChange(t *testing.T) {
 				if st.cue {
 					nw.cues = cues[s][q.Agent]
 				}
-				ranked := rankNewerAll(cfg, q, nw)
+				ranked := rankNewer(cfg, q, nw, func(rel float64) bool { return rel >= cfg.MinRelevance }, true)
 				relevant := map[string]bool{}
 				for _, id := range q.Relevant {
 					relevant[id] = true
@@ -700,68 +694,30 @@ func TestSweepChange(t *testing.T) {
 	t.Logf("\nboost off, today's fusion, weak results as recall gives them, newer first among all 10\n%s", tb)
 }
 
-// rankNewerAll is rankFused with today's fusion, the weak results after
-// what passed the floor, then nw's re-ranking of all of them.
-func rankNewerAll(cfg hippo.Config, q *candQuery, nw *newerWins) [][]string {
+// rankNewer ranks q's candidates by today's fusion, those that pass
+// first, then up to hippo.DefaultWeakResults of the rest by cosine (the
+// weak results), 10 in all, and re-ranks with nw: those that passed, or
+// with weakToo all 10.
+func rankNewer(cfg hippo.Config, q *candQuery, nw *newerWins, passes func(rel float64) bool, weakToo bool) [][]string {
 	var list, rest []scoredCand
 	for i := range q.Cands {
 		c := &q.Cands[i]
 		rel := cfg.SizedRelevance(c.Cos, c.BM25, c.Size, cfg.HybridAlpha)
-		if rel >= cfg.MinRelevance {
+		if passes(rel) {
 			list = append(list, scoredCand{c, rel})
 		} else {
 			rest = append(rest, scoredCand{c, rel})
 		}
 	}
-	order := func(a, b scoredCand) int {
-		if c := cmp.Compare(b.rel, a.rel); c != 0 {
-			return c
-		}
-		return b.c.Seq - a.c.Seq
-	}
-	slices.SortFunc(list, order)
-	slices.SortFunc(rest, func(a, b scoredCand) int {
-		if c := cmp.Compare(b.c.Cos, a.c.Cos); c != 0 {
-			return c
-		}
-		return b.c.Seq - a.c.Seq
-	})
-	list = append(list[:min(10, len(list))], rest[:min(hippo.DefaultWeakResults, 10-min(10, len(list)), len(rest))]...)
-	if nw.tau <= 1 {
+	slices.SortFunc(list, func(a, b scoredCand) int { return cmp.Or(cmp.Compare(b.rel, a.rel), b.c.Seq-a.c.Seq) })
+	slices.SortFunc(rest, func(a, b scoredCand) int { return cmp.Or(cmp.Compare(b.c.Cos, a.c.Cos), b.c.Seq-a.c.Seq) })
+	if nw.tau <= 1 && !weakToo {
 		nw.apply(list)
 	}
-	var ranked [][]string
-	for _, s := range list {
-		ranked = append(ranked, s.c.Items)
-	}
-	return ranked
-}
-
-// rankNewer is rankFused with today's fusion and nw's re-ranking of what
-// passed the floor.
-func rankNewer(cfg hippo.Config, q *candQuery, nw *newerWins) [][]string {
-	var list, rest []scoredCand
-	for i := range q.Cands {
-		c := &q.Cands[i]
-		rel := cfg.SizedRelevance(c.Cos, c.BM25, c.Size, cfg.HybridAlpha)
-		if rel > 0 {
-			list = append(list, scoredCand{c, rel})
-		} else {
-			rest = append(rest, scoredCand{c, c.Cos})
-		}
-	}
-	order := func(a, b scoredCand) int {
-		if c := cmp.Compare(b.rel, a.rel); c != 0 {
-			return c
-		}
-		return b.c.Seq - a.c.Seq
-	}
-	slices.SortFunc(list, order)
-	if nw.tau <= 1 {
+	list = append(list[:min(10, len(list))], rest[:min(hippo.DefaultWeakResults, 10-min(10, len(list)), len(rest))]...)
+	if nw.tau <= 1 && weakToo {
 		nw.apply(list)
 	}
-	slices.SortFunc(rest, order)
-	list = append(list[:min(10, len(list))], rest[:min(hippo.DefaultWeakResults, 10-min(10, len(list)), len(rest))]...)
 	var ranked [][]string
 	for _, s := range list {
 		ranked = append(ranked, s.c.Items)

@@ -57,11 +57,14 @@ func newEnv(t testing.TB) *env {
 // openDB opens a database with the default configuration but no
 // relevance floor: the mock embedder's hash vectors are unrelated to each
 // other by design, and the tests that use them are about everything but
-// the floor (relevance_test.go tests it).
-func openDB(t testing.TB, path string, clk *clock) *sqlite.DB {
+// the floor (relevance_test.go tests it). tweaks change the rest.
+func openDB(t testing.TB, path string, clk *clock, tweaks ...func(*hippo.Config)) *sqlite.DB {
 	t.Helper()
 	cfg := hippo.DefaultConfig()
 	cfg.MinRelevance = 0
+	for _, f := range tweaks {
+		f(&cfg)
+	}
 	db, err := sqlite.Open(context.Background(), path, sqlite.Options{Now: clk.Now, Config: &cfg})
 	if err != nil {
 		t.Fatal(err)

@@ -34,10 +34,10 @@ type offlineEnv struct {
 	emb   *local.Embedder
 }
 
-func newOfflineEnv(t testing.TB) *offlineEnv {
+func newOfflineEnv(t testing.TB, tweaks ...func(*hippo.Config)) *offlineEnv {
 	t.Helper()
 	clk := &clock{t: time.Date(2026, 1, 10, 12, 0, 0, 0, time.UTC)}
-	return &offlineEnv{db: openDB(t, filepath.Join(t.TempDir(), "hippo.db"), clk), clock: clk, emb: local.NewEmbedder()}
+	return &offlineEnv{db: openDB(t, filepath.Join(t.TempDir(), "hippo.db"), clk, tweaks...), clock: clk, emb: local.NewEmbedder()}
 }
 
 func (e *offlineEnv) memory(t testing.TB, agent string) *sqlite.Memory {
@@ -372,17 +372,9 @@ func (e *offlineEnv) insertMixed(t testing.TB, agent string, r *rand.Rand, n int
 // from vector-leaning to BM25 alone, on queries whose words match fewer
 // and more chunks than the window holds.
 func TestHybridMatchesBruteForce(t *testing.T) {
-	e := newOfflineEnv(t)
 	// By the score alone: the reordering of corrections (NewerTopic) is
 	// storetest's NewerCorrectionFirst.
-	cfg := hippo.DefaultConfig()
-	cfg.MinRelevance, cfg.NewerTopic = 0, 0
-	db, err := sqlite.Open(context.Background(), filepath.Join(t.TempDir(), "score.db"), sqlite.Options{Now: e.clock.Now, Config: &cfg})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { db.Close() })
-	e.db = db
+	e := newOfflineEnv(t, func(c *hippo.Config) { c.NewerTopic = 0 })
 	e.insertMixed(t, "agent-a", rand.New(rand.NewPCG(11, 12)), 400)
 	m := e.memory(t, "agent-a")
 	b := newBrute(t, e.db, e.emb, m.Config(), e.clock.Now(), "agent-a")

@@ -214,13 +214,6 @@ func testCorrectionAboveText(t *testing.T, b Backend) {
 	e := newEnv(t, b)
 	ctx := context.Background()
 	m := e.factMemory("alice")
-	vec := func(parts map[int]float64) []float32 {
-		v := make([]float32, testDim)
-		for i, x := range parts {
-			v[i] = float32(x)
-		}
-		return v
-	}
 	const old, moved = "Our office is in Westlands, above a chemist.", "we moved last week, bigger space"
 	e.srv.Set("where is the office", mock.Axis(testDim, 0))
 	e.srv.Set("what shop is below", mock.Axis(testDim, 2))
@@ -229,7 +222,7 @@ func testCorrectionAboveText(t *testing.T, b Backend) {
 	e.srv.Set("User's office is in Westlands", mock.AtCosine(testDim, 0, 1, 0.6))
 	// At cosine 0.5 with the query and 0.85 with the old fact: about the
 	// query, and close enough to the old fact to be classified.
-	e.srv.Set("User's office is in Kilimani", vec(map[int]float64{0: 0.5, 1: 0.6875, 5: math.Sqrt(1 - 0.25 - 0.6875*0.6875)}))
+	e.srv.Set("User's office is in Kilimani", vecOf(map[int]float64{0: 0.5, 1: 0.6875, 5: math.Sqrt(1 - 0.25 - 0.6875*0.6875)}))
 	e.srv.Reply(facts("User's office is in Westlands", 0.6), facts("User's office is in Kilimani", 0.6), verdicts("SUPERSEDES"))
 	first, err := m.RememberFacts(ctx, old)
 	if err != nil {
@@ -275,6 +268,15 @@ func testCorrectionAboveText(t *testing.T, b Backend) {
 }
 
 // recalledIDs are the IDs of res, in order.
+// vecOf is the testDim vector with the given components, the rest 0.
+func vecOf(parts map[int]float64) []float32 {
+	v := make([]float32, testDim)
+	for i, x := range parts {
+		v[i] = float32(x)
+	}
+	return v
+}
+
 func recalledIDs(res []hippo.Recalled) []string {
 	ids := make([]string, len(res))
 	for i, r := range res {

@@ -3,6 +3,7 @@ package storetest
 import (
 	"context"
 	"math"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -20,13 +21,6 @@ func testNewerCorrectionFirst(t *testing.T, b Backend) {
 	e := newEnv(t, b)
 	ctx := context.Background()
 	m := e.memory("alice")
-	vec := func(parts map[int]float64) []float32 {
-		v := make([]float32, testDim)
-		for i, x := range parts {
-			v[i] = float32(x)
-		}
-		return v
-	}
 	const (
 		query  = "when is the gig"
 		old    = "first gig is at a bar in barrio italia on dec 6"
@@ -40,12 +34,12 @@ func testNewerCorrectionFirst(t *testing.T, b Backend) {
 		"The gig got moved, so rehearse on Thursday instead."
 	e.srv.Set(query, mock.Axis(testDim, 0))
 	e.srv.Set(old, mock.AtCosine(testDim, 0, 1, 0.8))
-	e.srv.Set(detail, vec(map[int]float64{0: 0.7, 1: 0.714}))
+	e.srv.Set(detail, vecOf(map[int]float64{0: 0.7, 1: 0.714}))
 	// Less relevant than the old one (cosine 0.6), on its topic (0.70).
-	e.srv.Set(moved, vec(map[int]float64{0: 0.6, 1: 0.367, 2: math.Sqrt(1 - 0.36 - 0.367*0.367)}))
+	e.srv.Set(moved, vecOf(map[int]float64{0: 0.6, 1: 0.367, 2: math.Sqrt(1 - 0.36 - 0.367*0.367)}))
 	// Relevant enough (0.38), but not on the old one's topic (0.30).
 	e.srv.Set(office, mock.AtCosine(testDim, 0, 3, 0.38))
-	e.srv.Set(long, vec(map[int]float64{0: 0.6, 1: 0.367, 6: math.Sqrt(1 - 0.36 - 0.367*0.367)}))
+	e.srv.Set(long, vecOf(map[int]float64{0: 0.6, 1: 0.367, 6: math.Sqrt(1 - 0.36 - 0.367*0.367)}))
 	ids := map[string]string{}
 	for _, s := range []string{old, detail, moved, long, office} {
 		res, err := m.StoreMemory(ctx, hippo.StoreInput{Content: s})
@@ -57,7 +51,7 @@ func testNewerCorrectionFirst(t *testing.T, b Backend) {
 	}
 	res, err := m.Recall(ctx, hippo.RecallInput{Query: query, Limit: 10, DryRun: true})
 	want := []string{ids[moved], ids[old], ids[detail], ids[long], ids[office]}
-	if err != nil || !equalIDs(recalledIDs(res), want) {
+	if err != nil || !slices.Equal(recalledIDs(res), want) {
 		t.Fatalf("recall = %v, %v: want %v (the correction, the gig, the bar, the long text, the office)", recalledIDs(res), err, want)
 	}
 	for i, r := range res {
@@ -105,16 +99,4 @@ func testNewerCorrectionFirst(t *testing.T, b Backend) {
 	if res, err := off.Recall(ctx, hippo.RecallInput{Query: query, Limit: 10, DryRun: true}); err != nil || len(res) != 5 || res[0].Chunk.ID != ids[old] || res[0].Updates != "" {
 		t.Errorf("recall with NewerTopic 0 = %v, %v: want the old gig first", recalledIDs(res), err)
 	}
-}
-
-func equalIDs(a, b []string) bool {
-	if len(a) != len(b) {
-		return false
-	}
-	for i := range a {
-		if a[i] != b[i] {
-			return false
-		}
-	}
-	return true
 }
