@@ -98,6 +98,12 @@ type Config struct {
 	// of 0 turns it off.
 	NewerTopic     float64
 	NewerRelevance float64
+	// NewerLink puts two memories on one topic under NewerTopic when they
+	// name the same rare thing ("the deadline got pushed, now it's 15 may"
+	// after "thesis deadline is 30 march"): a word of theirs that at most
+	// two chunks hold, with their cosine's relevance at least NewerLink.
+	// 0 leaves the topic to NewerTopic alone.
+	NewerLink float64
 	// LengthPivot, CosineLengthExponent and BM25LengthExponent discount
 	// the relevance of long content (see Config.LengthFactors): past
 	// LengthPivot bytes the cosine's relevance is multiplied by
@@ -145,6 +151,7 @@ func DefaultConfig() Config {
 		WeakResults:          DefaultWeakResults,
 		NewerTopic:           DefaultNewerTopic,
 		NewerRelevance:       DefaultNewerRelevance,
+		NewerLink:            DefaultNewerLink,
 		LengthPivot:          DefaultLengthPivot,
 		CosineLengthExponent: DefaultCosineLengthExponent,
 		BM25LengthExponent:   DefaultBM25LengthExponent,

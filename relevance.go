@@ -38,6 +38,7 @@ const (
 	// figures they were chosen by).
 	DefaultNewerTopic     = 0.6
 	DefaultNewerRelevance = 0.2
+	DefaultNewerLink      = 0.2
 )
 
 // StrongRelevance is the relevance of a cosine at CosineStrong: a strong

@@ -63,10 +63,10 @@ type Index struct {
 	// kept text: the text still states their old values
 	// (correctionsFirst).
 	outdated map[uint32][]string
-	// cues caches which chunks say something changed (newerFirst),
+	// cues caches what chunks' content says to newerFirst (cueOf),
 	// filled by recalls that hold mu for reading: cueMu guards it.
 	cueMu   sync.Mutex
-	cues    map[string]bool
+	cues    map[string]chunkCue
 	seq     int64 // last change-feed position folded in
 	loaded  bool
 	reserve int     // rows to make room for when the index is created

@@ -3,8 +3,10 @@ package engine
 import (
 	"cmp"
 	"context"
+	"slices"
 	"strings"
 	"unicode"
+	"unicode/utf8"
 
 	"github.com/hippo-mem/hippo"
 )
@@ -117,36 +119,52 @@ func sentenceStatesChange(words []string) bool {
 
 // newerFirst reorders hits, ranked by score, so that a memory that says
 // something changed comes just above an older memory on the same topic
-// (their cosine's relevance at least cfg.NewerTopic) when it is relevant
-// enough itself (past the floor, and cfg.NewerRelevance of the older
-// one's relevance): "the gig got moved to the 13th" above "first gig is on
-// dec 6". It names the older hit in Updates. Only memories take part:
-// facts have supersession (correctionsFirst). A memory longer than
-// cfg.LengthPivot does not move: it says many things, and a cue in it
-// says little about what it says of the query (an assistant's long reply
-// that mentions "instead"). The results stay the same, only their order
-// changes. Call with ai.mu held.
+// when it is relevant enough itself (past the floor, and
+// cfg.NewerRelevance of the older one's relevance): "the gig got moved to
+// the 13th" above "first gig is on dec 6". Two memories are on one topic
+// when their cosine's relevance is at least cfg.NewerTopic, or at least
+// cfg.NewerLink and they share a rare word (linkedByWord). It names the
+// older hit in Updates. Only memories take part: facts have supersession
+// (correctionsFirst). A memory longer than cfg.LengthPivot does not move:
+// it says many things, and a cue in it says little about what it says of
+// the query (an assistant's long reply that mentions "instead"). The
+// results stay the same, only their order changes. Call with ai.mu held.
 func newerFirst(ctx context.Context, cfg hippo.Config, ai *Index, st RecallStore, hits []hit) ([]hit, error) {
 	if !(cfg.NewerTopic > 0) || len(hits) < 2 {
 		return hits, nil
 	}
-	// above reports whether n may move above o, its cue aside.
-	above := func(n, o *hit) bool {
+	// topicOf says, its cue and words aside, whether n may move above o:
+	// on one topic by their cosine, or maybe, when a shared rare word
+	// decides.
+	topicOf := func(n, o *hit) (on, maybe bool) {
 		if n.Weak || n.Meta.Kind != hippo.KindMemory || o.Meta.Kind != hippo.KindMemory || !newer(n, o) ||
 			n.Relevance < cfg.NewerRelevance*o.Relevance || cfg.LengthPivot > 0 && int(n.Meta.Size) > cfg.LengthPivot {
-			return false
+			return false, false
 		}
 		c, ok := ai.idx.Cosine(n.ID, o.ID)
-		return ok && cfg.CosineRelevance(c) >= cfg.NewerTopic
+		if !ok {
+			return false, false
+		}
+		r := cfg.CosineRelevance(c)
+		return r >= cfg.NewerTopic, !(r >= cfg.NewerTopic) && cfg.NewerLink > 0 && r >= cfg.NewerLink
 	}
-	var ask []string // those whose cue decides a move
+	// Read the cue (and words) of those that may move, and the words of
+	// those a shared word may put below them, once.
+	var ask []string
+	asked := map[string]bool{}
+	need := func(id string) {
+		if _, known := ai.cue(id); !asked[id] && !known {
+			asked[id] = true
+			ask = append(ask, id)
+		}
+	}
 	for j := 1; j < len(hits); j++ {
 		for i := range j {
-			if above(&hits[j], &hits[i]) {
-				if _, known := ai.cue(hits[j].ID); !known {
-					ask = append(ask, hits[j].ID)
+			if on, maybe := topicOf(&hits[j], &hits[i]); on || maybe {
+				need(hits[j].ID)
+				if maybe {
+					need(hits[i].ID)
 				}
-				break
 			}
 		}
 	}
@@ -156,19 +174,37 @@ func newerFirst(ctx context.Context, cfg hippo.Config, ai *Index, st RecallStore
 			return nil, err
 		}
 		for id, c := range chunks {
-			ai.setCue(id, StatesChange(c.Content))
+			ai.setCue(id, cueOf(c.Content))
 		}
 	}
-	says := map[string]bool{}
+	cues := map[string]chunkCue{}
 	for _, h := range hits {
-		says[h.ID], _ = ai.cue(h.ID)
+		cues[h.ID], _ = ai.cue(h.ID)
+	}
+	rows := map[string]int{} // chunks holding a word, by word
+	above := func(n, o *hit) (bool, error) {
+		if !cues[n.ID].says {
+			return false, nil
+		}
+		on, maybe := topicOf(n, o)
+		if on || !maybe {
+			return on, nil
+		}
+		return linkedByWord(ctx, st, ai, cues[n.ID].words, cues[o.ID].words, rows)
 	}
 	// At each place, the newest hit below that may move above the one
 	// there takes it, and is then held against those below it in turn.
 	for p := 0; p < len(hits); {
 		best := -1
 		for j := p + 1; j < len(hits); j++ {
-			if says[hits[j].ID] && above(&hits[j], &hits[p]) && (best < 0 || newer(&hits[j], &hits[best])) {
+			if best >= 0 && !newer(&hits[j], &hits[best]) {
+				continue
+			}
+			ok, err := above(&hits[j], &hits[p])
+			if err != nil {
+				return nil, err
+			}
+			if ok {
 				best = j
 			}
 		}
@@ -184,29 +220,91 @@ func newerFirst(ctx context.Context, cfg hippo.Config, ai *Index, st RecallStore
 	return hits, nil
 }
 
+// linkRows is how many chunks may hold a word for it to link two
+// memories (NewerLink): a word that few chunks hold names one thing ("the
+// deadline", "Kilimani"), one that many hold names a kind of talk.
+// linkLookups bounds the words a recall counts so.
+const (
+	linkRows    = 2
+	linkLookups = 8
+)
+
+// linkedByWord reports whether the word lists a and b share a word that
+// at most linkRows chunks hold, as the store's full-text index counts
+// them (the agent's chunks, or every agent's for a large one); rows
+// caches the counts for one recall.
+func linkedByWord(ctx context.Context, st RecallStore, ai *Index, a, b []string, rows map[string]int) (bool, error) {
+	for _, w := range a {
+		if !slices.Contains(b, w) {
+			continue
+		}
+		n, ok := rows[w]
+		if !ok {
+			if len(rows) >= linkLookups {
+				return false, nil
+			}
+			scores, _, err := st.TextScores(ctx, []string{w}, ai.idx.Len())
+			if err != nil {
+				return false, err
+			}
+			n, rows[w] = len(scores), len(scores)
+		}
+		if n > 0 && n <= linkRows {
+			return true, nil
+		}
+	}
+	return false, nil
+}
+
+// chunkCue is what newerFirst reads from a chunk's content: whether it
+// says something changed, and its words that may link it to another
+// chunk (LinkWords).
+type chunkCue struct {
+	says  bool
+	words []string
+}
+
+func cueOf(content string) chunkCue {
+	return chunkCue{says: StatesChange(content), words: LinkWords(content)}
+}
+
+// LinkWords are the distinct words of text, lower case, of four letters
+// or more and not stop words: those that may name a thing (NewerLink).
+func LinkWords(text string) []string {
+	words := []string{}
+	for _, w := range strings.FieldsFunc(strings.ToLower(text), func(r rune) bool {
+		return !unicode.IsLetter(r) && !unicode.IsDigit(r) && r != '_'
+	}) {
+		if utf8.RuneCountInString(w) >= 4 && !stopWords[w] && !slices.Contains(words, w) {
+			words = append(words, w)
+		}
+	}
+	return words
+}
+
 // newer reports whether a was stored after b: by creation time, then by
 // ID, which grows with time.
 func newer(a, b *hit) bool {
 	return cmp.Or(cmp.Compare(a.Meta.Created, b.Meta.Created), cmp.Compare(a.ID, b.ID)) > 0
 }
 
-// cue is whether chunk id says something changed (StatesChange), and
-// whether that is known: it is read from the content the first time a
-// recall needs it and kept until the chunk changes.
-func (ai *Index) cue(id string) (says, known bool) {
+// cue is what chunk id's content says to newerFirst (cueOf), and whether
+// that is known: it is read from the content the first time a recall
+// needs it and kept until the chunk changes.
+func (ai *Index) cue(id string) (c chunkCue, known bool) {
 	ai.cueMu.Lock()
 	defer ai.cueMu.Unlock()
-	says, known = ai.cues[id]
-	return says, known
+	c, known = ai.cues[id]
+	return c, known
 }
 
-func (ai *Index) setCue(id string, says bool) {
+func (ai *Index) setCue(id string, c chunkCue) {
 	ai.cueMu.Lock()
 	defer ai.cueMu.Unlock()
 	if ai.cues == nil {
-		ai.cues = map[string]bool{}
+		ai.cues = map[string]chunkCue{}
 	}
-	ai.cues[id] = says
+	ai.cues[id] = c
 }
 
 // forgetCue drops what is known of chunk id's cue: it changed or went.

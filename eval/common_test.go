@@ -33,6 +33,7 @@ var (
 	flagRealMem  = flag.Bool("realmem", false, "run RealMem through the library and print its tables")
 	flagBefore   = flag.Bool("before", false, "run the library evaluations with recall as it was before issue 28 (every result boosted, no weak results, weights 0.6/0.3/0.1), for before-and-after tables")
 	flagNewer    = flag.Bool("newer", true, "rank a newer memory that says something changed above an older one on its topic (Config.NewerTopic); false turns it off, for before-and-after tables")
+	flagLink     = flag.Bool("newer-link", true, "let a shared rare word put two memories on one topic (Config.NewerLink); false leaves it to the cosine, for before-and-after tables")
 	flagLMEMCP   = flag.Bool("longmemeval-mcp", false, "run LongMemEval through `hippo serve` over MCP Streamable HTTP")
 	flagStore    = flag.String("store", "sqlite", "the store the own set and LongMemEval runs recall from: sqlite, or postgres (a database per run, at $HIPPO_TEST_POSTGRES or the local server)")
 	flagBin      = flag.Bool("bin", false, "run the first-contact check through the hippo binary too (CLI and MCP)")
@@ -255,6 +256,9 @@ func evalConfig(boost bool) hippo.Config {
 	}
 	if !*flagNewer {
 		cfg.NewerTopic = 0
+	}
+	if !*flagLink {
+		cfg.NewerLink = 0
 	}
 	if configTweak != nil {
 		configTweak(&cfg)

@@ -616,10 +616,12 @@ func TestSweepChange(t *testing.T) {
 		}
 	}
 	cues := map[string]map[string][]bool{}
+	words := map[string]map[string][]map[string]bool{}
 	header := []string{"newer first"}
 	for _, s := range sets {
 		header = append(header, strings.TrimSuffix(s, ".tsv")+" MRR", "first", "stale")
 		cues[s] = map[string][]bool{}
+		words[s] = map[string][]map[string]bool{}
 		cued, all := 0, 0
 		for agent, texts := range data[s].Texts {
 			c := make([]bool, len(texts))
@@ -629,6 +631,7 @@ func TestSweepChange(t *testing.T) {
 				}
 			}
 			cues[s][agent], all = c, all+len(texts)
+			words[s][agent] = rareWordSets(texts, linkRows)
 		}
 		t.Logf("%s: %d of %d chunks say something changed", s, cued, all)
 	}
@@ -637,15 +640,22 @@ func TestSweepChange(t *testing.T) {
 		tau, rho float64
 		cue      bool
 		size     int
+		link     float64 // NewerLink; 0 for none
 	}
 	settings := []setting{{tau: 2}}
 	for _, size := range []int{cfg.LengthPivot, 0} {
 		for _, cue := range []bool{true, false} {
 			for _, tau := range []float64{0.1, 0.2, 0.3, 0.45, 0.6} {
 				for _, rho := range []float64{0, 0.2, 0.3, 0.5, 0.7} {
-					settings = append(settings, setting{tau, rho, cue, size})
+					settings = append(settings, setting{tau, rho, cue, size, 0})
 				}
 			}
+		}
+	}
+	// A rare word shared under the topic bar (Config.NewerLink).
+	for _, link := range []float64{0.1, 0.2, 0.3, 0.45} {
+		for _, rho := range []float64{0.1, 0.2, 0.3} {
+			settings = append(settings, setting{0.6, rho, true, cfg.LengthPivot, link})
 		}
 	}
 	for _, st := range settings {
@@ -657,6 +667,9 @@ func TestSweepChange(t *testing.T) {
 			}
 			if st.size > 0 {
 				name += fmt.Sprintf(" ≤%dB", st.size)
+			}
+			if st.link > 0 {
+				name += fmt.Sprintf(" link %.2f", st.link)
 			}
 		}
 		row := []string{name}
@@ -673,6 +686,9 @@ func TestSweepChange(t *testing.T) {
 				nw := &newerWins{tau: st.tau, rho: st.rho, window: 10, vecs: data[s].Vecs[q.Agent], topic: &cfg, floor: cfg.MinRelevance, maxSize: st.size}
 				if st.cue {
 					nw.cues = cues[s][q.Agent]
+				}
+				if st.link > 0 {
+					nw.words, nw.linkTau = words[s][q.Agent], st.link
 				}
 				ranked := rankNewer(cfg, q, nw, func(rel float64) bool { return rel >= cfg.MinRelevance }, true)
 				relevant := map[string]bool{}
@@ -692,6 +708,32 @@ func TestSweepChange(t *testing.T) {
 		tb.row(row...)
 	}
 	t.Logf("\nboost off, today's fusion, weak results as recall gives them, newer first among all 10\n%s", tb)
+}
+
+// linkRows is engine's: how many chunks may hold a word that links two
+// memories.
+const linkRows = 2
+
+// rareWordSets are each text's words (engine.LinkWords) that at most
+// maxRows of texts hold.
+func rareWordSets(texts []string, maxRows int) []map[string]bool {
+	sets := make([]map[string]bool, len(texts))
+	rows := map[string]int{}
+	for i, x := range texts {
+		sets[i] = map[string]bool{}
+		for _, w := range engine.LinkWords(x) {
+			sets[i][w] = true
+			rows[w]++
+		}
+	}
+	for _, set := range sets {
+		for w := range set {
+			if rows[w] > maxRows {
+				delete(set, w)
+			}
+		}
+	}
+	return sets
 }
 
 // rankNewer ranks q's candidates by today's fusion, those that pass

@@ -67,13 +67,19 @@ type newerWins struct {
 	floor float64
 	// maxSize, when set, is the longest chunk (bytes) that may move.
 	maxSize int
+	// words, when set, are each chunk's content words (by Seq): two chunks
+	// that share one are on a topic when their cosine's relevance is at
+	// least linkTau, under tau.
+	words   []map[string]bool
+	linkTau float64
 }
 
 // sameTopic reports whether chunks a and b (by Seq) are on one topic.
 func (nw *newerWins) sameTopic(a, b int) bool {
 	c := cosine(nw.vecs[a], nw.vecs[b])
 	if nw.topic != nil {
-		return nw.topic.CosineRelevance(c) >= nw.tau
+		r := nw.topic.CosineRelevance(c)
+		return r >= nw.tau || nw.words != nil && r >= nw.linkTau && shareWord(nw.words[a], nw.words[b])
 	}
 	return c >= nw.tau
 }
@@ -552,4 +558,14 @@ func TestSweepFactVoice(t *testing.T) {
 			t.Logf("%s, fact voice %v: first %d/%d, top 3 %d", set, voice, first, len(questions), top3)
 		}
 	}
+}
+
+// shareWord reports whether a and b hold a word in common.
+func shareWord(a, b map[string]bool) bool {
+	for w := range a {
+		if b[w] {
+			return true
+		}
+	}
+	return false
 }

@@ -100,3 +100,62 @@ func testNewerCorrectionFirst(t *testing.T, b Backend) {
 		t.Errorf("recall with NewerTopic 0 = %v, %v: want the old gig first", recalledIDs(res), err)
 	}
 }
+
+// testNewerLinkedByWord: a correction further from the older memory than
+// NewerTopic asks still ranks above it when the two share a word that
+// few chunks hold (Config.NewerLink); a word that many chunks hold links
+// nothing, and a NewerLink of 0 leaves the topic to the cosine.
+func testNewerLinkedByWord(t *testing.T, b Backend) {
+	e := newEnv(t, b)
+	ctx := context.Background()
+	m := e.memory("alice")
+	const (
+		thesis = "when is my thesis due"
+		old    = "thesis deadline is 30 march"
+		pushed = "also the deadline got pushed, now its 15 may"
+		yoga   = "when is yoga"
+		class  = "yoga class is on tuesday evenings"
+		moved  = "the class got moved to thursday"
+		notes  = "class notes for statistics are online"
+	)
+	// Each correction: cosine 0.5 with its question, 0.5 with the older
+	// memory (relevance 0.49: under NewerTopic, over NewerLink).
+	e.srv.Set(thesis, mock.Axis(testDim, 0))
+	e.srv.Set(old, vecOf(map[int]float64{0: 0.8, 1: 0.6}))
+	e.srv.Set(pushed, vecOf(map[int]float64{0: 0.5, 1: 1.0 / 6, 2: math.Sqrt(1 - 0.25 - 1.0/36)}))
+	e.srv.Set(yoga, mock.Axis(testDim, 3))
+	e.srv.Set(class, vecOf(map[int]float64{3: 0.8, 4: 0.6}))
+	e.srv.Set(moved, vecOf(map[int]float64{3: 0.5, 4: 1.0 / 6, 5: math.Sqrt(1 - 0.25 - 1.0/36)}))
+	e.srv.Set(notes, mock.Axis(testDim, 6))
+	ids := map[string]string{}
+	for _, s := range []string{old, class, notes, pushed, moved} {
+		res, err := m.StoreMemory(ctx, hippo.StoreInput{Content: s})
+		if err != nil {
+			t.Fatal(err)
+		}
+		ids[s] = res.Chunk.ID
+		e.clock.Advance(time.Minute)
+	}
+	first := func(m hippo.AgentMemory, query string) (string, string) {
+		t.Helper()
+		res, err := m.Recall(ctx, hippo.RecallInput{Query: query, Limit: 10, DryRun: true})
+		if err != nil || len(res) < 2 {
+			t.Fatalf("recall %q = %v, %v", query, recalledIDs(res), err)
+		}
+		return res[0].Chunk.ID, res[0].Updates
+	}
+	// "deadline": two chunks hold it.
+	if id, upd := first(m, thesis); id != ids[pushed] || upd != ids[old] {
+		t.Errorf("recall %q: first %s updating %q, want the pushed deadline updating the old one %s", thesis, id, upd, ids[old])
+	}
+	// "class": three chunks hold it.
+	if id, upd := first(m, yoga); id != ids[class] || upd != "" {
+		t.Errorf("recall %q: first %s updating %q, want the yoga class, unmoved", yoga, id, upd)
+	}
+	cfg := hippo.DefaultConfig()
+	cfg.NewerLink = 0
+	off := e.memoryOf(e.open(e.name, Options{Config: &cfg}), "alice")
+	if id, upd := first(off, thesis); id != ids[old] || upd != "" {
+		t.Errorf("recall %q with NewerLink 0: first %s updating %q, want the old deadline", thesis, id, upd)
+	}
+}

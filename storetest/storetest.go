@@ -151,6 +151,7 @@ var suite = []struct {
 	{"KeptTextStays", testKeptTextStays},
 	{"CorrectionAboveText", testCorrectionAboveText},
 	{"NewerCorrectionFirst", testNewerCorrectionFirst},
+	{"NewerLinkedByWord", testNewerLinkedByWord},
 	{"ClassifyFailureKeepsText", testClassifyFailureKeepsText},
 	{"ForgetKeptText", testForgetKeptText},
 	// Async remember_facts (pending.go)
