@@ -27,7 +27,10 @@ import (
 // server acknowledges them (durably), through a scripted OpenAI-compatible
 // embedder of 1536 dimensions or the offline default (MiniLM). A probe
 // recalls every 20 ms meanwhile; recall p50/p95 under that load and on the
-// idle server afterwards are reported beside memories/s.
+// idle server afterwards are reported beside memories/s. The server's CPU
+// per memory is reported with the probe's recalls (server-cpu-ms/memory)
+// and without them (net-server-cpu-ms/memory), the probe's share taken
+// from the CPU of idle recalls before and after the stores.
 //
 //	go test -run '^$' -bench ServeStores -benchtime 2000x -timeout 30m ./cmd/hippo/
 //
@@ -79,6 +82,17 @@ func benchServeStores(b *testing.B, embedder string, clients int, db string) {
 		b.Fatal(err)
 	}
 	recall()
+	// recallCPU is the server's CPU per idle recall, over enough of them
+	// for the clock's 10 ms ticks.
+	recallCPU := func() time.Duration {
+		const n = 200
+		before := procCPU(b, cmd.Process.Pid)
+		for range n {
+			recall()
+		}
+		return (procCPU(b, cmd.Process.Pid) - before) / n
+	}
+	recallCPUFirst := recallCPU()
 
 	var loaded []time.Duration
 	stop := make(chan struct{})
@@ -111,10 +125,17 @@ func benchServeStores(b *testing.B, embedder string, clients int, db string) {
 	for range 30 {
 		idle = append(idle, recall())
 	}
+	// A probe recall costs what an idle one does on the index of its
+	// moment, which grows from the first memory to the last: the mean of
+	// an idle recall's cost at either end.
+	probeCPU := (recallCPUFirst + recallCPU()) / 2
 	b.ReportMetric(float64(b.N)/elapsed.Seconds(), "memories/s")
 	// The server's own CPU per memory stored (its recall probe
 	// included): the clients and the fake embedder share the machine.
 	b.ReportMetric(ms(serverCPU)/float64(b.N), "server-cpu-ms/memory")
+	// The same net of the probe's recalls: what a store_memory costs.
+	b.ReportMetric(ms(serverCPU-time.Duration(len(loaded))*probeCPU)/float64(b.N), "net-server-cpu-ms/memory")
+	b.ReportMetric(ms(probeCPU), "probe-cpu-ms/recall")
 	// The benchmark's own: its MCP clients and the fake embedder (with
 	// PostgreSQL, its server processes are neither).
 	b.ReportMetric(ms(harnessCPU)/float64(b.N), "harness-cpu-ms/memory")
