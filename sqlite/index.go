@@ -142,7 +142,7 @@ func (s *snapshot) Count(ctx context.Context) (int, error) {
 
 // LoadAll implements engine.Snapshot.
 func (s *snapshot) LoadAll(ctx context.Context, fn func(*engine.Row) error) error {
-	return readIndexRows(ctx, s.tx, `WHERE agent_id = ?`, []any{s.agent}, fn)
+	return readIndexRows(ctx, s.tx, nil, `WHERE agent_id = ?`, []any{s.agent}, fn)
 }
 
 // Changes implements engine.Snapshot.
@@ -170,24 +170,39 @@ func (s *snapshot) Changes(ctx context.Context, since int64) ([]string, int64, e
 	return ids, seq, rows.Err()
 }
 
-// Rows implements engine.Snapshot.
+// Rows implements engine.Snapshot: one statement, prepared once, with the
+// IDs as a JSON array; a list of placeholders would be a new statement
+// for every number of IDs.
 func (s *snapshot) Rows(ctx context.Context, ids []string, fn func(*engine.Row) error) error {
-	args := make([]any, 0, len(ids)+1)
-	for _, id := range ids {
-		args = append(args, id)
-	}
-	args = append(args, s.agent)
 	// "+agent_id" keeps the planner on the primary key: the agent index
 	// would scan every row of the agent.
-	return readIndexRows(ctx, s.tx, `WHERE id IN (`+placeholders(len(ids))+`) AND +agent_id = ?`, args, fn)
+	st, err := s.db.readStmt(ctx, indexRowsQuery+`WHERE id IN (SELECT value FROM json_each(?)) AND +agent_id = ?`)
+	if err != nil {
+		return fmt.Errorf("load index: %w", err)
+	}
+	list, err := json.Marshal(ids)
+	if err != nil {
+		return fmt.Errorf("load index: %w", err)
+	}
+	return readIndexRows(ctx, s.tx, st, "", []any{string(list), s.agent}, fn)
 }
 
-// readIndexRows hands the chunks matched by where to fn, each embedding in
-// the driver's buffer.
-func readIndexRows(ctx context.Context, tx *sql.Tx, where string, args []any, fn func(*engine.Row) error) error {
-	rows, err := tx.QueryContext(ctx, `SELECT rowid, id, scope, kind, embedding, metadata, running_intensity,
-		access_count, last_accessed_at, created_at, superseded_by, superseded_at, octet_length(content),
-		suspicious IS NOT NULL, `+engine.GroupColumn+` FROM chunks `+where, args...)
+// indexRowsQuery reads what the index holds of a chunk (engine.Row).
+const indexRowsQuery = `SELECT rowid, id, scope, kind, embedding, metadata, running_intensity,
+	access_count, last_accessed_at, created_at, superseded_by, superseded_at, octet_length(content),
+	suspicious IS NOT NULL, ` + engine.GroupColumn + ` FROM chunks `
+
+// readIndexRows hands the chunks matched by st (prepared on the read pool)
+// or, when st is nil, by where, to fn, each embedding in the driver's
+// buffer.
+func readIndexRows(ctx context.Context, tx *sql.Tx, st *sql.Stmt, where string, args []any, fn func(*engine.Row) error) error {
+	var rows *sql.Rows
+	var err error
+	if st != nil {
+		rows, err = tx.StmtContext(ctx, st).QueryContext(ctx, args...)
+	} else {
+		rows, err = tx.QueryContext(ctx, indexRowsQuery+where, args...)
+	}
 	if err != nil {
 		return fmt.Errorf("load index: %w", err)
 	}
