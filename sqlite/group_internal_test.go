@@ -215,3 +215,32 @@ func waitQueued(t *testing.T, db *DB, n int) {
 		}
 	}
 }
+
+// TestGroupCommitFTS: over several groups, the full-text index holds what
+// each group committed and nothing of a call rolled back to its savepoint.
+func TestGroupCommitFTS(t *testing.T) {
+	db := openGroupDB(t)
+	boom := errors.New("boom")
+	for round := range 4 {
+		word := func(w string) string { return fmt.Sprintf("%s%d", w, round) }
+		failing := func(tx engine.Tx) error {
+			if err := insertFn(word("halfwritten"))(tx); err != nil {
+				return err
+			}
+			return boom
+		}
+		grouped(t, db, "agent", []func(engine.Tx) error{insertFn(word("alpha")), failing, insertFn(word("beta"))})
+		for w, want := range map[string]int{"alpha": 1, "halfwritten": 0, "beta": 1} {
+			var n int
+			if err := db.read.QueryRow(`SELECT count(*) FROM chunks_fts WHERE chunks_fts MATCH ?`, word(w)).Scan(&n); err != nil {
+				t.Fatal(err)
+			}
+			if n != want {
+				t.Errorf("group %d: %d rows match %s, want %d", round, n, word(w), want)
+			}
+		}
+		if _, err := db.write.Exec(`INSERT INTO chunks_fts (chunks_fts, rank) VALUES ('integrity-check', 0)`); err != nil {
+			t.Errorf("group %d: %v", round, err)
+		}
+	}
+}
