@@ -268,18 +268,12 @@ func cueOf(content string) chunkCue {
 	return chunkCue{says: StatesChange(content), words: LinkWords(content)}
 }
 
-// LinkWords are the distinct words of text, lower case, of four letters
-// or more and not stop words: those that may name a thing (NewerLink).
+// LinkWords are the distinct words of text (as QueryWords reads them) of
+// four letters or more and not stop words: those that may name a thing
+// (NewerLink).
 func LinkWords(text string) []string {
-	words := []string{}
-	for _, w := range strings.FieldsFunc(strings.ToLower(text), func(r rune) bool {
-		return !unicode.IsLetter(r) && !unicode.IsDigit(r) && r != '_'
-	}) {
-		if utf8.RuneCountInString(w) >= 4 && !stopWords[w] && !slices.Contains(words, w) {
-			words = append(words, w)
-		}
-	}
-	return words
+	words, _ := distinctWords(text)
+	return slices.DeleteFunc(words, func(w string) bool { return utf8.RuneCountInString(w) < 4 })
 }
 
 // newer reports whether a was stored after b: by creation time, then by

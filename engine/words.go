@@ -16,11 +16,20 @@ const maxQueryWords = 32
 // maxQueryWords. Words hold no quote or operator, so a store may quote
 // them into its query syntax.
 func QueryWords(text string) []string {
+	words, stops := distinctWords(text)
+	if len(words) == 0 {
+		words = stops
+	}
+	return words[:min(len(words), maxQueryWords)]
+}
+
+// distinctWords are text's runs of letters, digits and _, lower-cased,
+// each once in the order they come, apart from its English stop words.
+func distinctWords(text string) (words, stops []string) {
 	all := strings.FieldsFunc(strings.ToLower(text), func(r rune) bool {
 		return !unicode.IsLetter(r) && !unicode.IsDigit(r) && r != '_'
 	})
 	seen := map[string]bool{}
-	var words, stops []string
 	for _, w := range all {
 		if seen[w] {
 			continue
@@ -32,10 +41,7 @@ func QueryWords(text string) []string {
 			words = append(words, w)
 		}
 	}
-	if len(words) == 0 {
-		words = stops
-	}
-	return words[:min(len(words), maxQueryWords)]
+	return words, stops
 }
 
 // stopWords are English function words, question words and the verbs of

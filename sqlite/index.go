@@ -142,7 +142,11 @@ func (s *snapshot) Count(ctx context.Context) (int, error) {
 
 // LoadAll implements engine.Snapshot.
 func (s *snapshot) LoadAll(ctx context.Context, fn func(*engine.Row) error) error {
-	return readIndexRows(ctx, s.tx, nil, `WHERE agent_id = ?`, []any{s.agent}, fn)
+	st, err := s.db.readStmt(ctx, indexRowsQuery+`WHERE agent_id = ?`)
+	if err != nil {
+		return fmt.Errorf("load index: %w", err)
+	}
+	return readIndexRows(ctx, s.tx, st, []any{s.agent}, fn)
 }
 
 // Changes implements engine.Snapshot.
@@ -184,7 +188,7 @@ func (s *snapshot) Rows(ctx context.Context, ids []string, fn func(*engine.Row) 
 	if err != nil {
 		return fmt.Errorf("load index: %w", err)
 	}
-	return readIndexRows(ctx, s.tx, st, "", []any{string(list), s.agent}, fn)
+	return readIndexRows(ctx, s.tx, st, []any{string(list), s.agent}, fn)
 }
 
 // indexRowsQuery reads what the index holds of a chunk (engine.Row).
@@ -192,17 +196,11 @@ const indexRowsQuery = `SELECT rowid, id, scope, kind, embedding, metadata, runn
 	access_count, last_accessed_at, created_at, superseded_by, superseded_at, octet_length(content),
 	suspicious IS NOT NULL, ` + engine.GroupColumn + ` FROM chunks `
 
-// readIndexRows hands the chunks matched by st (prepared on the read pool)
-// or, when st is nil, by where, to fn, each embedding in the driver's
-// buffer.
-func readIndexRows(ctx context.Context, tx *sql.Tx, st *sql.Stmt, where string, args []any, fn func(*engine.Row) error) error {
-	var rows *sql.Rows
-	var err error
-	if st != nil {
-		rows, err = tx.StmtContext(ctx, st).QueryContext(ctx, args...)
-	} else {
-		rows, err = tx.QueryContext(ctx, indexRowsQuery+where, args...)
-	}
+// readIndexRows hands the chunks matched by st (indexRowsQuery and a
+// WHERE clause, prepared on the read pool) to fn, each embedding in the
+// driver's buffer.
+func readIndexRows(ctx context.Context, tx *sql.Tx, st *sql.Stmt, args []any, fn func(*engine.Row) error) error {
+	rows, err := tx.StmtContext(ctx, st).QueryContext(ctx, args...)
 	if err != nil {
 		return fmt.Errorf("load index: %w", err)
 	}

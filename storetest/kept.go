@@ -267,7 +267,6 @@ func testCorrectionAboveText(t *testing.T, b Backend) {
 	}
 }
 
-// recalledIDs are the IDs of res, in order.
 // vecOf is the testDim vector with the given components, the rest 0.
 func vecOf(parts map[int]float64) []float32 {
 	v := make([]float32, testDim)
@@ -277,6 +276,7 @@ func vecOf(parts map[int]float64) []float32 {
 	return v
 }
 
+// recalledIDs are the IDs of res, in order.
 func recalledIDs(res []hippo.Recalled) []string {
 	ids := make([]string, len(res))
 	for i, r := range res {

@@ -40,15 +40,7 @@ func testNewerCorrectionFirst(t *testing.T, b Backend) {
 	// Relevant enough (0.38), but not on the old one's topic (0.30).
 	e.srv.Set(office, mock.AtCosine(testDim, 0, 3, 0.38))
 	e.srv.Set(long, vecOf(map[int]float64{0: 0.6, 1: 0.367, 6: math.Sqrt(1 - 0.36 - 0.367*0.367)}))
-	ids := map[string]string{}
-	for _, s := range []string{old, detail, moved, long, office} {
-		res, err := m.StoreMemory(ctx, hippo.StoreInput{Content: s})
-		if err != nil {
-			t.Fatal(err)
-		}
-		ids[s] = res.Chunk.ID
-		e.clock.Advance(time.Minute)
-	}
+	ids := storeInTurn(t, e, m, old, detail, moved, long, office)
 	res, err := m.Recall(ctx, hippo.RecallInput{Query: query, Limit: 10, DryRun: true})
 	want := []string{ids[moved], ids[old], ids[detail], ids[long], ids[office]}
 	if err != nil || !slices.Equal(recalledIDs(res), want) {
@@ -127,15 +119,7 @@ func testNewerLinkedByWord(t *testing.T, b Backend) {
 	e.srv.Set(class, vecOf(map[int]float64{3: 0.8, 4: 0.6}))
 	e.srv.Set(moved, vecOf(map[int]float64{3: 0.5, 4: 1.0 / 6, 5: math.Sqrt(1 - 0.25 - 1.0/36)}))
 	e.srv.Set(notes, mock.Axis(testDim, 6))
-	ids := map[string]string{}
-	for _, s := range []string{old, class, notes, pushed, moved} {
-		res, err := m.StoreMemory(ctx, hippo.StoreInput{Content: s})
-		if err != nil {
-			t.Fatal(err)
-		}
-		ids[s] = res.Chunk.ID
-		e.clock.Advance(time.Minute)
-	}
+	ids := storeInTurn(t, e, m, old, class, notes, pushed, moved)
 	first := func(m hippo.AgentMemory, query string) (string, string) {
 		t.Helper()
 		res, err := m.Recall(ctx, hippo.RecallInput{Query: query, Limit: 10, DryRun: true})
@@ -158,4 +142,20 @@ func testNewerLinkedByWord(t *testing.T, b Backend) {
 	if id, upd := first(off, thesis); id != ids[old] || upd != "" {
 		t.Errorf("recall %q with NewerLink 0: first %s updating %q, want the old deadline", thesis, id, upd)
 	}
+}
+
+// storeInTurn stores each of texts as a memory of m, a minute apart, and
+// returns their IDs by text.
+func storeInTurn(t *testing.T, e *env, m hippo.AgentMemory, texts ...string) map[string]string {
+	t.Helper()
+	ids := map[string]string{}
+	for _, s := range texts {
+		res, err := m.StoreMemory(context.Background(), hippo.StoreInput{Content: s})
+		if err != nil {
+			t.Fatal(err)
+		}
+		ids[s] = res.Chunk.ID
+		e.clock.Advance(time.Minute)
+	}
+	return ids
 }
