@@ -63,6 +63,9 @@ type Index struct {
 	// kept text: the text still states their old values
 	// (correctionsFirst).
 	outdated map[uint32][]string
+	// rowGroups is the group of each row in one (Meta.Group), by RowID:
+	// how a full-text match is counted once per message (linkedByWord).
+	rowGroups map[int64]uint32
 	// cues caches what chunks' content says to newerFirst (cueOf),
 	// filled by recalls that hold mu for reading: cueMu guards it.
 	cueMu   sync.Mutex
@@ -234,6 +237,12 @@ func (ai *Index) add(r *Row, times [3]int64, v []float32, strict bool) error {
 	if ai.loaded { // a load starts from an empty index
 		ai.forgetGroup(r.ID)
 	}
+	if m.Group != 0 {
+		if ai.rowGroups == nil {
+			ai.rowGroups = map[int64]uint32{}
+		}
+		ai.rowGroups[m.RowID] = m.Group
+	}
 	switch {
 	case m.Group == 0:
 	case m.Kind == hippo.KindMemory:
@@ -257,6 +266,9 @@ func (ai *Index) add(r *Row, times [3]int64, v []float32, strict bool) error {
 func (ai *Index) forgetGroup(id string) {
 	ai.forgetCue(id)
 	old, ok := ai.idx.Meta(id)
+	if ok && old.Group != 0 {
+		delete(ai.rowGroups, old.RowID)
+	}
 	switch {
 	case !ok || old.Group == 0:
 	case old.Kind == hippo.KindMemory:

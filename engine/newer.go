@@ -247,7 +247,8 @@ func linkedByWord(ctx context.Context, st RecallStore, ai *Index, a, b []string,
 			if err != nil {
 				return false, err
 			}
-			n, rows[w] = len(scores), len(scores)
+			n = ai.distinctTexts(scores)
+			rows[w] = n
 		}
 		if n > 0 && n <= linkRows {
 			return true, nil
@@ -306,4 +307,22 @@ func (ai *Index) forgetCue(id string) {
 	ai.cueMu.Lock()
 	defer ai.cueMu.Unlock()
 	delete(ai.cues, id)
+}
+
+// distinctTexts counts the rows of a full-text match once per thing said:
+// a text kept by remember_facts and the facts learned from it count as
+// one, since the facts repeat its words. Call with ai.mu held.
+func (ai *Index) distinctTexts(rows map[int64]float64) int {
+	n, seen := 0, map[uint32]bool{}
+	for id := range rows {
+		g, ok := ai.rowGroups[id]
+		if ok && ai.hasText(g) {
+			if seen[g] {
+				continue
+			}
+			seen[g] = true
+		}
+		n++
+	}
+	return n
 }

@@ -144,6 +144,40 @@ func testNewerLinkedByWord(t *testing.T, b Backend) {
 	}
 }
 
+// testNewerLinkCountsTexts: a text remember_facts kept and the facts
+// learned from it say one thing, so a word they share counts once towards
+// the link's limit: "deadline" in the kept text, its fact and the
+// correction is in three chunks but two things said, and links them.
+func testNewerLinkCountsTexts(t *testing.T, b Backend) {
+	e := newEnv(t, b)
+	ctx := context.Background()
+	m := e.factMemory("alice")
+	const (
+		thesis = "when is my thesis due"
+		old    = "thesis deadline is 30 march"
+		fact   = "User's thesis deadline is 30 March"
+		pushed = "also the deadline got pushed, now its 15 may"
+	)
+	e.srv.Set(thesis, mock.Axis(testDim, 0))
+	e.srv.Set(old, vecOf(map[int]float64{0: 0.8, 1: 0.6}))
+	e.srv.Set(fact, mock.Axis(testDim, 7)) // unrelated: the text stands for it
+	e.srv.Set(pushed, vecOf(map[int]float64{0: 0.5, 1: 1.0 / 6, 2: math.Sqrt(1 - 0.25 - 1.0/36)}))
+	res, err := m.Remember(ctx, hippo.RememberInput{Text: old, Facts: []hippo.GivenFact{{Fact: fact}}})
+	if err != nil || res.Message == nil {
+		t.Fatalf("remember = %+v, %v; want the text kept", res, err)
+	}
+	e.clock.Advance(time.Minute)
+	ids := storeInTurn(t, e, m, pushed)
+	got, err := m.Recall(ctx, hippo.RecallInput{Query: thesis, Limit: 10, DryRun: true})
+	if err != nil || len(got) < 2 {
+		t.Fatalf("recall = %v, %v", recalledIDs(got), err)
+	}
+	if got[0].Chunk.ID != ids[pushed] || got[0].Updates != res.Message.ID {
+		t.Errorf("recall %q: first %s updating %q, want the pushed deadline updating the kept text %s",
+			thesis, got[0].Chunk.ID, got[0].Updates, res.Message.ID)
+	}
+}
+
 // storeInTurn stores each of texts as a memory of m, a minute apart, and
 // returns their IDs by text.
 func storeInTurn(t *testing.T, e *env, m hippo.AgentMemory, texts ...string) map[string]string {

@@ -152,6 +152,7 @@ var suite = []struct {
 	{"CorrectionAboveText", testCorrectionAboveText},
 	{"NewerCorrectionFirst", testNewerCorrectionFirst},
 	{"NewerLinkedByWord", testNewerLinkedByWord},
+	{"NewerLinkCountsTexts", testNewerLinkCountsTexts},
 	{"ClassifyFailureKeepsText", testClassifyFailureKeepsText},
 	{"ForgetKeptText", testForgetKeptText},
 	// Async remember_facts (pending.go)
