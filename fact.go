@@ -45,6 +45,13 @@ type Extractor interface {
 	ExtractFacts(ctx context.Context, text string) ([]Fact, []LLMCall, error)
 }
 
+// ExtractorNamer is implemented by an Extractor that says what it is,
+// ExtractorOffline or ExtractorLLM: each fact it extracts records that
+// (Provenance.Extractor).
+type ExtractorNamer interface {
+	ExtractorName() string
+}
+
 // NoFactsExplainer is implemented by an Extractor that can say why a text
 // yielded no fact ("text is a question"). RememberFacts puts the reason in
 // its result, so a caller learns what was dropped and why instead of a bare

@@ -28,6 +28,34 @@ const (
 	CallerLibrary = "library"
 )
 
+// Extractors: what stated a fact (Provenance.Extractor).
+const (
+	// ExtractorCaller: the caller gave the fact (RememberInput.Facts).
+	ExtractorCaller = "caller"
+	// ExtractorOffline: the offline extractor cut it from the text by
+	// rules.
+	ExtractorOffline = "offline"
+	// ExtractorLLM: an LLM extracted it from the text.
+	ExtractorLLM = "llm"
+)
+
+// Stated says in a few words what stated a fact (Extractor): "given by
+// the caller", "extracted offline", "extracted by an LLM", or the
+// extractor's name; "" when unknown.
+func (p *Provenance) Stated() string {
+	switch p.Extractor {
+	case "":
+		return ""
+	case ExtractorCaller:
+		return "given by the caller"
+	case ExtractorOffline:
+		return "extracted offline"
+	case ExtractorLLM:
+		return "extracted by an LLM"
+	}
+	return "extracted by " + p.Extractor
+}
+
 // MaxSourceLength bounds a caller-given source (a message ID, a URL, a
 // file name).
 const MaxSourceLength = 2048
@@ -51,6 +79,12 @@ type Provenance struct {
 	// and deleted with the last chunk that refers to it; "" for content
 	// stored as given.
 	InputHash string `json:"input_hash,omitempty"`
+	// Extractor is what stated a fact learned by remember_facts:
+	// ExtractorCaller, ExtractorOffline or ExtractorLLM; "" for content
+	// stored as given, or an extractor that does not say
+	// (ExtractorNamer). A fact the offline extractor cut from a text that
+	// was kept comes back in recall as that text (docs/MODEL.md).
+	Extractor string `json:"extractor,omitempty"`
 }
 
 // SourceInfo is where a chunk came from, as memory_source reports it.

@@ -41,7 +41,8 @@ func exportTime(stored *string) error {
 //	            "embedding_base64","metadata","running_intensity",
 //	            "encounter_count","access_count","last_accessed_at",
 //	            "superseded_by","superseded_at","created_at",
-//	            "suspicious","origin","caller","source","input_hash"}, ...],
+//	            "suspicious","origin","caller","source","input_hash",
+//	            "extractor"}, ...],
 //	 "inputs":[{"agent_id","hash","text","created_at"}, ...]}
 //
 // Values are the stored ones, in a form no backend owns: NULL as null, the
@@ -54,8 +55,8 @@ func exportTime(stored *string) error {
 // written under the seed's model, as every file was before there was a
 // choice. Import refuses a file of another model than the store's.
 //
-// A chunk's provenance (hippo.Provenance) is origin, caller, source and
-// input_hash, null when unknown; suspicious is the trust flag's reason, ""
+// A chunk's provenance (hippo.Provenance) is origin, caller, source,
+// input_hash and extractor, null when unknown; suspicious is the trust flag's reason, ""
 // when the chunk is not flagged (or a person trusted it). inputs, after
 // the chunks, are the texts facts were extracted from, once per agent and
 // hash (the SHA-256 of text), ordered by agent and hash: those the
@@ -103,6 +104,7 @@ type ExportChunk struct {
 	Caller     *string `json:"caller"`
 	Source     *string `json:"source"`
 	InputHash  *string `json:"input_hash"`
+	Extractor  *string `json:"extractor"`
 }
 
 // ExportInput is a text facts were extracted from, as an export records

@@ -12,23 +12,33 @@ import (
 // extract runs the extractor on text. When its LLM answers with an
 // unreadable reply or not within its timeout, the fallback extractor
 // (MemoryOptions.FallbackExtractor), if any, extracts from the text
-// instead, and note says so; any other error fails the call.
-func (m *Memory) extract(ctx context.Context, text string, calls *[]hippo.LLMCall) (facts []hippo.Fact, note string, err error) {
+// instead, and note says so; any other error fails the call. by names the
+// extractor that found the facts (extractorName).
+func (m *Memory) extract(ctx context.Context, text string, calls *[]hippo.LLMCall) (facts []hippo.Fact, by, note string, err error) {
 	facts, used, err := m.opts.Extractor.ExtractFacts(ctx, text)
 	*calls = append(*calls, used...)
 	if err == nil {
-		return facts, "", nil
+		return facts, extractorName(m.opts.Extractor), "", nil
 	}
 	why := llmFailure(ctx, err)
 	if why == "" || m.opts.FallbackExtractor == nil {
-		return nil, "", fmt.Errorf("extract facts: %w", err)
+		return nil, "", "", fmt.Errorf("extract facts: %w", err)
 	}
 	facts, used, ferr := m.opts.FallbackExtractor.ExtractFacts(ctx, text)
 	*calls = append(*calls, used...)
 	if ferr != nil {
-		return nil, "", fmt.Errorf("extract facts: %w (the fallback extractor failed too: %v)", err, ferr)
+		return nil, "", "", fmt.Errorf("extract facts: %w (the fallback extractor failed too: %v)", err, ferr)
 	}
-	return facts, fmt.Sprintf("Extraction: the LLM %s, so the offline extractor extracted the facts.", why), nil
+	return facts, extractorName(m.opts.FallbackExtractor), fmt.Sprintf("Extraction: the LLM %s, so the offline extractor extracted the facts.", why), nil
+}
+
+// extractorName is what e says it is (hippo.ExtractorNamer), "" when it
+// does not say.
+func extractorName(e hippo.Extractor) string {
+	if n, ok := e.(hippo.ExtractorNamer); ok {
+		return n.ExtractorName()
+	}
+	return ""
 }
 
 // classify asks the classifier for the verdict of every pair. When its LLM

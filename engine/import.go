@@ -137,6 +137,7 @@ type importChunk struct {
 	Caller     *string `json:"caller"`
 	Source     *string `json:"source"`
 	InputHash  *string `json:"input_hash"`
+	Extractor  *string `json:"extractor"`
 }
 
 // Import reads an export of either format (ExportFormat, FormatTypeScript)
@@ -656,11 +657,15 @@ func (im *importer) values(c *ImportedChunk, in importChunk, bad func(string, ..
 // instruction; a chunk a person trusted is flagged again, to be trusted
 // again in the database it went to.
 func (im *importer) provenance(c *ImportedChunk, in importChunk, bad func(string, ...any) error) error {
-	p := hippo.Provenance{Origin: deref(in.Origin), Caller: deref(in.Caller), Source: deref(in.Source), InputHash: deref(in.InputHash)}
+	p := hippo.Provenance{Origin: deref(in.Origin), Caller: deref(in.Caller), Source: deref(in.Source),
+		InputHash: deref(in.InputHash), Extractor: deref(in.Extractor)}
 	if err := hippo.ValidateOrigin("origin", p.Origin); err != nil {
 		return bad("%v", err)
 	}
 	if err := hippo.ValidateOrigin("caller", p.Caller); err != nil {
+		return bad("%v", err)
+	}
+	if err := hippo.ValidateOrigin("extractor", p.Extractor); err != nil {
 		return bad("%v", err)
 	}
 	if err := hippo.ValidateSource(p.Source); err != nil {

@@ -35,7 +35,10 @@ type Meta struct {
 	// Suspicious: the chunk reads as instructions to the agent (recall
 	// leaves it out unless asked for it).
 	Suspicious bool
-	Kind       hippo.Kind
+	// Offline: a fact the offline extractor cut from its text; where the
+	// text was kept, the text stands for it in recall (groupFilter).
+	Offline bool
+	Kind    hippo.Kind
 }
 
 // Index is the in-memory vector index of one agent's chunks, loaded
@@ -59,6 +62,8 @@ type Index struct {
 	// texts counts the texts remember_facts kept, by group (Meta.Group):
 	// a group with one stands for its facts in recall (groupFilter).
 	texts map[uint32]int32
+	// flaggedTexts counts those of them that are flagged (Meta.Suspicious).
+	flaggedTexts map[uint32]int32
 	// outdated lists, by group, the superseded facts of the group's
 	// kept text: the text still states their old values
 	// (correctionsFirst).
@@ -165,9 +170,16 @@ type Row struct {
 	Suspicious bool
 	// Group is the hash of the text the chunk holds or came from: a
 	// memory's content hash, a fact's input hash; "" when unknown.
-	Group  string
-	Vector []byte // the embedding as stored (vector.Encode)
+	Group string
+	// Offline: a fact the offline extractor cut from its text
+	// (hippo.ExtractorOffline).
+	Offline bool
+	Vector  []byte // the embedding as stored (vector.Encode)
 }
+
+// OfflineColumn is the SQL expression of Row.Offline over the chunks
+// table.
+const OfflineColumn = `kind = 'fact' AND coalesce(extractor, '') = 'offline'`
 
 // GroupColumn is the SQL expression of Row.Group over the chunks table:
 // a fact's input, a kept text's own hash, nothing for other memories.
@@ -209,7 +221,7 @@ func (ai *Index) add(r *Row, times [3]int64, v []float32, strict bool) error {
 		Intensity: float32(r.Intensity), DecayRate: float32(ai.cfg.DecayRate(r.Intensity, r.Access)),
 		Scope: ai.scopes.id(r.Scope), Kind: r.Kind, Size: uint32(min(r.Size, math.MaxUint32)),
 		LastAccess: times[0], Created: times[1], SupersededAt: times[2],
-		Suspicious: r.Suspicious, Group: groupKey(r.Group),
+		Suspicious: r.Suspicious, Offline: r.Offline, Group: groupKey(r.Group),
 	}
 	if r.Superseded && m.SupersededAt == 0 {
 		m.SupersededAt = 1 // superseded at an unknown time: as good as always
@@ -247,9 +259,12 @@ func (ai *Index) add(r *Row, times [3]int64, v []float32, strict bool) error {
 	case m.Group == 0:
 	case m.Kind == hippo.KindMemory:
 		if ai.texts == nil {
-			ai.texts = map[uint32]int32{}
+			ai.texts, ai.flaggedTexts = map[uint32]int32{}, map[uint32]int32{}
 		}
 		ai.texts[m.Group]++
+		if m.Suspicious {
+			ai.flaggedTexts[m.Group]++
+		}
 	case m.Kind == hippo.KindFact && m.SupersededAt != 0:
 		if ai.outdated == nil {
 			ai.outdated = map[uint32][]string{}
@@ -275,6 +290,11 @@ func (ai *Index) forgetGroup(id string) {
 		if ai.texts[old.Group]--; ai.texts[old.Group] <= 0 {
 			delete(ai.texts, old.Group)
 		}
+		if old.Suspicious {
+			if ai.flaggedTexts[old.Group]--; ai.flaggedTexts[old.Group] <= 0 {
+				delete(ai.flaggedTexts, old.Group)
+			}
+		}
 	case old.Kind == hippo.KindFact && old.SupersededAt != 0:
 		rest := slices.DeleteFunc(ai.outdated[old.Group], func(s string) bool { return s == id })
 		if len(rest) == 0 {
@@ -288,6 +308,10 @@ func (ai *Index) forgetGroup(id string) {
 // hasText reports whether a text remember_facts kept is in group g. Call
 // with ai.mu held.
 func (ai *Index) hasText(g uint32) bool { return ai.texts[g] > 0 }
+
+// hasPlainText reports whether an unflagged text remember_facts kept is in
+// group g. Call with ai.mu held.
+func (ai *Index) hasPlainText(g uint32) bool { return ai.texts[g] > ai.flaggedTexts[g] }
 
 // tagsOf is the interned tags of the tag set id (Meta.Tags).
 func (ai *Index) tagsOf(id uint32) []uint32 {

@@ -533,10 +533,10 @@ func (m *Memory) rememberFacts(ctx context.Context, in hippo.RememberInput, call
 		return nil, err
 	}
 	if len(in.Facts) > 0 { // the caller's own facts: nothing to extract
-		res, err := m.learnFacts(ctx, in, givenFacts(cfg, in.Facts), calls, notes)
+		res, err := m.learnFacts(ctx, in, givenFacts(cfg, in.Facts), hippo.ExtractorCaller, calls, notes)
 		return res, m.keptAnyway(ctx, in, err)
 	}
-	extracted, note, err := m.extract(ctx, text, calls)
+	extracted, by, note, err := m.extract(ctx, text, calls)
 	if err != nil {
 		return nil, m.keptAnyway(ctx, in, err)
 	}
@@ -558,7 +558,7 @@ func (m *Memory) rememberFacts(ctx context.Context, in hippo.RememberInput, call
 		}
 		return res, nil
 	}
-	res, err := m.learnFacts(ctx, in, facts, calls, notes)
+	res, err := m.learnFacts(ctx, in, facts, by, calls, notes)
 	return res, m.keptAnyway(ctx, in, err)
 }
 
@@ -576,11 +576,11 @@ func (m *Memory) keptAnyway(ctx context.Context, in hippo.RememberInput, err err
 	return err
 }
 
-// learnFacts checks facts, extracted from in.Text or given with it,
-// against the facts already known and applies each outcome, appending to
-// calls and notes as rememberFacts does. The text, when there is one, is
-// kept as their input.
-func (m *Memory) learnFacts(ctx context.Context, in hippo.RememberInput, facts []hippo.Fact, calls *[]hippo.LLMCall, notes *[]string) (*hippo.RememberResult, error) {
+// learnFacts checks facts, extracted from in.Text by extractor or given
+// with it (hippo.ExtractorCaller), against the facts already known and
+// applies each outcome, appending to calls and notes as rememberFacts
+// does. The text, when there is one, is kept as their input.
+func (m *Memory) learnFacts(ctx context.Context, in hippo.RememberInput, facts []hippo.Fact, extractor string, calls *[]hippo.LLMCall, notes *[]string) (*hippo.RememberResult, error) {
 	cfg, text := m.cfg, in.Text
 	contents, formerAt := factTexts(facts)
 	texts := contents
@@ -627,6 +627,7 @@ func (m *Memory) learnFacts(ctx context.Context, in hippo.RememberInput, facts [
 		}
 		stamp := func(c *hippo.Chunk) {
 			c.Provenance, used = m.provenance(hippo.OriginRememberFacts, in.Source, inputHash), true
+			c.Provenance.Extractor = extractor
 			c.SuspiciousReason = flags[c.Content]
 			c.Suspicious = c.SuspiciousReason != ""
 		}

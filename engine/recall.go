@@ -546,32 +546,57 @@ func searchGroups(ctx context.Context, cfg hippo.Config, ai *Index, q []float32,
 // for), sibling facts are distinct claims and all stay. A flagged chunk
 // (shown only when asked for) stands for nothing, so a benign fact is
 // never hidden behind a suspicious text.
+//
+// A fact the offline extractor cut from a text (Meta.Offline) does not
+// stand for it: the group ranks as its text does, the user's own words,
+// and the fact comes back only when the text does not (after the rest).
+// Cut from a sentence by rules, such a fact is shorter than its text and
+// often garbled, so it matches a query by one aspect: ranked on its own it
+// put the wrong message first for conversation questions (eval/README.md).
 type groupFilter struct {
 	seen map[uint32]bool
 	// holds reports whether group g has a kept text that may stand for
-	// its facts.
-	holds func(g uint32) bool
+	// its facts; plain, whether one is unflagged.
+	holds, plain func(g uint32) bool
 }
 
 // newGroupFilter is the group filter of a recall over ai with filter f.
 // Call with ai.mu held.
 func newGroupFilter(ai *Index, f *rowFilter) *groupFilter {
 	texts := f.Kind != hippo.KindFact
-	return &groupFilter{seen: map[uint32]bool{}, holds: func(g uint32) bool { return texts && ai.hasText(g) }}
+	return &groupFilter{seen: map[uint32]bool{},
+		holds: func(g uint32) bool { return texts && ai.hasText(g) },
+		plain: func(g uint32) bool { return texts && ai.hasPlainText(g) }}
 }
 
 // keep filters hits, in rank order, in place, taking those it drops out
 // of the matches counted (nil: none); later calls continue the ranking.
 func (g *groupFilter) keep(hits []hit, counted *matchCounts) []hit {
 	out := hits[:0]
+	var later []hit // offline facts whose text may stand for them
 	for _, h := range hits {
-		if key := h.Meta.Group; key != 0 && !h.Meta.Suspicious && g.holds(key) {
-			if g.seen[key] {
-				counted.add(h.Score, -1)
-				continue
-			}
-			g.seen[key] = true
+		key := h.Meta.Group
+		if key == 0 || h.Meta.Suspicious || !g.holds(key) {
+			out = append(out, h)
+			continue
 		}
+		if g.seen[key] {
+			counted.add(h.Score, -1)
+			continue
+		}
+		if h.Meta.Offline && g.plain(key) {
+			later = append(later, h)
+			continue
+		}
+		g.seen[key] = true
+		out = append(out, h)
+	}
+	for _, h := range later {
+		if g.seen[h.Meta.Group] {
+			counted.add(h.Score, -1)
+			continue
+		}
+		g.seen[h.Meta.Group] = true
 		out = append(out, h)
 	}
 	return out

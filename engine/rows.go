@@ -16,7 +16,7 @@ import (
 const ChunkColumns = `id, agent_id, scope, kind, content, content_hash, embedding, metadata,
 	running_intensity, encounter_count, access_count, last_accessed_at,
 	superseded_by, superseded_at, created_at,
-	suspicious, origin, caller, source, input_hash`
+	suspicious, origin, caller, source, input_hash, extractor`
 
 // Rows are a query's result rows, as *sql.Rows and pgx.Rows are.
 type Rows interface {
@@ -39,7 +39,8 @@ func ScanChunk(scan func(dest ...any) error) (*hippo.Chunk, error) {
 	err := scan(&c.ID, &c.AgentID, &c.Scope, &kind, &c.Content, Nullable(&hash), &blob, Nullable(&meta),
 		&c.RunningIntensity, &c.EncounterCount, &c.AccessCount, &last,
 		Nullable(&supBy), Nullable(&supAt), &create,
-		Nullable(&c.SuspiciousReason), Nullable(&prov.Origin), Nullable(&prov.Caller), Nullable(&prov.Source), Nullable(&prov.InputHash))
+		Nullable(&c.SuspiciousReason), Nullable(&prov.Origin), Nullable(&prov.Caller), Nullable(&prov.Source), Nullable(&prov.InputHash),
+		Nullable(&prov.Extractor))
 	if err != nil {
 		return nil, err
 	}

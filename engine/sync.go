@@ -159,7 +159,7 @@ func (ai *Index) load(ctx context.Context, s Snapshot) error {
 	if err != nil {
 		return err
 	}
-	ai.idx, ai.texts, ai.outdated, ai.rowGroups = nil, nil, nil, nil
+	ai.idx, ai.texts, ai.flaggedTexts, ai.outdated, ai.rowGroups = nil, nil, nil, nil, nil
 	if ai.reserve, err = s.Count(ctx); err != nil {
 		return err
 	}

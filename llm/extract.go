@@ -37,6 +37,9 @@ func NewExtractor(client hippo.LLM) *Extractor {
 	return &Extractor{client: client}
 }
 
+// ExtractorName implements hippo.ExtractorNamer.
+func (e *Extractor) ExtractorName() string { return hippo.ExtractorLLM }
+
 // ExtractFacts asks the LLM once for the facts stated in text, each a
 // standalone third-person statement about the user with an intensity in
 // [0,1], and returns the call's usage when the LLM reported it (purpose

@@ -29,6 +29,9 @@ var _ hippo.Extractor = (*Extractor)(nil)
 // NewExtractor returns the default extractor.
 func NewExtractor() *Extractor { return &Extractor{} }
 
+// ExtractorName implements hippo.ExtractorNamer.
+func (x *Extractor) ExtractorName() string { return hippo.ExtractorOffline }
+
 // ExtractFacts returns the facts stated in text, in order, without
 // repeats; it calls no LLM.
 func (x *Extractor) ExtractFacts(ctx context.Context, text string) ([]hippo.Fact, []hippo.LLMCall, error) {

@@ -290,7 +290,7 @@ func (f feed) Vectors(ctx context.Context, agent string, ids []string, fn func(s
 // indexColumns are the columns the index reads of a chunk.
 const indexColumns = `rowid, id, scope, kind, embedding, coalesce(metadata, ''), running_intensity,
 	access_count, last_accessed_at, created_at, superseded_by IS NOT NULL, coalesce(superseded_at, ''),
-	octet_length(content), suspicious IS NOT NULL, coalesce(` + engine.GroupColumn + `, '')`
+	octet_length(content), suspicious IS NOT NULL, ` + engine.OfflineColumn + `, coalesce(` + engine.GroupColumn + `, '')`
 
 // readIndexRows hands the chunks matched by where to fn, each embedding in
 // the driver's buffer.
@@ -309,7 +309,7 @@ func readIndexRows(ctx context.Context, tx pgx.Tx, where string, args []any, fn 
 	)
 	for rows.Next() {
 		if err := rows.Scan(&r.RowID, &r.ID, &r.Scope, &kind, &blob, &r.Metadata, &r.Intensity, &access, &r.LastAccess,
-			&r.Created, &r.Superseded, &r.SupersededAt, &size, &r.Suspicious, &r.Group); err != nil {
+			&r.Created, &r.Superseded, &r.SupersededAt, &size, &r.Suspicious, &r.Offline, &r.Group); err != nil {
 			return fmt.Errorf("load index: %w", err)
 		}
 		r.Kind, r.Access, r.Size, r.Vector = hippo.Kind(kind), int(access), int(size), blob

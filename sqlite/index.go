@@ -194,7 +194,7 @@ func (s *snapshot) Rows(ctx context.Context, ids []string, fn func(*engine.Row) 
 // indexRowsQuery reads what the index holds of a chunk (engine.Row).
 const indexRowsQuery = `SELECT rowid, id, scope, kind, embedding, metadata, running_intensity,
 	access_count, last_accessed_at, created_at, superseded_by, superseded_at, octet_length(content),
-	suspicious IS NOT NULL, ` + engine.GroupColumn + ` FROM chunks `
+	suspicious IS NOT NULL, ` + engine.OfflineColumn + `, ` + engine.GroupColumn + ` FROM chunks `
 
 // readIndexRows hands the chunks matched by st (indexRowsQuery and a
 // WHERE clause, prepared on the read pool) to fn, each embedding in the
@@ -212,7 +212,7 @@ func readIndexRows(ctx context.Context, tx *sql.Tx, st *sql.Stmt, args []any, fn
 	)
 	for rows.Next() {
 		if err := rows.Scan(&r.RowID, &r.ID, &r.Scope, &kind, &blob, nullable(&r.Metadata), &r.Intensity, &r.Access,
-			&r.LastAccess, &r.Created, nullable(&supBy), nullable(&r.SupersededAt), &r.Size, &r.Suspicious, nullable(&r.Group)); err != nil {
+			&r.LastAccess, &r.Created, nullable(&supBy), nullable(&r.SupersededAt), &r.Size, &r.Suspicious, &r.Offline, nullable(&r.Group)); err != nil {
 			return fmt.Errorf("load index: %w", err)
 		}
 		r.Kind, r.Superseded, r.Vector = hippo.Kind(kind), supBy != "", blob

@@ -469,6 +469,9 @@ func testImportProvenanceAndTrust(t *testing.T, b Backend) {
 		{"bad origin", rec("P5", "x", `,"origin":"drop table"`), false, hippo.Provenance{}, hippo.EINVALID},
 		{"bad input hash", rec("P6", "x", `,"input_hash":"../../etc"`), false, hippo.Provenance{}, hippo.EINVALID},
 		{"bad source", rec("P7", "x", `,"source":"a\u0000b"`), false, hippo.Provenance{}, hippo.EINVALID},
+		{"what stated the fact", rec("P8", "User lives in Lyon", `,"origin":"remember_facts","extractor":"offline"`), false,
+			hippo.Provenance{Origin: hippo.OriginRememberFacts, Extractor: hippo.ExtractorOffline}, ""},
+		{"bad extractor", rec("P9", "x", `,"extractor":"rules; drop"`), false, hippo.Provenance{}, hippo.EINVALID},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

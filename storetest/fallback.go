@@ -134,6 +134,16 @@ func checkLLMFallback(t *testing.T, b Backend, text string, tt llmFallbackCase, 
 	}
 	live := keys(e.liveFacts("agent-a"))
 	slices.Sort(live)
+	// Each fact records which extractor stated it.
+	stated := hippo.ExtractorOffline
+	if tt.fallback == "" {
+		stated = hippo.ExtractorLLM
+	}
+	for _, f := range res.Facts {
+		if p := e.mustChunk("agent-a", f.ChunkID).Provenance; p == nil || p.Extractor != stated {
+			t.Errorf("fact %q provenance %+v, want extractor %q", f.Content, p, stated)
+		}
+	}
 	if tt.fallback == "" {
 		if res.Fallback != "" || !slices.Equal(live, []string{"User lives in Lisbon"}) {
 			t.Errorf("fallback %q, live facts %q; want none and the LLM's fact", res.Fallback, live)

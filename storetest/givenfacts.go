@@ -46,7 +46,8 @@ func testRememberGivenFacts(t *testing.T, b Backend) {
 		t.Fatalf("remember = %+v", res)
 	}
 	berlinID := res.Facts[0].ChunkID
-	want := hippo.Provenance{Origin: hippo.OriginRememberFacts, Caller: hippo.CallerLibrary, Source: "msg-1", InputHash: hippo.ContentHash(text)}
+	want := hippo.Provenance{Origin: hippo.OriginRememberFacts, Caller: hippo.CallerLibrary, Source: "msg-1",
+		InputHash: hippo.ContentHash(text), Extractor: hippo.ExtractorCaller}
 	for i, reading := range []float64{0.7, 0.5} {
 		c, err := e.chunk("agent-a", res.Facts[i].ChunkID)
 		if err != nil {

@@ -7,8 +7,10 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/hippo-mem/hippo"
+	"github.com/hippo-mem/hippo/local"
 	"github.com/hippo-mem/hippo/mock"
 )
 
@@ -311,5 +313,69 @@ func testClassifyFailureKeepsText(t *testing.T, b Backend) {
 	_, err = m.Remember(ctx, hippo.RememberInput{Text: "Lisbon it is.", Facts: []hippo.GivenFact{{Fact: "User lives in Lisbon"}}})
 	if err == nil || !strings.Contains(err.Error(), "the text was kept as memory") {
 		t.Errorf("given facts with a failing classification: %v, want the error and the kept text", err)
+	}
+}
+
+// testOfflineFactRanksAsText: a fact the offline extractor cut from a kept
+// text does not stand for it: the group ranks as the text does, so a
+// memory closer to the query than the text comes first however close the
+// fact is, and the fact does not come back beside its text. Facts the
+// caller gave stand for their text as before, and with facts alone asked
+// for the offline fact comes back. Each fact records what stated it.
+func testOfflineFactRanksAsText(t *testing.T, b Backend) {
+	e := newEnv(t, b)
+	ctx := context.Background()
+	offline := func(o *hippo.MemoryOptions) {
+		o.Extractor, o.Classifier = local.NewExtractor(), local.NewClassifier()
+	}
+	const (
+		query = "where do I live"
+		text  = "I live in Berlin and I play the cello in an orchestra."
+		fact  = "User lives in Berlin" // what the offline extractor cuts from text
+		cello = "User plays the cello in an orchestra"
+		flat  = "My flat is near the river."
+	)
+	e.srv.Set(query, mock.Axis(testDim, 0))
+	e.srv.Set(fact, mock.AtCosine(testDim, 0, 1, 0.9))
+	e.srv.Set(flat, mock.AtCosine(testDim, 0, 2, 0.8))
+	e.srv.Set(text, mock.AtCosine(testDim, 0, 3, 0.7))
+	e.srv.Set(cello, mock.Axis(testDim, 4))
+	learn := func(m hippo.AgentMemory, in hippo.RememberInput) (factID, textID, flatID string) {
+		t.Helper()
+		res, err := m.Remember(ctx, in)
+		if err != nil || res.Message == nil || len(res.Facts) == 0 || res.Facts[0].Content != fact {
+			t.Fatalf("remember = %+v, %v: want %q first, the text kept", res, err, fact)
+		}
+		e.clock.Advance(time.Minute)
+		mem, err := m.StoreMemory(ctx, hippo.StoreInput{Content: flat})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return res.Facts[0].ChunkID, res.Message.ID, mem.Chunk.ID
+	}
+
+	alice := e.memory("alice", offline)
+	factID, textID, flatID := learn(alice, hippo.RememberInput{Text: text})
+	if p := e.mustChunk("alice", factID).Provenance; p == nil || p.Extractor != hippo.ExtractorOffline {
+		t.Errorf("offline fact's provenance = %+v, want extractor %q", p, hippo.ExtractorOffline)
+	}
+	if p := e.mustChunk("alice", textID).Provenance; p == nil || p.Extractor != "" {
+		t.Errorf("kept text's provenance = %+v, want no extractor", p)
+	}
+	if got := recallIDs(t, alice, query); !slices.Equal(got, []string{flatID, textID}) {
+		t.Errorf("recall %q = %v: want the flat %s, then the text %s standing for its fact %s", query, got, flatID, textID, factID)
+	}
+	only, err := alice.Recall(ctx, hippo.RecallInput{Query: query, Kind: hippo.KindFact, Limit: 10})
+	if err != nil || len(only) == 0 || only[0].Chunk.ID != factID {
+		t.Errorf("recall %q, facts only = %v, %v: want the offline fact first", query, recalledIDs(only), err)
+	}
+
+	bob := e.memory("bob", offline)
+	factID, textID, flatID = learn(bob, hippo.RememberInput{Text: text, Facts: []hippo.GivenFact{{Fact: fact}, {Fact: cello}}})
+	if p := e.mustChunk("bob", factID).Provenance; p == nil || p.Extractor != hippo.ExtractorCaller {
+		t.Errorf("given fact's provenance = %+v, want extractor %q", p, hippo.ExtractorCaller)
+	}
+	if got := recallIDs(t, bob, query); !slices.Equal(got, []string{factID, flatID}) {
+		t.Errorf("recall %q = %v: want the given fact %s standing for its text, then the flat %s", query, got, factID, flatID)
 	}
 }

@@ -153,6 +153,7 @@ var suite = []struct {
 	{"NewerCorrectionFirst", testNewerCorrectionFirst},
 	{"NewerLinkedByWord", testNewerLinkedByWord},
 	{"NewerLinkCountsTexts", testNewerLinkCountsTexts},
+	{"OfflineFactRanksAsText", testOfflineFactRanksAsText},
 	{"ClassifyFailureKeepsText", testClassifyFailureKeepsText},
 	{"ForgetKeptText", testForgetKeptText},
 	// Async remember_facts (pending.go)

@@ -72,5 +72,8 @@ func describeProvenance(p *hippo.Provenance) string {
 	if p.Source != "" {
 		s += ", source " + p.Source
 	}
+	if st := p.Stated(); st != "" {
+		s += ", " + st
+	}
 	return s
 }

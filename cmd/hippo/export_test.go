@@ -49,6 +49,7 @@ type exportDoc struct {
 		Caller           *string `json:"caller"`
 		Source           *string `json:"source"`
 		InputHash        *string `json:"input_hash"`
+		Extractor        *string `json:"extractor"`
 	} `json:"chunks"`
 	Inputs []struct {
 		AgentID   string `json:"agent_id"`

@@ -269,6 +269,9 @@ func describeProvenance(p *hippo.Provenance) string {
 	if p.InputHash != "" {
 		s += ", input " + p.InputHash[:12]
 	}
+	if st := p.Stated(); st != "" {
+		s += ", " + st
+	}
 	return s
 }
 

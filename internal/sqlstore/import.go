@@ -20,7 +20,7 @@ func ImportChunk(ctx context.Context, q Querier, c engine.ImportedChunk) (insert
 		c.EncounterCount, c.AccessCount, timestamp.Format(c.LastAccessedAt), nullIfEmpty(c.SupersededBy),
 		nullTime(c.SupersededAt), timestamp.Format(c.CreatedAt), nullIfEmpty(c.Suspicious),
 		nullIfEmpty(c.Provenance.Origin), nullIfEmpty(c.Provenance.Caller), nullIfEmpty(c.Provenance.Source),
-		nullIfEmpty(c.Provenance.InputHash))
+		nullIfEmpty(c.Provenance.InputHash), nullIfEmpty(c.Provenance.Extractor))
 	if err != nil {
 		return false, false, fmt.Errorf("import chunk %s: %w", c.ID, err)
 	}

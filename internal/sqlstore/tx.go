@@ -98,7 +98,7 @@ func (t Tx) InsertMany(ctx context.Context, cs []*hippo.Chunk) error {
 // memory, content in its scope is taken (a unique violation would abort
 // a PostgreSQL transaction).
 func insertChunks(n int) string {
-	row := "(?" + strings.Repeat(", ?", 19) + ")"
+	row := "(?" + strings.Repeat(", ?", 20) + ")"
 	return `INSERT INTO chunks (` + engine.ChunkColumns + `) VALUES ` + row + strings.Repeat(", "+row, n-1) + ` ON CONFLICT DO NOTHING`
 }
 
@@ -117,7 +117,7 @@ func ChunkArgs(c *hippo.Chunk) []any {
 		c.RunningIntensity, c.EncounterCount, c.AccessCount, timestamp.Format(c.LastAccessedAt),
 		nullIfEmpty(c.SupersededBy), supAt, timestamp.Format(c.CreatedAt),
 		nullIfEmpty(c.SuspiciousReason), nullIfEmpty(prov.Origin), nullIfEmpty(prov.Caller),
-		nullIfEmpty(prov.Source), nullIfEmpty(prov.InputHash)}
+		nullIfEmpty(prov.Source), nullIfEmpty(prov.InputHash), nullIfEmpty(prov.Extractor)}
 }
 
 // Supersede implements engine.FactWriter.

@@ -1,0 +1,4 @@
+-- What stated a fact learned by remember_facts: caller (given by the
+-- caller), offline (the offline extractor's rules) or llm; NULL for
+-- content stored as given and for facts learned before it was recorded.
+ALTER TABLE chunks ADD COLUMN extractor TEXT;
