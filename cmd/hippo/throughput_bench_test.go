@@ -25,7 +25,7 @@ import (
 // BenchmarkServeStores measures `hippo serve` end to end: clients MCP
 // sessions over Streamable HTTP store b.N memories in all, as fast as the
 // server acknowledges them (durably), through a scripted OpenAI-compatible
-// embedder of 1536 dimensions or the offline default (MiniLM). A probe
+// embedder of 1536 or 384 dimensions or the offline default (MiniLM). A probe
 // recalls every 20 ms meanwhile; recall p50/p95 under that load and on the
 // idle server afterwards are reported beside memories/s. The server's CPU
 // per memory is reported with the probe's recalls (server-cpu-ms/memory)
@@ -37,7 +37,7 @@ import (
 // HIPPO_BENCH_EMBED_WINDOW=0 runs the server without sharing embedding
 // requests between calls, for comparison.
 func BenchmarkServeStores(b *testing.B) {
-	for _, embedder := range []string{"api-1536", "offline"} {
+	for _, embedder := range []string{"api-1536", "api-384", "offline"} {
 		for _, clients := range []int{1, 8, 32} {
 			b.Run(fmt.Sprintf("embedder=%s/clients=%d", embedder, clients), func(b *testing.B) {
 				benchServeStores(b, embedder, clients, "")
@@ -54,8 +54,12 @@ func benchServeStores(b *testing.B, embedder string, clients int, db string) {
 		db = filepath.Join(dir, "hippo.db")
 	}
 	env := cleanEnv(dir, db)
-	if embedder == "api-1536" {
-		srv := mock.NewServer(b, 1536)
+	if dim, ok := strings.CutPrefix(embedder, "api-"); ok {
+		n, err := strconv.Atoi(dim)
+		if err != nil {
+			b.Fatal(err)
+		}
+		srv := mock.NewServer(b, n)
 		env = withEnv(env, []string{"HIPPO_EMBED_URL=" + srv.BaseURL(), "HIPPO_EMBED_KEY=sk-test", "HIPPO_EMBED_MODEL=mock-embed"})
 	} else {
 		env = withEnv(env, []string{"HIPPO_EMBEDDER="})
