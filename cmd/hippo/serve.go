@@ -17,6 +17,7 @@ import (
 	"github.com/dustin/go-humanize"
 	"github.com/hippo-mem/hippo"
 	"github.com/hippo-mem/hippo/coalesce"
+	"github.com/hippo-mem/hippo/internal/gcfloor"
 	"github.com/hippo-mem/hippo/mcp"
 	"github.com/hippo-mem/hippo/metrics"
 	"github.com/hippo-mem/hippo/ui"
@@ -75,6 +76,8 @@ func (a *app) serve(ctx context.Context, o *serveFlags) error {
 	if err != nil {
 		return err
 	}
+	gcfloor.Keep(heapFloor)
+	defer gcfloor.Keep(0)
 	a.metrics = metrics.New()
 	models, err := a.memoryModels()
 	if err != nil {
@@ -348,6 +351,13 @@ func servePprof(ctx context.Context, addr string, protect func(http.Handler) htt
 // Go runtime, SQLite's page caches, the offline model's weights and
 // activations, requests in flight and the index being loaded.
 const memoryOverhead = 192 << 20
+
+// heapFloor is how far the heap may grow past what is live before a
+// collection, however little is live (gcfloor): most of a server's
+// garbage is the MCP SDK's read buffers, one per JSON message, and a
+// small heap paced by GOGC alone collected after every few hundred
+// calls. It fits in memoryOverhead.
+const heapFloor = 64 << 20
 
 // applyMemoryLimit sets the Go runtime's soft memory limit to the index
 // bound plus memoryOverhead, unless GOMEMLIMIT sets one or nothing bounds
