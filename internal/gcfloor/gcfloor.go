@@ -19,12 +19,14 @@ import (
 	"sync"
 )
 
-// maxPercent bounds the GOGC that Keep sets, for a heap of almost
-// nothing.
-const maxPercent = 10000
+// minGoal is the runtime's least heap goal at GOGC 100; it scales with
+// GOGC, so a GOGC past floor/minGoal would let the heap grow beyond the
+// floor.
+const minGoal = 4 << 20
 
-// liveMetric is the heap the last collection found live.
-const liveMetric = "/gc/heap/live:bytes"
+// baseMetrics are what GOGC is a percentage of: the heap the last
+// collection found live, and the stacks and globals it scanned.
+var baseMetrics = []string{"/gc/heap/live:bytes", "/gc/scan/stack:bytes", "/gc/scan/globals:bytes"}
 
 var (
 	mu    sync.Mutex
@@ -51,20 +53,15 @@ func Keep(bytes uint64) {
 	}
 }
 
-// Percent is the GOGC that lets a heap of live bytes grow by floor before
-// the next collection, and never less than the default 100.
-func Percent(live, floor uint64) int {
-	if live == 0 {
-		return maxPercent
+// Percent is the GOGC that lets the heap grow by floor before the next
+// collection, and never less than the default 100: the collector lets it
+// grow by GOGC percent of base, the live heap with the stacks and globals.
+func Percent(base, floor uint64) int {
+	p := floor * 100 / minGoal
+	if base > 0 {
+		p = min(p, floor*100/base)
 	}
-	p := floor * 100 / live
-	switch {
-	case p < 100:
-		return 100
-	case p > maxPercent:
-		return maxPercent
-	}
-	return int(p)
+	return int(max(p, 100))
 }
 
 // tune sets GOGC for the live heap of the last collection.
@@ -75,12 +72,19 @@ func tune() {
 		debug.SetGCPercent(100)
 		return
 	}
-	s := []metrics.Sample{{Name: liveMetric}}
-	metrics.Read(s)
-	if s[0].Value.Kind() != metrics.KindUint64 {
-		return // a runtime without the metric: GOGC as it is
+	s := make([]metrics.Sample, len(baseMetrics))
+	for i, name := range baseMetrics {
+		s[i].Name = name
 	}
-	debug.SetGCPercent(Percent(s[0].Value.Uint64(), floor))
+	metrics.Read(s)
+	var base uint64
+	for _, v := range s {
+		if v.Value.Kind() != metrics.KindUint64 {
+			return // a runtime without the metric: GOGC as it is
+		}
+		base += v.Value.Uint64()
+	}
+	debug.SetGCPercent(Percent(base, floor))
 }
 
 // rearm leaves an object for the next collection to find unreachable; its

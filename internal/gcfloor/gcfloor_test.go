@@ -10,17 +10,18 @@ import (
 
 func TestPercent(t *testing.T) {
 	for _, tt := range []struct {
-		live, floor uint64
+		base, floor uint64
 		want        int
 	}{
-		{live: 8 << 20, floor: 64 << 20, want: 800},
-		{live: 64 << 20, floor: 64 << 20, want: 100},
-		{live: 1 << 30, floor: 64 << 20, want: 100},
-		{live: 1 << 10, floor: 64 << 20, want: 10000},
-		{live: 0, floor: 64 << 20, want: 10000},
+		{base: 8 << 20, floor: 64 << 20, want: 800},
+		{base: 64 << 20, floor: 64 << 20, want: 100},
+		{base: 1 << 30, floor: 64 << 20, want: 100},
+		{base: 1 << 20, floor: 64 << 20, want: 1600},
+		{base: 0, floor: 64 << 20, want: 1600},
+		{base: 1 << 20, floor: 1 << 20, want: 100},
 	} {
-		if got := gcfloor.Percent(tt.live, tt.floor); got != tt.want {
-			t.Errorf("Percent(%d, %d) = %d, want %d", tt.live, tt.floor, got, tt.want)
+		if got := gcfloor.Percent(tt.base, tt.floor); got != tt.want {
+			t.Errorf("Percent(%d, %d) = %d, want %d", tt.base, tt.floor, got, tt.want)
 		}
 	}
 }
@@ -41,6 +42,14 @@ func TestKeep(t *testing.T) {
 	if got := gogc(); got <= 100 {
 		t.Errorf("GOGC = %d after collections, want more than 100", got)
 	}
+	// The heap may grow by the floor, not by the floor's percentage of
+	// the stacks and globals besides.
+	const floor = 64 << 20
+	runtime.GC()
+	gcfloor.Keep(floor)
+	if goal, live := read("/gc/heap/goal:bytes"), read("/gc/heap/live:bytes"); goal > live+floor+1<<20 {
+		t.Errorf("heap goal %d with %d live and a floor of %d, want at most their sum", goal, live, floor)
+	}
 	gcfloor.Keep(0)
 	if got := gogc(); got != 100 {
 		t.Errorf("GOGC = %d after Keep(0), want 100", got)
@@ -53,8 +62,11 @@ func TestKeep(t *testing.T) {
 }
 
 // gogc is the collector's GOGC.
-func gogc() int {
-	s := []metrics.Sample{{Name: "/gc/gogc:percent"}}
+func gogc() int { return int(read("/gc/gogc:percent")) }
+
+// read is the runtime metric name.
+func read(name string) uint64 {
+	s := []metrics.Sample{{Name: name}}
 	metrics.Read(s)
-	return int(s[0].Value.Uint64())
+	return s[0].Value.Uint64()
 }
