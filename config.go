@@ -101,7 +101,8 @@ type Config struct {
 	// NewerLink puts two memories on one topic under NewerTopic when they
 	// name the same rare thing ("the deadline got pushed, now it's 15 may"
 	// after "thesis deadline is 30 march"): a word of theirs that at most
-	// two chunks hold, with their cosine's relevance at least NewerLink.
+	// two things said hold (a kept text and its facts counting once), with
+	// their cosine's relevance at least NewerLink.
 	// 0 leaves the topic to NewerTopic alone.
 	NewerLink float64
 	// LengthPivot, CosineLengthExponent and BM25LengthExponent discount

@@ -181,7 +181,7 @@ func newerFirst(ctx context.Context, cfg hippo.Config, ai *Index, st RecallStore
 	for _, h := range hits {
 		cues[h.ID], _ = ai.cue(h.ID)
 	}
-	rows := map[string]int{} // chunks holding a word, by word
+	rows := map[string]int{} // things said holding a word, by word (distinctTexts)
 	above := func(n, o *hit) (bool, error) {
 		if !cues[n.ID].says {
 			return false, nil
@@ -220,8 +220,8 @@ func newerFirst(ctx context.Context, cfg hippo.Config, ai *Index, st RecallStore
 	return hits, nil
 }
 
-// linkRows is how many chunks may hold a word for it to link two
-// memories (NewerLink): a word that few chunks hold names one thing ("the
+// linkRows is how many things said may hold a word for it to link two
+// memories (NewerLink): a word that few hold names one thing ("the
 // deadline", "Kilimani"), one that many hold names a kind of talk.
 // linkLookups bounds the words a recall counts so.
 const (
@@ -230,9 +230,10 @@ const (
 )
 
 // linkedByWord reports whether the word lists a and b share a word that
-// at most linkRows chunks hold, as the store's full-text index counts
-// them (the agent's chunks, or every agent's for a large one); rows
-// caches the counts for one recall.
+// at most linkRows things said hold, as the store's full-text index finds
+// them (the agent's chunks, or every agent's for a large one), a kept
+// text and its facts counting once (distinctTexts); rows caches the
+// counts for one recall.
 func linkedByWord(ctx context.Context, st RecallStore, ai *Index, a, b []string, rows map[string]int) (bool, error) {
 	for _, w := range a {
 		if !slices.Contains(b, w) {

@@ -93,6 +93,23 @@ func testNewerCorrectionFirst(t *testing.T, b Backend) {
 	}
 }
 
+// The deadline pair of the link tests: a correction whose cosine is 0.5
+// with its question and 0.5 with the older memory (relevance 0.49: under
+// NewerTopic, over NewerLink), sharing "deadline" with it.
+const (
+	thesisQuery    = "when is my thesis due"
+	thesisDeadline = "thesis deadline is 30 march"
+	deadlinePushed = "also the deadline got pushed, now its 15 may"
+)
+
+// setDeadlineVectors gives the deadline pair and its question their
+// vectors on axes 0 to 2.
+func setDeadlineVectors(e *env) {
+	e.srv.Set(thesisQuery, mock.Axis(testDim, 0))
+	e.srv.Set(thesisDeadline, vecOf(map[int]float64{0: 0.8, 1: 0.6}))
+	e.srv.Set(deadlinePushed, vecOf(map[int]float64{0: 0.5, 1: 1.0 / 6, 2: math.Sqrt(1 - 0.25 - 1.0/36)}))
+}
+
 // testNewerLinkedByWord: a correction further from the older memory than
 // NewerTopic asks still ranks above it when the two share a word that
 // few chunks hold (Config.NewerLink); a word that many chunks hold links
@@ -102,19 +119,14 @@ func testNewerLinkedByWord(t *testing.T, b Backend) {
 	ctx := context.Background()
 	m := e.memory("alice")
 	const (
-		thesis = "when is my thesis due"
-		old    = "thesis deadline is 30 march"
-		pushed = "also the deadline got pushed, now its 15 may"
-		yoga   = "when is yoga"
-		class  = "yoga class is on tuesday evenings"
-		moved  = "the class got moved to thursday"
-		notes  = "class notes for statistics are online"
+		thesis, old, pushed = thesisQuery, thesisDeadline, deadlinePushed
+		yoga                = "when is yoga"
+		class               = "yoga class is on tuesday evenings"
+		moved               = "the class got moved to thursday"
+		notes               = "class notes for statistics are online"
 	)
-	// Each correction: cosine 0.5 with its question, 0.5 with the older
-	// memory (relevance 0.49: under NewerTopic, over NewerLink).
-	e.srv.Set(thesis, mock.Axis(testDim, 0))
-	e.srv.Set(old, vecOf(map[int]float64{0: 0.8, 1: 0.6}))
-	e.srv.Set(pushed, vecOf(map[int]float64{0: 0.5, 1: 1.0 / 6, 2: math.Sqrt(1 - 0.25 - 1.0/36)}))
+	// Each correction as the deadline pair's, on other axes.
+	setDeadlineVectors(e)
 	e.srv.Set(yoga, mock.Axis(testDim, 3))
 	e.srv.Set(class, vecOf(map[int]float64{3: 0.8, 4: 0.6}))
 	e.srv.Set(moved, vecOf(map[int]float64{3: 0.5, 4: 1.0 / 6, 5: math.Sqrt(1 - 0.25 - 1.0/36)}))
@@ -153,15 +165,11 @@ func testNewerLinkCountsTexts(t *testing.T, b Backend) {
 	ctx := context.Background()
 	m := e.factMemory("alice")
 	const (
-		thesis = "when is my thesis due"
-		old    = "thesis deadline is 30 march"
-		fact   = "User's thesis deadline is 30 March"
-		pushed = "also the deadline got pushed, now its 15 may"
+		thesis, old, pushed = thesisQuery, thesisDeadline, deadlinePushed
+		fact                = "User's thesis deadline is 30 March"
 	)
-	e.srv.Set(thesis, mock.Axis(testDim, 0))
-	e.srv.Set(old, vecOf(map[int]float64{0: 0.8, 1: 0.6}))
+	setDeadlineVectors(e)
 	e.srv.Set(fact, mock.Axis(testDim, 7)) // unrelated: the text stands for it
-	e.srv.Set(pushed, vecOf(map[int]float64{0: 0.5, 1: 1.0 / 6, 2: math.Sqrt(1 - 0.25 - 1.0/36)}))
 	res, err := m.Remember(ctx, hippo.RememberInput{Text: old, Facts: []hippo.GivenFact{{Fact: fact}}})
 	if err != nil || res.Message == nil {
 		t.Fatalf("remember = %+v, %v; want the text kept", res, err)
