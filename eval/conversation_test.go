@@ -225,7 +225,11 @@ func conversation(t testing.TB, ctx context.Context, set string, open func(user 
 				if len(res) > 0 {
 					top = fmt.Sprintf("%s %q (relevance %.3f)", msgOf[res[0].ID], res[0].Content, res[0].Relevance)
 				}
-				o.misses = append(o.misses, fmt.Sprintf("%q: right memory at rank %d, first %s", q.text, rank, top))
+				stale := ""
+				if staleRank > 0 {
+					stale = fmt.Sprintf(", outdated at rank %d", staleRank)
+				}
+				o.misses = append(o.misses, fmt.Sprintf("%q: right memory at rank %d%s, first %s", q.text, rank, stale, top))
 			}
 			if rank >= 1 && rank <= 3 {
 				o.top3++
