@@ -24,6 +24,9 @@ var flagFactsList = flag.String("facts-list", "", "write TestConversationFactsOf
 // -facts-list it writes every message with both lists, for counting lost
 // and garbled facts by reading.
 func TestConversationFactsOffline(t *testing.T) {
+	if raceEnabled {
+		t.Skip("a measurement that logs: run without -race (learning four sets takes minutes under it)")
+	}
 	ctx := context.Background()
 	e := firstContactEmbedder()
 	var list strings.Builder
@@ -115,6 +118,9 @@ func TestConversationFactsOffline(t *testing.T) {
 // facts files' fifth column: right when the fact superseded is the one
 // written as replaced, wrong otherwise, and the replacements it missed.
 func TestConversationGivenSupersession(t *testing.T) {
+	if raceEnabled {
+		t.Skip("a measurement that logs: run without -race (learning four sets takes minutes under it)")
+	}
 	ctx := context.Background()
 	e := firstContactEmbedder()
 	for _, set := range everyConversationSet {
