@@ -223,7 +223,10 @@ func factPairs(cfg hippo.Config, plans []*factPlan) []hippo.FactPair {
 
 // applyVerdicts applies the classifier's verdicts on factPairs' pairs: for
 // each plan, the first candidate in similarity order that is not DISTINCT
-// decides.
+// decides. A fact never supersedes another of the same call: the facts of
+// one text all hold as of that text ("moved out of the shared flat" does
+// not replace "lives in his own place in Khalda" said with it), so such a
+// verdict counts as DISTINCT; a DUPLICATE of one still merges them.
 func applyVerdicts(plans []*factPlan, verdicts []hippo.Verdict) {
 	for _, p := range plans {
 		if fp := p.Former; fp != nil {
@@ -242,6 +245,9 @@ func applyVerdicts(plans []*factPlan, verdicts []hippo.Verdict) {
 			case hippo.Duplicate:
 				p.Action, p.Target = hippo.ActionDuplicate, &p.inBand[k]
 			case hippo.Supersedes:
+				if p.inBand[k].Entry.Ref.ChunkID == "" {
+					continue // a fact of the same call: both hold as of one text
+				}
 				p.Action, p.Target = hippo.ActionSupersedes, &p.inBand[k]
 			default:
 				continue

@@ -12,6 +12,8 @@ import (
 	"github.com/hippo-mem/hippo"
 )
 
+var flagSupList = flag.Bool("supersessions-list", false, "TestConversationGivenSupersession logs every supersession and every replacement missed")
+
 var flagFactsList = flag.String("facts-list", "", "write TestConversationFactsOffline's listing of each message, its facts given by hand and its facts extracted offline to this file")
 
 // TestConversationFactsOffline learns the conversation sets that have
@@ -158,8 +160,22 @@ func TestConversationGivenSupersession(t *testing.T) {
 					}
 				}
 				for _, f := range res.Facts {
+					if *flagSupList && replaces[f.Content] != "" && f.Action != hippo.ActionSupersedes {
+						vs, err := e.Embed(ctx, []string{f.Content, replaces[f.Content]})
+						if err != nil {
+							t.Fatal(err)
+						}
+						var c float64
+						for i := range vs[0] {
+							c += float64(vs[0][i]) * float64(vs[1][i])
+						}
+						t.Logf("  missed: %s %s %q, named %q (similarity %.2f)", m.id, f.Action, f.Content, replaces[f.Content], c)
+					}
 					if f.Action != hippo.ActionSupersedes {
 						continue
+					}
+					if *flagSupList {
+						t.Logf("  superseded: %s right=%v %q over %q (similarity %.2f)", m.id, replaces[f.Content] == f.SupersededContent, f.Content, f.SupersededContent, f.Similarity)
 					}
 					if replaces[f.Content] == f.SupersededContent {
 						right++

@@ -5,6 +5,8 @@ import (
 	"flag"
 	"fmt"
 	"path/filepath"
+	"slices"
+	"strings"
 	"testing"
 	"time"
 
@@ -14,6 +16,8 @@ import (
 )
 
 var flagLMERemember = flag.Bool("longmemeval-remember", false, "run LongMemEval with every turn learned by remember_facts, beside the turns stored verbatim")
+
+var flagLMERememberModes = flag.String("longmemeval-remember-modes", "", "with -longmemeval-remember, the modes to run, comma-separated: verbatim (stored verbatim), kept (remember_facts, text kept), alone (facts alone); all when empty")
 
 // TestLongMemEvalRemember learns every LongMemEval turn with RememberFacts
 // (the offline extractor and classifier; the text kept, or not) and asks
@@ -28,7 +32,10 @@ func TestLongMemEvalRemember(t *testing.T) {
 	d, name, emb, ce := lmeEmbedded(t, ctx)
 	def := methods(emb)[2]
 	dir := t.TempDir()
-	for _, mode := range []string{"stored verbatim", "remember_facts, text kept", "remember_facts, facts alone"} {
+	for i, mode := range []string{"stored verbatim", "remember_facts, text kept", "remember_facts, facts alone"} {
+		if *flagLMERememberModes != "" && !slices.Contains(strings.Split(*flagLMERememberModes, ","), []string{"verbatim", "kept", "alone"}[i]) {
+			continue
+		}
 		start := time.Now()
 		base := filepath.Join(dir, fmt.Sprint(len(mode))+".db")
 		var store *lmeStore

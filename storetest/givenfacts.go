@@ -266,3 +266,40 @@ func testGivenFactReplaces(t *testing.T, b Backend) {
 		t.Errorf("an over-long replaces: %v, want EINVALID naming facts[0].replaces", err)
 	}
 }
+
+// testSiblingFactsDoNotSupersede: the facts of one remember_facts call
+// all hold as of its text, so none supersedes another, whatever the
+// classifier says of the pair; a fact of a later call still supersedes
+// them as the classifier says.
+func testSiblingFactsDoNotSupersede(t *testing.T, b Backend) {
+	e := newEnv(t, b)
+	ctx := context.Background()
+	m := e.factMemory("agent-a")
+	e.srv.Set("User lives in his own place in Khalda", mock.Axis(testDim, 0))
+	e.srv.Set("User moved out of the shared flat", mock.AtCosine(testDim, 0, 1, 0.85))
+	e.srv.Set("User lives in Jabal Amman", mock.AtCosine(testDim, 0, 2, 0.85))
+
+	e.srv.Reply(verdicts("SUPERSEDES"))
+	res, err := m.Remember(ctx, hippo.RememberInput{Text: "moved out of the shared flat, got my own place in khalda", Facts: []hippo.GivenFact{
+		{Fact: "User lives in his own place in Khalda"}, {Fact: "User moved out of the shared flat"},
+	}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(res.Facts) != 2 || res.Facts[0].Action != hippo.ActionNew || res.Facts[1].Action != hippo.ActionDistinct || res.Facts[1].SupersededID != "" {
+		t.Fatalf("outcomes = %+v, want new and distinct", res.Facts)
+	}
+	live := e.liveFacts("agent-a")
+	if len(live) != 2 || live["User lives in his own place in Khalda"] == nil || live["User moved out of the shared flat"] == nil {
+		t.Fatalf("live facts = %v, want both of the call", slices.Collect(maps.Keys(live)))
+	}
+
+	e.srv.Reply(verdicts("SUPERSEDES", "DISTINCT"))
+	res, err = m.Remember(ctx, hippo.RememberInput{Facts: []hippo.GivenFact{{Fact: "User lives in Jabal Amman"}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(res.Facts) != 1 || res.Facts[0].Action != hippo.ActionSupersedes || res.Facts[0].SupersededContent != "User lives in his own place in Khalda" {
+		t.Fatalf("a later call's outcome = %+v, want it to supersede the Khalda fact", res.Facts)
+	}
+}

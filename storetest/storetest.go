@@ -141,6 +141,7 @@ var suite = []struct {
 	{"RememberFacts", testRememberFacts},
 	{"RememberGivenFacts", testRememberGivenFacts},
 	{"GivenFactReplaces", testGivenFactReplaces},
+	{"SiblingFactsDoNotSupersede", testSiblingFactsDoNotSupersede},
 	{"RememberGivenFactsBadInput", testRememberGivenFactsBadInput},
 	{"RememberGivenFactsOffline", testRememberGivenFactsOffline},
 	{"FactHistory", testFactHistory},
