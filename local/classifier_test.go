@@ -78,6 +78,11 @@ func TestClassifyFacts(t *testing.T) {
 		{"User's budget for the kitchen is 5k", "Budget is more like 8k now", hippo.Supersedes},
 		{"User goes climbing twice a week", "User goes climbing four times a week now", hippo.Supersedes},
 		{"User's daughter is 6", "User's daughter is 7, not 6", hippo.Supersedes},
+		// A number written against a currency sign is an amount, not an
+		// age or a time.
+		{"User's kitchen budget is about $30,000", "User's kitchen budget is $42,000", hippo.Supersedes},
+		{"User's rent is €900", "User's rent is 1,100€ a month", hippo.Supersedes},
+		{"User's rent is £900", "User's deposit is £1,800", hippo.Distinct},
 	}
 	var pairs []hippo.FactPair
 	for _, tt := range tests {

@@ -136,6 +136,9 @@ type token struct {
 	lower string
 	punct bool
 	glued bool // written with no space before it ("'s", "g" of "e.g.")
+	// money: a number written against a currency sign ("$42,000",
+	// "900€"), which the sign's own token would not say to a word's kind.
+	money bool
 }
 
 // lex splits a sentence into tokens.
@@ -189,6 +192,7 @@ func lex(s string) []token {
 		}
 		i = j
 	}
+	markMoney(toks)
 	dropChatTails(&toks)
 	// "'s" and "'d" before "been" are "has" and "had": "she's been";
 	// so is "'s" before a participle that only "has" takes: "it's
@@ -325,4 +329,21 @@ func expandContraction(w string) []wordPart {
 		return []wordPart{{text: base}, {text: "'s", glued: true}}
 	}
 	return one
+}
+
+// markMoney marks the numbers written against a currency sign, before
+// ("$42,000", "£9,000") or after ("900€").
+func markMoney(toks []token) {
+	sign := func(t token) bool {
+		r, _ := utf8.DecodeRuneInString(t.text)
+		return t.punct && unicode.Is(unicode.Sc, r)
+	}
+	for i := range toks {
+		if toks[i].punct || toks[i].lower == "" || !isDigit(toks[i].lower[0]) {
+			continue
+		}
+		before := i > 0 && sign(toks[i-1]) && toks[i].glued
+		after := i+1 < len(toks) && sign(toks[i+1]) && toks[i+1].glued
+		toks[i].money = before || after
+	}
 }

@@ -411,7 +411,7 @@ func (s *statement) complementVerb(verb string, rest []token) (string, []token) 
 			verb, rest = "hate", rest[2:] // "is sick of Tailwind"
 		case first(0) == "fed" && first(1) == "up" && first(2) == "with":
 			verb, rest = "hate", rest[3:]
-		case isNumber(first(0)) || numberWords[first(0)] != "":
+		case (isNumber(first(0)) || numberWords[first(0)] != "") && !rest[0].money:
 			if s.relation == "" && (len(rest) == 1 || first(1) == "years") {
 				verb = "age"
 				rest = rest[:1]
@@ -686,7 +686,7 @@ func kindOf(rest []token, k int) termKind {
 		return kindFreq
 	case (isNumber(w) || numberWords[w] != "") && (next == "times" || next == "time"):
 		return kindFreq
-	case unitNumber(w), currency[w] && k > 0 && amountFollows(rest[k-1:k]):
+	case rest[k].money, unitNumber(w), currency[w] && k > 0 && amountFollows(rest[k-1:k]):
 		return kindAmount
 	case (isNumber(w) || numberWords[w] != "") && (currency[next] || next == "k" || next == "grand"),
 		isNumber(w) && len(next) == 3 && isNumber(next) && k+2 < len(rest) && currency[rest[k+2].lower]: // "25 000 złoty"
