@@ -45,6 +45,17 @@ type Extractor interface {
 	ExtractFacts(ctx context.Context, text string) ([]Fact, []LLMCall, error)
 }
 
+// FollowUpExtractor is implemented by an Extractor that can read a text as
+// said right after another. remember_facts gives it the agent's last
+// kept text, so that a follow-up opening with "he", "she" or "it" ("He
+// has hay fever" after "My son is 8.") is read against what that text
+// named. It returns only the facts of text; where previous names nothing
+// a pronoun can refer to, it extracts as ExtractFacts does.
+type FollowUpExtractor interface {
+	Extractor
+	ExtractFactsAfter(ctx context.Context, previous, text string) ([]Fact, []LLMCall, error)
+}
+
 // ExtractorNamer is implemented by an Extractor that says what it is,
 // ExtractorOffline or ExtractorLLM: each fact it extracts records that
 // (Provenance.Extractor).

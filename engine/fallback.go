@@ -9,13 +9,15 @@ import (
 	"github.com/hippo-mem/hippo"
 )
 
-// extract runs the extractor on text. When its LLM answers with an
-// unreadable reply or not within its timeout, the fallback extractor
+// extract runs the extractor on text, said after previous (the agent's
+// last kept text, "" for none) for an extractor that reads follow-ups
+// (hippo.FollowUpExtractor). When its LLM answers with an unreadable
+// reply or not within its timeout, the fallback extractor
 // (MemoryOptions.FallbackExtractor), if any, extracts from the text
 // instead, and note says so; any other error fails the call. by names the
 // extractor that found the facts (extractorName).
-func (m *Memory) extract(ctx context.Context, text string, calls *[]hippo.LLMCall) (facts []hippo.Fact, by, note string, err error) {
-	facts, used, err := m.opts.Extractor.ExtractFacts(ctx, text)
+func (m *Memory) extract(ctx context.Context, previous, text string, calls *[]hippo.LLMCall) (facts []hippo.Fact, by, note string, err error) {
+	facts, used, err := extractAfter(ctx, m.opts.Extractor, previous, text)
 	*calls = append(*calls, used...)
 	if err == nil {
 		return facts, extractorName(m.opts.Extractor), "", nil
@@ -24,12 +26,21 @@ func (m *Memory) extract(ctx context.Context, text string, calls *[]hippo.LLMCal
 	if why == "" || m.opts.FallbackExtractor == nil {
 		return nil, "", "", fmt.Errorf("extract facts: %w", err)
 	}
-	facts, used, ferr := m.opts.FallbackExtractor.ExtractFacts(ctx, text)
+	facts, used, ferr := extractAfter(ctx, m.opts.FallbackExtractor, previous, text)
 	*calls = append(*calls, used...)
 	if ferr != nil {
 		return nil, "", "", fmt.Errorf("extract facts: %w (the fallback extractor failed too: %v)", err, ferr)
 	}
 	return facts, extractorName(m.opts.FallbackExtractor), fmt.Sprintf("Extraction: the LLM %s, so the offline extractor extracted the facts.", why), nil
+}
+
+// extractAfter extracts the facts of text with e, as said after previous
+// when e reads follow-ups and previous is not "".
+func extractAfter(ctx context.Context, e hippo.Extractor, previous, text string) ([]hippo.Fact, []hippo.LLMCall, error) {
+	if f, ok := e.(hippo.FollowUpExtractor); ok && previous != "" {
+		return f.ExtractFactsAfter(ctx, previous, text)
+	}
+	return e.ExtractFacts(ctx, text)
 }
 
 // extractorName is what e says it is (hippo.ExtractorNamer), "" when it

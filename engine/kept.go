@@ -75,3 +75,64 @@ func (m *Memory) keepMessage(ctx context.Context, tx Tx, in hippo.RememberInput,
 	}
 	return &hippo.KeptMessage{ID: res.Chunk.ID, New: !res.Duplicate}, nil
 }
+
+// previousText is the content of the agent's newest text kept by
+// remember_facts in the memory's scope, other than text itself (an async
+// call's text is kept before its facts are extracted): what a follow-up
+// may refer to (hippo.FollowUpExtractor). "" when there is none, or when
+// the memory keeps no texts.
+func (m *Memory) previousText(ctx context.Context, text string) (string, error) {
+	if m.opts.DiscardText {
+		return "", nil
+	}
+	if _, ok := m.opts.Extractor.(hippo.FollowUpExtractor); !ok {
+		if _, ok := m.opts.FallbackExtractor.(hippo.FollowUpExtractor); !ok {
+			return "", nil
+		}
+	}
+	ai, err := m.index(ctx, nil)
+	if err != nil {
+		return "", err
+	}
+	// The newest two: the newest may be text itself.
+	type row struct {
+		id      string
+		created int64
+	}
+	var newest [2]row
+	ai.mu.RLock()
+	if scope, ok := ai.scopes[m.opts.Scope]; ok && ai.idx != nil && len(ai.texts) > 0 {
+		ai.idx.EachRow(func(id string, r *Meta) {
+			if r.Kind != hippo.KindMemory || r.Group == 0 || r.Scope != scope {
+				return
+			}
+			later := func(o row) bool { return o.id == "" || r.Created > o.created || r.Created == o.created && id > o.id }
+			switch {
+			case later(newest[0]):
+				newest[1], newest[0] = newest[0], row{id, r.Created}
+			case later(newest[1]):
+				newest[1] = row{id, r.Created}
+			}
+		})
+	}
+	ai.mu.RUnlock()
+	var ids []string
+	for _, r := range newest {
+		if r.id != "" {
+			ids = append(ids, r.id)
+		}
+	}
+	if len(ids) == 0 {
+		return "", nil
+	}
+	chunks, err := m.s.Peek(ctx, ids)
+	if err != nil {
+		return "", err
+	}
+	for _, id := range ids {
+		if c, ok := chunks[id]; ok && c.Content != text {
+			return c.Content, nil
+		}
+	}
+	return "", nil
+}

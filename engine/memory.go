@@ -536,7 +536,11 @@ func (m *Memory) rememberFacts(ctx context.Context, in hippo.RememberInput, call
 		res, err := m.learnFacts(ctx, in, givenFacts(cfg, in.Facts), hippo.ExtractorCaller, calls, notes)
 		return res, m.keptAnyway(ctx, in, err)
 	}
-	extracted, by, note, err := m.extract(ctx, text, calls)
+	previous, err := m.previousText(ctx, text)
+	if err != nil {
+		return nil, m.keptAnyway(ctx, in, err)
+	}
+	extracted, by, note, err := m.extract(ctx, previous, text, calls)
 	if err != nil {
 		return nil, m.keptAnyway(ctx, in, err)
 	}

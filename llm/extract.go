@@ -47,10 +47,22 @@ func (e *Extractor) ExtractorName() string { return hippo.ExtractorLLM }
 // readable JSON, or JSON cut off, is an EINTERNAL *hippo.Error wrapping
 // hippo.ErrUnreadableReply; one with no facts yields an empty slice.
 func (e *Extractor) ExtractFacts(ctx context.Context, text string) ([]hippo.Fact, []hippo.LLMCall, error) {
+	return e.ExtractFactsAfter(ctx, "", text)
+}
+
+// ExtractFactsAfter implements hippo.FollowUpExtractor: ExtractFacts with
+// previous, the message before text, sent first as context for what
+// "he", "she" or "it" in text refer to; the prompt asks for text's facts
+// alone.
+func (e *Extractor) ExtractFactsAfter(ctx context.Context, previous, text string) ([]hippo.Fact, []hippo.LLMCall, error) {
 	if strings.TrimSpace(text) == "" {
 		return []hippo.Fact{}, nil, nil
 	}
-	reply, usage, err := e.client.Complete(ctx, extractPrompt, []hippo.Message{{Role: "user", Content: text}})
+	content := text
+	if strings.TrimSpace(previous) != "" {
+		content = previousLabel + previous + "\n\n" + messageLabel + text
+	}
+	reply, usage, err := e.client.Complete(ctx, extractPrompt, []hippo.Message{{Role: "user", Content: content}})
 	calls := called(usage, "extract")
 	if err != nil {
 		return nil, calls, fmt.Errorf("llm: fact extraction failed: %w", err)
@@ -58,6 +70,13 @@ func (e *Extractor) ExtractFacts(ctx context.Context, text string) ([]hippo.Fact
 	facts, err := parseFacts(reply)
 	return facts, calls, err
 }
+
+// previousLabel and messageLabel mark the message before and the message
+// in a follow-up's request (extract.tmpl names them).
+const (
+	previousLabel = "Previous message (context only):\n"
+	messageLabel  = "Message:\n"
+)
 
 // called is the usage of one call made for purpose, as a list: none when
 // the LLM reported none.

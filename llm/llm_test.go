@@ -596,3 +596,26 @@ func FuzzParseVerdicts(f *testing.F) {
 		}
 	})
 }
+
+// TestExtractFactsAfter: a follow-up's request holds the message before it
+// as context, labelled as the prompt names it; without one, the text
+// alone as before.
+func TestExtractFactsAfter(t *testing.T) {
+	client := &fakeLLM{reply: `{"facts":[{"fact":"User's son has hay fever","intensity":0.4}]}`}
+	facts, _, err := NewExtractor(client).ExtractFactsAfter(context.Background(), "My son is 8.", "He has hay fever.")
+	if err != nil || len(facts) != 1 || facts[0].Content != "User's son has hay fever" {
+		t.Fatalf("facts = %+v, %v", facts, err)
+	}
+	want := "Previous message (context only):\nMy son is 8.\n\nMessage:\nHe has hay fever."
+	if m := client.calls[0].messages; len(m) != 1 || m[0].Content != want {
+		t.Errorf("messages = %+v, want one holding %q", m, want)
+	}
+	for _, label := range []string{previousLabel, messageLabel} {
+		if !strings.Contains(client.calls[0].system, strings.TrimSuffix(label, "\n")) {
+			t.Errorf("system prompt does not name %q", label)
+		}
+	}
+	if _, _, err := NewExtractor(client).ExtractFactsAfter(context.Background(), " ", "He has hay fever."); err != nil || client.calls[1].messages[0].Content != "He has hay fever." {
+		t.Errorf("blank previous: messages = %+v, %v; want the text alone", client.calls[1].messages, err)
+	}
+}

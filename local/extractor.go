@@ -35,6 +35,16 @@ func (x *Extractor) ExtractorName() string { return hippo.ExtractorOffline }
 // ExtractFacts returns the facts stated in text, in order, without
 // repeats; it calls no LLM.
 func (x *Extractor) ExtractFacts(ctx context.Context, text string) ([]hippo.Fact, []hippo.LLMCall, error) {
+	return x.ExtractFactsAfter(ctx, "", text)
+}
+
+// ExtractFactsAfter implements hippo.FollowUpExtractor: it returns the
+// facts of text as ExtractFacts does, with a pronoun opening text read as
+// it would be after previous's last statement ("He has hay fever" after
+// "My son is 8." is about the user's son). previous's own facts are not
+// returned, and a pronoun it names no one for stays unresolved, as in
+// ExtractFacts.
+func (x *Extractor) ExtractFactsAfter(ctx context.Context, previous, text string) ([]hippo.Fact, []hippo.LLMCall, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, nil, err
 	}
@@ -42,6 +52,16 @@ func (x *Extractor) ExtractFacts(ctx context.Context, text string) ([]hippo.Fact
 	seen := map[string]bool{}
 	var last *extracted        // the latest fact, for elaboration in a later sentence
 	var lastClause *clauseFact // its clause, for a pronoun opening a later sentence
+	for _, s := range splitSentences(previous) {
+		if _, cf := extractSentence(s, nil, lastClause); cf != nil {
+			lastClause = cf
+		}
+	}
+	if lastClause != nil {
+		c := *lastClause
+		c.before = true
+		lastClause = &c
+	}
 	for _, s := range splitSentences(text) {
 		facts, cf := extractSentence(s, last, lastClause)
 		if cf != nil {

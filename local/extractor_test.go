@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"os"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -1045,4 +1046,36 @@ func BenchmarkExtractFacts(b *testing.B) {
 		}
 	}
 	b.ReportMetric(float64(b.Elapsed().Microseconds())/float64(b.N*len(texts)), "µs/text")
+}
+
+// TestExtractFactsAfter: a text opening with "he", "she" or "they" is read
+// after the text before it; "it", a thing and a person of the other
+// gender are no referents, and nothing of the text before is returned.
+func TestExtractFactsAfter(t *testing.T) {
+	tests := []struct {
+		previous, text string
+		want           []string
+	}{
+		{"My son is 8.", "He has hay fever and needs his spray every morning.", []string{"User's son has hay fever", "User's son needs his spray every morning"}},
+		{"Our daughter Kari lives in Tromsø with her husband.", "She is a marine biologist.", []string{"User's daughter Kari is a marine biologist"}},
+		{"I have a dog called Fredek.", "He has a bad back.", []string{"User's dog has a bad back"}},
+		{"My wife is a midwife.", "He plays rugby on Saturdays.", nil},
+		{"The garden is too much work for Knut now.", "He has Parkinson's disease.", nil},
+		{"I drive a truck long distance.", "It has 410 thousand km.", nil},
+		{"", "He has hay fever.", nil},
+		{"My son is 8.", "I live in Utrecht.", []string{"User lives in Utrecht"}},
+	}
+	for _, tt := range tests {
+		facts, _, err := NewExtractor().ExtractFactsAfter(context.Background(), tt.previous, tt.text)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var got []string
+		for _, f := range facts {
+			got = append(got, f.Content)
+		}
+		if !slices.Equal(got, tt.want) {
+			t.Errorf("%q after %q = %q, want %q", tt.text, tt.previous, got, tt.want)
+		}
+	}
 }

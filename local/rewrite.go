@@ -30,6 +30,10 @@ type clauseFact struct {
 	// sister. She lives in Rome."); within one sentence, "and she" after
 	// it stays attached to it.
 	earlier bool
+	// before: the clause ended the text said before this one
+	// (ExtractFactsAfter). Only "he", "she" and "they" refer back to it:
+	// "it" opening a new message is as often about the talk itself.
+	before bool
 	// wish: the fact is what the user wants of the assistant ("User
 	// wants the assistant to …"); a condition on the assistant after it
 	// names it "it" ("… when it explains code").
@@ -680,7 +684,7 @@ func isJudgement(toks []token) bool {
 // "Alice's favourite food" is the owner: "User's cat", "Alice". The user is
 // no referent: the user is "I".
 func referent(prev *clauseFact, pronoun string) []token {
-	if prev == nil || prev.content == "" || len(prev.body) < 2 {
+	if prev == nil || prev.content == "" || len(prev.body) < 2 || prev.before && pronoun == "it" {
 		return nil
 	}
 	body, start := prev.body, 0
@@ -726,8 +730,55 @@ func referent(prev *clauseFact, pronoun string) []token {
 			np = np[:p]
 		}
 	}
+	if (pronoun == "he" || pronoun == "she") && !animate(np) {
+		return nil // "the garden is too much work. He has Parkinson's"
+	}
+	for i := len(np) - 1; i >= 0; i-- {
+		if g := genderOf[np[i].lower]; g != "" {
+			if (pronoun == "he" || pronoun == "she") && g != pronoun {
+				return nil // "My wife is a midwife. He plays rugby": not the wife
+			}
+			break
+		}
+	}
 	return append([]token{}, np...)
 }
+
+// animate reports whether np may be what "he" or "she" refers to: it
+// holds a word for a person or a pet, or a name (capitalised, or a lone
+// word as chat writes names: "tama"), not a thing ("the garden").
+func animate(np []token) bool {
+	if len(np) == 1 {
+		return true
+	}
+	for i, t := range np {
+		w := lemma(t.lower)
+		if relatives[w] || roleNouns[t.lower] || pets[w] || t.text == "User" {
+			return true
+		}
+		// A capital past the first word, not shouting ("BIG NEWS"): a
+		// name. The first word's may only open the sentence.
+		if i > 0 && t.text != t.lower && t.text != strings.ToUpper(t.text) && !stopwords[t.lower] {
+			return true
+		}
+	}
+	return false
+}
+
+// genderOf is the pronoun of the relatives that have one: "he" cannot
+// refer to a wife.
+var genderOf = func() map[string]string {
+	m := map[string]string{}
+	for _, w := range strings.Fields(`wife mother mum mom mam sister daughter girlfriend grandmother grandma nan granddaughter
+		aunt niece fiancée fiancee stepmother stepdaughter wives mothers sisters daughters`) {
+		m[w] = "she"
+	}
+	for _, w := range strings.Fields(`husband father dad brother son boyfriend grandfather grandpa granddad grandson
+		uncle nephew fiancé fiance stepfather stepson husbands fathers brothers sons`) {
+		m[w] = "he"
+	}
+	return m
+}()
 
 // relativeObject returns the relative the user has, from after "has":
 // "has a sister" gives "sister", "has an older brother" "older brother";

@@ -379,3 +379,44 @@ func testOfflineFactRanksAsText(t *testing.T, b Backend) {
 		t.Errorf("recall %q = %v: want the given fact %s standing for its text, then the flat %s", query, got, factID, flatID)
 	}
 }
+
+// testFollowUpAfterKeptText: with an extractor that reads follow-ups (the
+// offline one), a text opening with "he" or "she" is read after the
+// agent's last kept text: "He has hay fever" after "My son is 8." is a
+// fact about the user's son. Another agent's text is not its last text,
+// and a memory that keeps no text has none.
+func testFollowUpAfterKeptText(t *testing.T, b Backend) {
+	e := newEnv(t, b)
+	ctx := context.Background()
+	offline := func(o *hippo.MemoryOptions) {
+		o.Extractor, o.Classifier = local.NewExtractor(), local.NewClassifier()
+	}
+	discard := func(o *hippo.MemoryOptions) { o.DiscardText = true }
+	facts := func(m hippo.AgentMemory, text string) []string {
+		t.Helper()
+		res, err := m.RememberFacts(ctx, text)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var out []string
+		for _, f := range res.Facts {
+			out = append(out, f.Content)
+		}
+		return out
+	}
+	a := e.memory("agent-a", offline)
+	if got := facts(a, "My son is 8."); !slices.Equal(got, []string{"User's son is 8"}) {
+		t.Fatalf("facts of the first text = %q", got)
+	}
+	if got := facts(a, "He has hay fever."); !slices.Equal(got, []string{"User's son has hay fever"}) {
+		t.Errorf("facts of the follow-up = %q, want it about the son", got)
+	}
+	if got := facts(e.memory("agent-b", offline), "He has hay fever."); len(got) != 0 {
+		t.Errorf("another agent's follow-up = %q, want no fact: agent-a's text is not its last", got)
+	}
+	c := e.memory("agent-c", offline, discard)
+	facts(c, "My son is 8.")
+	if got := facts(c, "He has hay fever."); len(got) != 0 {
+		t.Errorf("follow-up without kept texts = %q, want no fact", got)
+	}
+}

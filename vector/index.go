@@ -586,6 +586,14 @@ func (x *Index[M]) EachMeta(fn func(m *M)) {
 	}
 }
 
+// EachRow calls fn with the ID and metadata of every row, in row order;
+// fn must not change the index.
+func (x *Index[M]) EachRow(fn func(id string, m *M)) {
+	for i := range x.meta {
+		fn(x.ids[i], &x.meta[i])
+	}
+}
+
 // Closest returns the k rows with the highest cosine with q among those
 // eligible accepts, best first, ranked by their first-pass (int8)
 // cosines: only those k are read through the Loader for their exact

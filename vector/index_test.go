@@ -181,6 +181,11 @@ func TestIndexUpsertRemove(t *testing.T) {
 	if len(x.search([]float32{1, 2}, 1, all)) != 0 {
 		t.Error("wrong-dimension query returned hits")
 	}
+	rows := map[string]int{}
+	x.EachRow(func(id string, m *int) { rows[id] = *m })
+	if len(rows) != 2 || rows["b"] != 20 || rows["c"] != 30 {
+		t.Errorf("EachRow saw %v, want b 20 and c 30", rows)
+	}
 }
 
 func TestIndexRange(t *testing.T) {
