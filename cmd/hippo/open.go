@@ -4,6 +4,7 @@ import (
 	"context"
 	"os"
 	"path/filepath"
+	"time"
 
 	"github.com/hippo-mem/hippo"
 	"github.com/hippo-mem/hippo/dsn"
@@ -90,6 +91,9 @@ func (a *app) openDSN(ctx context.Context, name string, emb hippo.Embedder, mode
 		Adopt: a.adopt, VerifyBeforeWrite: !a.serving}
 	if emb != nil {
 		opts.Dimension = emb.Dimension()
+		if opts.Dimension == 0 && mode == createDB && !hasFile(d.Path) {
+			opts.Dimension = probeDimension(ctx, emb)
+		}
 	}
 	db, err := sqlite.Open(ctx, d.Path, opts)
 	if err != nil {
@@ -97,4 +101,26 @@ func (a *app) openDSN(ctx context.Context, name string, emb hippo.Embedder, mode
 	}
 	a.stores = append(a.stores, db)
 	return db, nil
+}
+
+// hasFile reports whether path holds a file with something in it: a
+// database Open would not create.
+func hasFile(path string) bool {
+	st, err := os.Stat(path)
+	return err == nil && st.Size() > 0
+}
+
+// probeDimension learns the length of emb's vectors, when no length is
+// configured, from one embedding: a new database's page size depends on
+// it (sqlite.PageSizeFor), and 384-dimension vectors in the pages for an
+// unknown length cost a fifth more CPU per stored memory. It returns 0,
+// the page size for an unknown length, when the request fails.
+func probeDimension(ctx context.Context, emb hippo.Embedder) int {
+	ctx, cancel := context.WithTimeout(ctx, 10*time.Second)
+	defer cancel()
+	vecs, err := emb.Embed(ctx, []string{"dimension"})
+	if err != nil || len(vecs) != 1 {
+		return 0
+	}
+	return len(vecs[0])
 }
