@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/hippo-mem/hippo/mock"
 	"github.com/hippo-mem/hippo/sqlite"
 )
 
@@ -106,4 +107,33 @@ func TestInitDecay(t *testing.T) {
 	// Switched to the file's model, the database takes it.
 	c.ok("init", "--db", other, "--decay", "ebbinghaus")
 	c.ok("import", file, "--db", other)
+}
+
+// TestInitProbesDimension: a new database for an API embedder with no
+// configured length gets the pages for the length one embedding shows,
+// and those for an unknown length when the endpoint cannot answer.
+func TestInitProbesDimension(t *testing.T) {
+	c := newCLI(t)
+	srv := mock.NewServer(t, 384)
+	closed := mock.NewServer(t, 384)
+	closed.Close()
+	for _, tt := range []struct {
+		name, url string
+		want      int
+	}{
+		{"answers", srv.BaseURL(), sqlite.PageSizeFor(384)},
+		{"down", closed.BaseURL(), sqlite.PageSizeFor(0)},
+	} {
+		db := filepath.Join(c.dir, tt.name+".db")
+		c.runIn("", []string{"HIPPO_EMBED_URL=" + tt.url, "HIPPO_EMBED_KEY=sk-test", "HIPPO_EMBED_MODEL=mock-embed"}, "init", "--db", db)
+		raw, err := sql.Open("sqlite", "file:"+db+"?mode=ro")
+		if err != nil {
+			t.Fatal(err)
+		}
+		var pageSize int
+		if err := raw.QueryRow(`PRAGMA page_size`).Scan(&pageSize); err != nil || pageSize != tt.want {
+			t.Errorf("%s: page_size = %d, %v; want %d", tt.name, pageSize, err, tt.want)
+		}
+		raw.Close()
+	}
 }

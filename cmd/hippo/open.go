@@ -116,7 +116,7 @@ func hasFile(path string) bool {
 // unknown length cost a fifth more CPU per stored memory. It returns 0,
 // the page size for an unknown length, when the request fails.
 func probeDimension(ctx context.Context, emb hippo.Embedder) int {
-	ctx, cancel := context.WithTimeout(ctx, 10*time.Second)
+	ctx, cancel := context.WithTimeout(ctx, 5*time.Second)
 	defer cancel()
 	vecs, err := emb.Embed(ctx, []string{"dimension"})
 	if err != nil || len(vecs) != 1 {
