@@ -113,7 +113,7 @@ func hasFile(path string) bool {
 // probeDimension learns the length of emb's vectors, when no length is
 // configured, from one embedding: a new database's page size depends on
 // it (sqlite.PageSizeFor), and 384-dimension vectors in the pages for an
-// unknown length cost a fifth more CPU per stored memory. It returns 0,
+// unknown length cost a sixth more CPU per stored memory. It returns 0,
 // the page size for an unknown length, when the request fails.
 func probeDimension(ctx context.Context, emb hippo.Embedder) int {
 	ctx, cancel := context.WithTimeout(ctx, 5*time.Second)
