@@ -2,6 +2,7 @@ package storetest
 
 import (
 	"context"
+	"maps"
 	"math"
 	"net/http"
 	"slices"
@@ -418,5 +419,17 @@ func testFollowUpAfterKeptText(t *testing.T, b Backend) {
 	facts(c, "My son is 8.")
 	if got := facts(c, "He has hay fever."); len(got) != 0 {
 		t.Errorf("follow-up without kept texts = %q, want no fact", got)
+	}
+
+	// An async call keeps its text before its facts are learned: the text
+	// before it is still the one it follows, not itself.
+	d := e.memory("agent-d", offline)
+	facts(d, "My daughter is 6.")
+	if _, err := d.Remember(ctx, hippo.RememberInput{Text: "She loves horses.", Async: true}); err != nil {
+		t.Fatal(err)
+	}
+	waitLearned(t, e.s)
+	if live := e.liveFacts("agent-d"); live["User's daughter loves horses"] == nil {
+		t.Errorf("facts after an async follow-up = %v, want one about the daughter", slices.Collect(maps.Keys(live)))
 	}
 }
