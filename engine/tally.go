@@ -14,7 +14,7 @@ func (ai *Index) strengthHistogram(active bool, now int64, bins int) []int {
 		return out
 	}
 	clock := ai.decayClock(active, now)
-	ai.idx.EachMeta(func(m *Meta) {
+	ai.idx.EachRow(func(_ string, m *Meta) {
 		if m.SupersededAt != 0 {
 			return
 		}

@@ -165,11 +165,7 @@ func TestConversationGivenSupersession(t *testing.T) {
 						if err != nil {
 							t.Fatal(err)
 						}
-						var c float64
-						for i := range vs[0] {
-							c += float64(vs[0][i]) * float64(vs[1][i])
-						}
-						t.Logf("  missed: %s %s %q, named %q (similarity %.2f)", m.id, f.Action, f.Content, replaces[f.Content], c)
+						t.Logf("  missed: %s %s %q, named %q (similarity %.2f)", m.id, f.Action, f.Content, replaces[f.Content], cosine(vs[0], vs[1]))
 					}
 					if f.Action != hippo.ActionSupersedes {
 						continue

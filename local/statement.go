@@ -727,7 +727,7 @@ grand k thousand million billion mil mg g kg km mile miles ml l percent
 `)
 
 // unitNumber reports whether w is a number with its unit: "5k", "2.4m",
-// "100mg", "€900".
+// "100mg". A currency sign is a token of its own ("€900"): markMoney.
 func unitNumber(w string) bool {
 	i := 0
 	for i < len(w) && (isDigit(w[i]) || i > 0 && (w[i] == '.' || w[i] == ',')) {

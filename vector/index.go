@@ -578,14 +578,6 @@ func (x *Index[M]) MetaBytes() int {
 // IDs returns the row IDs, in index order.
 func (x *Index[M]) IDs() []string { return append([]string(nil), x.ids...) }
 
-// EachMeta calls fn with the metadata of every row, in row order; fn must
-// not change the index.
-func (x *Index[M]) EachMeta(fn func(m *M)) {
-	for i := range x.meta {
-		fn(&x.meta[i])
-	}
-}
-
 // EachRow calls fn with the ID and metadata of every row, in row order;
 // fn must not change the index.
 func (x *Index[M]) EachRow(fn func(id string, m *M)) {
