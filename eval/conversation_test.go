@@ -38,11 +38,14 @@ const (
 	// conversationSetE is of A's kind, written before verbatim
 	// corrections were ranked first (newerFirst): held out for that.
 	conversationSetE = "conversation_e.tsv"
+	// conversationSetF is of C's kind, longer (LoCoMo-like), written
+	// before store-time update links: held out for them.
+	conversationSetF = "conversation_f.tsv"
 )
 
 // everyConversationSet is every conversation set: those of the sweeps,
 // then those held out of them.
-var everyConversationSet = append(append([]string(nil), conversationSets...), conversationSetD, conversationSetE)
+var everyConversationSet = append(append([]string(nil), conversationSets...), conversationSetD, conversationSetE, conversationSetF)
 
 // conversationSets are the conversation sets, the tune set first.
 var conversationSets = []string{conversationSetA, conversationSetB, conversationSetC}
@@ -278,6 +281,9 @@ func libraryLearned(t testing.TB, set string, e hippo.Embedder, cfg hippo.Config
 func TestConversationSets(t *testing.T) {
 	e := firstContactEmbedder()
 	for _, set := range everyConversationSet {
+		if set == conversationSetF && raceEnabled {
+			continue // 600 turns: logged without -race
+		}
 		o := libraryConversation(t, set, e, evalConfig(true))
 		t.Logf("%s via library (%s), stored verbatim: %v", set, e.Model(), o)
 		if set != conversationSetA {
@@ -296,6 +302,9 @@ func TestConversationSets(t *testing.T) {
 func TestConversationSetsLearned(t *testing.T) {
 	e := firstContactEmbedder()
 	for _, set := range everyConversationSet {
+		if set == conversationSetF && raceEnabled {
+			continue // 600 turns: logged without -race
+		}
 		for _, discard := range []bool{false, true} {
 			o := libraryLearned(t, set, e, evalConfig(true), rememberMessage, discard)
 			how := "text kept"

@@ -8,6 +8,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"unicode"
 
 	"github.com/hippo-mem/hippo"
 	"github.com/hippo-mem/hippo/engine"
@@ -28,9 +29,15 @@ func TestSweepFusion(t *testing.T) {
 	_, emb := newEmbedder(t)
 	base := hippo.DefaultConfig().ForEmbedder(emb)
 	sets, saved := sweepSets(t, emb.Model())
+	// Set F, when its candidates are there, is scored but never chooses:
+	// its column is held out from every choice.
+	if _, err := os.Stat(cacheFile(emb.Model(), "candidates-"+conversationSetF)); err == nil {
+		sets, saved[conversationSetF] = append(sets, conversationSetF), loadCands(t, conversationSetF, emb.Model())
+	}
 	data := map[string][]*candQuery{}
 	for _, s := range sets {
 		data[s] = answerable(saved[s].Queries)
+		setIDF(s, saved[s])
 	}
 	type result struct {
 		family, name string
@@ -52,8 +59,8 @@ func TestSweepFusion(t *testing.T) {
 	}
 	objective := func(r result, skip int) float64 {
 		sum := 0.0
-		for i := range sets {
-			if i != skip {
+		for i, s := range sets {
+			if i != skip && s != conversationSetF {
 				sum += r.r10[i] + r.mrr[i]/10
 			}
 		}
@@ -398,7 +405,83 @@ func fusionFamilies(base hippo.Config) []fusionFamily {
 		}
 	}
 	fams = append(fams, z)
+	// BM25 as a share of what the question's words could score: the sum
+	// of their IDFs (a chunk holding each once, at average length, scores
+	// it), so that a long question or a large corpus does not read as a
+	// strong match. Relevance x/(x+h) of that share x.
+	var share fusionFamily
+	share.name = "today's, BM25 as a share of the question's IDF"
+	for _, al := range []float64{0.4, 0.5, 0.6, 0.7, 0.8} {
+		for _, h := range []float64{0.15, 0.25, 0.4, 0.6, 1} {
+			share.configs = append(share.configs, fusionConfig{name: fmt.Sprintf("α%.1f h%g", al, h), score: func(q *candQuery) []float64 {
+				mass := idfMass(q)
+				rc, bm := sides(base, q)
+				out := make([]float64, len(rc))
+				for i := range rc {
+					rb := 0.0
+					if mass > 0 && bm[i] > 0 {
+						x := bm[i] / mass
+						rb = x / (x + h)
+					}
+					out[i] = hippo.Fuse(rc[i], rb, al)
+				}
+				return out
+			}})
+		}
+	}
+	fams = append(fams, share)
 	return fams
+}
+
+// setDF are each set's document frequencies of words (engine.QueryWords'
+// reading, without FTS5's stemming) over all its agents' chunks, as the
+// full-text index counts them, and its number of chunks.
+var setDF = map[string]struct {
+	df map[string]int
+	n  int
+}{}
+
+// setIDF counts set's document frequencies once (setDF).
+func setIDF(set string, cs candSet) {
+	if _, ok := setDF[set]; ok {
+		return
+	}
+	df, n := map[string]int{}, 0
+	for _, texts := range cs.Texts {
+		for _, x := range texts {
+			n++
+			seen := map[string]bool{}
+			for _, w := range strings.FieldsFunc(strings.ToLower(x), func(r rune) bool {
+				return !unicode.IsLetter(r) && !unicode.IsDigit(r) && r != '_'
+			}) {
+				if !seen[w] {
+					seen[w] = true
+					df[w]++
+				}
+			}
+		}
+	}
+	setDF[set] = struct {
+		df map[string]int
+		n  int
+	}{df, n}
+}
+
+// idfMass is the sum of FTS5's IDF over q's query words found in its set.
+func idfMass(q *candQuery) float64 {
+	st := setDF[q.Set]
+	if q.Set == "" {
+		return 0
+	}
+	sum := 0.0
+	for _, w := range engine.QueryWords(q.Text) {
+		n := float64(st.df[w])
+		if n == 0 {
+			continue
+		}
+		sum += max(1e-6, math.Log((float64(st.n)-n+0.5)/(n+0.5)))
+	}
+	return sum
 }
 
 // minMax places v on [0, 1] between its least and greatest value.
