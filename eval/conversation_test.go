@@ -121,11 +121,14 @@ type convOutcome struct {
 	// got nothing back.
 	offTopic, offTopicEmpty int
 	misses                  []string
+	// r10 sums, over the answerable questions, the share of their
+	// relevant messages among the first 10 results (R@10 once divided).
+	r10 float64
 }
 
 func (o convOutcome) String() string {
-	return fmt.Sprintf("right memory first %d/%d, top 3 %d/%d, top 5 %d/%d, outdated above its correction %d/%d, off-topic answered with nothing or only weak matches %d/%d",
-		o.first, o.answerable, o.top3, o.answerable, o.top5, o.answerable, o.stale, o.corrections, o.offTopicEmpty, o.offTopic)
+	return fmt.Sprintf("right memory first %d/%d, top 3 %d/%d, top 5 %d/%d, R@10 %.3f, outdated above its correction %d/%d, off-topic answered with nothing or only weak matches %d/%d",
+		o.first, o.answerable, o.top3, o.answerable, o.top5, o.answerable, o.r10/float64(max(1, o.answerable)), o.stale, o.corrections, o.offTopicEmpty, o.offTopic)
 }
 
 // learnFunc takes a message into memory through c and returns the chunks
@@ -206,7 +209,11 @@ func conversation(t testing.TB, ctx context.Context, set string, open func(user 
 			}
 			o.answerable++
 			rank, staleRank := 0, 0
+			found := map[string]bool{}
 			for i, r := range res {
+				if i < 10 && q.relevant[msgOf[r.ID]] {
+					found[msgOf[r.ID]] = true
+				}
 				if q.relevant[msgOf[r.ID]] && rank == 0 {
 					rank = i + 1
 				}
@@ -214,6 +221,7 @@ func conversation(t testing.TB, ctx context.Context, set string, open func(user 
 					staleRank = i + 1
 				}
 			}
+			o.r10 += float64(len(found)) / float64(len(q.relevant))
 			if len(q.outdated) > 0 {
 				o.corrections++
 				if staleRank > 0 && (rank == 0 || staleRank < rank) {
@@ -275,6 +283,10 @@ func libraryLearned(t testing.TB, set string, e hippo.Embedder, cfg hippo.Config
 	}, learn)
 }
 
+// flagBoostOff runs each conversation set a second time with the
+// retrieval boost off, for "boost on is within 0.01 of boost off".
+var flagBoostOff = flag.Bool("boost-off", false, "TestConversationSets runs every set again with the retrieval boost off")
+
 // TestConversationSets runs the conversation sets through the library
 // with the default embedder, verbatim memories, boost on, and logs the
 // outcome.
@@ -286,6 +298,10 @@ func TestConversationSets(t *testing.T) {
 		}
 		o := libraryConversation(t, set, e, evalConfig(true))
 		t.Logf("%s via library (%s), stored verbatim: %v", set, e.Model(), o)
+		if *flagBoostOff {
+			off := libraryConversation(t, set, e, evalConfig(false))
+			t.Logf("%s via library (%s), stored verbatim, boost off: %v", set, e.Model(), off)
+		}
 		if set != conversationSetA {
 			continue // held out: its figures only, not what to tune on
 		}

@@ -430,6 +430,31 @@ func fusionFamilies(base hippo.Config) []fusionFamily {
 		}
 	}
 	fams = append(fams, share)
+	// Both sides read against the question: the cosine shifted by the
+	// question's mean cosine over the agent (as "cosine shift"), BM25 as a
+	// share of its IDF.
+	var both fusionFamily
+	both.name = "cosine shift, BM25 share of IDF"
+	for _, al := range []float64{0.4, 0.5, 0.6, 0.7} {
+		for _, h := range []float64{0.15, 0.25, 0.4, 0.6} {
+			both.configs = append(both.configs, fusionConfig{name: fmt.Sprintf("α%.1f h%g", al, h), score: func(q *candQuery) []float64 {
+				mass := idfMass(q)
+				a := 0.071 - q.CosMean
+				out := make([]float64, len(q.Cands))
+				for i, c := range q.Cands {
+					fc, fb := base.LengthFactors(c.Size)
+					rb := 0.0
+					if mass > 0 && c.BM25 > 0 {
+						x := c.BM25 * fb / mass
+						rb = x / (x + h)
+					}
+					out[i] = hippo.Fuse(base.CosineRelevance(a+c.Cos)*fc, rb, al)
+				}
+				return out
+			}})
+		}
+	}
+	fams = append(fams, both)
 	return fams
 }
 
@@ -881,21 +906,36 @@ func TestSweepContext(t *testing.T) {
 	_, emb := newEmbedder(t)
 	cfg := hippo.DefaultConfig().ForEmbedder(emb)
 	sets, data := sweepSets(t, emb.Model())
+	if _, err := os.Stat(cacheFile(emb.Model(), "candidates-"+conversationSetF)); err == nil {
+		sets, data[conversationSetF] = append(sets, conversationSetF), loadCands(t, conversationSetF, emb.Model())
+	}
 	type variant struct {
 		name     string
 		fwd, bwd float64
 		add      bool
+		short    int // when set, only between chunks of at most short bytes
 	}
 	vs := []variant{{name: "none"}}
 	for _, l := range []float64{0.3, 0.5, 0.7, 0.85} {
-		vs = append(vs, variant{fmt.Sprintf("before, max %.2f", l), l, 0, false},
-			variant{fmt.Sprintf("after, max %.2f", l), 0, l, false},
-			variant{fmt.Sprintf("both, max %.2f", l), l, l, false})
+		vs = append(vs, variant{fmt.Sprintf("before, max %.2f", l), l, 0, false, 0},
+			variant{fmt.Sprintf("after, max %.2f", l), 0, l, false, 0},
+			variant{fmt.Sprintf("both, max %.2f", l), l, l, false, 0})
 	}
 	for _, l := range []float64{0.1, 0.2, 0.3, 0.5} {
-		vs = append(vs, variant{fmt.Sprintf("before, add %.2f", l), l, 0, true},
-			variant{fmt.Sprintf("after, add %.2f", l), 0, l, true},
-			variant{fmt.Sprintf("both, add %.2f", l), l, l, true})
+		vs = append(vs, variant{fmt.Sprintf("before, add %.2f", l), l, 0, true, 0},
+			variant{fmt.Sprintf("after, add %.2f", l), 0, l, true, 0},
+			variant{fmt.Sprintf("both, add %.2f", l), l, l, true, 0})
+	}
+	for _, short := range []int{200, 400} {
+		for _, l := range []float64{0.1, 0.2, 0.3} {
+			vs = append(vs, variant{fmt.Sprintf("before, add %.2f, ≤%dB", l, short), l, 0, true, short},
+				variant{fmt.Sprintf("after, add %.2f, ≤%dB", l, short), 0, l, true, short},
+				variant{fmt.Sprintf("both, add %.2f, ≤%dB", l, short), l, l, true, short})
+		}
+		for _, l := range []float64{0.5, 0.7} {
+			vs = append(vs, variant{fmt.Sprintf("before, max %.2f, ≤%dB", l, short), l, 0, false, short},
+				variant{fmt.Sprintf("both, max %.2f, ≤%dB", l, short), l, l, false, short})
+		}
 	}
 	header := []string{"context"}
 	for _, s := range sets {
@@ -906,15 +946,24 @@ func TestSweepContext(t *testing.T) {
 		score := func(q *candQuery) []float64 {
 			own := make([]float64, len(q.Cands))
 			bySeq := map[int]float64{} // a neighbour outside the candidates counts 0
+			texts := data[q.Set].Texts[q.Agent]
 			for i, c := range q.Cands {
 				if r := cfg.SizedRelevance(c.Cos, c.BM25, c.Size, cfg.HybridAlpha); r > cfg.MinRelevance {
 					own[i] = r
 				}
-				bySeq[c.Seq] = own[i]
+				if v.short == 0 || c.Size <= v.short {
+					bySeq[c.Seq] = own[i]
+				}
 			}
 			out := make([]float64, len(own))
 			for i, c := range q.Cands {
 				before, after := bySeq[c.Seq-1], bySeq[c.Seq+1]
+				if v.short > 0 && (c.Size > v.short || c.Seq > 0 && len(texts[c.Seq-1]) > v.short) {
+					before = 0
+				}
+				if v.short > 0 && (c.Size > v.short || c.Seq+1 < len(texts) && len(texts[c.Seq+1]) > v.short) {
+					after = 0
+				}
 				if v.add {
 					out[i] = min(1, own[i]+v.fwd*before+v.bwd*after)
 				} else {
