@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -234,7 +235,7 @@ func TestSweepSentences(t *testing.T) {
 	sets, data := sweepSets(t, emb.Model())
 	heldOutShown := os.Getenv("HIPPO_SWEEP_HELDOUT") != ""
 	sets = slices.DeleteFunc(sets, func(s string) bool {
-		return s == "longmemeval" || s == "realmem" || !heldOutShown && (s == conversationSetB || s == conversationSetC)
+		return !heldOutShown && (s == conversationSetB || s == conversationSetC)
 	})
 	for _, s := range []string{conversationSetD, conversationSetE, conversationSetF} {
 		if _, err := os.Stat(cacheFile(emb.Model(), "candidates-"+s)); err == nil && heldOutShown {
@@ -248,8 +249,11 @@ func TestSweepSentences(t *testing.T) {
 		for agent, texts := range data[s].Texts {
 			vs := make([][][]float32, len(texts))
 			for i, x := range texts {
+				if len(x) > sentenceBytes {
+					continue
+				}
 				ss := splitSentences(x)
-				if len(ss) < 2 || len(x) > 2000 {
+				if len(ss) < 2 {
 					continue
 				}
 				v, err := emb.Embed(t.Context(), ss)
@@ -264,11 +268,26 @@ func TestSweepSentences(t *testing.T) {
 	type setting struct {
 		lambda   float64 // cosine = max(whole, λ·best sentence + (1−λ)·whole)
 		maxBytes int
+		// mixed: each sentence's row holds λ·sentence + (1−λ)·whole as
+		// one vector, which the index normalises: its cosine is the
+		// mixture divided by that vector's length.
+		mixed bool
 	}
-	settings := []setting{{0, 0}}
-	for _, mb := range []int{200, 400, 2000} {
-		for _, l := range []float64{0.5, 0.75, 1} {
-			settings = append(settings, setting{l, mb})
+	settings := []setting{{0, 0, false}}
+	for _, mb := range []int{200, 400} {
+		for _, l := range []float64{0.5, 0.6, 0.75, 0.9, 1} {
+			settings = append(settings, setting{l, mb, false})
+		}
+	}
+	for _, mb := range []int{400, 800, 1600} {
+		if mb > sentenceBytes {
+			break
+		}
+		for _, l := range []float64{0.5, 0.6, 0.75, 0.9} {
+			settings = append(settings, setting{l, mb, true})
+		}
+		if mb > 400 {
+			settings = append(settings, setting{0.75, mb, false})
 		}
 	}
 	header := []string{"sentences"}
@@ -280,13 +299,19 @@ func TestSweepSentences(t *testing.T) {
 		name := "none (today)"
 		if st.lambda > 0 {
 			name = fmt.Sprintf("λ%.2f ≤%dB", st.lambda, st.maxBytes)
+			if st.mixed {
+				name += " mixed rows"
+			}
 		}
 		row := []string{name}
 		for _, s := range sets {
 			var m metrics
 			first := 0
 			for _, q := range answerable(data[s].Queries) {
-				if s == "own" && (half(q.Half) == tune) == heldOutShown {
+				if (s == "own" || s == "longmemeval") && (half(q.Half) == tune) == heldOutShown {
+					continue
+				}
+				if s == "realmem" && (splitOf(q.Agent) == tune) == heldOutShown {
 					continue
 				}
 				qq := *q
@@ -296,6 +321,17 @@ func TestSweepSentences(t *testing.T) {
 						c := &qq.Cands[i]
 						sv := sentVecs[s][q.Agent][c.Seq]
 						if sv == nil || c.Size > st.maxBytes {
+							continue
+						}
+						if st.mixed {
+							whole := data[s].Vecs[q.Agent][c.Seq]
+							mix := make([]float32, len(whole))
+							for _, v := range sv {
+								for k := range mix {
+									mix[k] = float32(st.lambda)*v[k] + float32(1-st.lambda)*whole[k]
+								}
+								c.Cos = max(c.Cos, cosine(q.Vec, mix))
+							}
 							continue
 						}
 						best := -2.0
@@ -326,6 +362,15 @@ func TestSweepSentences(t *testing.T) {
 	}
 	t.Logf("\nboost off, today's fusion (newer first off), a chunk's cosine from its closest sentence\n%s", tb)
 }
+
+// sentenceBytes is the longest chunk whose sentences TestSweepSentences
+// embeds (HIPPO_SENTENCE_BYTES, else 400).
+var sentenceBytes = func() int {
+	if n, err := strconv.Atoi(os.Getenv("HIPPO_SENTENCE_BYTES")); err == nil {
+		return n
+	}
+	return 400
+}()
 
 // splitSentences splits text after '.', '!', '?' or a line break that
 // ends a sentence, dropping empty pieces.
