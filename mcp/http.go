@@ -285,8 +285,14 @@ func (s *Server) checkOriginHost(w http.ResponseWriter, r *http.Request) bool {
 }
 
 // isListen reports whether body is a subscriptions/listen request: a
-// POST that stays open as a notification stream.
+// POST that stays open as a notification stream. A body that neither
+// holds the method's name nor escapes anything (JSON may write the name
+// with \/ or \u escapes) cannot be one, and is not parsed: a tool call's
+// arguments would be parsed whole for nothing.
 func isListen(body []byte) bool {
+	if !bytes.Contains(body, []byte("subscriptions/listen")) && bytes.IndexByte(body, '\\') < 0 {
+		return false
+	}
 	var req struct {
 		Method string `json:"method"`
 	}

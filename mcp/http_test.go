@@ -344,3 +344,27 @@ func TestHealthUnavailable(t *testing.T) {
 		t.Errorf("health on a full disk = %d %v", resp.StatusCode, body)
 	}
 }
+
+// TestIsListen: a body is a subscriptions/listen request whether the
+// method's name is written plainly or with escapes, and a tool call is
+// not one whatever its arguments hold.
+func TestIsListen(t *testing.T) {
+	for _, tc := range []struct {
+		body string
+		want bool
+	}{
+		{`{"jsonrpc":"2.0","id":1,"method":"subscriptions/listen"}`, true},
+		{`{"jsonrpc":"2.0","id":1,"method":"subscriptions\/listen"}`, true},
+		{`{"jsonrpc":"2.0","id":1,"method":"\u0073ubscriptions/listen"}`, true},
+		{`{"jsonrpc":"2.0","id":1,"METHOD":"subscriptions/listen"}`, true}, // encoding/json matches keys in any case
+		{`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"store_memory","arguments":{"content":"a note"}}}`, false},
+		{`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"arguments":{"content":"subscriptions/listen"}}}`, false},
+		{`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"arguments":{"content":"line\nline"}}}`, false},
+		{`{"method":"subscriptions/listen"`, false},
+		{``, false},
+	} {
+		if got := mcp.IsListen([]byte(tc.body)); got != tc.want {
+			t.Errorf("isListen(%s) = %v, want %v", tc.body, got, tc.want)
+		}
+	}
+}
