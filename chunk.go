@@ -20,7 +20,10 @@ const (
 // Valid reports whether k is one of the known kinds.
 func (k Kind) Valid() bool { return k == KindFact || k == KindMemory }
 
-// Chunk is one stored fact or memory.
+// Chunk is one stored fact or memory. Parts are further vectors by which
+// recall finds a memory of several sentences, one a sentence mixed with
+// the whole, each as long as Embedding, back to back (engine.PartVectors);
+// none for other chunks. They derive from Content and Embedding.
 type Chunk struct {
 	ID               string          `json:"id"`
 	AgentID          string          `json:"agent_id"`
@@ -29,6 +32,7 @@ type Chunk struct {
 	Content          string          `json:"content"`
 	ContentHash      string          `json:"content_hash,omitempty"`
 	Embedding        []float32       `json:"-"`
+	Parts            []float32       `json:"-"`
 	Metadata         json.RawMessage `json:"metadata,omitempty"`
 	RunningIntensity float64         `json:"running_intensity"`
 	EncounterCount   int             `json:"encounter_count"`

@@ -105,6 +105,14 @@ type Config struct {
 	// their cosine's relevance at least NewerLink.
 	// 0 leaves the topic to NewerTopic alone.
 	NewerLink float64
+	// PartBytes and PartWeight give a memory of several sentences, of at
+	// most PartBytes bytes, a vector per sentence beside its own, by which
+	// recall also finds it: PartWeight of the sentence's vector plus the
+	// rest of the whole's (engine.PartVectors). A question about one thing
+	// a message says meets the message's one vector, which sits between
+	// all it says, near the unrelated level. PartBytes 0: no parts.
+	PartBytes  int
+	PartWeight float64
 	// LengthPivot, CosineLengthExponent and BM25LengthExponent discount
 	// the relevance of long content (see Config.LengthFactors): past
 	// LengthPivot bytes the cosine's relevance is multiplied by
@@ -153,6 +161,8 @@ func DefaultConfig() Config {
 		NewerTopic:           DefaultNewerTopic,
 		NewerRelevance:       DefaultNewerRelevance,
 		NewerLink:            DefaultNewerLink,
+		PartBytes:            DefaultPartBytes,
+		PartWeight:           DefaultPartWeight,
 		LengthPivot:          DefaultLengthPivot,
 		CosineLengthExponent: DefaultCosineLengthExponent,
 		BM25LengthExponent:   DefaultBM25LengthExponent,

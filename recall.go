@@ -135,4 +135,8 @@ type Recalled struct {
 	// stored as it was said supersedes nothing; this ranks it above what
 	// it corrects (Config.NewerTopic).
 	Updates string `json:"updates,omitempty"`
+	// Part, when not 0, says the memory was found through its sentence of
+	// that number (from 1): Similarity is that sentence's vector's, mixed
+	// with the whole memory's (Config.PartWeight).
+	Part int `json:"part,omitempty"`
 }

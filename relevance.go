@@ -39,6 +39,10 @@ const (
 	DefaultNewerTopic     = 0.6
 	DefaultNewerRelevance = 0.2
 	DefaultNewerLink      = 0.2
+	// DefaultPartBytes and DefaultPartWeight are Config.PartBytes' and
+	// Config.PartWeight's defaults (eval/README.md has the figures).
+	DefaultPartBytes  = 800
+	DefaultPartWeight = 0.6
 )
 
 // StrongRelevance is the relevance of a cosine at CosineStrong: a strong

@@ -54,7 +54,8 @@ func (m *Memory) StoreMemories(ctx context.Context, items []hippo.StoreInput) (*
 	slices.Sort(hashes)
 	hashes = slices.Compact(hashes)
 	vecs := make(map[string][]float32, len(hashes))
-	var seen []string // the contents stored already
+	parts := map[string][]float32{} // the parts of those embedded, by hash
+	var seen []string               // the contents stored already
 	if err := m.s.View(ctx, func(tx Tx) error {
 		found, err := sameMemories(ctx, tx, m.opts.Scope, hashes)
 		for h := range found {
@@ -74,10 +75,10 @@ func (m *Memory) StoreMemories(ctx context.Context, items []hippo.StoreInput) (*
 	// A memory seen above may be deleted before the write: the write then
 	// reports its hash, and it is embedded and written in another round.
 	for round := 0; ; {
-		if err := m.embedNew(ctx, valid, vecs); err != nil {
+		if err := m.embedNew(ctx, valid, vecs, parts); err != nil {
 			return nil, err
 		}
-		missing, err := m.writeBatch(ctx, valid, at, lookup, len(lookup) < len(hashes), vecs, res)
+		missing, err := m.writeBatch(ctx, valid, at, lookup, len(lookup) < len(hashes), vecs, parts, res)
 		if errors.Is(err, errInsertRaced) {
 			lookup = hashes
 			continue
@@ -109,8 +110,9 @@ func (m *Memory) StoreMemories(ctx context.Context, items []hippo.StoreInput) (*
 }
 
 // embedNew embeds, in one request, each content of valid that vecs does
-// not hold yet (a nil vector stands for one already stored).
-func (m *Memory) embedNew(ctx context.Context, valid []storing, vecs map[string][]float32) error {
+// not hold yet (a nil vector stands for one already stored), with its
+// parts (embedParts) into parts.
+func (m *Memory) embedNew(ctx context.Context, valid []storing, vecs, parts map[string][]float32) error {
 	var texts, hashes []string
 	for _, it := range valid {
 		if _, ok := vecs[it.hash]; !ok {
@@ -122,7 +124,7 @@ func (m *Memory) embedNew(ctx context.Context, valid []storing, vecs map[string]
 	if len(texts) == 0 {
 		return nil
 	}
-	got, err := hippo.Embed(ctx, m.opts.Embedder, texts, 0)
+	got, gotParts, err := m.embedParts(ctx, texts)
 	if err != nil {
 		for _, h := range hashes {
 			delete(vecs, h)
@@ -131,6 +133,9 @@ func (m *Memory) embedNew(ctx context.Context, valid []storing, vecs map[string]
 	}
 	for i, h := range hashes {
 		vecs[h] = got[i]
+		if gotParts[i] != nil {
+			parts[h] = gotParts[i]
+		}
 	}
 	return nil
 }
@@ -146,7 +151,7 @@ var errInsertRaced = errors.New("a memory was stored meanwhile")
 // undoes the write and returns errInsertRaced. It returns the hashes of
 // contents it expected stored but found gone (no vector to insert them
 // with); the transaction is then rolled back.
-func (m *Memory) writeBatch(ctx context.Context, valid []storing, at []int, lookup []string, partial bool, vecs map[string][]float32, res *hippo.StoreBatchResult) (missing []string, err error) {
+func (m *Memory) writeBatch(ctx context.Context, valid []storing, at []int, lookup []string, partial bool, vecs, parts map[string][]float32, res *hippo.StoreBatchResult) (missing []string, err error) {
 	errMissing := errors.New("memories deleted meanwhile")
 	err = m.s.Update(ctx, func(tx Tx) error {
 		missing = missing[:0]
@@ -177,6 +182,7 @@ func (m *Memory) writeBatch(ctx context.Context, valid []storing, at []int, look
 			}
 			c := m.newMemory(it, vec, now)
 			c.ID = NewChunkID(now)
+			c.Parts = parts[it.hash]
 			insert = append(insert, c)
 			pending[c], stored[it.hash] = true, c
 			r.Chunk, r.Duplicate = c, false

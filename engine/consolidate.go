@@ -25,7 +25,7 @@ func findFaded(cfg hippo.Config, ai *Index, active bool, now time.Time, grace ti
 	live := ai.newFilter("", nil)
 	for _, id := range ai.idx.IDs() {
 		c, _ := ai.idx.Meta(id)
-		if !live.allows(&c) {
+		if c.Part != 0 || !live.allows(&c) {
 			continue
 		}
 		// Strength crosses the floor once intensity·e^(-rate·h) < floor.
@@ -63,7 +63,7 @@ func findMerges(ctx context.Context, ai *Index, clock hippo.DecayClock, thr floa
 	live := ai.newFilter("", nil)
 	var ids []string
 	for _, id := range ai.idx.IDs() {
-		if c, _ := ai.idx.Meta(id); !gone[id] && c.Kind == hippo.KindMemory && live.allows(&c) {
+		if c, _ := ai.idx.Meta(id); !gone[id] && c.Part == 0 && c.Kind == hippo.KindMemory && live.allows(&c) {
 			ids = append(ids, id)
 		}
 	}

@@ -42,7 +42,7 @@ func exportTime(stored *string) error {
 //	            "encounter_count","access_count","last_accessed_at",
 //	            "superseded_by","superseded_at","created_at",
 //	            "suspicious","origin","caller","source","input_hash",
-//	            "extractor"}, ...],
+//	            "extractor"[,"parts_base64"]}, ...],
 //	 "inputs":[{"agent_id","hash","text","created_at"}, ...]}
 //
 // Values are the stored ones, in a form no backend owns: NULL as null, the
@@ -54,6 +54,9 @@ func exportTime(stored *string) error {
 // written only when it is not hippo.DecayHippo: a file without one was
 // written under the seed's model, as every file was before there was a
 // choice. Import refuses a file of another model than the store's.
+//
+// parts_base64, written only for a memory that has parts
+// (hippo.Chunk.Parts), is their vectors back to back as the embedding's.
 //
 // A chunk's provenance (hippo.Provenance) is origin, caller, source,
 // input_hash and extractor, null when unknown; suspicious is the trust flag's reason, ""
@@ -105,6 +108,8 @@ type ExportChunk struct {
 	Source     *string `json:"source"`
 	InputHash  *string `json:"input_hash"`
 	Extractor  *string `json:"extractor"`
+	// Parts are the stored parts (hippo.Chunk.Parts), nil for none.
+	Parts []byte `json:"parts_base64,omitempty"`
 }
 
 // ExportInput is a text facts were extracted from, as an export records

@@ -25,7 +25,7 @@ func findForget(ctx context.Context, ai *Index, q []float32, threshold float64, 
 	var out []similar
 	f := ai.newFilter("", scopes)
 	err := ai.idx.Range(ctx, q, threshold, func(id string, c *Meta, cos float64) {
-		if cos >= threshold && f.allows(c) {
+		if cos >= threshold && c.Part == 0 && f.allows(c) { // a chunk as a whole, not by one sentence
 			out = append(out, similar{id, cos})
 		}
 	})

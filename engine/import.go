@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"slices"
 	"sort"
 	"strings"
 	"time"
@@ -76,6 +77,7 @@ type ImportedChunk struct {
 	Content            string
 	ContentHash        string
 	Embedding          []byte // vector.Encode'd
+	Parts              []byte // vector.Encode'd parts (hippo.Chunk.Parts), nil for none
 	Metadata           string // a JSON object, or ""
 	RunningIntensity   float64
 	EncounterCount     int64
@@ -138,6 +140,7 @@ type importChunk struct {
 	Source     *string `json:"source"`
 	InputHash  *string `json:"input_hash"`
 	Extractor  *string `json:"extractor"`
+	Parts      []byte  `json:"parts_base64"`
 }
 
 // Import reads an export of either format (ExportFormat, FormatTypeScript)
@@ -572,11 +575,36 @@ func (im *importer) chunk(ctx context.Context, in importChunk) error {
 	if err := im.values(&c, in, bad); err != nil {
 		return err
 	}
+	if len(in.Parts) > 0 {
+		if err := im.checkParts(in.Parts, c, bad); err != nil {
+			return err
+		}
+		c.Parts = in.Parts
+	}
 	if !im.reembed {
 		_, err := im.insert(ctx, c)
 		return err
 	}
 	return im.queue(ctx, c)
+}
+
+// checkParts checks a record's parts: whole vectors of the embedding's
+// dimension, at most maxParts, finite, of a memory stored as given.
+func (im *importer) checkParts(parts []byte, c ImportedChunk, bad func(string, ...any) error) error {
+	if c.Kind != hippo.KindMemory || c.Provenance.Origin == hippo.OriginRememberFacts {
+		return bad("parts_base64: only a memory stored as given has parts")
+	}
+	v, err := vector.Decode(nil, parts)
+	if err == nil && (im.dim == 0 || len(v)%im.dim != 0 || len(v)/im.dim > maxParts) {
+		err = fmt.Errorf("%d floats are not 1 to %d vectors of %d dimensions", len(v), maxParts, im.dim)
+	}
+	if err == nil {
+		err = hippo.CheckVector(v)
+	}
+	if err != nil {
+		return bad("parts_base64: %v", err)
+	}
+	return nil
 }
 
 // checkEmbedding checks a record's embedding: valid, of the first
@@ -783,13 +811,32 @@ func (im *importer) flush(ctx context.Context) error {
 	for i, p := range im.pending {
 		texts[i] = p.Content
 	}
+	// A memory's parts are embedded again too, its sentences in the same
+	// call: the file's are of the other model.
+	sentences := make([][]string, len(im.pending))
+	all := slices.Clone(texts)
+	for i, p := range im.pending {
+		if p.Kind == hippo.KindMemory && p.Provenance.Origin != hippo.OriginRememberFacts {
+			sentences[i] = PartSentences(im.cfg, p.Kind, p.Content)
+			all = append(all, sentences[i]...)
+		}
+	}
 	dim := 0
 	if im.checked != nil {
 		dim = im.checked.Dimension
 	}
-	vecs, err := hippo.Embed(ctx, e, texts, dim)
+	got, err := hippo.Embed(ctx, e, all, dim)
 	if err != nil {
 		return err
+	}
+	vecs := got[:len(texts)]
+	next := len(texts)
+	for i, ss := range sentences {
+		im.pending[i].Parts = nil
+		if parts := PartVectors(im.cfg.PartWeight, vecs[i], got[next:next+len(ss)]); parts != nil {
+			im.pending[i].Parts = vector.Encode(parts)
+		}
+		next += len(ss)
 	}
 	if im.checked == nil {
 		if err := im.tx.LockModel(ctx, hippo.ModelLock{Model: e.Model(), Dimension: len(vecs[0])}); err != nil {

@@ -38,7 +38,10 @@ type Meta struct {
 	// Offline: a fact the offline extractor cut from its text; where the
 	// text was kept, the text stands for it in recall (groupFilter).
 	Offline bool
-	Kind    hippo.Kind
+	// Part is the part (from 1) of its chunk a row holds (PartID); 0 for
+	// the chunk's own row. Walks over the agent's chunks skip parts.
+	Part uint8
+	Kind hippo.Kind
 }
 
 // Index is the in-memory vector index of one agent's chunks, loaded
@@ -73,12 +76,16 @@ type Index struct {
 	rowGroups map[int64]uint32
 	// cues caches what chunks' content says to newerFirst (cueOf),
 	// filled by recalls that hold mu for reading: cueMu guards it.
-	cueMu   sync.Mutex
-	cues    map[string]chunkCue
-	seq     int64 // last change-feed position folded in
-	loaded  bool
-	reserve int     // rows to make room for when the index is created
-	active  []int64 // hours of activity, ascending (active decay clock)
+	cueMu sync.Mutex
+	cues  map[string]chunkCue
+	// parts counts the part rows of each chunk that has them (PartID).
+	parts map[string]uint8
+	// partRows is the sum of parts: rows that are not chunks.
+	partRows int
+	seq      int64 // last change-feed position folded in
+	loaded   bool
+	reserve  int     // rows to make room for when the index is created
+	active   []int64 // hours of activity, ascending (active decay clock)
 }
 
 // newIndex is the empty index of agent's chunks: cfg gives the decay
@@ -91,6 +98,7 @@ func newIndex(agent string, cfg hippo.Config, loader vector.Loader) *Index {
 // it holds.
 type IndexStats struct {
 	Rows        int `json:"rows"`
+	Parts       int `json:"parts,omitempty"` // rows of chunks' parts beside them (PartID)
 	Dimension   int `json:"dimension"`
 	VectorBytes int `json:"vector_bytes"` // int8 codes, their scales and priors
 	MetaBytes   int `json:"meta_bytes"`   // IDs and scan fields
@@ -103,7 +111,7 @@ func (ai *Index) Stats() IndexStats {
 	if ai.idx == nil {
 		return IndexStats{}
 	}
-	return IndexStats{Rows: ai.idx.Len(), Dimension: ai.idx.Dim(), VectorBytes: ai.idx.Bytes(), MetaBytes: ai.idx.MetaBytes()}
+	return IndexStats{Rows: ai.chunks(), Parts: ai.partRows, Dimension: ai.idx.Dim(), VectorBytes: ai.idx.Bytes(), MetaBytes: ai.idx.MetaBytes()}
 }
 
 // Position is the change-feed position the index has folded in, and the
@@ -129,7 +137,9 @@ func (ai *Index) Metas() map[string]Meta {
 	out := map[string]Meta{}
 	if ai.idx != nil {
 		for _, id := range ai.idx.IDs() {
-			out[id], _ = ai.idx.Meta(id)
+			if m, _ := ai.idx.Meta(id); m.Part == 0 {
+				out[id] = m
+			}
 		}
 	}
 	return out
@@ -175,6 +185,9 @@ type Row struct {
 	// (hippo.ExtractorOffline).
 	Offline bool
 	Vector  []byte // the embedding as stored (vector.Encode)
+	// Parts are the chunk's part vectors as stored (hippo.Chunk.Parts),
+	// nil for none.
+	Parts []byte
 }
 
 // OfflineColumn is the SQL expression of Row.Offline over the chunks
@@ -272,7 +285,74 @@ func (ai *Index) add(r *Row, times [3]int64, v []float32, strict bool) error {
 		ai.outdated[m.Group] = append(ai.outdated[m.Group], r.ID)
 	}
 	ai.idx.Upsert(r.ID, v, m)
+	ai.addParts(r.ID, r.Parts, len(v), m)
 	return nil
+}
+
+// addParts indexes the parts of chunk id (stored as parts, each dim
+// long), with the chunk's meta, in place of those it had. A parts blob
+// that does not decode, or is not whole vectors, counts as none. Call
+// with ai.mu held.
+func (ai *Index) addParts(id string, parts []byte, dim int, m Meta) {
+	var vs []float32
+	if len(parts) > 0 && dim > 0 {
+		if v, err := vector.Decode(nil, parts); err == nil && len(v)%dim == 0 {
+			vs = v
+		}
+	}
+	n := min(len(vs)/max(1, dim), maxParts)
+	ai.removeParts(id, n)
+	for i := range n {
+		pm := m
+		pm.Part = uint8(i + 1)
+		ai.idx.Upsert(PartID(id, i+1), vs[i*dim:(i+1)*dim], pm)
+	}
+	if n > 0 {
+		if ai.parts == nil {
+			ai.parts = map[string]uint8{}
+		}
+		ai.partRows += n - int(ai.parts[id])
+		ai.parts[id] = uint8(n)
+	}
+}
+
+// removeParts drops the part rows of chunk id past the first keep. Call
+// with ai.mu held.
+func (ai *Index) removeParts(id string, keep int) {
+	had := int(ai.parts[id])
+	for i := keep + 1; i <= had; i++ {
+		ai.idx.Remove(PartID(id, i))
+	}
+	if had > keep {
+		ai.partRows -= had - keep
+		if keep == 0 {
+			delete(ai.parts, id)
+		} else {
+			ai.parts[id] = uint8(keep)
+		}
+	}
+}
+
+// remove drops chunk id's rows, its parts' too. Call with ai.mu held.
+func (ai *Index) remove(id string) {
+	ai.forgetGroup(id)
+	ai.removeParts(id, 0)
+	ai.idx.Remove(id)
+}
+
+// chunks is how many chunks the index holds (its rows but parts). Call
+// with ai.mu held, ai.idx not nil.
+func (ai *Index) chunks() int { return ai.idx.Len() - ai.partRows }
+
+// setMeta sets the meta of chunk id's rows, its parts' too. Call with
+// ai.mu held.
+func (ai *Index) setMeta(id string, m Meta) {
+	ai.idx.SetMeta(id, m)
+	for i := 1; i <= int(ai.parts[id]); i++ {
+		pm := m
+		pm.Part = uint8(i)
+		ai.idx.SetMeta(PartID(id, i), pm)
+	}
 }
 
 // forgetGroup takes the row id, about to be replaced or removed, out of

@@ -84,20 +84,42 @@ func (x *Indexes) Sync(ctx context.Context, agent string, cfg hippo.Config, acti
 	return ai, nil
 }
 
-// loader reads the agent's float32 vectors by ID from the feed, for the
-// index's exact re-ranking (vector.Loader). A vector that does not decode
-// is not in the index.
+// loader reads the agent's float32 vectors by row ID from the feed, for
+// the index's exact re-ranking (vector.Loader): a chunk's own, or one of
+// its parts (PartID). A vector that does not decode is not in the index.
 func (x *Indexes) loader(agent string) vector.Loader {
 	return func(ctx context.Context, ids []string, fn func(int, []float32)) error {
-		pos := make(map[string]int, len(ids))
+		type want struct{ pos, part int }
+		wants := make(map[string][]want, len(ids))
+		chunks := make([]string, 0, len(ids))
 		for i, id := range ids {
-			pos[id] = i
+			chunk, part := SplitPartID(id)
+			if _, ok := wants[chunk]; !ok {
+				chunks = append(chunks, chunk)
+			}
+			wants[chunk] = append(wants[chunk], want{i, part})
 		}
-		var v []float32
-		return x.feed.Vectors(ctx, agent, ids, func(id string, b []byte) {
+		var v, p []float32
+		return x.feed.Vectors(ctx, agent, chunks, func(id string, b, parts []byte) {
 			var err error
-			if v, err = vector.Decode(v, b); err == nil {
-				fn(pos[id], v)
+			if v, err = vector.Decode(v, b); err != nil {
+				return
+			}
+			decoded := false
+			for _, w := range wants[id] {
+				if w.part == 0 {
+					fn(w.pos, v)
+					continue
+				}
+				if !decoded {
+					if p, err = vector.Decode(p, parts); err != nil {
+						return
+					}
+					decoded = true
+				}
+				if dim := len(v); dim > 0 && w.part*dim <= len(p) {
+					fn(w.pos, p[(w.part-1)*dim:w.part*dim])
+				}
 			}
 		})
 	}

@@ -103,7 +103,7 @@ func (m *Memory) previousText(ctx context.Context, text string) (string, error) 
 	ai.mu.RLock()
 	if scope, ok := ai.scopes[m.opts.Scope]; ok && ai.idx != nil && len(ai.texts) > 0 {
 		ai.idx.EachRow(func(id string, r *Meta) {
-			if r.Kind != hippo.KindMemory || r.Group == 0 || r.Scope != scope {
+			if r.Kind != hippo.KindMemory || r.Group == 0 || r.Part != 0 || r.Scope != scope {
 				return
 			}
 			later := func(o row) bool { return o.id == "" || r.Created > o.created || r.Created == o.created && id > o.id }

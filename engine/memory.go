@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"slices"
 	"strings"
 	"time"
 
@@ -73,7 +74,7 @@ type Tx interface {
 	ChunkDeleter
 	// SetContent replaces a chunk's content, hash and vector: ECONFLICT
 	// when a memory with that content exists in its scope.
-	SetContent(ctx context.Context, id, content, hash string, vec []float32) error
+	SetContent(ctx context.Context, id, content, hash string, vec, parts []float32) error
 	// SetSuspicious sets why the agent's chunk id reads as instructions
 	// to the agent, "" clearing the flag: ENOTFOUND when there is no
 	// such chunk.
@@ -195,11 +196,58 @@ func (m *Memory) StoreMemory(ctx context.Context, in hippo.StoreInput) (*hippo.S
 			return res, err
 		}
 	}
-	vecs, err := hippo.Embed(ctx, m.opts.Embedder, []string{in.Content}, 0)
+	vecs, parts, err := m.embedParts(ctx, []string{in.Content})
 	if err != nil {
 		return nil, err
 	}
-	return m.strengthenMemory(ctx, it.hash, it.reading, m.newMemory(it, vecs[0], m.clock.Now()))
+	c := m.newMemory(it, vecs[0], m.clock.Now())
+	c.Parts = parts[0]
+	return m.strengthenMemory(ctx, it.hash, it.reading, c)
+}
+
+// embedContent embeds content as the new content of chunk c: with parts
+// for a memory stored as given (not a text remember_facts kept, whose
+// facts say its parts), without for the rest.
+func (m *Memory) embedContent(ctx context.Context, c *hippo.Chunk, content string) (vec, parts []float32, err error) {
+	if c.Kind == hippo.KindMemory && (c.Provenance == nil || c.Provenance.Origin != hippo.OriginRememberFacts) {
+		vecs, ps, err := m.embedParts(ctx, []string{content})
+		if err != nil {
+			return nil, nil, err
+		}
+		return vecs[0], ps[0], nil
+	}
+	vecs, err := hippo.Embed(ctx, m.opts.Embedder, []string{content}, 0)
+	if err != nil {
+		return nil, nil, err
+	}
+	return vecs[0], nil, nil
+}
+
+// embedParts embeds memories' contents in one request, with the
+// sentences of those that get parts (PartSentences): their vectors, and
+// the parts of each (PartVectors), nil for those with none.
+func (m *Memory) embedParts(ctx context.Context, texts []string) (vecs, parts [][]float32, err error) {
+	all := texts
+	sentences := make([][]string, len(texts))
+	for i, t := range texts {
+		if sentences[i] = PartSentences(m.cfg, hippo.KindMemory, t); len(sentences[i]) > 0 {
+			if len(all) == len(texts) {
+				all = slices.Clone(texts)
+			}
+			all = append(all, sentences[i]...)
+		}
+	}
+	got, err := hippo.Embed(ctx, m.opts.Embedder, all, 0)
+	if err != nil {
+		return nil, nil, err
+	}
+	vecs, parts = got[:len(texts)], make([][]float32, len(texts))
+	next := len(texts)
+	for i, ss := range sentences {
+		parts[i] = PartVectors(m.cfg.PartWeight, vecs[i], got[next:next+len(ss)])
+		next += len(ss)
+	}
+	return vecs, parts, nil
 }
 
 // MemoryChecker is a Store that tells whether a memory exists in one
@@ -420,23 +468,25 @@ func (m *Memory) UpdateChunk(ctx context.Context, id, content string) (*hippo.Ch
 	if err := hippo.ValidateText("content", content, m.cfg.MaxContent); err != nil {
 		return nil, err
 	}
+	var cur *hippo.Chunk
 	err := m.s.View(ctx, func(tx Tx) error {
-		_, err := tx.Chunk(ctx, id)
+		var err error
+		cur, err = tx.Chunk(ctx, id)
 		return err
 	})
 	if err != nil {
 		return nil, err
 	}
-	vecs, err := hippo.Embed(ctx, m.opts.Embedder, []string{content}, 0)
+	vec, parts, err := m.embedContent(ctx, cur, content)
 	if err != nil {
 		return nil, err
 	}
 	var c *hippo.Chunk
 	err = m.s.Update(ctx, func(tx Tx) error {
-		if err := tx.LockModel(ctx, m.opts.Embedder.Model(), len(vecs[0])); err != nil {
+		if err := tx.LockModel(ctx, m.opts.Embedder.Model(), len(vec)); err != nil {
 			return err
 		}
-		if err := tx.SetContent(ctx, id, content, hippo.ContentHash(content), vecs[0]); err != nil {
+		if err := tx.SetContent(ctx, id, content, hippo.ContentHash(content), vec, parts); err != nil {
 			return err
 		}
 		if err := tx.SetSuspicious(ctx, id, trust.Check(content).Reason()); err != nil {

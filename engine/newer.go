@@ -244,7 +244,7 @@ func linkedByWord(ctx context.Context, st RecallStore, ai *Index, a, b []string,
 			if len(rows) >= linkLookups {
 				return false, nil
 			}
-			scores, _, err := st.TextScores(ctx, []string{w}, ai.idx.Len())
+			scores, _, err := st.TextScores(ctx, []string{w}, ai.chunks())
 			if err != nil {
 				return false, err
 			}

@@ -34,6 +34,9 @@ type recallScan struct {
 	// scan keeps besides its results (near), for searchWeak.
 	Weak int
 	near *vector.Near[Meta]
+	// rows is how many rows the last scan returned, parts of one chunk
+	// counting apart (search).
+	rows int
 }
 
 // hit is a chunk chosen by recall with the parts of its score.
@@ -41,6 +44,9 @@ type hit struct {
 	ID                             string
 	Meta                           Meta
 	Cosine, BM25, Relevance, Score float64
+	// Part is the part of the chunk (PartID) whose row was found, Cosine
+	// its cosine; 0 for the chunk's own row.
+	Part int
 	// Weak: under the relevance floor, returned because fewer results
 	// passed it (searchWeak).
 	Weak bool
@@ -72,18 +78,23 @@ func searchWeak(ctx context.Context, cfg hippo.Config, ai *Index, q []float32, s
 			return nil, err
 		}
 	}
+	found = slices.Clone(found)
+	slices.SortStableFunc(found, func(a, b vector.Hit[Meta]) int { return cmp.Compare(b.Cosine, a.Cosine) })
 	var out []hit
 	for _, h := range found {
-		if have[h.ID] {
+		id, part := SplitPartID(h.ID) // the closest row of a chunk stands for it
+		if have[id] {
 			continue
 		}
+		have[id] = true
+		h.ID, h.Meta.Part = id, 0
 		b := sc.BM25[h.Meta.RowID]
 		rel := cfg.SizedRelevance(h.Cosine, b, int(h.Meta.Size), sc.Alpha)
 		score := cfg.Score(rel, h.Meta.Strength(sc.Clock), h.Meta.Recency(cfg, sc.Now))
 		if score < sc.In.MinScore {
 			continue
 		}
-		out = append(out, hit{ID: h.ID, Meta: h.Meta, Cosine: h.Cosine, BM25: b, Relevance: rel, Weak: true, Score: score})
+		out = append(out, hit{ID: h.ID, Meta: h.Meta, Cosine: h.Cosine, BM25: b, Relevance: rel, Weak: true, Score: score, Part: part})
 	}
 	slices.SortStableFunc(out, func(a, b hit) int { return cmp.Compare(b.Cosine, a.Cosine) })
 	return out[:min(n, len(out))], nil
@@ -117,12 +128,27 @@ func search(ctx context.Context, cfg hippo.Config, ai *Index, q []float32, sc *r
 	if err != nil {
 		return nil, err
 	}
-	hits := make([]hit, len(found))
-	for i, h := range found {
+	hits := make([]hit, 0, len(found))
+	at := map[string]int{} // chunks found through a part: where they stand in hits
+	for _, h := range found {
 		b := sc.BM25[h.Meta.RowID]
-		hits[i] = hit{ID: h.ID, Meta: h.Meta, Cosine: h.Cosine, BM25: b,
+		id, part := SplitPartID(h.ID)
+		h.Meta.Part = 0
+		x := hit{ID: id, Meta: h.Meta, Cosine: h.Cosine, BM25: b, Part: part,
 			Relevance: cfg.SizedRelevance(h.Cosine, b, int(h.Meta.Size), sc.Alpha), Score: h.Score}
+		if len(at) > 0 || part > 0 || ai.partRows > 0 {
+			// A chunk's best row stands for it.
+			if i, ok := at[id]; ok {
+				if x.Score > hits[i].Score {
+					hits[i] = x
+				}
+				continue
+			}
+			at[id] = len(hits)
+		}
+		hits = append(hits, x)
 	}
+	sc.rows = len(found)
 	return hits, nil
 }
 
@@ -215,8 +241,8 @@ func scorer(cfg hippo.Config, sc *recallScan) vector.ScoreFunc[Meta] {
 		if cfg.Score(rel(most, rb), st, rec) < sc.In.MinScore {
 			return 0, false
 		}
-		if !exact && r >= sc.MinRel && score >= sc.In.MinScore {
-			sc.Stats.add(score, 1)
+		if !exact && r >= sc.MinRel && score >= sc.In.MinScore && c.Part == 0 {
+			sc.Stats.add(score, 1) // a chunk once: its parts are not counted
 		}
 		return score, true
 	}
@@ -340,10 +366,10 @@ type RecallStore interface {
 // chunks in scopes (nil: all). Call with ai.mu held, ai.idx not nil.
 func textScores(ctx context.Context, st RecallStore, ai *Index, query string, scopes []string) (map[int64]float64, float64, error) {
 	words := QueryWords(query)
-	if len(words) == 0 || ai.idx.Len() == 0 || (scopes != nil && len(scopes) == 0) {
+	if len(words) == 0 || ai.chunks() == 0 || (scopes != nil && len(scopes) == 0) {
 		return nil, 0, nil
 	}
-	return st.TextScores(ctx, words, ai.idx.Len())
+	return st.TextScores(ctx, words, ai.chunks())
 }
 
 // recallPage runs a recall prepared by prepareRecall over the agent's
@@ -387,11 +413,22 @@ func recallPage(ctx context.Context, cfg hippo.Config, ai *Index, active bool, r
 			LengthExcess:    cfg.LengthExcess(int(h.Meta.Size)),
 			CosineRelevance: rc, BM25Relevance: rb,
 			Relevance: h.Relevance, Strength: h.Meta.Strength(sc.Clock), Recency: h.Meta.Recency(cfg, now), Score: h.Score,
-			Weak: h.Weak, Corrects: h.Corrects, Updates: h.Updates})
+			Weak: h.Weak, Corrects: h.Corrects, Updates: h.Updates, Part: h.Part})
 	}
 	if boosted > 0 {
 		// The results not boosted are folded in as read: unchanged.
 		ai.foldBoost(page.Results, before, after)
+	}
+	if stats {
+		// Matches count chunks by their own rows; one found through a
+		// part alone is counted where it is shown.
+		strong := 0
+		for _, r := range page.Results {
+			if !r.Weak {
+				strong++
+			}
+		}
+		page.Total = max(page.Total, in.Offset+strong)
 	}
 	return page, nil
 }
@@ -501,7 +538,7 @@ func (ai *Index) foldBoost(boosted []hippo.Recalled, before, after int64) {
 		meta.Intensity = float32(c.RunningIntensity)
 		meta.DecayRate = float32(ai.cfg.DecayRate(c.RunningIntensity, c.AccessCount))
 		meta.LastAccess = c.LastAccessedAt.UnixMilli()
-		ai.idx.SetMeta(c.ID, meta)
+		ai.setMeta(c.ID, meta)
 	}
 	ai.seq = after
 }
@@ -527,7 +564,7 @@ func searchGroups(ctx context.Context, cfg hippo.Config, ai *Index, q []float32,
 		slices.SortStableFunc(hits, func(a, b hit) int {
 			return cmp.Or(cmp.Compare(b.Score, a.Score), cmp.Compare(a.ID, b.ID))
 		})
-		full := len(hits) == sc.K // the scan may have left more
+		full := sc.rows == sc.K // the scan may have left more
 		groups := newGroupFilter(ai, &sc.Filter)
 		hits = groups.keep(hits, sc.Stats)
 		if len(hits) >= want || !full || extra >= 4*limit {

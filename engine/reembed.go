@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -58,7 +59,11 @@ type ReembedTx interface {
 	// Switch copies every shadow vector into its chunk, so that every
 	// reader reloads its indexes, and returns the number of chunks
 	// switched.
-	Switch(ctx context.Context) (int, error)
+	//
+	// A shadow vector longer than dim holds the chunk's parts after its
+	// own vector (reembedder.embed): a memory stored as given takes them,
+	// any other chunk (a fact, a text remember_facts kept) none.
+	Switch(ctx context.Context, dim int) (int, error)
 	// Stale counts the chunks whose vector has other than dim dimensions.
 	Stale(ctx context.Context, dim int) (int, error)
 }
@@ -81,7 +86,7 @@ type ReembedTx interface {
 //
 // When the store is already on e's model Reembed does nothing and reports
 // Unchanged.
-func Reembed(ctx context.Context, s ReembedStore, e hippo.Embedder, opts hippo.ReembedOptions) (*hippo.ReembedResult, error) {
+func Reembed(ctx context.Context, s ReembedStore, cfg hippo.Config, e hippo.Embedder, opts hippo.ReembedOptions) (*hippo.ReembedResult, error) {
 	if e == nil {
 		return nil, hippo.Errorf(hippo.EINVALID, "no embedder configured")
 	}
@@ -112,7 +117,7 @@ func Reembed(ctx context.Context, s ReembedStore, e hippo.Embedder, opts hippo.R
 	if err != nil || res.Unchanged {
 		return res, err
 	}
-	r := &reembedder{s: s, e: e, target: target, batch: batch,
+	r := &reembedder{s: s, cfg: cfg, e: e, target: target, batch: batch,
 		progress: opts.Progress, res: res, done: res.Reused}
 	if err := r.fill(ctx); err != nil {
 		return nil, r.interrupted(ctx, err)
@@ -214,12 +219,46 @@ func checkTarget(ctx context.Context, tx ReembedTx, target hippo.ModelLock) erro
 
 type reembedder struct {
 	s        ReembedStore
+	cfg      hippo.Config // what parts chunks get (PartSentences)
 	e        hippo.Embedder
 	target   hippo.ModelLock
 	batch    int
 	progress func(done, total int)
 	res      *hippo.ReembedResult
 	done     int // shadow vectors so far
+}
+
+// embed embeds texts, in one request with the sentences of those that
+// may get parts (PartSentences, as for a memory: Switch keeps them for
+// memories stored as given only), each text's vector followed by its
+// parts.
+func (r *reembedder) embed(ctx context.Context, texts []string) ([][]float32, error) {
+	all := texts
+	sentences := make([][]string, len(texts))
+	for i, t := range texts {
+		if sentences[i] = PartSentences(r.cfg, hippo.KindMemory, t); len(sentences[i]) > 0 {
+			if len(all) == len(texts) {
+				all = slices.Clone(texts)
+			}
+			all = append(all, sentences[i]...)
+		}
+	}
+	got, err := hippo.Embed(ctx, r.e, all, r.target.Dimension)
+	if err != nil {
+		return nil, err
+	}
+	out := got[:len(texts)]
+	next := len(texts)
+	for i, ss := range sentences {
+		if len(ss) == 0 {
+			continue
+		}
+		if parts := PartVectors(r.cfg.PartWeight, out[i], got[next:next+len(ss)]); parts != nil {
+			out[i] = append(slices.Clip(out[i]), parts...)
+		}
+		next += len(ss)
+	}
+	return out, nil
 }
 
 // fill embeds, batch by batch, every chunk that has no shadow vector,
@@ -245,7 +284,7 @@ func (r *reembedder) fill(ctx context.Context) error {
 			continue
 		}
 		cursor = ids[len(ids)-1]
-		vecs, err := hippo.Embed(ctx, r.e, texts, r.target.Dimension)
+		vecs, err := r.embed(ctx, texts)
 		if err != nil {
 			return err
 		}
@@ -294,7 +333,7 @@ func (r *reembedder) finish(ctx context.Context) error {
 				break
 			}
 			cursor = ids[len(ids)-1]
-			vecs, err := hippo.Embed(ctx, r.e, texts, r.target.Dimension)
+			vecs, err := r.embed(ctx, texts)
 			if err != nil {
 				return err
 			}
@@ -320,7 +359,7 @@ func (r *reembedder) finish(ctx context.Context) error {
 // drops the shadow set; n is the number of chunks switched.
 func (r *reembedder) switchTo(ctx context.Context, tx ReembedTx, n *int) error {
 	var err error
-	if *n, err = tx.Switch(ctx); err != nil {
+	if *n, err = tx.Switch(ctx, r.target.Dimension); err != nil {
 		return fmt.Errorf("switch embeddings: %w", err)
 	}
 	stale, err := tx.Stale(ctx, r.target.Dimension)

@@ -16,7 +16,7 @@ import (
 const ChunkColumns = `id, agent_id, scope, kind, content, content_hash, embedding, metadata,
 	running_intensity, encounter_count, access_count, last_accessed_at,
 	superseded_by, superseded_at, created_at,
-	suspicious, origin, caller, source, input_hash, extractor`
+	suspicious, origin, caller, source, input_hash, extractor, parts`
 
 // Rows are a query's result rows, as *sql.Rows and pgx.Rows are.
 type Rows interface {
@@ -33,14 +33,14 @@ func ScanChunk(scan func(dest ...any) error) (*hippo.Chunk, error) {
 		c                          hippo.Chunk
 		kind, hash, meta           string
 		supBy, supAt, last, create string
-		blob                       []byte
+		blob, parts                []byte
 		prov                       hippo.Provenance
 	)
 	err := scan(&c.ID, &c.AgentID, &c.Scope, &kind, &c.Content, Nullable(&hash), &blob, Nullable(&meta),
 		&c.RunningIntensity, &c.EncounterCount, &c.AccessCount, &last,
 		Nullable(&supBy), Nullable(&supAt), &create,
 		Nullable(&c.SuspiciousReason), Nullable(&prov.Origin), Nullable(&prov.Caller), Nullable(&prov.Source), Nullable(&prov.InputHash),
-		Nullable(&prov.Extractor))
+		Nullable(&prov.Extractor), &parts)
 	if err != nil {
 		return nil, err
 	}
@@ -56,6 +56,11 @@ func ScanChunk(scan func(dest ...any) error) (*hippo.Chunk, error) {
 	}
 	if c.Embedding, err = vector.Decode(nil, blob); err != nil {
 		return nil, fmt.Errorf("chunk %s: %w", c.ID, err)
+	}
+	if len(parts) > 0 {
+		if c.Parts, err = vector.Decode(nil, parts); err != nil {
+			return nil, fmt.Errorf("chunk %s: %w", c.ID, err)
+		}
 	}
 	if c.LastAccessedAt, err = timestamp.Parse(last); err != nil {
 		return nil, fmt.Errorf("chunk %s: %w", c.ID, err)
@@ -83,7 +88,7 @@ func ReadChunks(rows Rows, err error) ([]*hippo.Chunk, error) {
 		if err != nil {
 			return err
 		}
-		c.Embedding = nil
+		c.Embedding, c.Parts = nil, nil
 		out = append(out, c)
 		return nil
 	})

@@ -28,7 +28,7 @@ type Feed interface {
 	// Vectors hands fn the stored embedding (vector.Encode) of each of
 	// the agent's chunks among ids, in any order; the store may reuse the
 	// bytes once fn returns.
-	Vectors(ctx context.Context, agent string, ids []string, fn func(id string, v []byte)) error
+	Vectors(ctx context.Context, agent string, ids []string, fn func(id string, v, parts []byte)) error
 }
 
 // Snapshot is one consistent read of a store for one agent.
@@ -108,8 +108,7 @@ func (ai *Index) sync(ctx context.Context, feed Feed, active bool, lock *hippo.M
 			}
 			for _, id := range batch {
 				if !found[id] && ai.idx != nil {
-					ai.forgetGroup(id)
-					ai.idx.Remove(id)
+					ai.remove(id)
 				}
 			}
 		}
@@ -160,6 +159,7 @@ func (ai *Index) load(ctx context.Context, s Snapshot) error {
 		return err
 	}
 	ai.idx, ai.texts, ai.flaggedTexts, ai.outdated, ai.rowGroups = nil, nil, nil, nil, nil
+	ai.parts, ai.partRows = nil, 0
 	if ai.reserve, err = s.Count(ctx); err != nil {
 		return err
 	}
@@ -233,6 +233,9 @@ func (ai *Index) loadAll(ctx context.Context, s Snapshot) error {
 			garbage = 0
 		}
 		b.rows = append(b.rows, *r)
+		if len(r.Parts) > 0 { // the driver's buffer, like the vector
+			b.rows[len(b.rows)-1].Parts = append([]byte(nil), r.Parts...)
+		}
 		b.vecs = append(b.vecs, r.Vector...)
 		b.ends = append(b.ends, len(b.vecs))
 		if len(b.rows) == loadBatchRows {

@@ -77,10 +77,10 @@ func (f *memFeed) Snapshot(_ context.Context, _ string, fn func(Snapshot) error)
 	return fn(f)
 }
 
-func (f *memFeed) Vectors(_ context.Context, _ string, ids []string, fn func(string, []byte)) error {
+func (f *memFeed) Vectors(_ context.Context, _ string, ids []string, fn func(string, []byte, []byte)) error {
 	for _, id := range ids {
 		if r, ok := f.rows[id]; ok {
-			fn(id, r.Vector)
+			fn(id, r.Vector, r.Parts)
 		}
 	}
 	return nil

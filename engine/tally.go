@@ -15,7 +15,7 @@ func (ai *Index) strengthHistogram(active bool, now int64, bins int) []int {
 	}
 	clock := ai.decayClock(active, now)
 	ai.idx.EachRow(func(_ string, m *Meta) {
-		if m.SupersededAt != 0 {
+		if m.SupersededAt != 0 || m.Part != 0 {
 			return
 		}
 		s := hippo.Decay(float64(m.Intensity), float64(m.DecayRate), clock(m.LastAccess))

@@ -38,15 +38,14 @@ func (m *Memory) UpdateMemory(ctx context.Context, in hippo.UpdateInput) (*hippo
 	// The embedding and the trust check are paid for outside the write
 	// lock, as StoreMemory's.
 	var (
-		vec  []float32
-		flag string
+		vec, parts []float32
+		flag       string
 	)
 	if in.Content != nil && *in.Content != cur.Content {
-		vecs, err := hippo.Embed(ctx, m.opts.Embedder, []string{*in.Content}, 0)
-		if err != nil {
+		if vec, parts, err = m.embedContent(ctx, cur, *in.Content); err != nil {
 			return nil, err
 		}
-		vec, flag = vecs[0], trust.Check(*in.Content).Reason()
+		flag = trust.Check(*in.Content).Reason()
 	}
 	var res *hippo.UpdateResult
 	err = m.s.Update(ctx, func(tx Tx) error {
@@ -54,7 +53,7 @@ func (m *Memory) UpdateMemory(ctx context.Context, in hippo.UpdateInput) (*hippo
 		if err != nil {
 			return err
 		}
-		u := &update{tx: tx, m: m, c: c, in: in, vote: vote, set: set, now: m.clock.Now(), flag: flag,
+		u := &update{tx: tx, m: m, c: c, in: in, vote: vote, set: set, now: m.clock.Now(), flag: flag, parts: parts,
 			res: &hippo.UpdateResult{Reinforce: vote, Changed: []string{}}}
 		if in.Content != nil && *in.Content != c.Content {
 			if vec == nil { // another edit changed it since it was read: no vector for this text
@@ -160,6 +159,8 @@ type update struct {
 	res  *hippo.UpdateResult
 	// flag is the new content's trust flag (trust.Check), "" for none.
 	flag string
+	// parts are the new content's parts (embedContent), nil for none.
+	parts []float32
 }
 
 // inPlace changes the chunk's metadata and strength, its content staying.
@@ -202,7 +203,7 @@ func (u *update) content(ctx context.Context, content string, vec []float32) err
 		if err := u.metadata(ctx, c, &hippo.MemoryVersion{Content: c.Content, Until: u.now}); err != nil {
 			return err
 		}
-		if err := u.tx.SetContent(ctx, c.ID, content, hash, vec); err != nil {
+		if err := u.tx.SetContent(ctx, c.ID, content, hash, vec, u.parts); err != nil {
 			return err
 		}
 		if err := u.tx.SetSuspicious(ctx, c.ID, u.flag); err != nil {

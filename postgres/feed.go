@@ -271,15 +271,15 @@ func (db *DB) pruneChanges(ctx context.Context) error {
 }
 
 // Vectors implements engine.Feed in one statement.
-func (f feed) Vectors(ctx context.Context, agent string, ids []string, fn func(string, []byte)) error {
-	rows, err := f.db.pool.Query(ctx, `SELECT id, embedding FROM chunks WHERE id = ANY($1) AND agent_id = $2`, ids, agent)
+func (f feed) Vectors(ctx context.Context, agent string, ids []string, fn func(string, []byte, []byte)) error {
+	rows, err := f.db.pool.Query(ctx, `SELECT id, embedding, parts FROM chunks WHERE id = ANY($1) AND agent_id = $2`, ids, agent)
 	if err != nil {
 		return fmt.Errorf("read vectors: %w", err)
 	}
 	defer rows.Close()
 	for rows.Next() {
 		raw := rows.RawValues()
-		fn(string(raw[0]), raw[1])
+		fn(string(raw[0]), raw[1], raw[2])
 	}
 	if err := rows.Err(); err != nil {
 		return fmt.Errorf("read vectors: %w", err)
@@ -290,7 +290,7 @@ func (f feed) Vectors(ctx context.Context, agent string, ids []string, fn func(s
 // indexColumns are the columns the index reads of a chunk.
 const indexColumns = `rowid, id, scope, kind, embedding, coalesce(metadata, ''), running_intensity,
 	access_count, last_accessed_at, created_at, superseded_by IS NOT NULL, coalesce(superseded_at, ''),
-	octet_length(content), suspicious IS NOT NULL, ` + engine.OfflineColumn + `, coalesce(` + engine.GroupColumn + `, '')`
+	octet_length(content), suspicious IS NOT NULL, ` + engine.OfflineColumn + `, coalesce(` + engine.GroupColumn + `, ''), parts`
 
 // readIndexRows hands the chunks matched by where to fn, each embedding in
 // the driver's buffer.
@@ -306,13 +306,14 @@ func readIndexRows(ctx context.Context, tx pgx.Tx, where string, args []any, fn 
 		access int64
 		size   int32
 		blob   pgtype.DriverBytes // the driver's, valid until Next
+		parts  pgtype.DriverBytes
 	)
 	for rows.Next() {
 		if err := rows.Scan(&r.RowID, &r.ID, &r.Scope, &kind, &blob, &r.Metadata, &r.Intensity, &access, &r.LastAccess,
-			&r.Created, &r.Superseded, &r.SupersededAt, &size, &r.Suspicious, &r.Offline, &r.Group); err != nil {
+			&r.Created, &r.Superseded, &r.SupersededAt, &size, &r.Suspicious, &r.Offline, &r.Group, &parts); err != nil {
 			return fmt.Errorf("load index: %w", err)
 		}
-		r.Kind, r.Access, r.Size, r.Vector = hippo.Kind(kind), int(access), int(size), blob
+		r.Kind, r.Access, r.Size, r.Vector, r.Parts = hippo.Kind(kind), int(access), int(size), blob, parts
 		if err := fn(&r); err != nil {
 			return err
 		}

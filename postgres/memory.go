@@ -223,7 +223,7 @@ func (t storeTx) Recalled(ctx context.Context, ids []string) ([]*hippo.Chunk, er
 // SetContent implements engine.Tx: a memory with that content in the
 // chunk's scope is ECONFLICT, checked first (the agent's writers are
 // serialised) since a unique violation would abort the transaction.
-func (t storeTx) SetContent(ctx context.Context, id, content, hash string, vec []float32) error {
+func (t storeTx) SetContent(ctx context.Context, id, content, hash string, vec, parts []float32) error {
 	var taken bool
 	err := t.tx.QueryRow(ctx, `SELECT EXISTS (SELECT 1 FROM chunks AS o, chunks AS c
 		WHERE c.id = $1 AND c.agent_id = $2 AND c.kind = 'memory' AND o.agent_id = c.agent_id AND o.scope = c.scope
@@ -232,7 +232,7 @@ func (t storeTx) SetContent(ctx context.Context, id, content, hash string, vec [
 	case err == nil && taken:
 		return sqlstore.ContentTaken(t.m.opts.Scope)
 	case err == nil:
-		err = t.Tx.SetContent(ctx, id, content, hash, vec)
+		err = t.Tx.SetContent(ctx, id, content, hash, vec, parts)
 	}
 	if err != nil {
 		return fmt.Errorf("update chunk: %w", err)

@@ -16,7 +16,7 @@ import (
 // Triggers drop the shadow vector of a chunk whose content changes or
 // that is deleted meanwhile (migration 0001).
 func (db *DB) Reembed(ctx context.Context, e hippo.Embedder, opts hippo.ReembedOptions) (*hippo.ReembedResult, error) {
-	return engine.Reembed(ctx, reembedStore{db}, e, opts)
+	return engine.Reembed(ctx, reembedStore{db}, db.cfg, e, opts)
 }
 
 // reembedStore is the database as engine.ReembedStore.
@@ -120,14 +120,16 @@ func (t reembedTx) Shadow(ctx context.Context, ids, texts []string, vecs [][]flo
 
 // Switch implements engine.ReembedTx: a bulk write (the epoch raised, no
 // change logged), so every reader reloads its indexes.
-func (t reembedTx) Switch(ctx context.Context) (int, error) {
+func (t reembedTx) Switch(ctx context.Context, dim int) (int, error) {
 	if _, err := t.tx.Exec(ctx, `UPDATE hippo_meta SET value = (value::bigint + 1)::text WHERE key = 'changes_epoch'`); err != nil {
 		return 0, fmt.Errorf("raise change epoch: %w", err)
 	}
 	if _, err := t.tx.Exec(ctx, `SELECT set_config('hippo.bulk', 'on', true)`); err != nil {
 		return 0, err
 	}
-	tag, err := t.tx.Exec(ctx, `UPDATE chunks SET embedding = r.embedding FROM hippo_reembed AS r WHERE r.id = chunks.id`)
+	tag, err := t.tx.Exec(ctx, `UPDATE chunks SET embedding = substring(r.embedding FROM 1 FOR $1),
+		parts = CASE WHEN chunks.kind = 'memory' AND coalesce(chunks.origin, '') <> 'remember_facts' AND octet_length(r.embedding) > $1 THEN substring(r.embedding FROM $1 + 1) END
+		FROM hippo_reembed AS r WHERE r.id = chunks.id`, 4*dim)
 	return int(tag.RowsAffected()), err
 }
 

@@ -194,7 +194,7 @@ func (s *snapshot) Rows(ctx context.Context, ids []string, fn func(*engine.Row) 
 // indexRowsQuery reads what the index holds of a chunk (engine.Row).
 const indexRowsQuery = `SELECT rowid, id, scope, kind, embedding, metadata, running_intensity,
 	access_count, last_accessed_at, created_at, superseded_by, superseded_at, octet_length(content),
-	suspicious IS NOT NULL, ` + engine.OfflineColumn + `, ` + engine.GroupColumn + ` FROM chunks `
+	suspicious IS NOT NULL, ` + engine.OfflineColumn + `, ` + engine.GroupColumn + `, parts FROM chunks `
 
 // readIndexRows hands the chunks matched by st (indexRowsQuery and a
 // WHERE clause, prepared on the read pool) to fn, each embedding in the
@@ -208,14 +208,14 @@ func readIndexRows(ctx context.Context, tx *sql.Tx, st *sql.Stmt, args []any, fn
 	var (
 		r           engine.Row
 		kind, supBy string
-		blob        sql.RawBytes // the driver's, valid until Next
+		blob, parts sql.RawBytes // the driver's, valid until Next
 	)
 	for rows.Next() {
 		if err := rows.Scan(&r.RowID, &r.ID, &r.Scope, &kind, &blob, nullable(&r.Metadata), &r.Intensity, &r.Access,
-			&r.LastAccess, &r.Created, nullable(&supBy), nullable(&r.SupersededAt), &r.Size, &r.Suspicious, &r.Offline, nullable(&r.Group)); err != nil {
+			&r.LastAccess, &r.Created, nullable(&supBy), nullable(&r.SupersededAt), &r.Size, &r.Suspicious, &r.Offline, nullable(&r.Group), &parts); err != nil {
 			return fmt.Errorf("load index: %w", err)
 		}
-		r.Kind, r.Superseded, r.Vector = hippo.Kind(kind), supBy != "", blob
+		r.Kind, r.Superseded, r.Vector, r.Parts = hippo.Kind(kind), supBy != "", blob, parts
 		if err := fn(&r); err != nil {
 			return err
 		}
@@ -224,8 +224,8 @@ func readIndexRows(ctx context.Context, tx *sql.Tx, st *sql.Stmt, args []any, fn
 }
 
 // Vectors implements engine.Feed: one statement, by the primary key.
-func (f feed) Vectors(ctx context.Context, agent string, ids []string, fn func(string, []byte)) error {
-	st, err := f.db.readStmt(ctx, `SELECT id, embedding FROM chunks
+func (f feed) Vectors(ctx context.Context, agent string, ids []string, fn func(string, []byte, []byte)) error {
+	st, err := f.db.readStmt(ctx, `SELECT id, embedding, parts FROM chunks
 		WHERE id IN (SELECT value FROM json_each(?)) AND +agent_id = ?`)
 	if err != nil {
 		return fmt.Errorf("read vectors: %w", err)
@@ -240,14 +240,14 @@ func (f feed) Vectors(ctx context.Context, agent string, ids []string, fn func(s
 	}
 	defer rows.Close()
 	var (
-		id   string
-		blob sql.RawBytes
+		id          string
+		blob, parts sql.RawBytes
 	)
 	for rows.Next() {
-		if err := rows.Scan(&id, &blob); err != nil {
+		if err := rows.Scan(&id, &blob, &parts); err != nil {
 			return fmt.Errorf("read vectors: %w", err)
 		}
-		fn(id, blob)
+		fn(id, blob, parts)
 	}
 	if err := rows.Err(); err != nil {
 		return fmt.Errorf("read vectors: %w", err)

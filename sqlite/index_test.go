@@ -398,7 +398,7 @@ func TestVectorLoaderKeepsToTheAgent(t *testing.T) {
 	}
 	ids := []string{theirs.ID, `x"]') OR 1=1 --`, mine.ID, "gone"}
 	got := map[string][]float32{}
-	err = feed{db}.Vectors(ctx, "alice", ids, func(id string, b []byte) {
+	err = feed{db}.Vectors(ctx, "alice", ids, func(id string, b, _ []byte) {
 		got[id], _ = vector.Decode(nil, b)
 	})
 	if err != nil {

@@ -139,7 +139,7 @@ func recalledChunks(ctx context.Context, db *DB, q querier, agent string, ids []
 // recalledColumns is engine.ChunkColumns without the embedding, which
 // recall results leave out: decoding it cost every recall a copy of each
 // vector its caller has no use for.
-var recalledColumns = strings.Replace(engine.ChunkColumns, "embedding", "NULL", 1)
+var recalledColumns = strings.Replace(strings.Replace(engine.ChunkColumns, "embedding", "NULL", 1), ", parts", ", NULL", 1)
 
 // storeTx is a transaction of agentStore (engine.Tx).
 type storeTx struct {
@@ -169,8 +169,8 @@ func (t storeTx) Recalled(ctx context.Context, ids []string) ([]*hippo.Chunk, er
 
 // SetContent implements engine.Tx: the dedup index refuses a memory's
 // content already held in its scope.
-func (t storeTx) SetContent(ctx context.Context, id, content, hash string, vec []float32) error {
-	if err := t.Tx.SetContent(ctx, id, content, hash, vec); isUniqueViolation(err) {
+func (t storeTx) SetContent(ctx context.Context, id, content, hash string, vec, parts []float32) error {
+	if err := t.Tx.SetContent(ctx, id, content, hash, vec, parts); isUniqueViolation(err) {
 		return sqlstore.ContentTaken(t.m.opts.Scope)
 	} else if err != nil {
 		return fmt.Errorf("update chunk: %w", err)

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/hippo-mem/hippo"
+	"github.com/hippo-mem/hippo/engine"
 	"github.com/hippo-mem/hippo/local"
 	"github.com/hippo-mem/hippo/local/minilm"
 	"github.com/hippo-mem/hippo/mock"
@@ -116,27 +117,44 @@ func benchRecall(b *testing.B, n, dim int) {
 func BenchmarkHybridRecall(b *testing.B) {
 	for _, n := range []int{10_000, 50_000} {
 		b.Run(fmt.Sprintf("chunks=%d", n), func(b *testing.B) {
-			m, queries := hybridBenchMemory(b, n, local.NewEmbedder())
-			ctx := context.Background()
-			var took [2]time.Duration
-			i := 0
-			for b.Loop() {
-				for j, alpha := range []float64{0, local.HybridAlpha} {
-					start := time.Now()
-					_, err := m.Recall(ctx, hippo.RecallInput{Query: queries[i%len(queries)], Limit: 10, Alpha: &alpha})
-					if err != nil {
-						b.Fatal(err)
-					}
-					took[j] += time.Since(start)
-				}
-				i++
-			}
-			ms := func(d time.Duration) float64 { return float64(d.Microseconds()) / 1000 / float64(i) }
-			b.ReportMetric(ms(took[0]), "vector-ms")
-			b.ReportMetric(ms(took[1]), "hybrid-ms")
-			b.ReportMetric(ms(took[1]-took[0]), "extra-ms")
+			benchHybrid(b, n, false, false)
 		})
 	}
+}
+
+// BenchmarkHybridRecallParts is BenchmarkHybridRecall over chunks of two
+// or three sentences drawn from the same words, without parts and each
+// with its parts (hippo.Chunk.Parts): about three index rows a chunk, as
+// messages that say several things give.
+//
+//	go test -run '^$' -bench HybridRecallParts -benchtime 400x ./sqlite/
+func BenchmarkHybridRecallParts(b *testing.B) {
+	b.Run("chunks=10000/parts=off", func(b *testing.B) { benchHybrid(b, 10_000, true, false) })
+	b.Run("chunks=10000/parts=on", func(b *testing.B) { benchHybrid(b, 10_000, true, true) })
+}
+
+// benchHybrid is a run of BenchmarkHybridRecall among n chunks, of
+// several sentences or one, with parts or without.
+func benchHybrid(b *testing.B, n int, several, parts bool) {
+	m, queries := hybridBenchMemory(b, n, local.NewEmbedder(), several, parts)
+	ctx := context.Background()
+	var took [2]time.Duration
+	i := 0
+	for b.Loop() {
+		for j, alpha := range []float64{0, local.HybridAlpha} {
+			start := time.Now()
+			_, err := m.Recall(ctx, hippo.RecallInput{Query: queries[i%len(queries)], Limit: 10, Alpha: &alpha})
+			if err != nil {
+				b.Fatal(err)
+			}
+			took[j] += time.Since(start)
+		}
+		i++
+	}
+	ms := func(d time.Duration) float64 { return float64(d.Microseconds()) / 1000 / float64(i) }
+	b.ReportMetric(ms(took[0]), "vector-ms")
+	b.ReportMetric(ms(took[1]), "hybrid-ms")
+	b.ReportMetric(ms(took[1]-took[0]), "extra-ms")
 }
 
 // BenchmarkMiniLMRecall recalls among n chunks embedded with the offline
@@ -145,7 +163,7 @@ func BenchmarkHybridRecall(b *testing.B) {
 //
 //	go test -run '^$' -bench MiniLMRecall -benchtime 200x ./sqlite/
 func BenchmarkMiniLMRecall(b *testing.B) {
-	m, queries := hybridBenchMemory(b, 10_000, minilm.NewEmbedder())
+	m, queries := hybridBenchMemory(b, 10_000, minilm.NewEmbedder(), false, false)
 	ctx := context.Background()
 	var took []time.Duration
 	i := 0
@@ -164,8 +182,9 @@ func BenchmarkMiniLMRecall(b *testing.B) {
 }
 
 // hybridBenchMemory is an agent of n chunks embedded with emb: the
-// evaluation set's memories, then sentences drawn from their words.
-func hybridBenchMemory(b *testing.B, n int, emb hippo.Embedder) (*sqlite.Memory, []string) {
+// evaluation set's memories, then sentences drawn from their words, two or
+// three a chunk when several, each chunk with its parts when parts.
+func hybridBenchMemory(b *testing.B, n int, emb hippo.Embedder, several, parts bool) (*sqlite.Memory, []string) {
 	ctx := context.Background()
 	memories := readEvalColumn(b, "memories.tsv", 1)
 	queries := readEvalColumn(b, "queries.tsv", 2)
@@ -188,23 +207,39 @@ func hybridBenchMemory(b *testing.B, n int, emb hippo.Embedder) (*sqlite.Memory,
 				texts = append(texts, memories[i])
 				continue
 			}
-			s := make([]string, 6+r.IntN(14))
-			for j := range s {
-				s[j] = words[r.IntN(len(words))]
+			var sentences []string
+			for range 1 + boolInt(several) + r.IntN(1+boolInt(several)) {
+				s := make([]string, 6+r.IntN(14))
+				for j := range s {
+					s[j] = words[r.IntN(len(words))]
+				}
+				sentences = append(sentences, strings.Join(s, " "))
 			}
-			texts = append(texts, strings.Join(s, " "))
+			if several {
+				texts = append(texts, strings.Join(sentences, ". ")+".")
+			} else {
+				texts = append(texts, sentences[0])
+			}
 		}
 		vecs, err := emb.Embed(ctx, texts)
 		if err != nil {
 			b.Fatal(err)
 		}
 		chunks := make([]*hippo.Chunk, len(texts))
+		cfg := hippo.DefaultConfig()
 		for i, t := range texts {
 			age := time.Duration(r.Float64() * float64(365*24*time.Hour))
 			created := clk.Now().Add(-age)
 			chunks[i] = &hippo.Chunk{Content: t, Embedding: vecs[i], CreatedAt: created,
 				LastAccessedAt:   created.Add(time.Duration(r.Float64() * float64(age))),
 				RunningIntensity: 0.2 + 0.8*r.Float64(), EncounterCount: 1, AccessCount: r.IntN(20)}
+			if ss := engine.PartSentences(cfg, hippo.KindMemory, t); parts && len(ss) > 0 {
+				sv, err := emb.Embed(ctx, ss)
+				if err != nil {
+					b.Fatal(err)
+				}
+				chunks[i].Parts = engine.PartVectors(cfg.PartWeight, vecs[i], sv)
+			}
 		}
 		if err := db.InsertChunks(ctx, "bench-agent", "", emb.Model(), chunks); err != nil {
 			b.Fatal(err)
@@ -234,4 +269,11 @@ func readEvalColumn(b *testing.B, name string, col int) []string {
 		}
 	}
 	return out
+}
+
+func boolInt(v bool) int {
+	if v {
+		return 1
+	}
+	return 0
 }

@@ -26,7 +26,7 @@ type ReembedResult = hippo.ReembedResult
 // Triggers drop the shadow vector of a chunk whose content changes or that
 // is deleted meanwhile.
 func (db *DB) Reembed(ctx context.Context, e hippo.Embedder, opts ReembedOptions) (*ReembedResult, error) {
-	return engine.Reembed(ctx, reembedStore{db}, e, opts)
+	return engine.Reembed(ctx, reembedStore{db}, db.cfg, e, opts)
 }
 
 // reembedStore is the database as engine.ReembedStore.
@@ -147,8 +147,10 @@ func (t reembedTx) Shadow(ctx context.Context, ids, texts []string, vecs [][]flo
 // Switch implements engine.ReembedTx: every row changes, so the change
 // log's floor is raised to its end and every process reloads its indexes
 // rather than fold in the whole table change by change.
-func (t reembedTx) Switch(ctx context.Context) (int, error) {
-	res, err := t.tx.ExecContext(ctx, `UPDATE chunks SET embedding = r.embedding FROM hippo_reembed AS r WHERE r.id = chunks.id`)
+func (t reembedTx) Switch(ctx context.Context, dim int) (int, error) {
+	res, err := t.tx.ExecContext(ctx, `UPDATE chunks SET embedding = substr(r.embedding, 1, ?1),
+		parts = CASE WHEN chunks.kind = 'memory' AND coalesce(chunks.origin, '') <> 'remember_facts' AND length(r.embedding) > ?1 THEN substr(r.embedding, ?1 + 1) END
+		FROM hippo_reembed AS r WHERE r.id = chunks.id`, 4*dim)
 	if err != nil {
 		return 0, err
 	}

@@ -142,6 +142,7 @@ var suite = []struct {
 	{"RememberGivenFacts", testRememberGivenFacts},
 	{"GivenFactReplaces", testGivenFactReplaces},
 	{"SiblingFactsDoNotSupersede", testSiblingFactsDoNotSupersede},
+	{"PartsFindOneSentence", testPartsFindOneSentence},
 	{"FollowUpAfterKeptText", testFollowUpAfterKeptText},
 	{"RememberGivenFactsBadInput", testRememberGivenFactsBadInput},
 	{"RememberGivenFactsOffline", testRememberGivenFactsOffline},

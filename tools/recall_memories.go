@@ -62,6 +62,9 @@ type recalledDetail struct {
 	// Updates is the id of a result below this one, an older memory on
 	// the same topic that this one says changed.
 	Updates string `json:"updates,omitempty"`
+	// Part is the sentence (from 1) the memory was found by, 0 for the
+	// memory as a whole.
+	Part int `json:"part,omitempty"`
 }
 
 func recallMemories(r resolver, cfg hippo.Config) Tool {
@@ -119,7 +122,7 @@ Results are relevant to the query (min_relevance, default calibrated), never mer
 			d.Results[i] = recalledDetail{chunkDetails: newChunkDetails(r.Chunk),
 				Score: r.Score, Similarity: r.Similarity, BM25: r.BM25, Relevance: r.Relevance,
 				CosineRelevance: r.CosineRelevance, BM25Relevance: r.BM25Relevance,
-				Strength: r.Strength, Recency: r.Recency, Weak: r.Weak, Corrects: r.Corrects, Updates: r.Updates}
+				Strength: r.Strength, Recency: r.Recency, Weak: r.Weak, Corrects: r.Corrects, Updates: r.Updates, Part: r.Part}
 		}
 		text := recallText(in.Query, in.Kind, found, in.Offset)
 		if page.Total > in.Offset+len(found) {

@@ -126,4 +126,7 @@ type recalledView struct {
 	// Updates is the ID of an older memory below this result, on the same
 	// topic, that this one says changed.
 	Updates string `json:"updates,omitempty"`
+	// Part is the sentence (from 1) the memory was found by, 0 for the
+	// memory as a whole (hippo.Recalled.Part).
+	Part int `json:"part,omitempty"`
 }

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/hippo-mem/hippo"
+	"github.com/hippo-mem/hippo/engine"
 	"github.com/spf13/cobra"
 )
 
@@ -82,7 +83,7 @@ func (a *app) recall(cmd *cobra.Command, args []string, o *recallFlags) error {
 	for i, r := range page.Results {
 		views[i] = recalledView{viewChunks([]*hippo.Chunk{r.Chunk}, strengthAt(m.Config()))[0],
 			r.Score, r.Similarity, r.BM25, r.Relevance, r.CosineRelevance, r.BM25Relevance, r.LengthExcess, r.Strength, r.Recency,
-			r.Weak, r.Corrects, r.Updates}
+			r.Weak, r.Corrects, r.Updates, r.Part}
 	}
 	out := struct {
 		Results      []recalledView          `json:"results"`
@@ -185,6 +186,9 @@ func explainRecalled(w io.Writer, v recalledView, page *hippo.RecallPage, cfg hi
 	}
 	if v.Updates != "" {
 		fmt.Fprintf(w, "   updates %s: ranked above that older memory on the same topic, since this one says something changed\n", v.Updates)
+	}
+	if ss := engine.Sentences(v.Content); v.Part > 0 && v.Part <= len(ss) {
+		fmt.Fprintf(w, "   found by its sentence %d, %q: the cosine is that sentence's, mixed with the whole memory's\n", v.Part, oneLine(ss[v.Part-1], 120))
 	}
 	if v.LengthExcess > 0 {
 		size := int(math.Round(float64(cfg.LengthPivot) * math.Exp(v.LengthExcess)))

@@ -20,7 +20,7 @@ func ImportChunk(ctx context.Context, q Querier, c engine.ImportedChunk) (insert
 		c.EncounterCount, c.AccessCount, timestamp.Format(c.LastAccessedAt), nullIfEmpty(c.SupersededBy),
 		nullTime(c.SupersededAt), timestamp.Format(c.CreatedAt), nullIfEmpty(c.Suspicious),
 		nullIfEmpty(c.Provenance.Origin), nullIfEmpty(c.Provenance.Caller), nullIfEmpty(c.Provenance.Source),
-		nullIfEmpty(c.Provenance.InputHash), nullIfEmpty(c.Provenance.Extractor))
+		nullIfEmpty(c.Provenance.InputHash), nullIfEmpty(c.Provenance.Extractor), nullIfNone(c.Parts))
 	if err != nil {
 		return false, false, fmt.Errorf("import chunk %s: %w", c.ID, err)
 	}
@@ -29,6 +29,14 @@ func ImportChunk(ctx context.Context, q Querier, c engine.ImportedChunk) (insert
 	}
 	err = q.QueryRow(ctx, `SELECT EXISTS (SELECT 1 FROM chunks WHERE id = ?)`, c.ID).Scan(&dupID)
 	return false, dupID, err
+}
+
+// nullIfNone is b, NULL when empty.
+func nullIfNone(b []byte) any {
+	if len(b) == 0 {
+		return nil
+	}
+	return b
 }
 
 // ImportBlock implements engine.ImportTx: false when the block exists.

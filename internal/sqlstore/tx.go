@@ -98,7 +98,7 @@ func (t Tx) InsertMany(ctx context.Context, cs []*hippo.Chunk) error {
 // memory, content in its scope is taken (a unique violation would abort
 // a PostgreSQL transaction).
 func insertChunks(n int) string {
-	row := "(?" + strings.Repeat(", ?", 20) + ")"
+	row := "(?" + strings.Repeat(", ?", 21) + ")"
 	return `INSERT INTO chunks (` + engine.ChunkColumns + `) VALUES ` + row + strings.Repeat(", "+row, n-1) + ` ON CONFLICT DO NOTHING`
 }
 
@@ -117,7 +117,15 @@ func ChunkArgs(c *hippo.Chunk) []any {
 		c.RunningIntensity, c.EncounterCount, c.AccessCount, timestamp.Format(c.LastAccessedAt),
 		nullIfEmpty(c.SupersededBy), supAt, timestamp.Format(c.CreatedAt),
 		nullIfEmpty(c.SuspiciousReason), nullIfEmpty(prov.Origin), nullIfEmpty(prov.Caller),
-		nullIfEmpty(prov.Source), nullIfEmpty(prov.InputHash), nullIfEmpty(prov.Extractor)}
+		nullIfEmpty(prov.Source), nullIfEmpty(prov.InputHash), nullIfEmpty(prov.Extractor), partsArg(c.Parts)}
+}
+
+// partsArg is a chunk's parts as stored: NULL for none.
+func partsArg(parts []float32) any {
+	if len(parts) == 0 {
+		return nil
+	}
+	return vector.Encode(parts)
 }
 
 // Supersede implements engine.FactWriter.
@@ -321,7 +329,7 @@ func (t Tx) Listed(ctx context.Context, agentID, id string) (*hippo.Chunk, error
 }
 
 // withoutVector is engine.ChunkColumns with a NULL embedding.
-var withoutVector = strings.Replace(engine.ChunkColumns, "embedding", "NULL", 1)
+var withoutVector = strings.Replace(strings.Replace(engine.ChunkColumns, "embedding", "NULL", 1), ", parts", ", NULL", 1)
 
 // SupersededBy implements engine.AdminTx.
 func (t Tx) SupersededBy(ctx context.Context, owner, id string) ([]string, error) {
@@ -337,9 +345,9 @@ func (t Tx) Repoint(ctx context.Context, owner, id, next string) error {
 // SetContent replaces the agent's chunk's content, hash and vector
 // (engine.Tx's, but for the store's own report of a taken content:
 // ContentTaken).
-func (t Tx) SetContent(ctx context.Context, id, content, hash string, vec []float32) error {
-	_, err := t.Q.Exec(ctx, `UPDATE chunks SET content = ?, content_hash = ?, embedding = ?
-		WHERE id = ? AND agent_id = ?`, content, hash, vector.Encode(vec), id, t.Agent)
+func (t Tx) SetContent(ctx context.Context, id, content, hash string, vec, parts []float32) error {
+	_, err := t.Q.Exec(ctx, `UPDATE chunks SET content = ?, content_hash = ?, embedding = ?, parts = ?
+		WHERE id = ? AND agent_id = ?`, content, hash, vector.Encode(vec), partsArg(parts), id, t.Agent)
 	return err
 }
 

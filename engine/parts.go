@@ -1,0 +1,116 @@
+package engine
+
+import (
+	"math"
+	"strconv"
+	"strings"
+
+	"github.com/hippo-mem/hippo"
+)
+
+// A memory that says several things ("my son is 8. he has hay fever and
+// needs his spray every morning") has one mean-pooled vector, between all
+// it says, and a question about one of them meets it near the unrelated
+// level. Such a memory gets parts: a vector per sentence, each mixed with
+// the whole's (PartVectors), kept with the chunk (hippo.Chunk.Parts) and
+// indexed as rows of their own (PartID) that stand for the chunk in
+// recall.
+
+// maxParts bounds the parts of one chunk.
+const maxParts = 16
+
+// PartSentences are the sentences of content that get parts, nil when it
+// gets none: a memory (not a fact, whose one claim is its vector) of at
+// most cfg.PartBytes bytes with two sentences or more.
+func PartSentences(cfg hippo.Config, kind hippo.Kind, content string) []string {
+	if cfg.PartBytes <= 0 || !(cfg.PartWeight > 0) || kind != hippo.KindMemory || len(content) > cfg.PartBytes {
+		return nil
+	}
+	ss := Sentences(content)
+	if len(ss) < 2 {
+		return nil
+	}
+	return ss[:min(len(ss), maxParts)]
+}
+
+// Sentences splits text after '.', '!' or '?' followed by a space or the
+// end, and at line breaks, trimmed, dropping pieces of one byte or none.
+func Sentences(text string) []string {
+	var out []string
+	start := 0
+	for i, r := range text {
+		end := r == '\n' || (r == '.' || r == '!' || r == '?') && (i+1 == len(text) || text[i+1] == ' ' || text[i+1] == '\n')
+		if !end {
+			continue
+		}
+		if s := strings.TrimSpace(text[start : i+1]); len(s) > 1 {
+			out = append(out, s)
+		}
+		start = i + 1
+	}
+	if s := strings.TrimSpace(text[start:]); len(s) > 1 {
+		out = append(out, s)
+	}
+	return out
+}
+
+// PartVectors are the parts of a chunk whose vector is whole and whose
+// sentences' vectors are sentences: for each sentence, w·sentence +
+// (1−w)·whole scaled to unit length, concatenated (hippo.Chunk.Parts).
+// Nil when there are no sentences or their lengths differ from whole's.
+func PartVectors(w float64, whole []float32, sentences [][]float32) []float32 {
+	if len(sentences) == 0 {
+		return nil
+	}
+	wn, sn := unitScale(whole), 0.0
+	out := make([]float32, 0, len(sentences)*len(whole))
+	for _, s := range sentences {
+		if len(s) != len(whole) {
+			return nil
+		}
+		sn = unitScale(s)
+		start := len(out)
+		norm := 0.0
+		for i := range whole {
+			x := w*float64(s[i])*sn + (1-w)*float64(whole[i])*wn
+			out = append(out, float32(x))
+			norm += x * x
+		}
+		if norm = math.Sqrt(norm); norm > 0 {
+			for i := start; i < len(out); i++ {
+				out[i] = float32(float64(out[i]) / norm)
+			}
+		}
+	}
+	return out
+}
+
+// unitScale is 1/‖v‖, 0 for a zero vector.
+func unitScale(v []float32) float64 {
+	n := 0.0
+	for _, x := range v {
+		n += float64(x) * float64(x)
+	}
+	if n == 0 {
+		return 0
+	}
+	return 1 / math.Sqrt(n)
+}
+
+// PartID is the index row ID of part n (from 1) of chunk id. Chunk IDs
+// never hold '#'.
+func PartID(id string, n int) string { return id + "#" + strconv.Itoa(n) }
+
+// SplitPartID is the chunk of an index row ID and its part: 0 for the
+// chunk's own row.
+func SplitPartID(id string) (chunk string, part int) {
+	i := strings.LastIndexByte(id, '#')
+	if i < 0 {
+		return id, 0
+	}
+	n, err := strconv.Atoi(id[i+1:])
+	if err != nil || n <= 0 {
+		return id, 0
+	}
+	return id[:i], n
+}
