@@ -252,7 +252,7 @@ func TestSweepSentences(t *testing.T) {
 				if len(x) > sentenceBytes {
 					continue
 				}
-				ss := splitSentences(x)
+				ss := partSentences(x)
 				if len(ss) < 2 {
 					continue
 				}
@@ -263,6 +263,21 @@ func TestSweepSentences(t *testing.T) {
 				vs[i] = v
 			}
 			sentVecs[s][agent] = vs
+		}
+		// What parts would cost: index rows added per chunk, and texts
+		// embedded per chunk stored, at each size limit.
+		for _, mb := range []int{200, 400, 800, 1600} {
+			chunks, parts, with := 0, 0, 0
+			for _, texts := range data[s].Texts {
+				for _, x := range texts {
+					chunks++
+					if n := len(partSentences(x)); len(x) <= mb && n >= 2 {
+						parts += n
+						with++
+					}
+				}
+			}
+			t.Logf("%s, ≤%d B: %d of %d chunks have parts, %d parts: index rows ×%.2f", s, mb, with, chunks, parts, float64(chunks+parts)/float64(max(1, chunks)))
 		}
 	}
 	type setting struct {
@@ -371,6 +386,46 @@ var sentenceBytes = func() int {
 	}
 	return 400
 }()
+
+// partMin and partMax shape a chunk's parts (HIPPO_PART_MIN,
+// HIPPO_PART_MAX): a sentence shorter than partMin bytes joins the one
+// after it (the one before, when last), and while there are more than
+// partMax, the shortest adjacent pair joins. 0: no limit.
+var partMin, partMax = envInt("HIPPO_PART_MIN"), envInt("HIPPO_PART_MAX")
+
+func envInt(name string) int {
+	n, _ := strconv.Atoi(os.Getenv(name))
+	return n
+}
+
+// partSentences are text's sentences (splitSentences) shaped by partMin
+// and partMax.
+func partSentences(text string) []string {
+	ss := splitSentences(text)
+	for i := 0; partMin > 0 && len(ss) > 1 && i < len(ss); {
+		if len(ss[i]) >= partMin {
+			i++
+			continue
+		}
+		if i+1 < len(ss) {
+			ss[i+1] = ss[i] + " " + ss[i+1]
+		} else {
+			ss[i-1] += " " + ss[i]
+		}
+		ss = slices.Delete(ss, i, i+1)
+	}
+	for partMax > 0 && len(ss) > partMax {
+		best := 0
+		for i := 1; i+1 < len(ss); i++ {
+			if len(ss[i])+len(ss[i+1]) < len(ss[best])+len(ss[best+1]) {
+				best = i
+			}
+		}
+		ss[best] += " " + ss[best+1]
+		ss = slices.Delete(ss, best+1, best+2)
+	}
+	return ss
+}
 
 // splitSentences splits text after '.', '!', '?' or a line break that
 // ends a sentence, dropping empty pieces.
