@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
-	"slices"
 	"sort"
 	"strings"
 	"time"
@@ -811,32 +810,24 @@ func (im *importer) flush(ctx context.Context) error {
 	for i, p := range im.pending {
 		texts[i] = p.Content
 	}
-	// A memory's parts are embedded again too, its sentences in the same
-	// call: the file's are of the other model.
-	sentences := make([][]string, len(im.pending))
-	all := slices.Clone(texts)
-	for i, p := range im.pending {
-		if p.Kind == hippo.KindMemory && p.Provenance.Origin != hippo.OriginRememberFacts {
-			sentences[i] = PartSentences(im.cfg, p.Kind, p.Content)
-			all = append(all, sentences[i]...)
-		}
-	}
 	dim := 0
 	if im.checked != nil {
 		dim = im.checked.Dimension
 	}
-	got, err := hippo.Embed(ctx, e, all, dim)
+	// A memory's parts are embedded again too, in the same call: the
+	// file's are of the other model.
+	vecs, parts, err := embedParts(ctx, e, im.cfg, texts, dim, func(i int) bool {
+		p := im.pending[i]
+		return p.Kind == hippo.KindMemory && p.Provenance.Origin != hippo.OriginRememberFacts
+	})
 	if err != nil {
 		return err
 	}
-	vecs := got[:len(texts)]
-	next := len(texts)
-	for i, ss := range sentences {
+	for i, p := range parts {
 		im.pending[i].Parts = nil
-		if parts := PartVectors(im.cfg.PartWeight, vecs[i], got[next:next+len(ss)]); parts != nil {
-			im.pending[i].Parts = vector.Encode(parts)
+		if p != nil {
+			im.pending[i].Parts = vector.Encode(p)
 		}
-		next += len(ss)
 	}
 	if im.checked == nil {
 		if err := im.tx.LockModel(ctx, hippo.ModelLock{Model: e.Model(), Dimension: len(vecs[0])}); err != nil {

@@ -5,7 +5,6 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"slices"
 	"strings"
 	"time"
 
@@ -223,31 +222,10 @@ func (m *Memory) embedContent(ctx context.Context, c *hippo.Chunk, content strin
 	return vecs[0], nil, nil
 }
 
-// embedParts embeds memories' contents in one request, with the
-// sentences of those that get parts (PartSentences): their vectors, and
-// the parts of each (PartVectors), nil for those with none.
+// embedParts embeds memories' contents in one request with their parts
+// (embedParts).
 func (m *Memory) embedParts(ctx context.Context, texts []string) (vecs, parts [][]float32, err error) {
-	all := texts
-	sentences := make([][]string, len(texts))
-	for i, t := range texts {
-		if sentences[i] = PartSentences(m.cfg, hippo.KindMemory, t); len(sentences[i]) > 0 {
-			if len(all) == len(texts) {
-				all = slices.Clone(texts)
-			}
-			all = append(all, sentences[i]...)
-		}
-	}
-	got, err := hippo.Embed(ctx, m.opts.Embedder, all, 0)
-	if err != nil {
-		return nil, nil, err
-	}
-	vecs, parts = got[:len(texts)], make([][]float32, len(texts))
-	next := len(texts)
-	for i, ss := range sentences {
-		parts[i] = PartVectors(m.cfg.PartWeight, vecs[i], got[next:next+len(ss)])
-		next += len(ss)
-	}
-	return vecs, parts, nil
+	return embedParts(ctx, m.opts.Embedder, m.cfg, texts, 0, nil)
 }
 
 // MemoryChecker is a Store that tells whether a memory exists in one

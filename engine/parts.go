@@ -1,7 +1,9 @@
 package engine
 
 import (
+	"context"
 	"math"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -113,4 +115,35 @@ func SplitPartID(id string) (chunk string, part int) {
 		return id, 0
 	}
 	return id[:i], n
+}
+
+// embedParts embeds texts with e in one request (hippo.Embed, dim as
+// there), with the sentences of those that get parts (PartSentences, as
+// memories; only those gets allows, nil: all): the texts' vectors, and
+// each one's parts (PartVectors), nil for those with none.
+func embedParts(ctx context.Context, e hippo.Embedder, cfg hippo.Config, texts []string, dim int, gets func(i int) bool) (vecs, parts [][]float32, err error) {
+	all := texts
+	sentences := make([][]string, len(texts))
+	for i, t := range texts {
+		if gets != nil && !gets(i) {
+			continue
+		}
+		if sentences[i] = PartSentences(cfg, hippo.KindMemory, t); len(sentences[i]) > 0 {
+			if len(all) == len(texts) {
+				all = slices.Clone(texts)
+			}
+			all = append(all, sentences[i]...)
+		}
+	}
+	got, err := hippo.Embed(ctx, e, all, dim)
+	if err != nil {
+		return nil, nil, err
+	}
+	vecs, parts = got[:len(texts)], make([][]float32, len(texts))
+	next := len(texts)
+	for i, ss := range sentences {
+		parts[i] = PartVectors(cfg.PartWeight, vecs[i], got[next:next+len(ss)])
+		next += len(ss)
+	}
+	return vecs, parts, nil
 }

@@ -96,7 +96,6 @@ func searchWeak(ctx context.Context, cfg hippo.Config, ai *Index, q []float32, s
 		}
 		out = append(out, hit{ID: h.ID, Meta: h.Meta, Cosine: h.Cosine, BM25: b, Relevance: rel, Weak: true, Score: score, Part: part})
 	}
-	slices.SortStableFunc(out, func(a, b hit) int { return cmp.Compare(b.Cosine, a.Cosine) })
 	return out[:min(n, len(out))], nil
 }
 
@@ -136,7 +135,7 @@ func search(ctx context.Context, cfg hippo.Config, ai *Index, q []float32, sc *r
 		h.Meta.Part = 0
 		x := hit{ID: id, Meta: h.Meta, Cosine: h.Cosine, BM25: b, Part: part,
 			Relevance: cfg.SizedRelevance(h.Cosine, b, int(h.Meta.Size), sc.Alpha), Score: h.Score}
-		if len(at) > 0 || part > 0 || ai.partRows > 0 {
+		if ai.partRows > 0 {
 			// A chunk's best row stands for it.
 			if i, ok := at[id]; ok {
 				if x.Score > hits[i].Score {

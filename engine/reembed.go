@@ -233,32 +233,16 @@ type reembedder struct {
 // memories stored as given only), each text's vector followed by its
 // parts.
 func (r *reembedder) embed(ctx context.Context, texts []string) ([][]float32, error) {
-	all := texts
-	sentences := make([][]string, len(texts))
-	for i, t := range texts {
-		if sentences[i] = PartSentences(r.cfg, hippo.KindMemory, t); len(sentences[i]) > 0 {
-			if len(all) == len(texts) {
-				all = slices.Clone(texts)
-			}
-			all = append(all, sentences[i]...)
-		}
-	}
-	got, err := hippo.Embed(ctx, r.e, all, r.target.Dimension)
+	vecs, parts, err := embedParts(ctx, r.e, r.cfg, texts, r.target.Dimension, nil)
 	if err != nil {
 		return nil, err
 	}
-	out := got[:len(texts)]
-	next := len(texts)
-	for i, ss := range sentences {
-		if len(ss) == 0 {
-			continue
+	for i, p := range parts {
+		if p != nil {
+			vecs[i] = append(slices.Clip(vecs[i]), p...)
 		}
-		if parts := PartVectors(r.cfg.PartWeight, out[i], got[next:next+len(ss)]); parts != nil {
-			out[i] = append(slices.Clip(out[i]), parts...)
-		}
-		next += len(ss)
 	}
-	return out, nil
+	return vecs, nil
 }
 
 // fill embeds, batch by batch, every chunk that has no shadow vector,

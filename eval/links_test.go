@@ -29,16 +29,7 @@ func TestSweepUpdateLinks(t *testing.T) {
 	}
 	_, emb := newEmbedder(t)
 	cfg := hippo.DefaultConfig().ForEmbedder(emb)
-	sets, data := sweepSets(t, emb.Model())
-	heldOutShown := os.Getenv("HIPPO_SWEEP_HELDOUT") != ""
-	sets = slices.DeleteFunc(sets, func(s string) bool {
-		return !heldOutShown && (s == conversationSetB || s == conversationSetC)
-	})
-	for _, s := range []string{conversationSetD, conversationSetE, conversationSetF} {
-		if _, err := os.Stat(cacheFile(emb.Model(), "candidates-"+s)); err == nil && heldOutShown {
-			sets, data[s] = append(sets, s), loadCands(t, s, emb.Model())
-		}
-	}
+	sets, data, heldOutShown := shownSets(t, emb.Model())
 	type linkSetting struct {
 		tau  float64 // relevance of the two memories' cosine
 		word float64 // with a rare word shared (at the time of storing), this relevance is enough; 0 for none
@@ -232,16 +223,7 @@ func TestSweepSentences(t *testing.T) {
 	}
 	_, emb := newEmbedder(t)
 	cfg := hippo.DefaultConfig().ForEmbedder(emb)
-	sets, data := sweepSets(t, emb.Model())
-	heldOutShown := os.Getenv("HIPPO_SWEEP_HELDOUT") != ""
-	sets = slices.DeleteFunc(sets, func(s string) bool {
-		return !heldOutShown && (s == conversationSetB || s == conversationSetC)
-	})
-	for _, s := range []string{conversationSetD, conversationSetE, conversationSetF} {
-		if _, err := os.Stat(cacheFile(emb.Model(), "candidates-"+s)); err == nil && heldOutShown {
-			sets, data[s] = append(sets, s), loadCands(t, s, emb.Model())
-		}
-	}
+	sets, data, heldOutShown := shownSets(t, emb.Model())
 	// sentVecs[set][agent][seq] are the chunk's sentences' vectors (nil for one sentence).
 	sentVecs := map[string]map[string][][][]float32{}
 	for _, s := range sets {
@@ -398,10 +380,10 @@ func envInt(name string) int {
 	return n
 }
 
-// partSentences are text's sentences (splitSentences) shaped by partMin
+// partSentences are text's sentences (engine.Sentences) shaped by partMin
 // and partMax.
 func partSentences(text string) []string {
-	ss := splitSentences(text)
+	ss := engine.Sentences(text)
 	for i := 0; partMin > 0 && len(ss) > 1 && i < len(ss); {
 		if len(ss[i]) >= partMin {
 			i++
@@ -427,23 +409,19 @@ func partSentences(text string) []string {
 	return ss
 }
 
-// splitSentences splits text after '.', '!', '?' or a line break that
-// ends a sentence, dropping empty pieces.
-func splitSentences(text string) []string {
-	var out []string
-	start := 0
-	for i, r := range text {
-		end := r == '\n' || (r == '.' || r == '!' || r == '?') && (i+1 == len(text) || text[i+1] == ' ' || text[i+1] == '\n')
-		if !end {
-			continue
+// shownSets are the sets a sweep of this file scores, with their saved
+// candidates: the tune sets, and with HIPPO_SWEEP_HELDOUT set (shown) the
+// held-out ones too, D, E and F among them when they have candidates.
+func shownSets(t *testing.T, model string) (sets []string, data map[string]candSet, shown bool) {
+	sets, data = sweepSets(t, model)
+	shown = os.Getenv("HIPPO_SWEEP_HELDOUT") != ""
+	sets = slices.DeleteFunc(sets, func(s string) bool {
+		return !shown && (s == conversationSetB || s == conversationSetC)
+	})
+	for _, s := range []string{conversationSetD, conversationSetE, conversationSetF} {
+		if _, err := os.Stat(cacheFile(model, "candidates-"+s)); err == nil && shown {
+			sets, data[s] = append(sets, s), loadCands(t, s, model)
 		}
-		if s := strings.TrimSpace(text[start : i+1]); len(s) > 1 {
-			out = append(out, s)
-		}
-		start = i + 1
 	}
-	if s := strings.TrimSpace(text[start:]); len(s) > 1 {
-		out = append(out, s)
-	}
-	return out
+	return sets, data, shown
 }
