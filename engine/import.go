@@ -588,10 +588,10 @@ func (im *importer) chunk(ctx context.Context, in importChunk) error {
 }
 
 // checkParts checks a record's parts: whole vectors of the embedding's
-// dimension, at most maxParts, finite, of a memory stored as given.
+// dimension, at most maxParts, finite, of a memory (not a fact).
 func (im *importer) checkParts(parts []byte, c ImportedChunk, bad func(string, ...any) error) error {
-	if c.Kind != hippo.KindMemory || c.Provenance.Origin == hippo.OriginRememberFacts {
-		return bad("parts_base64: only a memory stored as given has parts")
+	if c.Kind != hippo.KindMemory {
+		return bad("parts_base64: only a memory has parts, not a %s", c.Kind)
 	}
 	v, err := vector.Decode(nil, parts)
 	if err == nil && (im.dim == 0 || len(v)%im.dim != 0 || len(v)/im.dim > maxParts) {
@@ -817,8 +817,7 @@ func (im *importer) flush(ctx context.Context) error {
 	// A memory's parts are embedded again too, in the same call: the
 	// file's are of the other model.
 	vecs, parts, err := embedParts(ctx, e, im.cfg, texts, dim, func(i int) bool {
-		p := im.pending[i]
-		return p.Kind == hippo.KindMemory && p.Provenance.Origin != hippo.OriginRememberFacts
+		return im.pending[i].Kind == hippo.KindMemory
 	})
 	if err != nil {
 		return err

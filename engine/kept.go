@@ -6,7 +6,10 @@ package engine
 // of a text and its facts (groupFilter); forgetting a fact forgets its
 // text (forgetSources). A text stays current when its facts are
 // superseded: it may say more than they did, and the offline classifier's
-// supersessions are not sure enough to hide it (eval/README.md).
+// supersessions are not sure enough to hide it (eval/README.md). A kept
+// text gets parts as a memory stored as given does: the offline
+// extractor's facts cover too little of a message to stand for its
+// sentences.
 
 import (
 	"context"
@@ -30,13 +33,13 @@ func (m *Memory) keepText(ctx context.Context, in hippo.RememberInput, also func
 	if !keep && also == nil {
 		return nil, nil
 	}
-	var vec []float32
+	var vec, parts []float32
 	if keep {
-		vecs, err := hippo.Embed(ctx, m.opts.Embedder, []string{in.Text}, 0)
+		vecs, ps, err := m.embedParts(ctx, []string{in.Text})
 		if err != nil {
 			return nil, err
 		}
-		vec = vecs[0]
+		vec, parts = vecs[0], ps[0]
 	}
 	var kept *hippo.KeptMessage
 	err := m.s.Update(ctx, func(tx Tx) error {
@@ -46,7 +49,7 @@ func (m *Memory) keepText(ctx context.Context, in hippo.RememberInput, also func
 				return err
 			}
 			var err error
-			if kept, err = m.keepMessage(ctx, tx, in, vec, now); err != nil {
+			if kept, err = m.keepMessage(ctx, tx, in, vec, parts, now); err != nil {
 				return err
 			}
 		}
@@ -61,13 +64,15 @@ func (m *Memory) keepText(ctx context.Context, in hippo.RememberInput, also func
 	return kept, nil
 }
 
-// keepMessage writes in.Text as a memory of the scope, or strengthens the
-// same text stored before, through tx, which holds the model lock: the source of the facts learned
+// keepMessage writes in.Text as a memory of the scope, with its vector
+// and parts (PartVectors), or strengthens the same text stored before,
+// through tx, which holds the model lock: the source of the facts learned
 // from it (their Provenance.InputHash is its ContentHash), searchable
 // whatever extraction yielded.
-func (m *Memory) keepMessage(ctx context.Context, tx Tx, in hippo.RememberInput, vec []float32, now time.Time) (*hippo.KeptMessage, error) {
+func (m *Memory) keepMessage(ctx context.Context, tx Tx, in hippo.RememberInput, vec, parts []float32, now time.Time) (*hippo.KeptMessage, error) {
 	it := storing{in: hippo.StoreInput{Content: in.Text, Source: in.Source}, hash: hippo.ContentHash(in.Text), reading: m.cfg.DefaultIntensity}
 	c := m.newMemory(it, vec, now)
+	c.Parts = parts
 	c.Provenance.Origin, c.Provenance.InputHash = hippo.OriginRememberFacts, it.hash
 	res, err := m.putMemory(ctx, tx, it.hash, it.reading, c, now, false) // the caller holds the model lock
 	if err != nil {

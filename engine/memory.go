@@ -205,10 +205,10 @@ func (m *Memory) StoreMemory(ctx context.Context, in hippo.StoreInput) (*hippo.S
 }
 
 // embedContent embeds content as the new content of chunk c: with parts
-// for a memory stored as given (not a text remember_facts kept, whose
-// facts say its parts), without for the rest.
+// for a memory (stored as given or kept by remember_facts), without for a
+// fact.
 func (m *Memory) embedContent(ctx context.Context, c *hippo.Chunk, content string) (vec, parts []float32, err error) {
-	if c.Kind == hippo.KindMemory && (c.Provenance == nil || c.Provenance.Origin != hippo.OriginRememberFacts) {
+	if c.Kind == hippo.KindMemory {
 		vecs, ps, err := m.embedParts(ctx, []string{content})
 		if err != nil {
 			return nil, nil, err
@@ -616,16 +616,18 @@ func (m *Memory) learnFacts(ctx context.Context, in hippo.RememberInput, facts [
 	cfg, text := m.cfg, in.Text
 	contents, formerAt := factTexts(facts)
 	texts := contents
-	if m.keeps(in) { // the message's vector comes with the facts'
+	if m.keeps(in) { // the message's vector and its sentences' come with the facts'
 		texts = append(contents[:len(contents):len(contents)], text)
+		texts = append(texts, PartSentences(m.cfg, hippo.KindMemory, text)...)
 	}
 	qs, ai, err := m.embedQuery(ctx, texts...)
 	if err != nil {
 		return nil, err
 	}
-	var msgVec []float32
+	var msgVec, msgParts []float32
 	if len(qs) > len(contents) {
-		qs, msgVec = qs[:len(contents)], qs[len(contents)]
+		msgVec, msgParts = qs[len(contents)], PartVectors(cfg.PartWeight, qs[len(contents)], qs[len(contents)+1:])
+		qs = qs[:len(contents)]
 	}
 	plans, snapshot, err := planFacts(ctx, cfg, ai, m.opts.Scope, facts, qs, formerAt)
 	if err != nil {
@@ -671,7 +673,7 @@ func (m *Memory) learnFacts(ctx context.Context, in hippo.RememberInput, facts [
 		var kept *hippo.KeptMessage
 		if msgVec != nil {
 			var err error
-			if kept, err = m.keepMessage(ctx, tx, in, msgVec, now); err != nil {
+			if kept, err = m.keepMessage(ctx, tx, in, msgVec, msgParts, now); err != nil {
 				return err
 			}
 		}

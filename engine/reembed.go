@@ -230,8 +230,7 @@ type reembedder struct {
 
 // embed embeds texts, in one request with the sentences of those that
 // may get parts (PartSentences, as for a memory: Switch keeps them for
-// memories stored as given only), each text's vector followed by its
-// parts.
+// memories only, not facts), each text's vector followed by its parts.
 func (r *reembedder) embed(ctx context.Context, texts []string) ([][]float32, error) {
 	vecs, parts, err := embedParts(ctx, r.e, r.cfg, texts, r.target.Dimension, nil)
 	if err != nil {

@@ -234,6 +234,8 @@ func testImportRejectsMalformedFiles(t *testing.T, b Backend) {
 		{"bad time", `{"version":1,"agentId":"a","chunks":[{"id":"1","kind":"fact","content":"x","created_at":"yesterday","embedding_base64":"` + emb + `"}]}`, "created_at"},
 		{"mixed dimensions", `{"version":1,"agentId":"a","chunks":[{"id":"1","kind":"fact","content":"x","embedding_base64":"` + emb + `"},{"id":"2","kind":"fact","content":"y","embedding_base64":"AACAPw=="}]}`, "dimensions"},
 		{"bad block key", `{"version":1,"agentId":"a","blocks":[{"key":"","value":"v"}]}`, "key"},
+		{"parts of a fact", `{"version":1,"agentId":"a","chunks":[{"id":"1","kind":"fact","content":"x. y.","embedding_base64":"` + emb + `","parts_base64":"` + emb + `"}]}`, "only a memory has parts"},
+		{"parts not whole vectors", `{"version":1,"agentId":"a","chunks":[{"id":"1","kind":"memory","content":"x. y.","embedding_base64":"` + emb + `","parts_base64":"AACAPw=="}]}`, "parts_base64"},
 	}
 	for _, tt := range tests {
 		_, err := importString(e.s, tt.doc, hippo.ImportOptions{Model: "mock-embed"})

@@ -15,7 +15,8 @@ import (
 // own vector, between all it says, is far from the question; it comes
 // back once, marked with the part. Its parts are stored (a store opened
 // again finds it), follow its content (an edit to one sentence drops
-// them), come with store_memories, and go through an export and import.
+// them), come with store_memories and with a text remember_facts keeps,
+// and go through an export and import.
 // With Config.PartBytes 0 nothing gets parts.
 func testPartsFindOneSentence(t *testing.T, b Backend) {
 	e := newEnv(t, b)
@@ -107,6 +108,25 @@ func testPartsFindOneSentence(t *testing.T, b Backend) {
 		t.Fatal(err)
 	}
 	check(m, "deleted", []string{ids[dentist]}, 0)
+
+	// A text remember_facts keeps gets parts too: its facts need not
+	// cover the sentence asked about. An export and import carry them.
+	fm := e.factMemory("bob")
+	e.srv.Set("User has a son", mock.Axis(testDim, 11))
+	bobDentist := storeInTurn(t, e, fm, dentist)[dentist]
+	learned, err := fm.Remember(ctx, hippo.RememberInput{Text: message, Facts: []hippo.GivenFact{{Fact: "User has a son"}}})
+	if err != nil || learned.Message == nil {
+		t.Fatalf("remember = %+v, %v; want the text kept", learned, err)
+	}
+	if c := e.mustChunk("bob", learned.Message.ID); len(c.Parts) != 2*testDim {
+		t.Errorf("the kept text has %d part floats, want 2 parts of %d", len(c.Parts), testDim)
+	}
+	check(fm, "kept by remember_facts", []string{learned.Message.ID, bobDentist}, 2)
+	keptCopy := e.fresh()
+	if _, err := importString(keptCopy, exportString(t, e.s, hippo.ExportOptions{}), hippo.ImportOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	check(e.memoryOf(keptCopy, "bob"), "kept text imported", []string{learned.Message.ID, bobDentist}, 2)
 
 	// Without parts, the message ranks by its own vector, below the dentist.
 	cfg := hippo.DefaultConfig()
