@@ -16,7 +16,7 @@ import (
 // back once, marked with the part. Its parts are stored (a store opened
 // again finds it), follow its content (an edit to one sentence drops
 // them), come with store_memories and with a text remember_facts keeps,
-// and go through an export and import.
+// and go through an export and import and a reembed.
 // With Config.PartBytes 0 nothing gets parts.
 func testPartsFindOneSentence(t *testing.T, b Backend) {
 	e := newEnv(t, b)
@@ -127,6 +127,22 @@ func testPartsFindOneSentence(t *testing.T, b Backend) {
 		t.Fatal(err)
 	}
 	check(e.memoryOf(keptCopy, "bob"), "kept text imported", []string{learned.Message.ID, bobDentist}, 2)
+
+	// Re-embedding gives every memory of several sentences parts of the
+	// new model, a kept text too, and none to a fact or a memory of one
+	// sentence.
+	if _, err := e.s.Reembed(ctx, hashEmbedder{}, hippo.ReembedOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	for id, want := range map[string]int{learned.Message.ID: 2 * 16, learned.Facts[0].ChunkID: 0, ids[message]: 0, bobDentist: 0} {
+		agent := "bob"
+		if id == ids[message] {
+			agent = "alice"
+		}
+		if c := e.mustChunk(agent, id); len(c.Parts) != want || len(c.Embedding) != 16 {
+			t.Errorf("after reembed, %q has %d part floats and a vector of %d, want %d and 16", c.Content, len(c.Parts), len(c.Embedding), want)
+		}
+	}
 
 	// Without parts, the message ranks by its own vector, below the dentist.
 	cfg := hippo.DefaultConfig()
