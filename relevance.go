@@ -1,6 +1,9 @@
 package hippo
 
-import "math"
+import (
+	"math"
+	"time"
+)
 
 // Recall relevance is absolute: it depends on the query and the chunk
 // alone, never on the other chunks a query happens to find, so that
@@ -56,7 +59,10 @@ const StrongRelevance = 0.9
 // (CosineUnrelated < CosineStrong < 1) make it a step: 0 at or below
 // CosineUnrelated, 1 above.
 func (c Config) CosineRelevance(cosine float64) float64 {
-	lo, hi := c.CosineUnrelated, c.CosineStrong
+	return cosineRelevance(c.CosineUnrelated, c.CosineStrong, cosine)
+}
+
+func cosineRelevance(lo, hi, cosine float64) float64 {
 	switch {
 	case !(cosine > lo): // NaN too
 		return 0
@@ -74,13 +80,17 @@ func (c Config) CosineRelevance(cosine float64) float64 {
 // near 1. A negative or NaN score is 0; a non-positive BM25Half gives 1 for
 // any positive score.
 func (c Config) BM25Relevance(s float64) float64 {
+	return bm25Relevance(c.BM25Half, s)
+}
+
+func bm25Relevance(half, s float64) float64 {
 	if !(s > 0) {
 		return 0
 	}
-	if !(c.BM25Half > 0) || math.IsInf(s, 1) {
+	if !(half > 0) || math.IsInf(s, 1) {
 		return 1
 	}
-	return s / (s + c.BM25Half)
+	return s / (s + half)
 }
 
 // Relevance is hybrid recall's relevance of a chunk with this cosine and
@@ -119,10 +129,14 @@ const (
 // LengthExcess is ln(size/LengthPivot) for content of size bytes longer
 // than the pivot, else 0 (and 0 when LengthPivot is 0).
 func (c Config) LengthExcess(size int) float64 {
-	if c.LengthPivot <= 0 || size <= c.LengthPivot {
+	return lengthExcess(c.LengthPivot, size)
+}
+
+func lengthExcess(pivot, size int) float64 {
+	if pivot <= 0 || size <= pivot {
 		return 0
 	}
-	return math.Log(float64(size) / float64(c.LengthPivot))
+	return math.Log(float64(size) / float64(pivot))
 }
 
 // LengthFactors are the discounts of content of size bytes:
@@ -130,11 +144,15 @@ func (c Config) LengthExcess(size int) float64 {
 // (LengthPivot/size)^BM25LengthExponent for the BM25 score; 1 and 1 up to
 // the pivot. Negative exponents count as 0.
 func (c Config) LengthFactors(size int) (cosine, bm25 float64) {
-	x := c.LengthExcess(size)
+	return lengthFactors(c.LengthPivot, c.CosineLengthExponent, c.BM25LengthExponent, size)
+}
+
+func lengthFactors(pivot int, cosExp, bm25Exp float64, size int) (cosine, bm25 float64) {
+	x := lengthExcess(pivot, size)
 	if x == 0 {
 		return 1, 1
 	}
-	return math.Exp(-max(0, c.CosineLengthExponent) * x), math.Exp(-max(0, c.BM25LengthExponent) * x)
+	return math.Exp(-max(0, cosExp) * x), math.Exp(-max(0, bm25Exp) * x)
 }
 
 // SizedRelevance is Relevance for content of size bytes: the cosine's
@@ -177,6 +195,11 @@ func Fuse(rc, rb, alpha float64) float64 {
 		return rb
 	}
 	wc, wb := FuseWeights(alpha)
+	return fuseWeighted(rc, rb, wc, wb)
+}
+
+// fuseWeighted is Fuse for α in (0, 1), whose weights are wc and wb.
+func fuseWeighted(rc, rb, wc, wb float64) float64 {
 	c, b := 1-Pow1m(rc, wc), 1-Pow1m(rb, wb)
 	if c < b {
 		c, b = b, c
@@ -220,4 +243,65 @@ func (c Config) RelevanceFloor(in RecallInput) (float64, error) {
 		return 0, Invalidf("min_relevance", "must be between 0 and 1, got %v", v)
 	}
 	return v, nil
+}
+
+// Ranking is a Config's relevance and score for one α, held as the few
+// numbers they read. A recall scores every row of an index, several
+// times each, and Config's methods copy the whole Config per call: more
+// than the scoring itself. Its methods give what Config's and Fuse give.
+type Ranking struct {
+	alpha, wc, wb                   float64 // Fuse's α and weights
+	unrelated, strong, bm25Half     float64
+	pivot                           int
+	cosExp, bm25Exp                 float64
+	wSimilarity, wStrength, wRecent float64
+	recencyRate                     float64
+}
+
+// Ranking is c's ranking for α.
+func (c Config) Ranking(alpha float64) *Ranking {
+	r := &Ranking{alpha: alpha, unrelated: c.CosineUnrelated, strong: c.CosineStrong, bm25Half: c.BM25Half,
+		pivot: c.LengthPivot, cosExp: c.CosineLengthExponent, bm25Exp: c.BM25LengthExponent,
+		wSimilarity: c.WeightSimilarity, wStrength: c.WeightStrength, wRecent: c.WeightRecency, recencyRate: c.RecencyRate}
+	if alpha > 0 && alpha < 1 {
+		r.wc, r.wb = FuseWeights(alpha)
+	}
+	return r
+}
+
+// CosineRelevance is Config.CosineRelevance.
+func (r *Ranking) CosineRelevance(cosine float64) float64 {
+	return cosineRelevance(r.unrelated, r.strong, cosine)
+}
+
+// BM25Relevance is Config.BM25Relevance.
+func (r *Ranking) BM25Relevance(s float64) float64 { return bm25Relevance(r.bm25Half, s) }
+
+// LengthFactors is Config.LengthFactors.
+func (r *Ranking) LengthFactors(size int) (cosine, bm25 float64) {
+	if r.pivot <= 0 || size <= r.pivot {
+		return 1, 1 // lengthFactors' answer, without the call
+	}
+	return lengthFactors(r.pivot, r.cosExp, r.bm25Exp, size)
+}
+
+// Fuse is Fuse with the ranking's α.
+func (r *Ranking) Fuse(rc, rb float64) float64 {
+	switch {
+	case !(r.alpha > 0):
+		return rc
+	case r.alpha >= 1:
+		return rb
+	}
+	return fuseWeighted(rc, rb, r.wc, r.wb)
+}
+
+// Score is Config.Score.
+func (r *Ranking) Score(relevance, strength, recency float64) float64 {
+	return score(r.wSimilarity, r.wStrength, r.wRecent, relevance, strength, recency)
+}
+
+// Recency is Config.Recency.
+func (r *Ranking) Recency(sinceCreation time.Duration) float64 {
+	return recency(r.recencyRate, sinceCreation)
 }

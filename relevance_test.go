@@ -5,6 +5,7 @@ import (
 	"errors"
 	"math"
 	"testing"
+	"time"
 
 	"github.com/hippo-mem/hippo"
 )
@@ -247,5 +248,48 @@ func TestLengthFactors(t *testing.T) {
 	}
 	if got := cfg.SizedRelevance(cfg.CosineStrong, 0, 20_000, 0); !(got > 2*cfg.MinRelevance) {
 		t.Errorf("a strong match 20 KB long: relevance %v, want over twice the floor %v", got, cfg.MinRelevance)
+	}
+}
+
+// TestRankingEqualsConfig: a Ranking gives exactly what Config's methods
+// and Fuse give, for the default config and for edge settings (no
+// pivot, a negative exponent, levels out of order), at α 0, between and
+// 1, on values around every bend.
+func TestRankingEqualsConfig(t *testing.T) {
+	edge := hippo.DefaultConfig()
+	edge.LengthPivot, edge.BM25Half = 0, 0
+	odd := hippo.DefaultConfig()
+	odd.CosineUnrelated, odd.CosineStrong, odd.CosineLengthExponent = 0.8, 0.3, -1
+	cosines := []float64{math.NaN(), -1, 0, 0.1, 0.2, 0.35, 0.5, 0.75, 0.9, 1}
+	bm25s := []float64{math.NaN(), -1, 0, 0.5, 3, 12, 40, math.Inf(1)}
+	sizes := []int{0, 1, 399, 400, 401, 940, 4000}
+	for _, cfg := range []hippo.Config{hippo.DefaultConfig(), edge, odd} {
+		for _, alpha := range []float64{0, 0.3, 0.6, 1} {
+			rk := cfg.Ranking(alpha)
+			same := func(what string, got, want float64) {
+				t.Helper()
+				if got != want && !(math.IsNaN(got) && math.IsNaN(want)) {
+					t.Errorf("α %v, %s: Ranking %v, Config %v", alpha, what, got, want)
+				}
+			}
+			for _, c := range cosines {
+				same("CosineRelevance", rk.CosineRelevance(c), cfg.CosineRelevance(c))
+				for _, b := range bm25s {
+					rc, rb := cfg.CosineRelevance(c), cfg.BM25Relevance(b)
+					same("BM25Relevance", rk.BM25Relevance(b), rb)
+					same("Fuse", rk.Fuse(rc, rb), hippo.Fuse(rc, rb, alpha))
+					same("Score", rk.Score(rc, rb, 0.5), cfg.Score(rc, rb, 0.5))
+				}
+			}
+			for _, size := range sizes {
+				gc, gb := rk.LengthFactors(size)
+				wc, wb := cfg.LengthFactors(size)
+				same("LengthFactors", gc, wc)
+				same("LengthFactors", gb, wb)
+			}
+			for _, d := range []time.Duration{-time.Hour, 0, time.Hour, 240 * time.Hour} {
+				same("Recency", rk.Recency(d), cfg.Recency(d))
+			}
+		}
 	}
 }

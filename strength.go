@@ -167,11 +167,15 @@ func (c *Chunk) Merge(drop *Chunk) {
 
 // Recency is e^(-RecencyRate × days since creation), in [0, 1].
 func (c Config) Recency(sinceCreation time.Duration) float64 {
+	return recency(c.RecencyRate, sinceCreation)
+}
+
+func recency(rate float64, sinceCreation time.Duration) float64 {
 	days := sinceCreation.Hours() / 24
 	if days < 0 {
 		days = 0
 	}
-	return math.Exp(-c.RecencyRate * days)
+	return math.Exp(-rate * days)
 }
 
 // Score is the recall ranking: WeightSimilarity·relevance +
@@ -179,7 +183,11 @@ func (c Config) Recency(sinceCreation time.Duration) float64 {
 // Relevance's. The relevance is clamped to [0, 1], so that nothing counts
 // as a penalty.
 func (c Config) Score(relevance, strength, recency float64) float64 {
-	return c.WeightSimilarity*clamp01(relevance) + c.WeightStrength*strength + c.WeightRecency*recency
+	return score(c.WeightSimilarity, c.WeightStrength, c.WeightRecency, relevance, strength, recency)
+}
+
+func score(wSimilarity, wStrength, wRecency, relevance, strength, recency float64) float64 {
+	return wSimilarity*clamp01(relevance) + wStrength*strength + wRecency*recency
 }
 
 // ClampIntensity bounds an intensity reading to [0, 1]; NaN becomes the

@@ -195,21 +195,23 @@ const firstPassSlack = 0.03
 // (with the first pass's cosine, within about 0.01 of exact).
 func scorer(cfg hippo.Config, sc *recallScan) vector.ScoreFunc[Meta] {
 	f, alpha := &sc.Filter, sc.Alpha
+	// rk is cfg's ranking for the query's α: every row is scored with it.
+	rk := cfg.Ranking(alpha)
 	// rel fuses a cosine relevance with a BM25 relevance (hippo.Fuse).
-	rel := func(rc, rb float64) float64 { return hippo.Fuse(rc, rb, alpha) }
+	rel := rk.Fuse
 	bmMax := 0.0
 	if alpha > 0 {
-		bmMax = cfg.BM25Relevance(sc.BM25Max)
+		bmMax = rk.BM25Relevance(sc.BM25Max)
 	}
 	return func(c *Meta, cos, bar float64, exact bool) (float64, bool) {
 		// rc is the cosine's relevance, long content discounted; most,
 		// its value at the far end of the first pass's error, for the
 		// cuts. The discount only lowers a score, so the bounds hold.
-		fc, fb := cfg.LengthFactors(int(c.Size))
-		rc := cfg.CosineRelevance(cos) * fc
+		fc, fb := rk.LengthFactors(int(c.Size))
+		rc := rk.CosineRelevance(cos) * fc
 		most := rc
 		if !exact {
-			most = cfg.CosineRelevance(cos+firstPassSlack) * fc
+			most = rk.CosineRelevance(cos+firstPassSlack) * fc
 		}
 		// Most rows of a large memory are unrelated to the query: drop
 		// those the floor rules out, however well their words match,
@@ -220,12 +222,12 @@ func scorer(cfg hippo.Config, sc *recallScan) vector.ScoreFunc[Meta] {
 		// Strength is at most the intensity, recency at most 1 and the
 		// BM25 side at most the best match's: skip the look-up and the
 		// exponentials for rows that cannot make the cut.
-		if sc.Stats == nil && cfg.Score(rel(rc, bmMax), float64(c.Intensity), 1) <= bar {
+		if sc.Stats == nil && rk.Score(rel(rc, bmMax), float64(c.Intensity), 1) <= bar {
 			return 0, false
 		}
 		rb := 0.0
 		if sc.BM25 != nil && alpha > 0 {
-			rb = cfg.BM25Relevance(sc.BM25[c.RowID] * fb)
+			rb = rk.BM25Relevance(sc.BM25[c.RowID] * fb)
 		}
 		if rel(most, rb) < sc.MinRel {
 			return 0, false
@@ -234,10 +236,10 @@ func scorer(cfg hippo.Config, sc *recallScan) vector.ScoreFunc[Meta] {
 		if st < sc.Floor {
 			return 0, false
 		}
-		rec := c.Recency(cfg, sc.Now)
+		rec := rk.Recency(time.Duration(sc.Now-c.Created) * time.Millisecond)
 		r := rel(rc, rb)
-		score := cfg.Score(r, st, rec)
-		if cfg.Score(rel(most, rb), st, rec) < sc.In.MinScore {
+		score := rk.Score(r, st, rec)
+		if rk.Score(rel(most, rb), st, rec) < sc.In.MinScore {
 			return 0, false
 		}
 		if !exact && r >= sc.MinRel && score >= sc.In.MinScore && c.Part == 0 {
