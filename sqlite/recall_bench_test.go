@@ -170,7 +170,23 @@ func benchHybrid(b *testing.B, n int, several, parts bool) {
 //
 //	go test -run '^$' -bench MiniLMRecall -benchtime 200x ./sqlite/
 func BenchmarkMiniLMRecall(b *testing.B) {
-	m, queries := hybridBenchMemory(b, 10_000, minilm.NewEmbedder(), false, false)
+	benchMiniLM(b, false, false)
+}
+
+// BenchmarkMiniLMRecallParts is BenchmarkMiniLMRecall among chunks of two
+// or three sentences, without and with their sentence parts: the cost of
+// parts where the cosines are MiniLM's, most rows far from the query.
+//
+//	go test -run '^$' -bench MiniLMRecallParts -benchtime 200x -timeout 30m ./sqlite/
+func BenchmarkMiniLMRecallParts(b *testing.B) {
+	b.Run("chunks=10000/parts=off", func(b *testing.B) { benchMiniLM(b, true, false) })
+	b.Run("chunks=10000/parts=on", func(b *testing.B) { benchMiniLM(b, true, true) })
+}
+
+// benchMiniLM is a run of BenchmarkMiniLMRecall among 10,000 chunks, of
+// several sentences or one, with parts or without.
+func benchMiniLM(b *testing.B, several, parts bool) {
+	m, queries := hybridBenchMemory(b, 10_000, minilm.NewEmbedder(), several, parts)
 	ctx := context.Background()
 	var took []time.Duration
 	i := 0
