@@ -169,6 +169,12 @@ func learnedIDs(res *hippo.RememberResult) []string {
 // user's questions in order. A chunk counts for the first message that
 // wrote or restated it.
 func conversation(t testing.TB, ctx context.Context, set string, open func(user string) client, learn learnFunc) convOutcome {
+	return conversationAt(t, ctx, set, open, learn, nil)
+}
+
+// conversationAt is conversation with every question asked at alpha (nil:
+// the embedder's own).
+func conversationAt(t testing.TB, ctx context.Context, set string, open func(user string) client, learn learnFunc, alpha *float64) convOutcome {
 	t.Helper()
 	if learn == nil {
 		learn = storeVerbatim
@@ -196,7 +202,7 @@ func conversation(t testing.TB, ctx context.Context, set string, open func(user 
 			if q.user != user {
 				continue
 			}
-			res, err := c.recall(ctx, q.text, 10, nil, nil)
+			res, err := c.recall(ctx, q.text, 10, alpha, nil)
 			if err != nil {
 				t.Fatalf("recall %q: %v", q.text, err)
 			}
@@ -269,23 +275,33 @@ func libraryLearned(t testing.TB, set string, e hippo.Embedder, cfg hippo.Config
 	ctx := context.Background()
 	dir := t.TempDir()
 	return conversation(t, ctx, set, func(user string) client {
-		db, err := sqlite.Open(ctx, filepath.Join(dir, user+".db"), sqlite.Options{Config: &cfg, NoSync: true})
-		if err != nil {
-			t.Fatal(err)
-		}
-		mem, err := db.Memory(sqlite.MemoryOptions{AgentID: user, Embedder: e,
-			Extractor: local.NewExtractor(), Classifier: local.NewClassifier(), DiscardText: discard})
-		if err != nil {
-			db.Close()
-			t.Fatal(err)
-		}
-		return &libClient{db, mem}
+		return openLibClient(t, filepath.Join(dir, user+".db"), user, e, cfg, discard)
 	}, learn)
+}
+
+// openLibClient opens a database at path for user through the library,
+// with the offline extractor and classifier, keeping no text when discard.
+func openLibClient(t testing.TB, path, user string, e hippo.Embedder, cfg hippo.Config, discard bool) client {
+	db, err := sqlite.Open(context.Background(), path, sqlite.Options{Config: &cfg, NoSync: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	mem, err := db.Memory(sqlite.MemoryOptions{AgentID: user, Embedder: e,
+		Extractor: local.NewExtractor(), Classifier: local.NewClassifier(), DiscardText: discard})
+	if err != nil {
+		db.Close()
+		t.Fatal(err)
+	}
+	return &libClient{db, mem}
 }
 
 // flagBoostOff runs each conversation set a second time with the
 // retrieval boost off, for "boost on is within 0.01 of boost off".
 var flagBoostOff = flag.Bool("boost-off", false, "TestConversationSets runs every set again with the retrieval boost off")
+
+// flagMethods runs each conversation set with vector alone (α 0) and BM25
+// alone (α 1) too, for "the default beats either alone".
+var flagMethods = flag.Bool("methods", false, "TestConversationSets runs every set with vector alone and BM25 alone too")
 
 // TestConversationSets runs the conversation sets through the library
 // with the default embedder, verbatim memories, boost on, and logs the
@@ -301,6 +317,18 @@ func TestConversationSets(t *testing.T) {
 		if *flagBoostOff {
 			off := libraryConversation(t, set, e, evalConfig(false))
 			t.Logf("%s via library (%s), stored verbatim, boost off: %v", set, e.Model(), off)
+		}
+		if *flagMethods {
+			for _, m := range []struct {
+				name  string
+				alpha float64
+			}{{"vector alone", 0}, {"BM25 alone", 1}} {
+				cfg, dir := evalConfig(true), t.TempDir()
+				o := conversationAt(t, context.Background(), set, func(user string) client {
+					return openLibClient(t, filepath.Join(dir, user+".db"), user, e, cfg, false)
+				}, nil, &m.alpha)
+				t.Logf("%s via library (%s), stored verbatim, %s: %v", set, e.Model(), m.name, o)
+			}
 		}
 		if set != conversationSetA {
 			continue // held out: its figures only, not what to tune on
