@@ -339,6 +339,36 @@ func TestConversationSets(t *testing.T) {
 	}
 }
 
+// TestConversationSetsMCP runs the conversation sets through `hippo
+// serve` over MCP with its defaults (an agent per user, boost on), as the
+// outside benchmark does, beside the library's figures of
+// TestConversationSets:
+//
+//	go test ./eval/ -run ConversationSetsMCP -bin -v
+func TestConversationSetsMCP(t *testing.T) {
+	if !*flagBin {
+		t.Skip("runs with -bin")
+	}
+	ctx := context.Background()
+	for _, set := range everyConversationSet {
+		if set == conversationSetF && raceEnabled {
+			continue // 600 turns: logged without -race
+		}
+		srv := startServer(t, filepath.Join(t.TempDir(), "conv.db"))
+		o := conversation(t, ctx, set, func(user string) client {
+			c, err := newMCPClient(ctx, srv.base, user)
+			if err != nil {
+				t.Fatal(err)
+			}
+			return c
+		}, nil)
+		if err := srv.stop(); err != nil {
+			t.Errorf("hippo serve: %v", err)
+		}
+		t.Logf("%s via MCP, stored verbatim: %v", set, o)
+	}
+}
+
 // TestConversationSetsLearned runs the conversation sets with each
 // message learned by remember_facts (the offline extractor and
 // classifier), with the text kept and without, and logs the outcome
