@@ -39,8 +39,14 @@ import (
 func (s *Server) Handler() http.Handler { return s.handler }
 
 func (s *Server) newHandler() http.Handler {
+	// A call's answer is the POST's application/json body, which the
+	// specification lets a server choose and every client must accept:
+	// one write, where an event stream takes a flushed event and a closing
+	// chunk. Hippo's tools send nothing before their result; a
+	// subscriptions/listen stream stays an event stream (the SDK keeps it
+	// so), as do GET streams and the legacy transport.
 	streamable := sdk.NewStreamableHTTPHandler(func(*http.Request) *sdk.Server { return s.mcp },
-		&sdk.StreamableHTTPOptions{Logger: s.sdkLog, MaxRequestBodyBytes: s.cfg.MaxBodyBytes, SessionTimeout: s.cfg.SessionTimeout})
+		&sdk.StreamableHTTPOptions{JSONResponse: true, Logger: s.sdkLog, MaxRequestBodyBytes: s.cfg.MaxBodyBytes, SessionTimeout: s.cfg.SessionTimeout})
 	s.sse = newSSEHandler(s)
 
 	mux := http.NewServeMux()
