@@ -224,16 +224,20 @@ func BenchmarkServeCalls(b *testing.B) {
 		b.Run(fmt.Sprintf("clients=%d", clients), func(b *testing.B) {
 			dir := b.TempDir()
 			env := withEnv(cleanEnv(dir, filepath.Join(dir, "hippo.db")), []string{"HIPPO_EMBEDDER=glove"})
-			cmd, base := startServe(b, env, "serve", "--addr", "127.0.0.1:0")
+			args := []string{"serve", "--addr", "127.0.0.1:0"}
+			if a := os.Getenv("HIPPO_BENCH_PPROF"); a != "" {
+				args = append(args, "--pprof", a) // profile the server while it runs
+			}
+			cmd, base := startServe(b, env, args...)
 			sessions := connectSessions(b, base, clients)
-			args := map[string]any{"agent_id": "bench"}
-			if err := mcpCall(sessions[0], "list_memory_blocks", args); err != nil {
+			call := map[string]any{"agent_id": "bench"}
+			if err := mcpCall(sessions[0], "list_memory_blocks", call); err != nil {
 				b.Fatal(err)
 			}
 			cpuBefore, harnessBefore := procCPU(b, cmd.Process.Pid), procCPU(b, os.Getpid())
 			b.ResetTimer()
 			callsN(b, sessions, func(cs *sdk.ClientSession, _ int64) error {
-				return mcpCall(cs, "list_memory_blocks", args)
+				return mcpCall(cs, "list_memory_blocks", call)
 			})
 			b.StopTimer()
 			b.ReportMetric(float64(b.N)/b.Elapsed().Seconds(), "calls/s")
