@@ -221,18 +221,31 @@ func Open(ctx context.Context, path string, opts Options) (*DB, error) {
 // PageSizeFor is the page size of a new database for embeddings of dim
 // dimensions: the smallest power of two from 4 KiB to 64 KiB that holds
 // three chunks with up to about 500 bytes of content and metadata beside
-// the vector, 32 KiB when dim is not known. Small pages matter because a
-// recall rewrites the page of every chunk it returns (its retrieval
-// boost), and the write-ahead log takes whole pages: ten 100-dimension
-// chunks cost 40 KiB of log in 4 KiB pages, 320 KiB in 32 KiB pages. Large
-// vectors need large pages: a 1536-dimension row (6,144 bytes of vector)
-// spills into overflow pages below 8 KiB and leaves a fifth of 8 or
-// 16 KiB pages unused, where 32 KiB pages hold five with 3% to spare.
+// the vector, but no more than 8 KiB unless one such chunk needs more (then
+// the smallest that holds one); 32 KiB when dim is not known. Small pages
+// matter because every commit writes whole pages to the write-ahead log:
+// a store writes nine to eleven (the chunk's, its indexes', the change
+// log's, the full-text index's), and a recall rewrites the page of every
+// chunk it returns (its retrieval boost). At 1,536 dimensions 32 KiB pages
+// held five chunks with 3% to spare, but each store wrote about 300 KiB of
+// log, whose copying and checksums cost a fifth of a millisecond of CPU;
+// 8 KiB pages hold one such chunk without overflow pages, for about 90 KiB
+// of log a store and a fifth more disk.
 func PageSizeFor(dim int) int {
 	if dim <= 0 {
 		return 32768
 	}
-	need := 3 * (dim*4 + 500)
+	row := dim*4 + 500
+	size := powerOfTwoPage(3 * row)
+	if size > 8192 {
+		size = max(8192, powerOfTwoPage(row))
+	}
+	return size
+}
+
+// powerOfTwoPage is the smallest power of two from 4 KiB to 64 KiB that
+// is at least need (64 KiB when none is).
+func powerOfTwoPage(need int) int {
 	size := 4096
 	for size < need && size < 65536 {
 		size *= 2

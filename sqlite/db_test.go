@@ -101,7 +101,7 @@ func TestNewDatabasePageSize(t *testing.T) {
 	for _, tt := range []struct {
 		dim, want int
 	}{
-		{0, 32768}, {100, 4096}, {384, 8192}, {768, 16384}, {1536, 32768}, {3072, 65536}, {100_000, 65536},
+		{0, 32768}, {100, 4096}, {384, 8192}, {768, 8192}, {1536, 8192}, {2000, 16384}, {3072, 16384}, {100_000, 65536},
 	} {
 		if got := sqlite.PageSizeFor(tt.dim); got != tt.want {
 			t.Errorf("sqlite.PageSizeFor(%d) = %d, want %d", tt.dim, got, tt.want)
