@@ -144,7 +144,7 @@ func (s adminStore) BlockRows(ctx context.Context, agentID string, scope *string
 		query += ` AND scope = ?`
 		args = append(args, *scope)
 	}
-	return s.db.read.QueryContext(ctx, query+` ORDER BY scope, key`, args...)
+	return s.db.queryRead(ctx, query+` ORDER BY scope, key`, args...)
 }
 
 func (s adminStore) AgentRows(ctx context.Context) (engine.Rows, error) {

@@ -384,6 +384,19 @@ func (db *DB) readStmt(ctx context.Context, query string) (*sql.Stmt, error) {
 	return db.prepared(ctx, db.read, &db.rstmts, query)
 }
 
+// queryRead runs query on the read pool prepared once per connection
+// (readStmt): a query run on every call, such as listing an agent's blocks
+// or a recall's full-text search, was otherwise parsed and compiled by
+// SQLite each time. Only for queries of a fixed few shapes: the cache is
+// not bounded. A query that fails to prepare runs unprepared, to report
+// its own error.
+func (db *DB) queryRead(ctx context.Context, query string, args ...any) (*sql.Rows, error) {
+	if st, err := db.readStmt(ctx, query); err == nil {
+		return st.QueryContext(ctx, args...)
+	}
+	return db.read.QueryContext(ctx, query, args...)
+}
+
 // maxCachedStmts bounds each cache of prepared statements that
 // cachedStmt fills: queries built with one placeholder per ID come in
 // every length.

@@ -56,7 +56,11 @@ func (m *agentStore) TextScores(ctx context.Context, words []string, rows int) (
 // than ftsAgentRows chunks, or holds most of the database.
 func (db *DB) ftsAgent(ctx context.Context, agentID string, rows int) (string, error) {
 	var all int
-	if err := db.read.QueryRowContext(ctx, `SELECT COALESCE(MAX(rowid), 0) FROM chunks`).Scan(&all); err != nil {
+	st, err := db.readStmt(ctx, `SELECT COALESCE(MAX(rowid), 0) FROM chunks`)
+	if err == nil {
+		err = st.QueryRowContext(ctx).Scan(&all)
+	}
+	if err != nil {
 		return "", fmt.Errorf("full-text search: %w", err)
 	}
 	if rows > ftsAgentRows || 2*rows > all {
@@ -64,6 +68,10 @@ func (db *DB) ftsAgent(ctx context.Context, agentID string, rows int) (string, e
 	}
 	return "agent:" + ftsToken(agentID) + " AND ", nil
 }
+
+// maxPreparedWords is the longest list of words whose rareWords query is
+// prepared (DB.queryRead): one statement per length.
+const maxPreparedWords = 16
 
 // rareWords returns the words that match fewest rows (the agent's, when
 // agent is its MATCH prefix), rarest first, as many as match budget rows
@@ -78,7 +86,13 @@ func (db *DB) rareWords(ctx context.Context, agent string, words []string, budge
 		fmt.Fprintf(&q, `SELECT %d, (SELECT count(*) FROM (SELECT 1 FROM chunks_fts WHERE chunks_fts MATCH ? LIMIT ?))`, i)
 		args = append(args, agent+ftsContent([]string{w}), budget+1) // enough to tell
 	}
-	rows, err := db.read.QueryContext(ctx, q.String(), args...)
+	// Prepared for the few lengths most queries have; a longer list of
+	// words, a query of its own shape, runs unprepared.
+	query := db.read.QueryContext
+	if len(words) <= maxPreparedWords {
+		query = db.queryRead
+	}
+	rows, err := query(ctx, q.String(), args...)
 	if err != nil {
 		return nil, fmt.Errorf("full-text search: %w", err)
 	}
@@ -112,7 +126,7 @@ func (db *DB) rareWords(ctx context.Context, agent string, words []string, budge
 // by rowid (the index is contentless: rowids lead back to chunks), and the
 // highest score.
 func (db *DB) searchFTS(ctx context.Context, match string, limit int) (map[int64]float64, float64, error) {
-	rows, err := db.read.QueryContext(ctx, `SELECT rowid, -rank FROM chunks_fts WHERE chunks_fts MATCH ? LIMIT ?`, match, limit)
+	rows, err := db.queryRead(ctx, `SELECT rowid, -rank FROM chunks_fts WHERE chunks_fts MATCH ? LIMIT ?`, match, limit)
 	if err != nil {
 		return nil, 0, fmt.Errorf("full-text search: %w", err)
 	}
