@@ -187,7 +187,7 @@ func (c *client) attempt(ctx context.Context, data []byte) (r reply, retry bool,
 	if !ok {
 		limit = errorBodyLimit
 	}
-	body, err := io.ReadAll(io.LimitReader(resp.Body, limit+1))
+	body, err := readAll(io.LimitReader(resp.Body, limit+1), min(resp.ContentLength, limit+1, maxPresized))
 	if err != nil {
 		return reply{}, c.retryAfterTimeout(ctx, actx), c.netErr(actx, fmt.Errorf("reading response: %w", err))
 	}
@@ -198,6 +198,34 @@ func (c *client) attempt(ctx context.Context, data []byte) (r reply, retry bool,
 		body = body[:limit] // error bodies are only quoted
 	}
 	return reply{status: resp.StatusCode, header: resp.Header, body: body}, false, nil
+}
+
+// maxPresized bounds the buffer a response's Content-Length sets aside
+// before its bytes arrive.
+const maxPresized = 1 << 20
+
+// readAll is io.ReadAll into a buffer of size bytes to begin with, the
+// response's Content-Length when it has one (size <= 0: io.ReadAll's
+// own): a 1,536-dimension embedding outgrew io.ReadAll's first 512 bytes
+// five times.
+func readAll(r io.Reader, size int64) ([]byte, error) {
+	if size <= 0 {
+		return io.ReadAll(r)
+	}
+	b := make([]byte, 0, size+1) // room to read the end without growing
+	for {
+		n, err := r.Read(b[len(b):cap(b)])
+		b = b[:len(b)+n]
+		if err == io.EOF {
+			return b, nil
+		}
+		if err != nil {
+			return b, err
+		}
+		if len(b) == cap(b) {
+			b = append(b, 0)[:len(b)]
+		}
+	}
 }
 
 // retryAfterTimeout is false when the attempt under actx ran out of its

@@ -2,6 +2,7 @@ package openai
 
 import (
 	"context"
+	"encoding/base64"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -16,6 +17,7 @@ import (
 	"time"
 
 	"github.com/hippo-mem/hippo"
+	"github.com/hippo-mem/hippo/vector"
 )
 
 const testKey = "sk-test-SECRET-0123456789abcdef"
@@ -1037,5 +1039,93 @@ func TestDecodeEmbeddingEscaped(t *testing.T) {
 	}
 	if _, err := decodeEmbedding(json.RawMessage(`"AAC\u00e9PwAAAEA="`)); err == nil || !strings.Contains(err.Error(), "is not base64") {
 		t.Errorf("a non-ASCII string: %v, want not base64", err)
+	}
+}
+
+// TestDecodeEmbeddingResponse: cutting the base64 vectors out before
+// decoding reads every response as decoding it whole does, and leaves to
+// the whole decoding what it cannot match one for one.
+func TestDecodeEmbeddingResponse(t *testing.T) {
+	for _, body := range []string{
+		`{"data":[{"index":0,"embedding":"AACAPwAAAEA="}],"usage":{"prompt_tokens":2,"total_tokens":2}}`,
+		`{"object":"list","data":[{"object":"embedding","index":1,"embedding" : "AABAQA=="},{"index":0,"embedding":"AACAPwAAAEA="}]}`,
+		`{"data":[{"embedding":[1,2]}]}`,                                         // numbers: nothing to cut
+		`{"data":[{"embedding":"AACAPwAAAEA\u003d"}]}`,                           // escaped: decoded whole
+		`{"model":"say \"embedding\": \"x\"","data":[{"embedding":"AACAPw=="}]}`, // a key only where JSON has one
+		`{"data":[{"embedding":"AACAPw==","meta":{"embedding":"AABAQA=="}}]}`,    // more strings than data: whole
+		`{"data":[{"embedding":"AACAPw==","embedding":"AABAQA=="}]}`,             // a repeated key: whole
+		`{"data":[{"index":0}],"embedding":"AACAPw=="}`,                          // not a datum's: whole
+		`{"data":[{"embedding":"AAC` + "\n" + `APw=="}]}`,                        // a control character: whole, and refused
+		`{"data":[{"embedding":""}]}`,
+		`{"data":[{"embedding":"AACAPw==`, // unterminated
+		`{"data":[{"embedding":"AACAPw=="}]`,
+		`{"error":{"message":"no \\"embedding\\" today"}}`,
+	} {
+		got, gotErr := decodeEmbeddingResponse([]byte(body))
+		var want embeddingResponse
+		wantErr := json.Unmarshal([]byte(body), &want)
+		if (gotErr == nil) != (wantErr == nil) {
+			t.Errorf("%s: error %v, want %v", body, gotErr, wantErr)
+			continue
+		}
+		if gotErr != nil {
+			continue
+		}
+		if g, w := responseString(t, got), responseString(t, want); g != w {
+			t.Errorf("%s:\n got %s\nwant %s", body, g, w)
+		}
+	}
+}
+
+// FuzzDecodeEmbeddingResponse: decodeEmbeddingResponse agrees with
+// json.Unmarshal on any body.
+func FuzzDecodeEmbeddingResponse(f *testing.F) {
+	f.Add(`{"data":[{"index":0,"embedding":"AACAPwAAAEA="}],"usage":{"prompt_tokens":2,"total_tokens":2}}`)
+	f.Add(`{"model":"say \"embedding\": \"x\"","data":[{"embedding":"AACAPw=="}]}`)
+	f.Add(`{"data":[{"embedding":"AACAPw==","meta":{"embedding":"AABAQA=="}}]}`)
+	f.Fuzz(func(t *testing.T, body string) {
+		got, gotErr := decodeEmbeddingResponse([]byte(body))
+		var want embeddingResponse
+		wantErr := json.Unmarshal([]byte(body), &want)
+		if (gotErr == nil) != (wantErr == nil) {
+			t.Fatalf("%q: error %v, want %v", body, gotErr, wantErr)
+		}
+		if gotErr == nil && responseString(t, got) != responseString(t, want) {
+			t.Fatalf("%q:\n got %s\nwant %s", body, responseString(t, got), responseString(t, want))
+		}
+	})
+}
+
+// responseString is resp as comparable text: each datum's index and
+// decoded vector (or decoding error), the usage and the error field.
+func responseString(t *testing.T, resp embeddingResponse) string {
+	var b strings.Builder
+	for _, d := range resp.Data {
+		index := "-"
+		if d.Index != nil {
+			index = fmt.Sprint(*d.Index)
+		}
+		v, err := decodeEmbedding(d.Embedding)
+		fmt.Fprintf(&b, "[%s %v %v]", index, v, err)
+	}
+	fmt.Fprintf(&b, " usage=%v error=%s", resp.Usage != nil, resp.Error)
+	return b.String()
+}
+
+// BenchmarkDecodeEmbeddingResponse decodes one 1,536-dimension vector in
+// base64, as a lone stored memory's embedding arrives.
+func BenchmarkDecodeEmbeddingResponse(b *testing.B) {
+	v := make([]float32, 1536)
+	for i := range v {
+		v[i] = float32(i) / 1536
+	}
+	body := []byte(`{"object":"list","data":[{"object":"embedding","index":0,"embedding":"` +
+		base64.StdEncoding.EncodeToString(vector.Encode(v)) +
+		`"}],"model":"text-embedding-3-small","usage":{"prompt_tokens":9,"total_tokens":9}}`)
+	for b.Loop() {
+		resp, err := decodeEmbeddingResponse(body)
+		if err != nil || len(resp.Data) != 1 {
+			b.Fatal(err)
+		}
 	}
 }
