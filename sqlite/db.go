@@ -121,6 +121,9 @@ type DB struct {
 	noted  map[string]bool      // queries for stmts, prepared after the write that ran them
 	rnoted map[string]bool      // and for rstmts, after the read
 	light  *lightConn           // used only while holding the write pool's connection
+	// writing counts the write transactions of group commits and lightTx
+	// in progress, for lightRead.
+	writing atomic.Int32
 }
 
 // Open opens (creating unless opts.MustExist) the database at path and
@@ -643,19 +646,14 @@ func (db *DB) lightTx(ctx context.Context, fn func(*lightConn) error) error {
 		return err
 	}
 	defer conn.Close()
+	db.writing.Add(1)
+	defer db.writing.Add(-1)
 	committed := false
 	err = conn.Raw(func(dc any) (err error) {
-		c, ok := dc.(driver.Conn)
-		if !ok {
-			return fmt.Errorf("sqlite driver connection is a %T", dc)
+		lc, err := db.lightOf(ctx, dc)
+		if err != nil {
+			return err
 		}
-		// The pool holds one connection; a new one (the old was found bad)
-		// has none of the old one's statements.
-		if db.light == nil || db.light.conn != c {
-			db.light = &lightConn{conn: c, stmts: map[string]driver.Stmt{}}
-		}
-		lc := db.light
-		lc.ctx = ctx
 		// Cleanup runs even when ctx is done. A connection it fails on is
 		// discarded by the pool, its statements closed first.
 		cleanup := func(query string) error {
@@ -693,6 +691,50 @@ func (db *DB) lightTx(ctx context.Context, fn func(*lightConn) error) error {
 		return nil // committed; only the connection's setting could not be restored, and it is gone
 	}
 	return err
+}
+
+// lightOf is the lightConn of the write pool's connection dc, for ctx.
+// The pool holds one connection; a new one (the old was found bad) has
+// none of the old one's statements.
+func (db *DB) lightOf(ctx context.Context, dc any) (*lightConn, error) {
+	c, ok := dc.(driver.Conn)
+	if !ok {
+		return nil, fmt.Errorf("sqlite driver connection is a %T", dc)
+	}
+	if db.light == nil || db.light.conn != c {
+		db.light = &lightConn{conn: c, stmts: map[string]driver.Stmt{}}
+	}
+	db.light.ctx = ctx
+	return db.light, nil
+}
+
+// lightRead runs fn on the write pool's connection, outside any
+// transaction, when no write transaction of this DB holds it (a group
+// commit's or lightTx's), and reports whether it did: the caller reads on
+// the read pool when not. It is for a small read that precedes a write,
+// such as store_memory's check for a repeated memory: a read connection
+// drops its whole page cache whenever another connection has committed
+// since its last read, so each such check read its pages again, where the
+// connection that made the last commit has them; and the read skips
+// database/sql's statement and row machinery. A write that begins
+// meanwhile waits for the read, which is short.
+func (db *DB) lightRead(ctx context.Context, fn func(*lightConn) error) (bool, error) {
+	if db.writing.Load() > 0 {
+		return false, nil
+	}
+	conn, err := db.write.Conn(ctx)
+	if err != nil {
+		return false, nil
+	}
+	defer conn.Close()
+	err = conn.Raw(func(dc any) error {
+		lc, err := db.lightOf(ctx, dc)
+		if err != nil {
+			return err
+		}
+		return fn(lc)
+	})
+	return true, err
 }
 
 // stmt returns query prepared on the connection.

@@ -125,8 +125,10 @@ type groupTx struct {
 
 // beginGroup begins a group's transaction (engine.GroupCommit's begin).
 func (db *DB) beginGroup(_ context.Context, _ string, several bool) (*groupTx, error) {
+	db.writing.Add(1)
 	tx, err := db.write.BeginTx(context.Background(), nil)
 	if err != nil {
+		db.writing.Add(-1)
 		db.prepareNoted(context.Background(), false)
 		return nil, err
 	}
@@ -158,12 +160,14 @@ func (g *groupTx) Release(context.Context) error {
 // its calls noted (cachedStmt).
 func (g *groupTx) Commit(context.Context) error {
 	err := g.tx.Commit()
+	g.db.writing.Add(-1)
 	g.db.prepareNoted(context.Background(), false)
 	return err
 }
 
 func (g *groupTx) Rollback(context.Context) {
 	g.tx.Rollback()
+	g.db.writing.Add(-1)
 	g.db.prepareNoted(context.Background(), false)
 }
 

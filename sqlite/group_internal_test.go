@@ -12,6 +12,7 @@ import (
 
 	"github.com/hippo-mem/hippo"
 	"github.com/hippo-mem/hippo/engine"
+	"github.com/hippo-mem/hippo/local"
 )
 
 // grouped starts, while a first Update holds the write connection, the
@@ -243,4 +244,58 @@ func TestGroupCommitFTS(t *testing.T) {
 			t.Errorf("group %d: %v", round, err)
 		}
 	}
+}
+
+// TestHasMemoryWhileWriting: the check for a repeated memory answers the
+// same on the write connection when it is free (lightRead) and on the read
+// pool while an Update holds it, without waiting for that Update.
+func TestHasMemoryWhileWriting(t *testing.T) {
+	ctx := context.Background()
+	db, err := Open(ctx, filepath.Join(t.TempDir(), "h.db"), Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	mem, err := db.Memory(MemoryOptions{AgentID: "a", Embedder: local.NewEmbedder()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := mem.StoreMemory(ctx, hippo.StoreInput{Content: "kept"}); err != nil {
+		t.Fatal(err)
+	}
+	kept, other := hippo.ContentHash("kept"), hippo.ContentHash("other")
+	check := func(when string) {
+		t.Helper()
+		for _, tt := range []struct {
+			hash string
+			want bool
+		}{{kept, true}, {other, false}} {
+			if got, err := mem.st.HasMemory(ctx, "", tt.hash); err != nil || got != tt.want {
+				t.Errorf("%s: HasMemory = %v, %v; want %v", when, got, err, tt.want)
+			}
+		}
+	}
+	check("write connection free")
+	release, held := make(chan struct{}), make(chan struct{})
+	done := make(chan error, 1)
+	go func() {
+		done <- mem.st.Update(ctx, func(engine.Tx) error {
+			close(held)
+			<-release
+			return nil
+		})
+	}()
+	<-held
+	if db.writing.Load() == 0 {
+		t.Error("an Update in progress is not counted")
+	}
+	check("write connection held")
+	close(release)
+	if err := <-done; err != nil {
+		t.Fatal(err)
+	}
+	if n := db.writing.Load(); n != 0 {
+		t.Errorf("writing = %d after the Update", n)
+	}
+	check("write connection free again")
 }

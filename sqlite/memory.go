@@ -79,12 +79,27 @@ func (m *agentStore) View(ctx context.Context, fn func(engine.Tx) error) error {
 
 // HasMemory implements engine.MemoryChecker with one prepared statement on
 // the read pool.
+// On the write connection when no write holds it (DB.lightRead), else on
+// the read pool.
 func (m *agentStore) HasMemory(ctx context.Context, scope, hash string) (bool, error) {
-	st, err := m.db.readStmt(ctx, `SELECT EXISTS (SELECT 1 FROM chunks WHERE `+sameMemory+`)`)
+	query := `SELECT EXISTS (SELECT 1 FROM chunks WHERE ` + sameMemory + `)`
+	var ok bool
+	ran, err := m.db.lightRead(ctx, func(lc *lightConn) error {
+		args := []driver.NamedValue{{Ordinal: 1, Value: m.opts.AgentID}, {Ordinal: 2, Value: scope},
+			{Ordinal: 3, Value: hash}, {Ordinal: 4, Value: hash}}
+		return lc.query(query, args, func(r driverRow) error {
+			n, _ := r[0].(int64)
+			ok = n != 0
+			return nil
+		})
+	})
+	if ran {
+		return ok, err
+	}
+	st, err := m.db.readStmt(ctx, query)
 	if err != nil {
 		return false, err
 	}
-	var ok bool
 	err = st.QueryRowContext(ctx, m.opts.AgentID, scope, hash, hash).Scan(&ok)
 	return ok, err
 }
