@@ -7,6 +7,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	segjson "github.com/segmentio/encoding/json"
 	"math"
 	"net/http"
 	"strings"
@@ -206,119 +207,22 @@ func (e *Embedder) dimsSource() string {
 	return " (as the first embedding of the response)"
 }
 
-// decodeEmbeddingResponse decodes an embeddings response. The base64
-// vectors, nearly all of its bytes, are cut out first (cutEmbeddings) and
-// put back after the rest is decoded: encoding/json checks and scans every
-// byte of a string one at a time, twice, which cost a stored memory more
-// than decoding the base64 itself. A body whose strings cannot be matched
-// to its data one for one is decoded whole.
+// decodeEmbeddingResponse decodes an embeddings response with
+// segmentio/encoding's JSON decoder, which reads it as encoding/json does:
+// nearly all of a response is its base64 vectors, and encoding/json checks
+// and scans a string a byte at a time, twice, which cost a lone stored
+// memory more than decoding the base64 itself (28 µs against 4 for one
+// 1,536-dimension vector, BenchmarkDecodeEmbeddingResponse). A body it
+// refuses is decoded again by encoding/json, whose errors the caller
+// reads: segmentio's quote the body, which may echo the API key.
 func decodeEmbeddingResponse(body []byte) (embeddingResponse, error) {
 	var resp embeddingResponse
-	if rest, cut, ok := cutEmbeddings(body); ok && len(cut) > 0 {
-		if err := json.Unmarshal(rest, &resp); err == nil && len(resp.Data) == len(cut) {
-			matched := true
-			for i := range resp.Data {
-				if string(resp.Data[i].Embedding) != `""` {
-					matched = false
-					break
-				}
-				resp.Data[i].Embedding = cut[i]
-			}
-			if matched {
-				return resp, nil
-			}
-		}
-		resp = embeddingResponse{}
+	if segjson.Unmarshal(body, &resp) == nil {
+		return resp, nil
 	}
+	resp = embeddingResponse{}
 	err := json.Unmarshal(body, &resp)
 	return resp, err
-}
-
-// cutEmbeddings returns body with the value of every "embedding" key that
-// is a string of printable ASCII without escapes, as base64 is, replaced
-// by "", and those values, quotes included, in order. ok is false when
-// one of body's strings does not end, which json.Unmarshal then reports.
-// Strings are skipped whole, so a key is only found where JSON has one.
-func cutEmbeddings(body []byte) (rest []byte, cut []json.RawMessage, ok bool) {
-	rest = make([]byte, 0, 512)
-	from := 0 // body[from:] is not yet copied to rest
-	for i := 0; i < len(body); {
-		q := bytes.IndexByte(body[i:], '"')
-		if q < 0 {
-			break
-		}
-		start := i + q
-		end := stringEnd(body, start)
-		if end < 0 {
-			return nil, nil, false
-		}
-		i = end + 1
-		if string(body[start:i]) != `"embedding"` {
-			continue
-		}
-		j := skipSpace(body, i)
-		if j >= len(body) || body[j] != ':' {
-			continue
-		}
-		j = skipSpace(body, j+1)
-		if j >= len(body) || body[j] != '"' {
-			continue
-		}
-		vend := stringEnd(body, j)
-		if vend < 0 {
-			return nil, nil, false
-		}
-		i = vend + 1
-		if !printableASCII(body[j+1 : vend]) {
-			continue
-		}
-		rest = append(append(rest, body[from:j]...), `""`...)
-		cut = append(cut, body[j:i])
-		from = i
-	}
-	return append(rest, body[from:]...), cut, true
-}
-
-// stringEnd returns the index of the quote that ends the JSON string
-// whose opening quote is body[start], or -1 when it does not end.
-func stringEnd(body []byte, start int) int {
-	for i := start + 1; i < len(body); {
-		q := bytes.IndexByte(body[i:], '"')
-		if q < 0 {
-			return -1
-		}
-		end := i + q
-		// A quote after an odd number of backslashes is escaped.
-		n := 0
-		for k := end - 1; k > start && body[k] == '\\'; k-- {
-			n++
-		}
-		if n%2 == 0 {
-			return end
-		}
-		i = end + 1
-	}
-	return -1
-}
-
-// printableASCII reports whether b holds only printable ASCII and no
-// backslash: a JSON string whose bytes are its value.
-func printableASCII(b []byte) bool {
-	for _, c := range b {
-		if c < 0x20 || c >= 0x7f || c == '\\' {
-			return false
-		}
-	}
-	return true
-}
-
-// skipSpace returns the index of the first byte from i on that is not
-// JSON whitespace.
-func skipSpace(b []byte, i int) int {
-	for i < len(b) && (b[i] == ' ' || b[i] == '\t' || b[i] == '\n' || b[i] == '\r') {
-		i++
-	}
-	return i
 }
 
 // errBase64Refused is a server's 400 or 422 about "encoding_format".

@@ -1042,20 +1042,19 @@ func TestDecodeEmbeddingEscaped(t *testing.T) {
 	}
 }
 
-// TestDecodeEmbeddingResponse: cutting the base64 vectors out before
-// decoding reads every response as decoding it whole does, and leaves to
-// the whole decoding what it cannot match one for one.
+// TestDecodeEmbeddingResponse: the fast decoder reads every response as
+// encoding/json does, odd ones included, and fails where it fails.
 func TestDecodeEmbeddingResponse(t *testing.T) {
 	for _, body := range []string{
 		`{"data":[{"index":0,"embedding":"AACAPwAAAEA="}],"usage":{"prompt_tokens":2,"total_tokens":2}}`,
 		`{"object":"list","data":[{"object":"embedding","index":1,"embedding" : "AABAQA=="},{"index":0,"embedding":"AACAPwAAAEA="}]}`,
-		`{"data":[{"embedding":[1,2]}]}`,                                         // numbers: nothing to cut
-		`{"data":[{"embedding":"AACAPwAAAEA\u003d"}]}`,                           // escaped: decoded whole
+		`{"data":[{"embedding":[1,2]}]}`,                                         // numbers
+		`{"data":[{"embedding":"AACAPwAAAEA\u003d"}]}`,                           // an escape
 		`{"model":"say \"embedding\": \"x\"","data":[{"embedding":"AACAPw=="}]}`, // a key only where JSON has one
-		`{"data":[{"embedding":"AACAPw==","meta":{"embedding":"AABAQA=="}}]}`,    // more strings than data: whole
-		`{"data":[{"embedding":"AACAPw==","embedding":"AABAQA=="}]}`,             // a repeated key: whole
-		`{"data":[{"index":0}],"embedding":"AACAPw=="}`,                          // not a datum's: whole
-		`{"data":[{"embedding":"AAC` + "\n" + `APw=="}]}`,                        // a control character: whole, and refused
+		`{"data":[{"embedding":"AACAPw==","meta":{"embedding":"AABAQA=="}}]}`,    // a nested key
+		`{"data":[{"embedding":"AACAPw==","embedding":"AABAQA=="}]}`,             // a repeated key
+		`{"data":[{"index":0}],"embedding":"AACAPw=="}`,                          // not a datum's
+		`{"data":[{"embedding":"AAC` + "\n" + `APw=="}]}`,                        // a control character: refused
 		`{"data":[{"embedding":""}]}`,
 		`{"data":[{"embedding":"AACAPw==`, // unterminated
 		`{"data":[{"embedding":"AACAPw=="}]`,
@@ -1078,7 +1077,7 @@ func TestDecodeEmbeddingResponse(t *testing.T) {
 }
 
 // FuzzDecodeEmbeddingResponse: decodeEmbeddingResponse agrees with
-// json.Unmarshal on any body.
+// encoding/json on any body.
 func FuzzDecodeEmbeddingResponse(f *testing.F) {
 	f.Add(`{"data":[{"index":0,"embedding":"AACAPwAAAEA="}],"usage":{"prompt_tokens":2,"total_tokens":2}}`)
 	f.Add(`{"model":"say \"embedding\": \"x\"","data":[{"embedding":"AACAPw=="}]}`)
