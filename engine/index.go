@@ -560,5 +560,10 @@ func (m *Meta) Strength(clock hippo.DecayClock) float64 {
 }
 
 func (m *Meta) Recency(cfg hippo.Config, now int64) float64 {
-	return cfg.Recency(time.Duration(now-m.Created) * time.Millisecond)
+	return cfg.Recency(m.age(now))
+}
+
+// age is how long before now (Unix milliseconds) the chunk was created.
+func (m *Meta) age(now int64) time.Duration {
+	return time.Duration(now-m.Created) * time.Millisecond
 }

@@ -236,7 +236,7 @@ func scorer(cfg hippo.Config, sc *recallScan) vector.ScoreFunc[Meta] {
 		if st < sc.Floor {
 			return 0, false
 		}
-		rec := rk.Recency(time.Duration(sc.Now-c.Created) * time.Millisecond)
+		rec := rk.Recency(c.age(sc.Now))
 		r := rel(rc, rb)
 		score := rk.Score(r, st, rec)
 		if rk.Score(rel(most, rb), st, rec) < sc.In.MinScore {
