@@ -61,8 +61,7 @@ type ReembedTx interface {
 	// switched.
 	//
 	// A shadow vector longer than dim holds the chunk's parts after its
-	// own vector (reembedder.embed): a memory stored as given takes them,
-	// any other chunk (a fact, a text remember_facts kept) none.
+	// own vector (reembedder.embed): a memory takes them, a fact none.
 	Switch(ctx context.Context, dim int) (int, error)
 	// Stale counts the chunks whose vector has other than dim dimensions.
 	Stale(ctx context.Context, dim int) (int, error)

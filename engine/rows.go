@@ -3,6 +3,7 @@ package engine
 import (
 	"encoding/json"
 	"fmt"
+	"strings"
 
 	"github.com/hippo-mem/hippo"
 	"github.com/hippo-mem/hippo/internal/timestamp"
@@ -17,6 +18,13 @@ const ChunkColumns = `id, agent_id, scope, kind, content, content_hash, embeddin
 	running_intensity, encounter_count, access_count, last_accessed_at,
 	superseded_by, superseded_at, created_at,
 	suspicious, origin, caller, source, input_hash, extractor, parts`
+
+// ChunkColumnsAs is ChunkColumns with its vector columns read as the
+// expressions given (such as NULL): for reads that have no use for
+// vectors, which decoding every row's would waste.
+func ChunkColumnsAs(embedding, parts string) string {
+	return strings.Replace(strings.Replace(ChunkColumns, " embedding,", " "+embedding+",", 1), ", parts", ", "+parts, 1)
+}
 
 // Rows are a query's result rows, as *sql.Rows and pgx.Rows are.
 type Rows interface {

@@ -81,7 +81,7 @@ func chunkWhere(f hippo.ChunkFilter) (string, []any) {
 }
 
 // listColumns is engine.ChunkColumns with an empty vector.
-var listColumns = strings.Replace(strings.Replace(engine.ChunkColumns, " embedding,", " ''::bytea AS embedding,", 1), ", parts", ", NULL::bytea", 1)
+var listColumns = engine.ChunkColumnsAs("''::bytea AS embedding", "NULL::bytea")
 
 // adminStore is the database as engine.AdminStore; its transactions
 // are agentTx of no agent.

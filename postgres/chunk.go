@@ -18,7 +18,7 @@ func queryChunks(ctx context.Context, q querier, query string, args ...any) ([]*
 
 // recalledColumns is engine.ChunkColumns without the embedding, which
 // recall results and listings leave out.
-var recalledColumns = strings.Replace(strings.Replace(engine.ChunkColumns, "embedding", "NULL::bytea", 1), ", parts", ", NULL::bytea", 1)
+var recalledColumns = engine.ChunkColumnsAs("NULL::bytea", "NULL::bytea")
 
 // deref is *s, "" for nil.
 func deref(s *string) string {

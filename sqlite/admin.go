@@ -112,7 +112,7 @@ func chunkWhere(f ChunkFilter) (string, []any) {
 
 // listColumns is engine.ChunkColumns with an empty vector in place of the
 // embedding: listings show text, and decoding every vector is wasted work.
-var listColumns = strings.Replace(strings.Replace(engine.ChunkColumns, " embedding,", " X'' AS embedding,", 1), ", parts", ", NULL", 1)
+var listColumns = engine.ChunkColumnsAs("X'' AS embedding", "NULL")
 
 // adminStore is the database as engine.AdminStore; its transactions
 // are agentTx of no agent.

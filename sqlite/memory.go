@@ -5,7 +5,6 @@ import (
 	"database/sql"
 	"database/sql/driver"
 	"fmt"
-	"strings"
 	"time"
 
 	"github.com/hippo-mem/hippo"
@@ -77,9 +76,8 @@ func (m *agentStore) View(ctx context.Context, fn func(engine.Tx) error) error {
 	return err
 }
 
-// HasMemory implements engine.MemoryChecker with one prepared statement on
-// the read pool.
-// On the write connection when no write holds it (DB.lightRead), else on
+// HasMemory implements engine.MemoryChecker with one statement: on the
+// write connection when no write holds it (DB.lightRead), else prepared on
 // the read pool.
 func (m *agentStore) HasMemory(ctx context.Context, scope, hash string) (bool, error) {
 	query := `SELECT EXISTS (SELECT 1 FROM chunks WHERE ` + sameMemory + `)`
@@ -154,7 +152,7 @@ func recalledChunks(ctx context.Context, db *DB, q querier, agent string, ids []
 // recalledColumns is engine.ChunkColumns without the embedding, which
 // recall results leave out: decoding it cost every recall a copy of each
 // vector its caller has no use for.
-var recalledColumns = strings.Replace(strings.Replace(engine.ChunkColumns, "embedding", "NULL", 1), ", parts", ", NULL", 1)
+var recalledColumns = engine.ChunkColumnsAs("NULL", "NULL")
 
 // storeTx is a transaction of agentStore (engine.Tx).
 type storeTx struct {

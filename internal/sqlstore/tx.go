@@ -329,7 +329,7 @@ func (t Tx) Listed(ctx context.Context, agentID, id string) (*hippo.Chunk, error
 }
 
 // withoutVector is engine.ChunkColumns with a NULL embedding.
-var withoutVector = strings.Replace(strings.Replace(engine.ChunkColumns, "embedding", "NULL", 1), ", parts", ", NULL", 1)
+var withoutVector = engine.ChunkColumnsAs("NULL", "NULL")
 
 // SupersededBy implements engine.AdminTx.
 func (t Tx) SupersededBy(ctx context.Context, owner, id string) ([]string, error) {
