@@ -23,16 +23,21 @@ func (k Kind) Valid() bool { return k == KindFact || k == KindMemory }
 // Chunk is one stored fact or memory. Parts are further vectors by which
 // recall finds a memory of several sentences, one a sentence mixed with
 // the whole, each as long as Embedding, back to back (engine.PartVectors);
-// none for other chunks. They derive from Content and Embedding.
+// none for other chunks. They derive from Content and Embedding, and for
+// a follow-up (a memory opening with "he", "it", "that", …) the last part
+// from the memory ContextOf names as well: this one read after it.
 type Chunk struct {
-	ID               string          `json:"id"`
-	AgentID          string          `json:"agent_id"`
-	Scope            string          `json:"scope"`
-	Kind             Kind            `json:"kind"`
-	Content          string          `json:"content"`
-	ContentHash      string          `json:"content_hash,omitempty"`
-	Embedding        []float32       `json:"-"`
-	Parts            []float32       `json:"-"`
+	ID          string    `json:"id"`
+	AgentID     string    `json:"agent_id"`
+	Scope       string    `json:"scope"`
+	Kind        Kind      `json:"kind"`
+	Content     string    `json:"content"`
+	ContentHash string    `json:"content_hash,omitempty"`
+	Embedding   []float32 `json:"-"`
+	Parts       []float32 `json:"-"`
+	// ContextOf is the memory a follow-up's last part was read after; ""
+	// for none. Deleting or editing that memory drops the part.
+	ContextOf        string          `json:"context_of,omitempty"`
 	Metadata         json.RawMessage `json:"metadata,omitempty"`
 	RunningIntensity float64         `json:"running_intensity"`
 	EncounterCount   int             `json:"encounter_count"`

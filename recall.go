@@ -137,6 +137,7 @@ type Recalled struct {
 	Updates string `json:"updates,omitempty"`
 	// Part, when not 0, says the memory was found through its sentence of
 	// that number (from 1): Similarity is that sentence's vector's, mixed
-	// with the whole memory's (Config.PartWeight).
+	// with the whole memory's (Config.PartWeight). A follow-up's last part
+	// (engine.ContextPart) is itself read after Chunk.ContextOf's text.
 	Part int `json:"part,omitempty"`
 }

@@ -72,13 +72,17 @@ func (m *Memory) StoreMemories(ctx context.Context, items []hippo.StoreInput) (*
 	// write is then undone and run again looking up every content.
 	slices.Sort(seen)
 	lookup := seen
+	after, err := m.batchAfter(ctx, valid)
+	if err != nil {
+		return nil, err
+	}
 	// A memory seen above may be deleted before the write: the write then
 	// reports its hash, and it is embedded and written in another round.
 	for round := 0; ; {
-		if err := m.embedNew(ctx, valid, vecs, parts); err != nil {
+		if err := m.embedNew(ctx, valid, vecs, parts, after); err != nil {
 			return nil, err
 		}
-		missing, err := m.writeBatch(ctx, valid, at, lookup, len(lookup) < len(hashes), vecs, parts, res)
+		missing, err := m.writeBatch(ctx, valid, at, lookup, len(lookup) < len(hashes), vecs, parts, after, res)
 		if errors.Is(err, errInsertRaced) {
 			lookup = hashes
 			continue
@@ -111,20 +115,25 @@ func (m *Memory) StoreMemories(ctx context.Context, items []hippo.StoreInput) (*
 
 // embedNew embeds, in one request, each content of valid that vecs does
 // not hold yet (a nil vector stands for one already stored), with its
-// parts (embedParts) into parts.
-func (m *Memory) embedNew(ctx context.Context, valid []storing, vecs, parts map[string][]float32) error {
-	var texts, hashes []string
+// parts (embedParts; a follow-up's read after the text after names, by
+// hash) into parts.
+func (m *Memory) embedNew(ctx context.Context, valid []storing, vecs, parts map[string][]float32, after map[string]*followUp) error {
+	var texts, hashes, before []string
 	for _, it := range valid {
 		if _, ok := vecs[it.hash]; !ok {
 			vecs[it.hash] = nil // once per content
 			texts = append(texts, it.in.Content)
 			hashes = append(hashes, it.hash)
+			before = append(before, "")
+			if f := after[it.hash]; f != nil {
+				before[len(before)-1] = f.text
+			}
 		}
 	}
 	if len(texts) == 0 {
 		return nil
 	}
-	got, gotParts, err := m.embedParts(ctx, texts)
+	got, gotParts, err := m.embedParts(ctx, texts, before)
 	if err != nil {
 		for _, h := range hashes {
 			delete(vecs, h)
@@ -151,7 +160,7 @@ var errInsertRaced = errors.New("a memory was stored meanwhile")
 // undoes the write and returns errInsertRaced. It returns the hashes of
 // contents it expected stored but found gone (no vector to insert them
 // with); the transaction is then rolled back.
-func (m *Memory) writeBatch(ctx context.Context, valid []storing, at []int, lookup []string, partial bool, vecs, parts map[string][]float32, res *hippo.StoreBatchResult) (missing []string, err error) {
+func (m *Memory) writeBatch(ctx context.Context, valid []storing, at []int, lookup []string, partial bool, vecs, parts map[string][]float32, after map[string]*followUp, res *hippo.StoreBatchResult) (missing []string, err error) {
 	errMissing := errors.New("memories deleted meanwhile")
 	err = m.s.Update(ctx, func(tx Tx) error {
 		missing = missing[:0]
@@ -183,6 +192,15 @@ func (m *Memory) writeBatch(ctx context.Context, valid []storing, at []int, look
 			c := m.newMemory(it, vec, now)
 			c.ID = NewChunkID(now)
 			c.Parts = parts[it.hash]
+			switch f := after[it.hash]; {
+			case f == nil:
+			case f.id == "":
+				f.linkInBatch(c, stored)
+			default:
+				if err := f.link(ctx, tx, c); err != nil {
+					return fmt.Errorf("look up the memory before a follow-up: %w", err)
+				}
+			}
 			insert = append(insert, c)
 			pending[c], stored[it.hash] = true, c
 			r.Chunk, r.Duplicate = c, false

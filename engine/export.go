@@ -110,6 +110,9 @@ type ExportChunk struct {
 	Extractor  *string `json:"extractor"`
 	// Parts are the stored parts (hippo.Chunk.Parts), nil for none.
 	Parts []byte `json:"parts_base64,omitempty"`
+	// ContextOf is hippo.Chunk.ContextOf: the memory the last part was
+	// read after.
+	ContextOf *string `json:"context_of"`
 }
 
 // ExportInput is a text facts were extracted from, as an export records

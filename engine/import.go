@@ -57,6 +57,10 @@ type ImportTx interface {
 	// taken, and only when a chunk of the agent refers to it: it reports
 	// whether it did.
 	InsertInput(ctx context.Context, in ImportedInput) (bool, error)
+	// DropLostContexts drops the context part and link of every
+	// follow-up (hippo.Chunk.ContextOf) whose memory is not one of its
+	// agent's: the file held the follow-up but not what it was read after.
+	DropLostContexts(ctx context.Context) error
 	// Taken reports whether a chunk has the ID, and whether a memory has
 	// the agent, scope and content hash.
 	Taken(ctx context.Context, id, agent, scope, hash string) (dupID, dupContent bool, err error)
@@ -77,6 +81,7 @@ type ImportedChunk struct {
 	ContentHash        string
 	Embedding          []byte // vector.Encode'd
 	Parts              []byte // vector.Encode'd parts (hippo.Chunk.Parts), nil for none
+	ContextOf          string // hippo.Chunk.ContextOf
 	Metadata           string // a JSON object, or ""
 	RunningIntensity   float64
 	EncounterCount     int64
@@ -140,6 +145,7 @@ type importChunk struct {
 	InputHash  *string `json:"input_hash"`
 	Extractor  *string `json:"extractor"`
 	Parts      []byte  `json:"parts_base64"`
+	ContextOf  *string `json:"context_of"`
 }
 
 // Import reads an export of either format (ExportFormat, FormatTypeScript)
@@ -168,6 +174,9 @@ func Import(ctx context.Context, s ImportStore, r io.Reader, opts hippo.ImportOp
 		}
 		if err := im.finish(ctx); err != nil {
 			return err
+		}
+		if err := tx.DropLostContexts(ctx); err != nil {
+			return fmt.Errorf("import: drop the context parts of follow-ups whose memory is missing: %w", err)
 		}
 		res = im.res
 		return nil
@@ -574,6 +583,14 @@ func (im *importer) chunk(ctx context.Context, in importChunk) error {
 	if err := im.values(&c, in, bad); err != nil {
 		return err
 	}
+	if c.ContextOf = deref(in.ContextOf); c.ContextOf != "" {
+		if err := hippo.ValidateChunkID("context_of", c.ContextOf); err != nil {
+			return bad("%v", err)
+		}
+		if len(in.Parts) == 0 {
+			return bad("context_of names the memory its last part was read after, but it has no parts")
+		}
+	}
 	if len(in.Parts) > 0 {
 		if err := im.checkParts(in.Parts, c, bad); err != nil {
 			return err
@@ -818,12 +835,14 @@ func (im *importer) flush(ctx context.Context) error {
 	// file's are of the other model.
 	vecs, parts, err := embedParts(ctx, e, im.cfg, texts, dim, func(i int) bool {
 		return im.pending[i].Kind == hippo.KindMemory
-	})
+	}, nil)
 	if err != nil {
 		return err
 	}
 	for i, p := range parts {
-		im.pending[i].Parts = nil
+		// A follow-up's context part is not made again: the memory it was
+		// read after may not be in the file.
+		im.pending[i].Parts, im.pending[i].ContextOf = nil, ""
 		if p != nil {
 			im.pending[i].Parts = vector.Encode(p)
 		}

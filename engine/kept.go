@@ -34,8 +34,13 @@ func (m *Memory) keepText(ctx context.Context, in hippo.RememberInput, also func
 		return nil, nil
 	}
 	var vec, parts []float32
+	var after *followUp
 	if keep {
-		vecs, ps, err := m.embedParts(ctx, []string{in.Text})
+		var err error
+		if after, err = m.after(ctx, in.Text); err != nil {
+			return nil, err
+		}
+		vecs, ps, err := m.embedParts(ctx, []string{in.Text}, after.afterText())
 		if err != nil {
 			return nil, err
 		}
@@ -49,7 +54,7 @@ func (m *Memory) keepText(ctx context.Context, in hippo.RememberInput, also func
 				return err
 			}
 			var err error
-			if kept, err = m.keepMessage(ctx, tx, in, vec, parts, now); err != nil {
+			if kept, err = m.keepMessage(ctx, tx, in, vec, parts, after, now); err != nil {
 				return err
 			}
 		}
@@ -65,16 +70,17 @@ func (m *Memory) keepText(ctx context.Context, in hippo.RememberInput, also func
 }
 
 // keepMessage writes in.Text as a memory of the scope, with its vector
-// and parts (PartVectors), or strengthens the same text stored before,
+// and parts (PartVectors; a follow-up of after, nil: none), or
+// strengthens the same text stored before,
 // through tx, which holds the model lock: the source of the facts learned
 // from it (their Provenance.InputHash is its ContentHash), searchable
 // whatever extraction yielded.
-func (m *Memory) keepMessage(ctx context.Context, tx Tx, in hippo.RememberInput, vec, parts []float32, now time.Time) (*hippo.KeptMessage, error) {
+func (m *Memory) keepMessage(ctx context.Context, tx Tx, in hippo.RememberInput, vec, parts []float32, after *followUp, now time.Time) (*hippo.KeptMessage, error) {
 	it := storing{in: hippo.StoreInput{Content: in.Text, Source: in.Source}, hash: hippo.ContentHash(in.Text), reading: m.cfg.DefaultIntensity}
 	c := m.newMemory(it, vec, now)
 	c.Parts = parts
 	c.Provenance.Origin, c.Provenance.InputHash = hippo.OriginRememberFacts, it.hash
-	res, err := m.putMemory(ctx, tx, it.hash, it.reading, c, now, false) // the caller holds the model lock
+	res, err := m.putMemory(ctx, tx, it.hash, it.reading, c, after, now, false) // the caller holds the model lock
 	if err != nil {
 		return nil, err
 	}
@@ -95,49 +101,9 @@ func (m *Memory) previousText(ctx context.Context, text string) (string, error) 
 			return "", nil
 		}
 	}
-	ai, err := m.index(ctx, nil)
-	if err != nil {
+	c, err := m.newestMemory(ctx, text, true)
+	if c == nil || err != nil {
 		return "", err
 	}
-	// The newest two: the newest may be text itself.
-	type row struct {
-		id      string
-		created int64
-	}
-	var newest [2]row
-	ai.mu.RLock()
-	if scope, ok := ai.scopes[m.opts.Scope]; ok && ai.idx != nil && len(ai.texts) > 0 {
-		ai.idx.EachRow(func(id string, r *Meta) {
-			if r.Kind != hippo.KindMemory || r.Group == 0 || r.Part != 0 || r.Scope != scope {
-				return
-			}
-			later := func(o row) bool { return o.id == "" || r.Created > o.created || r.Created == o.created && id > o.id }
-			switch {
-			case later(newest[0]):
-				newest[1], newest[0] = newest[0], row{id, r.Created}
-			case later(newest[1]):
-				newest[1] = row{id, r.Created}
-			}
-		})
-	}
-	ai.mu.RUnlock()
-	var ids []string
-	for _, r := range newest {
-		if r.id != "" {
-			ids = append(ids, r.id)
-		}
-	}
-	if len(ids) == 0 {
-		return "", nil
-	}
-	chunks, err := m.s.Peek(ctx, ids)
-	if err != nil {
-		return "", err
-	}
-	for _, id := range ids {
-		if c, ok := chunks[id]; ok && c.Content != text {
-			return c.Content, nil
-		}
-	}
-	return "", nil
+	return c.Content, nil
 }

@@ -191,25 +191,30 @@ func (m *Memory) StoreMemory(ctx context.Context, in hippo.StoreInput) (*hippo.S
 		return nil, fmt.Errorf("look up memory: %w", err)
 	}
 	if seen {
-		if res, err := m.strengthenMemory(ctx, it.hash, it.reading, nil); err != nil || res != nil {
+		if res, err := m.strengthenMemory(ctx, it.hash, it.reading, nil, nil); err != nil || res != nil {
 			return res, err
 		}
 	}
-	vecs, parts, err := m.embedParts(ctx, []string{in.Content})
+	after, err := m.after(ctx, in.Content)
+	if err != nil {
+		return nil, err
+	}
+	vecs, parts, err := m.embedParts(ctx, []string{in.Content}, after.afterText())
 	if err != nil {
 		return nil, err
 	}
 	c := m.newMemory(it, vecs[0], m.clock.Now())
 	c.Parts = parts[0]
-	return m.strengthenMemory(ctx, it.hash, it.reading, c)
+	return m.strengthenMemory(ctx, it.hash, it.reading, c, after)
 }
 
 // embedContent embeds content as the new content of chunk c: with parts
 // for a memory (stored as given or kept by remember_facts), without for a
-// fact.
+// fact. A follow-up's part read after the memory before it is not made
+// again (the edit drops its link).
 func (m *Memory) embedContent(ctx context.Context, c *hippo.Chunk, content string) (vec, parts []float32, err error) {
 	if c.Kind == hippo.KindMemory {
-		vecs, ps, err := m.embedParts(ctx, []string{content})
+		vecs, ps, err := m.embedParts(ctx, []string{content}, nil)
 		if err != nil {
 			return nil, nil, err
 		}
@@ -223,9 +228,9 @@ func (m *Memory) embedContent(ctx context.Context, c *hippo.Chunk, content strin
 }
 
 // embedParts embeds memories' contents in one request with their parts
-// (embedParts).
-func (m *Memory) embedParts(ctx context.Context, texts []string) (vecs, parts [][]float32, err error) {
-	return embedParts(ctx, m.opts.Embedder, m.cfg, texts, 0, nil)
+// (embedParts), a follow-up's read after the text after names.
+func (m *Memory) embedParts(ctx context.Context, texts, after []string) (vecs, parts [][]float32, err error) {
+	return embedParts(ctx, m.opts.Embedder, m.cfg, texts, 0, nil, after)
 }
 
 // MemoryChecker is a Store that tells whether a memory exists in one
@@ -316,13 +321,14 @@ func flagChunk(c *hippo.Chunk) {
 }
 
 // strengthenMemory, in one write transaction, strengthens the memory with
-// this hash if it exists; otherwise it inserts c (when given). Doing both
-// under the write lock makes concurrent identical stores insert once.
-func (m *Memory) strengthenMemory(ctx context.Context, hash string, reading float64, c *hippo.Chunk) (*hippo.StoreResult, error) {
+// this hash if it exists; otherwise it inserts c (when given), a follow-up
+// of after (nil: none). Doing both under the write lock makes concurrent
+// identical stores insert once.
+func (m *Memory) strengthenMemory(ctx context.Context, hash string, reading float64, c *hippo.Chunk, after *followUp) (*hippo.StoreResult, error) {
 	var res *hippo.StoreResult
 	err := m.s.Update(ctx, func(tx Tx) error {
 		var err error
-		res, err = m.putMemory(ctx, tx, hash, reading, c, m.clock.Now(), true)
+		res, err = m.putMemory(ctx, tx, hash, reading, c, after, m.clock.Now(), true)
 		return err
 	})
 	if err != nil {
@@ -332,10 +338,10 @@ func (m *Memory) strengthenMemory(ctx context.Context, hash string, reading floa
 }
 
 // putMemory, through tx, strengthens the memory of the scope with this
-// hash at now if it exists; otherwise it inserts c (when given), taking
-// the model lock first unless the caller holds it (lock false). nil when
-// there is neither.
-func (m *Memory) putMemory(ctx context.Context, tx Tx, hash string, reading float64, c *hippo.Chunk, now time.Time, lock bool) (*hippo.StoreResult, error) {
+// hash at now if it exists; otherwise it inserts c (when given), a
+// follow-up of after (nil: none), taking the model lock first unless the
+// caller holds it (lock false). nil when there is neither.
+func (m *Memory) putMemory(ctx context.Context, tx Tx, hash string, reading float64, c *hippo.Chunk, after *followUp, now time.Time, lock bool) (*hippo.StoreResult, error) {
 	existing, err := tx.SameMemory(ctx, m.opts.Scope, hash)
 	switch {
 	case err != nil:
@@ -353,6 +359,9 @@ func (m *Memory) putMemory(ctx context.Context, tx Tx, hash string, reading floa
 		if err := tx.LockModel(ctx, m.opts.Embedder.Model(), len(c.Embedding)); err != nil {
 			return nil, err
 		}
+	}
+	if err := after.link(ctx, tx, c); err != nil {
+		return nil, fmt.Errorf("look up the memory before a follow-up: %w", err)
 	}
 	if err := insert(ctx, tx, c); err != nil {
 		return nil, err
@@ -616,9 +625,18 @@ func (m *Memory) learnFacts(ctx context.Context, in hippo.RememberInput, facts [
 	cfg, text := m.cfg, in.Text
 	contents, formerAt := factTexts(facts)
 	texts := contents
-	if m.keeps(in) { // the message's vector and its sentences' come with the facts'
+	var after *followUp
+	if m.keeps(in) { // the message's vector and its parts' come with the facts'
+		var err error
+		if after, err = m.after(ctx, text); err != nil {
+			return nil, err
+		}
+		before := ""
+		if after != nil {
+			before = after.text
+		}
 		texts = append(contents[:len(contents):len(contents)], text)
-		texts = append(texts, PartSentences(m.cfg, hippo.KindMemory, text)...)
+		texts = append(texts, partTexts(m.cfg, text, before)...)
 	}
 	qs, ai, err := m.embedQuery(ctx, texts...)
 	if err != nil {
@@ -673,7 +691,7 @@ func (m *Memory) learnFacts(ctx context.Context, in hippo.RememberInput, facts [
 		var kept *hippo.KeptMessage
 		if msgVec != nil {
 			var err error
-			if kept, err = m.keepMessage(ctx, tx, in, msgVec, msgParts, now); err != nil {
+			if kept, err = m.keepMessage(ctx, tx, in, msgVec, msgParts, after, now); err != nil {
 				return err
 			}
 		}

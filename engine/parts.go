@@ -117,18 +117,37 @@ func SplitPartID(id string) (chunk string, part int) {
 	return id[:i], n
 }
 
+// partTexts are the texts whose vectors make a memory's parts: its
+// sentences (PartSentences), and when it is a follow-up of before (not
+// ""), itself read after that last (contextText), in place of a
+// sentence past maxParts.
+func partTexts(cfg hippo.Config, text, before string) []string {
+	ss := PartSentences(cfg, hippo.KindMemory, text)
+	if before == "" || !(cfg.PartWeight > 0) {
+		return ss
+	}
+	return append(ss[:min(len(ss), maxParts-1):min(len(ss), maxParts-1)], contextText(cfg, before, text))
+}
+
 // embedParts embeds texts with e in one request (hippo.Embed, dim as
 // there), with the sentences of those that get parts (PartSentences, as
 // memories; only those gets allows, nil: all): the texts' vectors, and
-// each one's parts (PartVectors), nil for those with none.
-func embedParts(ctx context.Context, e hippo.Embedder, cfg hippo.Config, texts []string, dim int, gets func(i int) bool) (vecs, parts [][]float32, err error) {
+// each one's parts (PartVectors), nil for those with none. A text whose
+// after (nil: none) is not "" is a follow-up: its last part is the text
+// read after that one (contextText), and it has one sentence part fewer
+// at most.
+func embedParts(ctx context.Context, e hippo.Embedder, cfg hippo.Config, texts []string, dim int, gets func(i int) bool, after []string) (vecs, parts [][]float32, err error) {
 	all := texts
 	sentences := make([][]string, len(texts))
 	for i, t := range texts {
 		if gets != nil && !gets(i) {
 			continue
 		}
-		if sentences[i] = PartSentences(cfg, hippo.KindMemory, t); len(sentences[i]) > 0 {
+		before := ""
+		if i < len(after) {
+			before = after[i]
+		}
+		if sentences[i] = partTexts(cfg, t, before); len(sentences[i]) > 0 {
 			if len(all) == len(texts) {
 				all = slices.Clone(texts)
 			}

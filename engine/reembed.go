@@ -231,7 +231,7 @@ type reembedder struct {
 // may get parts (PartSentences, as for a memory: Switch keeps them for
 // memories only, not facts), each text's vector followed by its parts.
 func (r *reembedder) embed(ctx context.Context, texts []string) ([][]float32, error) {
-	vecs, parts, err := embedParts(ctx, r.e, r.cfg, texts, r.target.Dimension, nil)
+	vecs, parts, err := embedParts(ctx, r.e, r.cfg, texts, r.target.Dimension, nil, nil)
 	if err != nil {
 		return nil, err
 	}

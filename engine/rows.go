@@ -17,7 +17,7 @@ import (
 const ChunkColumns = `id, agent_id, scope, kind, content, content_hash, embedding, metadata,
 	running_intensity, encounter_count, access_count, last_accessed_at,
 	superseded_by, superseded_at, created_at,
-	suspicious, origin, caller, source, input_hash, extractor, parts`
+	suspicious, origin, caller, source, input_hash, extractor, parts, context_of`
 
 // ChunkColumnsAs is ChunkColumns with its vector columns read as the
 // expressions given (such as NULL): for reads that have no use for
@@ -48,7 +48,7 @@ func ScanChunk(scan func(dest ...any) error) (*hippo.Chunk, error) {
 		&c.RunningIntensity, &c.EncounterCount, &c.AccessCount, &last,
 		Nullable(&supBy), Nullable(&supAt), &create,
 		Nullable(&c.SuspiciousReason), Nullable(&prov.Origin), Nullable(&prov.Caller), Nullable(&prov.Source), Nullable(&prov.InputHash),
-		Nullable(&prov.Extractor), &parts)
+		Nullable(&prov.Extractor), &parts, Nullable(&c.ContextOf))
 	if err != nil {
 		return nil, err
 	}

@@ -52,6 +52,10 @@ func (t importTx) InsertChunk(ctx context.Context, c engine.ImportedChunk) (inse
 	return sqlstore.ImportChunk(ctx, pgQuerier{t.tx}, c)
 }
 
+func (t importTx) DropLostContexts(ctx context.Context) error {
+	return sqlstore.DropLostContexts(ctx, pgQuerier{t.tx})
+}
+
 func (t importTx) InsertInput(ctx context.Context, in engine.ImportedInput) (bool, error) {
 	return sqlstore.ImportInput(ctx, pgQuerier{t.tx}, in)
 }

@@ -128,7 +128,7 @@ func (t reembedTx) Switch(ctx context.Context, dim int) (int, error) {
 		return 0, err
 	}
 	tag, err := t.tx.Exec(ctx, `UPDATE chunks SET embedding = substring(r.embedding FROM 1 FOR $1),
-		parts = CASE WHEN chunks.kind = 'memory' AND octet_length(r.embedding) > $1 THEN substring(r.embedding FROM $1 + 1) END
+		parts = CASE WHEN chunks.kind = 'memory' AND octet_length(r.embedding) > $1 THEN substring(r.embedding FROM $1 + 1) END, context_of = NULL
 		FROM hippo_reembed AS r WHERE r.id = chunks.id`, 4*dim)
 	return int(tag.RowsAffected()), err
 }

@@ -97,6 +97,10 @@ func (t *importTx) InsertChunk(ctx context.Context, c engine.ImportedChunk) (ins
 	return inserted, dupID, err
 }
 
+func (t *importTx) DropLostContexts(ctx context.Context) error {
+	return sqlstore.DropLostContexts(ctx, t.q)
+}
+
 func (t *importTx) InsertInput(ctx context.Context, in engine.ImportedInput) (bool, error) {
 	return sqlstore.ImportInput(ctx, t.q, in)
 }

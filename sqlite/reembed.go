@@ -149,7 +149,7 @@ func (t reembedTx) Shadow(ctx context.Context, ids, texts []string, vecs [][]flo
 // rather than fold in the whole table change by change.
 func (t reembedTx) Switch(ctx context.Context, dim int) (int, error) {
 	res, err := t.tx.ExecContext(ctx, `UPDATE chunks SET embedding = substr(r.embedding, 1, ?1),
-		parts = CASE WHEN chunks.kind = 'memory' AND length(r.embedding) > ?1 THEN substr(r.embedding, ?1 + 1) END
+		parts = CASE WHEN chunks.kind = 'memory' AND length(r.embedding) > ?1 THEN substr(r.embedding, ?1 + 1) END, context_of = NULL
 		FROM hippo_reembed AS r WHERE r.id = chunks.id`, 4*dim)
 	if err != nil {
 		return 0, err

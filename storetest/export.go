@@ -236,6 +236,8 @@ func testImportRejectsMalformedFiles(t *testing.T, b Backend) {
 		{"bad block key", `{"version":1,"agentId":"a","blocks":[{"key":"","value":"v"}]}`, "key"},
 		{"parts of a fact", `{"version":1,"agentId":"a","chunks":[{"id":"1","kind":"fact","content":"x. y.","embedding_base64":"` + emb + `","parts_base64":"` + emb + `"}]}`, "only a memory has parts"},
 		{"parts not whole vectors", `{"version":1,"agentId":"a","chunks":[{"id":"1","kind":"memory","content":"x. y.","embedding_base64":"` + emb + `","parts_base64":"AACAPw=="}]}`, "parts_base64"},
+		{"context_of without parts", `{"version":1,"agentId":"a","chunks":[{"id":"1","kind":"memory","content":"He is.","embedding_base64":"` + emb + `","context_of":"0"}]}`, "context_of names the memory"},
+		{"context_of not an ID", `{"version":1,"agentId":"a","chunks":[{"id":"1","kind":"memory","content":"He is.","embedding_base64":"` + emb + `","parts_base64":"` + emb + `","context_of":"a b"}]}`, "context_of"},
 	}
 	for _, tt := range tests {
 		_, err := importString(e.s, tt.doc, hippo.ImportOptions{Model: "mock-embed"})

@@ -143,6 +143,7 @@ var suite = []struct {
 	{"GivenFactReplaces", testGivenFactReplaces},
 	{"SiblingFactsDoNotSupersede", testSiblingFactsDoNotSupersede},
 	{"PartsFindOneSentence", testPartsFindOneSentence},
+	{"FollowUpReadAfter", testFollowUpReadAfter},
 	{"FollowUpAfterKeptText", testFollowUpAfterKeptText},
 	{"RememberGivenFactsBadInput", testRememberGivenFactsBadInput},
 	{"RememberGivenFactsOffline", testRememberGivenFactsOffline},

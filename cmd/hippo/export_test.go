@@ -50,6 +50,7 @@ type exportDoc struct {
 		Source           *string `json:"source"`
 		InputHash        *string `json:"input_hash"`
 		Extractor        *string `json:"extractor"`
+		ContextOf        *string `json:"context_of"`
 	} `json:"chunks"`
 	Inputs []struct {
 		AgentID   string `json:"agent_id"`

@@ -126,7 +126,8 @@ type recalledView struct {
 	// Updates is the ID of an older memory below this result, on the same
 	// topic, that this one says changed.
 	Updates string `json:"updates,omitempty"`
-	// Part is the sentence (from 1) the memory was found by, 0 for the
+	// Part is the sentence (from 1) the memory was found by, or its part
+	// read after the memory before it (engine.ContextPart); 0 for the
 	// memory as a whole (hippo.Recalled.Part).
 	Part int `json:"part,omitempty"`
 }

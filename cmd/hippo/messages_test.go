@@ -120,3 +120,28 @@ func TestRecallExplainLongContent(t *testing.T) {
 		t.Errorf("recall --explain of a %d-byte memory:\n%s\nwant a line %q", len(long), r.stdout, want)
 	}
 }
+
+// TestRecallExplainFollowUp: a follow-up found through its part read
+// after the memory before it says so, naming that memory, and `chunks`
+// gives the link.
+func TestRecallExplainFollowUp(t *testing.T) {
+	c := newCLI(t)
+	var son, follow struct{ Chunk chunkView }
+	c.jsonLoose(&son, "--agent", "me", "store", "My son is 8.")
+	c.jsonLoose(&follow, "--agent", "me", "store", "He has hay fever and needs his spray every morning.")
+	r := c.ok("--agent", "me", "recall", "--explain", "--min-relevance", "0", "what allergy does my son have")
+	want := "   found read after the memory before it, " + son.Chunk.ID + ":"
+	if !strings.Contains(r.stdout, want) {
+		t.Errorf("recall --explain:\n%s\nwant a line starting %q", r.stdout, want)
+	}
+	var list struct{ Chunks []chunkView }
+	c.jsonLoose(&list, "chunks", "me")
+	for _, ch := range list.Chunks {
+		if want := map[string]string{follow.Chunk.ID: son.Chunk.ID}[ch.ID]; ch.ContextOf != want {
+			t.Errorf("chunks: %q has context_of %q, want %q", ch.Content, ch.ContextOf, want)
+		}
+	}
+	if len(list.Chunks) != 2 {
+		t.Errorf("chunks listed %d, want 2", len(list.Chunks))
+	}
+}

@@ -168,6 +168,9 @@ type chunkView struct {
 	Suspicious       bool              `json:"suspicious"`
 	SuspiciousReason string            `json:"suspicious_reason,omitempty"`
 	Provenance       *hippo.Provenance `json:"provenance"`
+	// ContextOf is the memory this follow-up was read after
+	// (hippo.Chunk.ContextOf).
+	ContextOf string `json:"context_of,omitempty"`
 }
 
 // viewChunks shows chunks with their strength by strength.
@@ -184,7 +187,7 @@ func viewChunks(cs []*hippo.Chunk, strength func(*hippo.Chunk) float64) []chunkV
 			RunningIntensity: c.RunningIntensity, EncounterCount: c.EncounterCount, AccessCount: c.AccessCount,
 			LastAccessedAt: c.LastAccessedAt, Superseded: c.SupersededBy != "", SupersededBy: nullable(c.SupersededBy),
 			SupersededAt: c.SupersededAt, CreatedAt: c.CreatedAt, Strength: strength(c),
-			Suspicious: c.Suspicious, SuspiciousReason: c.SuspiciousReason, Provenance: c.Provenance,
+			Suspicious: c.Suspicious, SuspiciousReason: c.SuspiciousReason, Provenance: c.Provenance, ContextOf: c.ContextOf,
 		}
 	}
 	return out

@@ -187,7 +187,9 @@ func explainRecalled(w io.Writer, v recalledView, page *hippo.RecallPage, cfg hi
 	if v.Updates != "" {
 		fmt.Fprintf(w, "   updates %s: ranked above that older memory on the same topic, since this one says something changed\n", v.Updates)
 	}
-	if ss := engine.Sentences(v.Content); v.Part > 0 && v.Part <= len(ss) {
+	if n := engine.ContextPart(cfg, &hippo.Chunk{Kind: v.Kind, Content: v.Content, ContextOf: v.ContextOf}); n > 0 && v.Part == n {
+		fmt.Fprintf(w, "   found read after the memory before it, %s: the cosine is the two texts read together, mixed with this memory's own\n", v.ContextOf)
+	} else if ss := engine.Sentences(v.Content); v.Part > 0 && v.Part <= len(ss) {
 		fmt.Fprintf(w, "   found by its sentence %d, %q: the cosine is that sentence's, mixed with the whole memory's\n", v.Part, oneLine(ss[v.Part-1], 120))
 	}
 	if v.LengthExcess > 0 {

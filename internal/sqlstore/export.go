@@ -61,13 +61,13 @@ func (e Export) Chunks(ctx context.Context, opts hippo.ExportOptions, fn func(*e
 	cond, args := exportWhere(opts)
 	rows, err := e.Q.Query(ctx, `SELECT id, agent_id, scope, kind, content, content_hash, embedding, metadata,
 		running_intensity, encounter_count, access_count, last_accessed_at, superseded_by, superseded_at, created_at,
-		COALESCE(suspicious, ''), origin, caller, source, input_hash, extractor, parts FROM chunks AS c`+cond+` ORDER BY id`, args...)
+		COALESCE(suspicious, ''), origin, caller, source, input_hash, extractor, parts, context_of FROM chunks AS c`+cond+` ORDER BY id`, args...)
 	err = each(rows, err, func() error {
 		var c engine.ExportChunk
 		if err := rows.Scan(&c.ID, &c.AgentID, &c.Scope, &c.Kind, &c.Content, &c.ContentHash, &c.Embedding,
 			&c.Metadata, &c.RunningIntensity, &c.EncounterCount, &c.AccessCount, &c.LastAccessedAt,
 			&c.SupersededBy, &c.SupersededAt, &c.CreatedAt, &c.Suspicious, &c.Origin, &c.Caller, &c.Source, &c.InputHash,
-			&c.Extractor, &c.Parts); err != nil {
+			&c.Extractor, &c.Parts, &c.ContextOf); err != nil {
 			return err
 		}
 		return fn(&c)

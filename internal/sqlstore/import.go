@@ -20,7 +20,7 @@ func ImportChunk(ctx context.Context, q Querier, c engine.ImportedChunk) (insert
 		c.EncounterCount, c.AccessCount, timestamp.Format(c.LastAccessedAt), nullIfEmpty(c.SupersededBy),
 		nullTime(c.SupersededAt), timestamp.Format(c.CreatedAt), nullIfEmpty(c.Suspicious),
 		nullIfEmpty(c.Provenance.Origin), nullIfEmpty(c.Provenance.Caller), nullIfEmpty(c.Provenance.Source),
-		nullIfEmpty(c.Provenance.InputHash), nullIfEmpty(c.Provenance.Extractor), nullIfNone(c.Parts))
+		nullIfEmpty(c.Provenance.InputHash), nullIfEmpty(c.Provenance.Extractor), nullIfNone(c.Parts), nullIfEmpty(c.ContextOf))
 	if err != nil {
 		return false, false, fmt.Errorf("import chunk %s: %w", c.ID, err)
 	}
@@ -29,6 +29,18 @@ func ImportChunk(ctx context.Context, q Querier, c engine.ImportedChunk) (insert
 	}
 	err = q.QueryRow(ctx, `SELECT EXISTS (SELECT 1 FROM chunks WHERE id = ?)`, c.ID).Scan(&dupID)
 	return false, dupID, err
+}
+
+// DropContextPart is the SET clause that drops a follow-up's context part
+// (its last part, as long as its embedding) and its link.
+const DropContextPart = `context_of = NULL,
+	parts = CASE WHEN length(parts) > length(embedding) THEN substr(parts, 1, length(parts) - length(embedding)) END`
+
+// DropLostContexts implements engine.ImportTx.
+func DropLostContexts(ctx context.Context, q Querier) error {
+	_, err := q.Exec(ctx, `UPDATE chunks SET `+DropContextPart+` WHERE context_of IS NOT NULL
+		AND NOT EXISTS (SELECT 1 FROM chunks AS p WHERE p.id = chunks.context_of AND p.agent_id = chunks.agent_id AND p.kind = 'memory')`)
+	return err
 }
 
 // nullIfNone is b, NULL when empty.

@@ -98,7 +98,7 @@ func (t Tx) InsertMany(ctx context.Context, cs []*hippo.Chunk) error {
 // memory, content in its scope is taken (a unique violation would abort
 // a PostgreSQL transaction).
 func insertChunks(n int) string {
-	row := "(?" + strings.Repeat(", ?", 21) + ")"
+	row := "(?" + strings.Repeat(", ?", 22) + ")"
 	return `INSERT INTO chunks (` + engine.ChunkColumns + `) VALUES ` + row + strings.Repeat(", "+row, n-1) + ` ON CONFLICT DO NOTHING`
 }
 
@@ -117,7 +117,7 @@ func ChunkArgs(c *hippo.Chunk) []any {
 		c.RunningIntensity, c.EncounterCount, c.AccessCount, timestamp.Format(c.LastAccessedAt),
 		nullIfEmpty(c.SupersededBy), supAt, timestamp.Format(c.CreatedAt),
 		nullIfEmpty(c.SuspiciousReason), nullIfEmpty(prov.Origin), nullIfEmpty(prov.Caller),
-		nullIfEmpty(prov.Source), nullIfEmpty(prov.InputHash), nullIfEmpty(prov.Extractor), partsArg(c.Parts)}
+		nullIfEmpty(prov.Source), nullIfEmpty(prov.InputHash), nullIfEmpty(prov.Extractor), partsArg(c.Parts), nullIfEmpty(c.ContextOf)}
 }
 
 // partsArg is a chunk's parts as stored: NULL for none.
@@ -346,7 +346,7 @@ func (t Tx) Repoint(ctx context.Context, owner, id, next string) error {
 // (engine.Tx's, but for the store's own report of a taken content:
 // ContentTaken).
 func (t Tx) SetContent(ctx context.Context, id, content, hash string, vec, parts []float32) error {
-	_, err := t.Q.Exec(ctx, `UPDATE chunks SET content = ?, content_hash = ?, embedding = ?, parts = ?
+	_, err := t.Q.Exec(ctx, `UPDATE chunks SET content = ?, content_hash = ?, embedding = ?, parts = ?, context_of = NULL
 		WHERE id = ? AND agent_id = ?`, content, hash, vector.Encode(vec), partsArg(parts), id, t.Agent)
 	return err
 }

@@ -1,0 +1,18 @@
+-- The memory a follow-up was read after (as SQLite's 0013): the
+-- follower's last part goes, with the link, when that memory is deleted or
+-- its content changes.
+ALTER TABLE chunks ADD COLUMN context_of text;
+
+CREATE INDEX idx_chunks_context ON chunks (context_of) WHERE context_of IS NOT NULL;
+
+CREATE FUNCTION hippo_drop_context() RETURNS trigger LANGUAGE plpgsql AS $$
+BEGIN
+    UPDATE chunks SET context_of = NULL,
+        parts = CASE WHEN length(parts) > length(embedding) THEN substr(parts, 1, length(parts) - length(embedding)) END
+    WHERE context_of = OLD.id;
+    RETURN NULL;
+END $$;
+CREATE TRIGGER chunks_context_delete AFTER DELETE ON chunks
+    FOR EACH ROW EXECUTE FUNCTION hippo_drop_context();
+CREATE TRIGGER chunks_context_edit AFTER UPDATE OF content ON chunks
+    FOR EACH ROW WHEN (OLD.content IS DISTINCT FROM NEW.content) EXECUTE FUNCTION hippo_drop_context();

@@ -1,0 +1,187 @@
+package storetest
+
+import (
+	"context"
+	"encoding/json"
+	"slices"
+	"testing"
+
+	"github.com/hippo-mem/hippo"
+	"github.com/hippo-mem/hippo/mock"
+)
+
+// testFollowUpReadAfter: a memory that opens with a word pointing back
+// ("He has hay fever …" after "My son is 8.") gets a last part read after
+// the memory before it (hippo.Chunk.ContextOf), and a question that only
+// that memory makes sense of finds it. The part derives from the other
+// memory's text, so it goes when that memory is deleted, forgotten or
+// edited (or is deleted while the follow-up is embedded), when the
+// follow-up is edited, with a reembed, and in an import that lacks the
+// memory; an export and import otherwise carry it. A text remember_facts
+// keeps gets one too; a memory that opens otherwise gets none.
+func testFollowUpReadAfter(t *testing.T, b Backend) {
+	e := newEnv(t, b)
+	ctx := context.Background()
+	const (
+		query   = "what allergy does my son have"
+		son     = "My son is 8."
+		follow  = "He has hay fever and needs his spray every morning."
+		read    = son + "\n" + follow
+		dentist = "The dentist appointment is on Friday"
+		plain   = "Hay fever season starts in May."
+	)
+	e.srv.Set(query, mock.Axis(testDim, 0))
+	e.srv.Set(son, mock.Axis(testDim, 7))
+	e.srv.Set(follow, mock.AtCosine(testDim, 0, 5, 0.1)) // alone: near the unrelated level
+	e.srv.Set(read, mock.AtCosine(testDim, 0, 6, 0.95))
+	e.srv.Set(dentist, mock.AtCosine(testDim, 0, 3, 0.35))
+	e.srv.Set(plain, mock.AtCosine(testDim, 0, 4, 0.2))
+
+	m := e.memory("alice")
+	ids := storeInTurn(t, e, m, son, follow, dentist)
+	linked := func(when, agent, id, to string, parts int) {
+		t.Helper()
+		c := e.mustChunk(agent, id)
+		if c.ContextOf != to || len(c.Parts) != parts*testDim {
+			t.Errorf("%s: %q has context_of %q and %d part floats, want %q and %d parts of %d",
+				when, c.Content, c.ContextOf, len(c.Parts), to, parts, testDim)
+		}
+	}
+	linked("stored", "alice", ids[follow], ids[son], 1)
+	linked("stored", "alice", ids[dentist], "", 0) // opens with no reference
+	first := func(m hippo.AgentMemory, when, want string) {
+		t.Helper()
+		res, err := m.Recall(ctx, hippo.RecallInput{Query: query, Limit: 10, DryRun: true})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := recalledIDs(res); len(got) == 0 || got[0] != want {
+			t.Fatalf("%s: recall = %v, want %s first", when, got, want)
+		}
+	}
+	first(m, "stored", ids[follow])
+
+	// An export carries the link and an import brings it back; an import
+	// without the memory before drops the part.
+	doc := exportString(t, e.s, hippo.ExportOptions{})
+	copied := e.fresh()
+	if _, err := importString(copied, doc, hippo.ImportOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	first(e.memoryOf(copied, "alice"), "imported", ids[follow])
+	if c, err := copied.Chunk(ctx, "alice", ids[follow]); err != nil || c.ContextOf != ids[son] || len(c.Parts) != testDim {
+		t.Errorf("imported follow-up = %+v, %v; want linked to %s with one part", c, err, ids[son])
+	}
+	var file map[string]any
+	if err := json.Unmarshal([]byte(doc), &file); err != nil {
+		t.Fatal(err)
+	}
+	file["chunks"] = slices.DeleteFunc(file["chunks"].([]any), func(c any) bool { return c.(map[string]any)["id"] == ids[son] })
+	partial, _ := json.Marshal(file)
+	lacking := e.fresh()
+	if _, err := importString(lacking, string(partial), hippo.ImportOptions{Model: e.emb.Model()}); err != nil { // the map put chunks before the model
+		t.Fatal(err)
+	}
+	if c, err := lacking.Chunk(ctx, "alice", ids[follow]); err != nil || c.ContextOf != "" || c.Parts != nil {
+		t.Errorf("imported without the memory before, the follow-up = %+v, %v; want no link and no parts", c, err)
+	}
+
+	// Editing the memory before drops the part: it was read after the old
+	// text.
+	if _, err := editor(t, m).UpdateChunk(ctx, ids[son], "My son is 9."); err != nil {
+		t.Fatal(err)
+	}
+	linked("memory before edited", "alice", ids[follow], "", 0)
+	first(m, "memory before edited", ids[dentist])
+
+	// Forgetting the memory before drops the part; deleting it too.
+	const (
+		daughter = "My daughter Kiri is 6."
+		kiri     = "She gets hay fever in spring too. It started last year."
+	)
+	e.srv.Set(daughter+"\n"+kiri, mock.AtCosine(testDim, 0, 8, 0.9))
+	got := storeInTurn(t, e, m, daughter, kiri)
+	linked("two sentences", "alice", got[kiri], got[daughter], 3) // its sentences', then the read-after
+	if _, err := m.Forget(ctx, hippo.ForgetInput{Description: daughter, Threshold: 0.99}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := e.chunk("alice", got[daughter]); err == nil {
+		t.Fatal("the forgotten memory is still there")
+	}
+	linked("memory before forgotten", "alice", got[kiri], "", 2)
+	again := storeInTurn(t, e, m, plain, follow+" Still.")
+	linked("stored after a plain memory", "alice", again[follow+" Still."], again[plain], 3)
+	if _, err := editor(t, m).DeleteChunk(ctx, again[plain]); err != nil {
+		t.Fatal(err)
+	}
+	linked("memory before deleted", "alice", again[follow+" Still."], "", 2)
+
+	// The memory before deleted while the follow-up is embedded: stored
+	// without the part.
+	const (
+		gone  = "My brother lives in Oslo."
+		after = "He moved there in 2019."
+	)
+	goneID := storeInTurn(t, e, m, gone)[gone]
+	racing := e.memory("alice", func(o *hippo.MemoryOptions) {
+		o.Embedder = &racingEmbedder{Embedder: e.emb, race: func() {
+			if _, err := editor(t, m).DeleteChunk(ctx, goneID); err != nil {
+				t.Error(err)
+			}
+		}}
+	})
+	res, err := racing.StoreMemory(ctx, hippo.StoreInput{Content: after})
+	if err != nil {
+		t.Fatal(err)
+	}
+	linked("memory before deleted meanwhile", "alice", res.Chunk.ID, "", 0)
+
+	// Editing the follow-up drops its link.
+	ids = storeInTurn(t, e, m, son, follow+" Always.")
+	linked("stored again", "alice", ids[follow+" Always."], ids[son], 3)
+	if _, err := editor(t, m).UpdateChunk(ctx, ids[follow+" Always."], "He has hay fever."); err != nil {
+		t.Fatal(err)
+	}
+	linked("follow-up edited", "alice", ids[follow+" Always."], "", 0)
+
+	// store_memories reads a follow-up after the item before it, and its
+	// first item after the memory stored before the batch.
+	const (
+		cat     = "Our cat Miso is 3."
+		catNext = "She hates the vet."
+		batchUp = "It was a rescue."
+	)
+	lastID := storeInTurn(t, e, m, cat)[cat]
+	batch, err := m.StoreMemories(ctx, []hippo.StoreInput{{Content: batchUp}, {Content: son + " Really."}, {Content: catNext}, {Content: catNext}})
+	if err != nil || batch.Failed > 0 {
+		t.Fatalf("store_memories = %+v, %v", batch, err)
+	}
+	linked("first item of a batch", "alice", batch.Items[0].Chunk.ID, lastID, 1)
+	linked("a batch item after another", "alice", batch.Items[2].Chunk.ID, batch.Items[1].Chunk.ID, 1)
+	linked("a batch item opening otherwise", "alice", batch.Items[1].Chunk.ID, "", 2)
+
+	// A text remember_facts keeps is read after the memory before it.
+	fm := e.factMemory("bob")
+	e.srv.Set("User has a son", mock.Axis(testDim, 11))
+	bobSon := storeInTurn(t, e, fm, son)[son]
+	learned, err := fm.Remember(ctx, hippo.RememberInput{Text: follow, Facts: []hippo.GivenFact{{Fact: "User has a son"}}})
+	if err != nil || learned.Message == nil {
+		t.Fatalf("remember = %+v, %v; want the text kept", learned, err)
+	}
+	linked("kept by remember_facts", "bob", learned.Message.ID, bobSon, 1)
+
+	// A reembed does not read follow-ups after the memory before: the
+	// link goes, and the parts are those of their own sentences.
+	if _, err := e.s.Reembed(ctx, hashEmbedder{}, hippo.ReembedOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	for id, want := range map[string]int{learned.Message.ID: 0, got[kiri]: 2 * 16} {
+		agent := "alice"
+		if id == learned.Message.ID {
+			agent = "bob"
+		}
+		if c := e.mustChunk(agent, id); c.ContextOf != "" || len(c.Parts) != want {
+			t.Errorf("after reembed, %q has context_of %q and %d part floats, want none and %d", c.Content, c.ContextOf, len(c.Parts), want)
+		}
+	}
+}
