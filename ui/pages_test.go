@@ -255,3 +255,23 @@ func TestKeptTextShown(t *testing.T) {
 		t.Errorf("the agents page does not count the kept text")
 	}
 }
+
+// TestFollowUpShown: the chunk page of a follow-up links the memory it was
+// read after.
+func TestFollowUpShown(t *testing.T) {
+	e := newEnv(t, "")
+	ctx := context.Background()
+	m := e.mem(t, "ada")
+	before, err := m.StoreMemory(ctx, hippo.StoreInput{Content: "My son is 8."})
+	if err != nil {
+		t.Fatal(err)
+	}
+	follow, err := m.StoreMemory(ctx, hippo.StoreInput{Content: "He has hay fever."})
+	if err != nil {
+		t.Fatal(err)
+	}
+	status, body := get(t, e.srv.Client(), e.srv.URL+"/ui/chunk?agent=ada&id="+follow.Chunk.ID)
+	if want := "id=" + before.Chunk.ID + `">` + before.Chunk.ID + "</a>: this follow-up"; status != http.StatusOK || !strings.Contains(body, want) {
+		t.Errorf("chunk page of the follow-up: status %d, want %q in\n%s", status, want, body)
+	}
+}
