@@ -90,7 +90,7 @@ func (m *Memory) after(ctx context.Context, content string) (*followUp, error) {
 	if c == nil || err != nil {
 		return nil, err
 	}
-	return &followUp{id: c.ID, hash: hippo.ContentHash(c.Content), text: c.Content}, nil
+	return &followUp{id: c.ID, text: c.Content}, nil
 }
 
 // afterText is f's text for embedParts: "" for none.
