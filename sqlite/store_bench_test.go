@@ -174,3 +174,47 @@ func (e pooledEmbedder) Embed(_ context.Context, texts []string) ([][]float32, e
 	}
 	return out, nil
 }
+
+// BenchmarkStoreFollowUp stores memories one at a time into an agent that
+// holds 10,000 already (384 dimensions, an embedder that costs nothing):
+// plain ones, and follow-ups (opening with "It"), which also find the
+// newest memory of the scope and embed one more text (engine/followup.go).
+//
+//	go test -run '^$' -bench StoreFollowUp -benchtime 2000x ./sqlite/
+func BenchmarkStoreFollowUp(b *testing.B) {
+	for _, kind := range []string{"plain", "follow-up"} {
+		b.Run("kind="+kind, func(b *testing.B) {
+			ctx := context.Background()
+			db, err := sqlite.Open(ctx, filepath.Join(b.TempDir(), "bench.db"), sqlite.Options{Dimension: 384})
+			if err != nil {
+				b.Fatal(err)
+			}
+			defer db.Close()
+			m, err := db.Memory(sqlite.MemoryOptions{AgentID: "bench", Embedder: newPooledEmbedder(384)})
+			if err != nil {
+				b.Fatal(err)
+			}
+			for i := 0; i < 10000; i += 100 {
+				items := make([]hippo.StoreInput, 0, 100)
+				for j := i; j < i+100; j++ {
+					items = append(items, hippo.StoreInput{Content: fmt.Sprintf("Note %d: the deploy of service %d moved to slot %d", j, j%50, j%7)})
+				}
+				if _, err := m.StoreMemories(ctx, items); err != nil {
+					b.Fatal(err)
+				}
+			}
+			// The index loaded, as in a server that has recalled.
+			if _, err := m.Recall(ctx, hippo.RecallInput{Query: "deploy slot", DryRun: true}); err != nil {
+				b.Fatal(err)
+			}
+			open := map[string]string{"plain": "Then", "follow-up": "It"}[kind]
+			b.ResetTimer()
+			for i := range b.N {
+				res, err := m.StoreMemory(ctx, hippo.StoreInput{Content: fmt.Sprintf("%s moved again, to slot %d of rack %d.", open, i, i%13)})
+				if err != nil || res.Duplicate {
+					b.Fatalf("store %d: %+v, %v", i, res, err)
+				}
+			}
+		})
+	}
+}
