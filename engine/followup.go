@@ -87,8 +87,8 @@ func (m *Memory) after(ctx context.Context, content string) (*followUp, error) {
 		return nil, nil
 	}
 	c, err := m.newestMemory(ctx, content, false)
-	if c == nil || err != nil {
-		return nil, err
+	if c == nil || strings.TrimSpace(c.Content) == "" || err != nil {
+		return nil, err // an empty memory (an import's) gives no part
 	}
 	return &followUp{id: c.ID, text: c.Content}, nil
 }
@@ -105,7 +105,7 @@ func (f *followUp) afterText() []string {
 // through tx, which holds the agent's write lock: when that memory is gone
 // or was edited since it was read, the part is dropped instead.
 func (f *followUp) link(ctx context.Context, tx Tx, c *hippo.Chunk) error {
-	if f == nil || len(c.Parts) < len(c.Embedding) || len(c.Embedding) == 0 {
+	if f == nil || f.text == "" || len(c.Parts) < len(c.Embedding) || len(c.Embedding) == 0 {
 		return nil
 	}
 	got, err := tx.Recalled(ctx, []string{f.id})
@@ -124,6 +124,9 @@ func (f *followUp) link(ctx context.Context, tx Tx, c *hippo.Chunk) error {
 // chunk of the batch item f names (stored, by hash), dropping the part
 // when there is none.
 func (f *followUp) linkInBatch(c *hippo.Chunk, stored map[string]*hippo.Chunk) {
+	if f.text == "" { // embedParts made no part
+		return
+	}
 	if p := stored[f.hash]; p != nil && len(c.Parts) >= len(c.Embedding) && len(c.Embedding) > 0 {
 		c.ContextOf = p.ID
 		return

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"slices"
 	"testing"
+	"time"
 
 	"github.com/hippo-mem/hippo"
 	"github.com/hippo-mem/hippo/mock"
@@ -159,6 +160,18 @@ func testFollowUpReadAfter(t *testing.T, b Backend) {
 	linked("first item of a batch", "alice", batch.Items[0].Chunk.ID, lastID, 1)
 	linked("a batch item after another", "alice", batch.Items[2].Chunk.ID, batch.Items[1].Chunk.ID, 1)
 	linked("a batch item opening otherwise", "alice", batch.Items[1].Chunk.ID, "", 2)
+
+	// An empty memory (only an import makes one) gives no part.
+	e.clock.Advance(time.Minute)
+	e.plant("alice", "", &hippo.Chunk{ID: "01Z-EMPTY", Kind: hippo.KindMemory, Content: "",
+		Embedding: mock.Axis(testDim, 12), CreatedAt: e.clock.Now()})
+	e.clock.Advance(time.Minute)
+	afterEmpty := storeInTurn(t, e, m, "It rained. We stayed in.")
+	linked("after an empty memory", "alice", afterEmpty["It rained. We stayed in."], "", 2)
+	if _, err := editor(t, m).DeleteChunk(ctx, "01Z-EMPTY"); err != nil { // a reembed follows: it has no vector
+		t.Fatal(err)
+	}
+	linked("an empty memory deleted", "alice", afterEmpty["It rained. We stayed in."], "", 2)
 
 	// A text remember_facts keeps is read after the memory before it.
 	fm := e.factMemory("bob")
