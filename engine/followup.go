@@ -9,9 +9,9 @@ package engine
 // with its own vector as a sentence's part is (PartVectors). It is its last
 // part, and hippo.Chunk.ContextOf names the memory it was read after: the
 // stores drop the part when that memory is deleted or edited (a trigger),
-// so that nothing forgotten lingers in a vector. The part is not made
-// again by reembed, or by an import that re-embeds, and an edit of the
-// follow-up drops it.
+// so that nothing forgotten lingers in a vector. Reembed makes it again
+// with the new model (ReembedStore.ReembedMissing gives the memory's
+// text); an import that re-embeds, and an edit of the follow-up, drop it.
 
 import (
 	"context"

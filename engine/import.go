@@ -59,7 +59,8 @@ type ImportTx interface {
 	InsertInput(ctx context.Context, in ImportedInput) (bool, error)
 	// DropLostContexts drops the context part and link of every
 	// follow-up (hippo.Chunk.ContextOf) whose memory is not one of its
-	// agent's: the file held the follow-up but not what it was read after.
+	// agent's, or has no text: the file held the follow-up but not what
+	// it was read after.
 	DropLostContexts(ctx context.Context) error
 	// Taken reports whether a chunk has the ID, and whether a memory has
 	// the agent, scope and content hash.

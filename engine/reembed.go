@@ -21,8 +21,10 @@ type ReembedStore interface {
 	// returns nil, that keeps every other writer out.
 	ReembedUpdate(ctx context.Context, fn func(ReembedTx) error) error
 	// ReembedMissing is up to n chunks after cursor, in ID order, that
-	// have no shadow vector, read without the write lock.
-	ReembedMissing(ctx context.Context, cursor string, n int) (ids, texts []string, err error)
+	// have no shadow vector, read without the write lock: their IDs and
+	// contents, and for a follow-up the content of the memory it was read
+	// after (hippo.Chunk.ContextOf; "" for none).
+	ReembedMissing(ctx context.Context, cursor string, n int) (ids, texts, after []string, err error)
 	// AfterSwitch is called after a committed switch (sqlite: the change
 	// log trimmed and a WAL checkpoint).
 	AfterSwitch(ctx context.Context)
@@ -52,10 +54,12 @@ type ReembedTx interface {
 	// DropShadow drops the shadow set and its target.
 	DropShadow(ctx context.Context) error
 	// Missing is ReembedMissing in the transaction.
-	Missing(ctx context.Context, cursor string, n int) (ids, texts []string, err error)
+	Missing(ctx context.Context, cursor string, n int) (ids, texts, after []string, err error)
 	// Shadow records the vectors of the chunks whose content is still
-	// texts and returns how many it recorded.
-	Shadow(ctx context.Context, ids, texts []string, vecs [][]float32) (int, error)
+	// texts, and the content of the memory they were read after still
+	// after ("": none), and returns how many it recorded. The stores drop
+	// a follow-up's shadow vector when that memory is deleted or edited.
+	Shadow(ctx context.Context, ids, texts, after []string, vecs [][]float32) (int, error)
 	// Switch copies every shadow vector into its chunk, so that every
 	// reader reloads its indexes, and returns the number of chunks
 	// switched.
@@ -229,9 +233,10 @@ type reembedder struct {
 
 // embed embeds texts, in one request with the sentences of those that
 // may get parts (PartSentences, as for a memory: Switch keeps them for
-// memories only, not facts), each text's vector followed by its parts.
-func (r *reembedder) embed(ctx context.Context, texts []string) ([][]float32, error) {
-	vecs, parts, err := embedParts(ctx, r.e, r.cfg, texts, r.target.Dimension, nil, nil)
+// memories only, not facts) and a follow-up's text read after the memory
+// before it (after), each text's vector followed by its parts.
+func (r *reembedder) embed(ctx context.Context, texts, after []string) ([][]float32, error) {
+	vecs, parts, err := embedParts(ctx, r.e, r.cfg, texts, r.target.Dimension, nil, after)
 	if err != nil {
 		return nil, err
 	}
@@ -254,7 +259,7 @@ func (r *reembedder) fill(ctx context.Context) error {
 		if err := ctx.Err(); err != nil {
 			return err
 		}
-		ids, texts, err := r.s.ReembedMissing(ctx, cursor, r.batch)
+		ids, texts, after, err := r.s.ReembedMissing(ctx, cursor, r.batch)
 		if err != nil {
 			return err
 		}
@@ -266,18 +271,19 @@ func (r *reembedder) fill(ctx context.Context) error {
 			continue
 		}
 		cursor = ids[len(ids)-1]
-		vecs, err := r.embed(ctx, texts)
+		vecs, err := r.embed(ctx, texts, after)
 		if err != nil {
 			return err
 		}
 		// A chunk whose content changed since it was read gets no shadow
-		// vector: a later pass embeds it.
+		// vector (nor a follow-up whose memory before changed): a later
+		// pass embeds it.
 		var n int
 		err = r.s.ReembedUpdate(ctx, func(tx ReembedTx) error {
 			if err := checkTarget(ctx, tx, r.target); err != nil {
 				return err
 			}
-			n, err = tx.Shadow(ctx, ids, texts, vecs)
+			n, err = tx.Shadow(ctx, ids, texts, after, vecs)
 			return err
 		})
 		if err != nil {
@@ -307,7 +313,7 @@ func (r *reembedder) finish(ctx context.Context) error {
 		// Chunks written since fill's last pass, embedded under the write
 		// lock so that none can slip in before the switch.
 		for cursor := ""; ; {
-			ids, texts, err := tx.Missing(ctx, cursor, r.batch)
+			ids, texts, after, err := tx.Missing(ctx, cursor, r.batch)
 			if err != nil {
 				return err
 			}
@@ -315,11 +321,11 @@ func (r *reembedder) finish(ctx context.Context) error {
 				break
 			}
 			cursor = ids[len(ids)-1]
-			vecs, err := r.embed(ctx, texts)
+			vecs, err := r.embed(ctx, texts, after)
 			if err != nil {
 				return err
 			}
-			if _, err := tx.Shadow(ctx, ids, texts, vecs); err != nil {
+			if _, err := tx.Shadow(ctx, ids, texts, after, vecs); err != nil {
 				return err
 			}
 			r.res.Embedded += len(ids)

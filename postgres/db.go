@@ -229,7 +229,7 @@ var hippoTables = []string{"chunks", "memory_blocks", "hippo_meta", "hippo_activ
 func (db *DB) Remove() error {
 	ctx := context.Background()
 	_, err := db.pool.Exec(ctx, `DROP TABLE IF EXISTS `+strings.Join(hippoTables, ", ")+` CASCADE;
-		DROP FUNCTION IF EXISTS hippo_log_new(), hippo_log_old(), hippo_log(text[], text[]), hippo_reembed_drop(), hippo_fts(), hippo_json(text), hippo_release_input()`)
+		DROP FUNCTION IF EXISTS hippo_log_new(), hippo_log_old(), hippo_log(text[], text[]), hippo_reembed_drop(), hippo_fts(), hippo_json(text), hippo_release_input(), hippo_drop_context()`)
 	return errors.Join(err, db.Close())
 }
 

@@ -27,7 +27,7 @@ func (s reembedStore) ReembedView(ctx context.Context, fn func(engine.ReembedTx)
 		func(tx pgx.Tx) error { return fn(reembedTx{tx}) })
 }
 
-func (s reembedStore) ReembedMissing(ctx context.Context, cursor string, n int) (ids, texts []string, err error) {
+func (s reembedStore) ReembedMissing(ctx context.Context, cursor string, n int) (ids, texts, after []string, err error) {
 	return missingShadow(ctx, s.db.pool, cursor, n)
 }
 
@@ -98,20 +98,22 @@ func (t reembedTx) DropShadow(ctx context.Context) error {
 	return nil
 }
 
-func (t reembedTx) Missing(ctx context.Context, cursor string, n int) (ids, texts []string, err error) {
+func (t reembedTx) Missing(ctx context.Context, cursor string, n int) (ids, texts, after []string, err error) {
 	return missingShadow(ctx, t.tx, cursor, n)
 }
 
-// Shadow records the vectors of chunks whose content is still texts.
-func (t reembedTx) Shadow(ctx context.Context, ids, texts []string, vecs [][]float32) (int, error) {
+// Shadow records the vectors of chunks whose content is still texts, and
+// the content of the memory a follow-up was read after still after.
+func (t reembedTx) Shadow(ctx context.Context, ids, texts, after []string, vecs [][]float32) (int, error) {
 	blobs := make([][]byte, len(vecs))
 	for i, v := range vecs {
 		blobs[i] = vector.Encode(v)
 	}
 	tag, err := t.tx.Exec(ctx, `INSERT INTO hippo_reembed (id, embedding)
-		SELECT v.id, v.embedding FROM unnest($1::text[], $2::bytea[], $3::text[]) AS v (id, embedding, content)
+		SELECT v.id, v.embedding FROM unnest($1::text[], $2::bytea[], $3::text[], $4::text[]) AS v (id, embedding, content, after)
 		JOIN chunks AS c ON c.id = v.id AND c.content = v.content
-		ON CONFLICT (id) DO UPDATE SET embedding = excluded.embedding`, ids, blobs, texts)
+		LEFT JOIN chunks AS p ON p.id = c.context_of WHERE coalesce(p.content, '') = v.after
+		ON CONFLICT (id) DO UPDATE SET embedding = excluded.embedding`, ids, blobs, texts, after)
 	if err != nil {
 		return 0, fmt.Errorf("record new embeddings: %w", err)
 	}
@@ -128,7 +130,7 @@ func (t reembedTx) Switch(ctx context.Context, dim int) (int, error) {
 		return 0, err
 	}
 	tag, err := t.tx.Exec(ctx, `UPDATE chunks SET embedding = substring(r.embedding FROM 1 FOR $1),
-		parts = CASE WHEN chunks.kind = 'memory' AND octet_length(r.embedding) > $1 THEN substring(r.embedding FROM $1 + 1) END, context_of = NULL
+		parts = CASE WHEN chunks.kind = 'memory' AND octet_length(r.embedding) > $1 THEN substring(r.embedding FROM $1 + 1) END
 		FROM hippo_reembed AS r WHERE r.id = chunks.id`, 4*dim)
 	return int(tag.RowsAffected()), err
 }
@@ -140,19 +142,20 @@ func (t reembedTx) Stale(ctx context.Context, dim int) (n int, err error) {
 
 // missingShadow returns up to n chunks after cursor, in ID order, that
 // have no shadow vector.
-func missingShadow(ctx context.Context, q querier, cursor string, n int) (ids, texts []string, err error) {
-	rows, err := q.Query(ctx, `SELECT id, content FROM chunks AS c WHERE id > $1
-		AND NOT EXISTS (SELECT 1 FROM hippo_reembed AS r WHERE r.id = c.id) ORDER BY id LIMIT $2`, cursor, n)
+func missingShadow(ctx context.Context, q querier, cursor string, n int) (ids, texts, after []string, err error) {
+	rows, err := q.Query(ctx, `SELECT c.id, c.content, coalesce(p.content, '') FROM chunks AS c
+		LEFT JOIN chunks AS p ON p.id = c.context_of WHERE c.id > $1
+		AND NOT EXISTS (SELECT 1 FROM hippo_reembed AS r WHERE r.id = c.id) ORDER BY c.id LIMIT $2`, cursor, n)
 	if err != nil {
-		return nil, nil, fmt.Errorf("read chunks to re-embed: %w", err)
+		return nil, nil, nil, fmt.Errorf("read chunks to re-embed: %w", err)
 	}
 	defer rows.Close()
 	for rows.Next() {
-		var id, text string
-		if err := rows.Scan(&id, &text); err != nil {
-			return nil, nil, err
+		var id, text, before string
+		if err := rows.Scan(&id, &text, &before); err != nil {
+			return nil, nil, nil, err
 		}
-		ids, texts = append(ids, id), append(texts, text)
+		ids, texts, after = append(ids, id), append(texts, text), append(after, before)
 	}
-	return ids, texts, rows.Err()
+	return ids, texts, after, rows.Err()
 }

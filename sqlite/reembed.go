@@ -41,7 +41,7 @@ func (s reembedStore) ReembedView(ctx context.Context, fn func(engine.ReembedTx)
 	return fn(reembedTx{s.db, tx})
 }
 
-func (s reembedStore) ReembedMissing(ctx context.Context, cursor string, n int) (ids, texts []string, err error) {
+func (s reembedStore) ReembedMissing(ctx context.Context, cursor string, n int) (ids, texts, after []string, err error) {
 	return missingShadow(ctx, s.db.read, cursor, n)
 }
 
@@ -111,6 +111,13 @@ func (t reembedTx) ResetShadow(ctx context.Context, key string) error {
 			DELETE FROM hippo_reembed WHERE id = new.id; END`,
 		`CREATE TRIGGER IF NOT EXISTS hippo_reembed_delete AFTER DELETE ON chunks BEGIN
 			DELETE FROM hippo_reembed WHERE id = old.id; END`,
+		// A follow-up's shadow was read after the memory before it (its
+		// context_of, which the migration's triggers clear after).
+		`CREATE TRIGGER IF NOT EXISTS hippo_reembed_context_edit BEFORE UPDATE OF content ON chunks
+		WHEN old.content IS NOT new.content BEGIN
+			DELETE FROM hippo_reembed WHERE id IN (SELECT id FROM chunks WHERE context_of = old.id); END`,
+		`CREATE TRIGGER IF NOT EXISTS hippo_reembed_context_delete BEFORE DELETE ON chunks BEGIN
+			DELETE FROM hippo_reembed WHERE id IN (SELECT id FROM chunks WHERE context_of = old.id); END`,
 		`DELETE FROM hippo_reembed`,
 	} {
 		if _, err := t.tx.ExecContext(ctx, stmt); err != nil {
@@ -126,6 +133,8 @@ func (t reembedTx) DropShadow(ctx context.Context) error {
 	for _, stmt := range []string{
 		`DROP TRIGGER IF EXISTS hippo_reembed_content`,
 		`DROP TRIGGER IF EXISTS hippo_reembed_delete`,
+		`DROP TRIGGER IF EXISTS hippo_reembed_context_edit`,
+		`DROP TRIGGER IF EXISTS hippo_reembed_context_delete`,
 		`DROP TABLE IF EXISTS hippo_reembed`,
 		`DELETE FROM hippo_meta WHERE key = 'reembed_target'`,
 	} {
@@ -136,12 +145,12 @@ func (t reembedTx) DropShadow(ctx context.Context) error {
 	return nil
 }
 
-func (t reembedTx) Missing(ctx context.Context, cursor string, n int) (ids, texts []string, err error) {
+func (t reembedTx) Missing(ctx context.Context, cursor string, n int) (ids, texts, after []string, err error) {
 	return missingShadow(ctx, t.tx, cursor, n)
 }
 
-func (t reembedTx) Shadow(ctx context.Context, ids, texts []string, vecs [][]float32) (int, error) {
-	return insertShadow(ctx, t.tx, ids, texts, vecs)
+func (t reembedTx) Shadow(ctx context.Context, ids, texts, after []string, vecs [][]float32) (int, error) {
+	return insertShadow(ctx, t.tx, ids, texts, after, vecs)
 }
 
 // Switch implements engine.ReembedTx: every row changes, so the change
@@ -149,7 +158,7 @@ func (t reembedTx) Shadow(ctx context.Context, ids, texts []string, vecs [][]flo
 // rather than fold in the whole table change by change.
 func (t reembedTx) Switch(ctx context.Context, dim int) (int, error) {
 	res, err := t.tx.ExecContext(ctx, `UPDATE chunks SET embedding = substr(r.embedding, 1, ?1),
-		parts = CASE WHEN chunks.kind = 'memory' AND length(r.embedding) > ?1 THEN substr(r.embedding, ?1 + 1) END, context_of = NULL
+		parts = CASE WHEN chunks.kind = 'memory' AND length(r.embedding) > ?1 THEN substr(r.embedding, ?1 + 1) END
 		FROM hippo_reembed AS r WHERE r.id = chunks.id`, 4*dim)
 	if err != nil {
 		return 0, err
@@ -169,38 +178,41 @@ func (t reembedTx) Stale(ctx context.Context, dim int) (n int, err error) {
 
 // missingShadow returns up to n chunks after cursor, in ID order, that have no
 // shadow vector.
-func missingShadow(ctx context.Context, q querier, cursor string, n int) (ids, texts []string, err error) {
-	rows, err := q.QueryContext(ctx, `SELECT id, content FROM chunks AS c WHERE id > ?
-		AND NOT EXISTS (SELECT 1 FROM hippo_reembed AS r WHERE r.id = c.id) ORDER BY id LIMIT ?`, cursor, n)
+func missingShadow(ctx context.Context, q querier, cursor string, n int) (ids, texts, after []string, err error) {
+	rows, err := q.QueryContext(ctx, `SELECT c.id, c.content, COALESCE(p.content, '') FROM chunks AS c
+		LEFT JOIN chunks AS p ON p.id = c.context_of WHERE c.id > ?
+		AND NOT EXISTS (SELECT 1 FROM hippo_reembed AS r WHERE r.id = c.id) ORDER BY c.id LIMIT ?`, cursor, n)
 	if err != nil {
-		return nil, nil, fmt.Errorf("read chunks to re-embed: %w", err)
+		return nil, nil, nil, fmt.Errorf("read chunks to re-embed: %w", err)
 	}
 	for rows.Next() {
-		var id, text string
-		if err := rows.Scan(&id, &text); err != nil {
+		var id, text, before string
+		if err := rows.Scan(&id, &text, &before); err != nil {
 			rows.Close()
-			return nil, nil, err
+			return nil, nil, nil, err
 		}
-		ids, texts = append(ids, id), append(texts, text)
+		ids, texts, after = append(ids, id), append(texts, text), append(after, before)
 	}
-	return ids, texts, closeRows(rows)
+	return ids, texts, after, closeRows(rows)
 }
 
 // insertShadow records vectors of chunks whose content is still texts, and
+// the content of the memory a follow-up was read after still after, and
 // returns how many it recorded. Rows go in a few hundred per statement.
-func insertShadow(ctx context.Context, tx *sql.Tx, ids, texts []string, vecs [][]float32) (int, error) {
+func insertShadow(ctx context.Context, tx *sql.Tx, ids, texts, after []string, vecs [][]float32) (int, error) {
 	const rows = 500
 	n := 0
 	for lo := 0; lo < len(ids); lo += rows {
 		hi := min(lo+rows, len(ids))
-		args := make([]any, 0, 3*(hi-lo))
+		args := make([]any, 0, 4*(hi-lo))
 		for i := lo; i < hi; i++ {
-			args = append(args, ids[i], vector.Encode(vecs[i]), texts[i])
+			args = append(args, ids[i], vector.Encode(vecs[i]), texts[i], after[i])
 		}
-		res, err := tx.ExecContext(ctx, `WITH v (id, embedding, content) AS (VALUES `+
-			strings.TrimSuffix(strings.Repeat("(?, ?, ?), ", hi-lo), ", ")+`)
+		res, err := tx.ExecContext(ctx, `WITH v (id, embedding, content, after) AS (VALUES `+
+			strings.TrimSuffix(strings.Repeat("(?, ?, ?, ?), ", hi-lo), ", ")+`)
 			INSERT INTO hippo_reembed (id, embedding)
-			SELECT v.id, v.embedding FROM v JOIN chunks AS c ON c.id = v.id AND c.content = v.content WHERE true
+			SELECT v.id, v.embedding FROM v JOIN chunks AS c ON c.id = v.id AND c.content = v.content
+			LEFT JOIN chunks AS p ON p.id = c.context_of WHERE COALESCE(p.content, '') = v.after
 			ON CONFLICT (id) DO UPDATE SET embedding = excluded.embedding`, args...)
 		if err != nil {
 			return 0, fmt.Errorf("record new embeddings: %w", err)

@@ -3,6 +3,7 @@ package storetest
 import (
 	"context"
 	"encoding/json"
+	"math"
 	"slices"
 	"testing"
 	"time"
@@ -16,9 +17,10 @@ import (
 // the memory before it (hippo.Chunk.ContextOf), and a question that only
 // that memory makes sense of finds it. The part derives from the other
 // memory's text, so it goes when that memory is deleted, forgotten or
-// edited (or is deleted while the follow-up is embedded), when the
-// follow-up is edited, with a reembed, and in an import that lacks the
-// memory; an export and import otherwise carry it. A text remember_facts
+// edited (or is deleted while the follow-up is embedded, or while a
+// reembed runs), when the follow-up is edited, and in an import that lacks
+// the memory; an export and import carry it, and a reembed makes it again
+// with the new model. A text remember_facts
 // keeps gets one too; a memory that opens otherwise gets none.
 func testFollowUpReadAfter(t *testing.T, b Backend) {
 	e := newEnv(t, b)
@@ -183,18 +185,72 @@ func testFollowUpReadAfter(t *testing.T, b Backend) {
 	}
 	linked("kept by remember_facts", "bob", learned.Message.ID, bobSon, 1)
 
-	// A reembed does not read follow-ups after the memory before: the
-	// link goes, and the parts are those of their own sentences.
-	if _, err := e.s.Reembed(ctx, hashEmbedder{}, hippo.ReembedOptions{}); err != nil {
-		t.Fatal(err)
-	}
-	for id, want := range map[string]int{learned.Message.ID: 0, got[kiri]: 2 * 16} {
-		agent := "alice"
-		if id == learned.Message.ID {
-			agent = "bob"
+	// A reembed reads a follow-up after the memory before it again, with
+	// the new model; one whose memory is deleted while the reembed runs
+	// (its shadow vector made already) ends up without the part.
+	cm := e.memory("carol")
+	const (
+		aunt    = "My aunt lives in Perth."
+		auntFol = "She teaches maths. She retires soon."
+	)
+	carol := storeInTurn(t, e, cm, aunt, auntFol)
+	linked("before the reembed", "carol", carol[auntFol], carol[aunt], 3)
+	deleted := false
+	_, err = e.s.Reembed(ctx, hashEmbedder{}, hippo.ReembedOptions{BatchSize: 4, Progress: func(done, total int) {
+		if done >= total && !deleted {
+			deleted = true
+			if _, err := editor(t, cm).DeleteChunk(ctx, carol[aunt]); err != nil {
+				t.Error(err)
+			}
 		}
-		if c := e.mustChunk(agent, id); c.ContextOf != "" || len(c.Parts) != want {
-			t.Errorf("after reembed, %q has context_of %q and %d part floats, want none and %d", c.Content, c.ContextOf, len(c.Parts), want)
+	}})
+	if err != nil || !deleted {
+		t.Fatalf("reembed: %v (memory deleted meanwhile: %v)", err, deleted)
+	}
+	const d = 16 // hashEmbedder's
+	for _, w := range []struct {
+		agent, id, to string
+		parts         int
+	}{
+		{"bob", learned.Message.ID, bobSon, 1},
+		{"alice", batch.Items[2].Chunk.ID, batch.Items[1].Chunk.ID, 1},
+		{"alice", batch.Items[0].Chunk.ID, lastID, 1},
+		{"alice", got[kiri], "", 2},
+		{"carol", carol[auntFol], "", 2},
+	} {
+		c := e.mustChunk(w.agent, w.id)
+		if c.ContextOf != w.to || len(c.Parts) != w.parts*d || len(c.Embedding) != d {
+			t.Errorf("after reembed, %q has context_of %q, %d part floats and a vector of %d, want %q, %d parts and %d",
+				c.Content, c.ContextOf, len(c.Parts), len(c.Embedding), w.to, w.parts, d)
 		}
 	}
+	var hay hashEmbedder
+	want, _ := hay.Embed(ctx, []string{son + "\n" + follow, follow})
+	if c := e.mustChunk("bob", learned.Message.ID); len(c.Parts) == d {
+		if cos := cosine(c.Parts, partVector(want[0], want[1])); cos < 0.999 {
+			t.Errorf("after reembed, the kept text's part is at cosine %.3f of its text read after its memory", cos)
+		}
+	}
+}
+
+// partVector is a part as engine.PartVectors makes it with the default
+// weight: 0.6 × the unit text's vector + 0.4 × the unit whole's.
+func partVector(text, whole []float32) []float32 {
+	unit := func(v []float32) []float64 {
+		n := 0.0
+		for _, x := range v {
+			n += float64(x) * float64(x)
+		}
+		out := make([]float64, len(v))
+		for i, x := range v {
+			out[i] = float64(x) / math.Sqrt(n)
+		}
+		return out
+	}
+	t, w := unit(text), unit(whole)
+	out := make([]float32, len(t))
+	for i := range t {
+		out[i] = float32(0.6*t[i] + 0.4*w[i])
+	}
+	return out
 }

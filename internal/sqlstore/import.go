@@ -39,7 +39,7 @@ const DropContextPart = `context_of = NULL,
 // DropLostContexts implements engine.ImportTx.
 func DropLostContexts(ctx context.Context, q Querier) error {
 	_, err := q.Exec(ctx, `UPDATE chunks SET `+DropContextPart+` WHERE context_of IS NOT NULL
-		AND NOT EXISTS (SELECT 1 FROM chunks AS p WHERE p.id = chunks.context_of AND p.agent_id = chunks.agent_id AND p.kind = 'memory')`)
+		AND NOT EXISTS (SELECT 1 FROM chunks AS p WHERE p.id = chunks.context_of AND p.agent_id = chunks.agent_id AND p.kind = 'memory' AND p.content <> '')`)
 	return err
 }
 
