@@ -124,10 +124,7 @@ func (m *Memory) embedNew(ctx context.Context, valid []storing, vecs, parts map[
 			vecs[it.hash] = nil // once per content
 			texts = append(texts, it.in.Content)
 			hashes = append(hashes, it.hash)
-			before = append(before, "")
-			if f := after[it.hash]; f != nil {
-				before[len(before)-1] = f.text
-			}
+			before = append(before, after[it.hash].before())
 		}
 	}
 	if len(texts) == 0 {
@@ -192,14 +189,8 @@ func (m *Memory) writeBatch(ctx context.Context, valid []storing, at []int, look
 			c := m.newMemory(it, vec, now)
 			c.ID = NewChunkID(now)
 			c.Parts = parts[it.hash]
-			switch f := after[it.hash]; {
-			case f == nil:
-			case f.id == "":
-				f.linkInBatch(c, stored)
-			default:
-				if err := f.link(ctx, tx, c); err != nil {
-					return fmt.Errorf("look up the memory before a follow-up: %w", err)
-				}
+			if err := after[it.hash].link(ctx, tx, c, stored); err != nil {
+				return fmt.Errorf("look up the memory before a follow-up: %w", err)
 			}
 			insert = append(insert, c)
 			pending[c], stored[it.hash] = true, c

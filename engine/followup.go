@@ -79,11 +79,16 @@ func ContextPart(cfg hippo.Config, c *hippo.Chunk) int {
 // item of the same store_memories batch, whose hash is hash.
 type followUp struct{ id, hash, text string }
 
-// after is the memory content is a follow-up of: the newest memory of the
-// scope other than content itself, when content opens with a reference
-// and the memory gets parts; nil otherwise.
+// follows reports whether content is read after the memory before it:
+// it opens with a reference, and memories of its length get parts.
+func (m *Memory) follows(content string) bool {
+	return m.cfg.PartBytes > 0 && m.cfg.PartWeight > 0 && len(content) <= m.cfg.PartBytes && opensWithReference(content)
+}
+
+// after is the memory content is a follow-up of (follows): the newest
+// memory of the scope other than content itself; nil for none.
 func (m *Memory) after(ctx context.Context, content string) (*followUp, error) {
-	if m.cfg.PartBytes <= 0 || !(m.cfg.PartWeight > 0) || len(content) > m.cfg.PartBytes || !opensWithReference(content) {
+	if !m.follows(content) {
 		return nil, nil
 	}
 	c, err := m.newestMemory(ctx, content, false)
@@ -93,56 +98,45 @@ func (m *Memory) after(ctx context.Context, content string) (*followUp, error) {
 	return &followUp{id: c.ID, text: c.Content}, nil
 }
 
-// afterText is f's text for embedParts: "" for none.
-func (f *followUp) afterText() []string {
+// before is the text f's follow-up is read after, for embedParts and
+// partTexts: "" for none (f nil).
+func (f *followUp) before() string {
 	if f == nil {
-		return nil
+		return ""
 	}
-	return []string{f.text}
+	return f.text
 }
 
 // link links c, whose last part was read after f's text, to f's memory,
-// through tx, which holds the agent's write lock: when that memory is gone
-// or was edited since it was read, the part is dropped instead.
-func (f *followUp) link(ctx context.Context, tx Tx, c *hippo.Chunk) error {
-	if f == nil || f.text == "" || len(c.Parts) < len(c.Embedding) || len(c.Embedding) == 0 {
-		return nil
+// through tx, which holds the agent's write lock; a batch item's (id "")
+// is its chunk among stored, by hash. When that memory is gone or was
+// edited since it was read, the part is dropped instead.
+func (f *followUp) link(ctx context.Context, tx Tx, c *hippo.Chunk, stored map[string]*hippo.Chunk) error {
+	if f.before() == "" || len(c.Embedding) == 0 || len(c.Parts) < len(c.Embedding) {
+		return nil // embedParts made no part
 	}
-	got, err := tx.Recalled(ctx, []string{f.id})
-	if err != nil {
-		return err
+	id := f.id
+	if id == "" {
+		if p := stored[f.hash]; p != nil {
+			id = p.ID
+		}
+	} else {
+		got, err := tx.Recalled(ctx, []string{id})
+		if err != nil {
+			return err
+		}
+		if len(got) != 1 || got[0].Content != f.text {
+			id = ""
+		}
 	}
-	if len(got) == 1 && got[0].Content == f.text {
-		c.ContextOf = f.id
-		return nil
+	if id == "" {
+		// The part is c's last, as long as its vector.
+		if c.Parts = c.Parts[:len(c.Parts)-len(c.Embedding)]; len(c.Parts) == 0 {
+			c.Parts = nil
+		}
 	}
-	dropContext(c)
+	c.ContextOf = id
 	return nil
-}
-
-// linkInBatch links c, whose last part was read after f's text, to the
-// chunk of the batch item f names (stored, by hash), dropping the part
-// when there is none.
-func (f *followUp) linkInBatch(c *hippo.Chunk, stored map[string]*hippo.Chunk) {
-	if f.text == "" { // embedParts made no part
-		return
-	}
-	if p := stored[f.hash]; p != nil && len(c.Parts) >= len(c.Embedding) && len(c.Embedding) > 0 {
-		c.ContextOf = p.ID
-		return
-	}
-	dropContext(c)
-}
-
-// dropContext drops c's part read after another memory (its last).
-func dropContext(c *hippo.Chunk) {
-	c.ContextOf = ""
-	if len(c.Parts) < len(c.Embedding) {
-		return
-	}
-	if c.Parts = c.Parts[:len(c.Parts)-len(c.Embedding)]; len(c.Parts) == 0 {
-		c.Parts = nil
-	}
 }
 
 // batchAfter are the follow-ups among valid, a store_memories batch in
@@ -151,7 +145,7 @@ func dropContext(c *hippo.Chunk) {
 func (m *Memory) batchAfter(ctx context.Context, valid []storing) (map[string]*followUp, error) {
 	out := map[string]*followUp{}
 	for k, it := range valid {
-		if _, ok := out[it.hash]; ok || len(it.in.Content) > m.cfg.PartBytes || !opensWithReference(it.in.Content) {
+		if _, ok := out[it.hash]; ok || !m.follows(it.in.Content) {
 			continue
 		}
 		if k > 0 {

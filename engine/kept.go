@@ -40,7 +40,7 @@ func (m *Memory) keepText(ctx context.Context, in hippo.RememberInput, also func
 		if after, err = m.after(ctx, in.Text); err != nil {
 			return nil, err
 		}
-		vecs, ps, err := m.embedParts(ctx, []string{in.Text}, after.afterText())
+		vecs, ps, err := m.embedParts(ctx, []string{in.Text}, []string{after.before()})
 		if err != nil {
 			return nil, err
 		}

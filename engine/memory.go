@@ -199,7 +199,7 @@ func (m *Memory) StoreMemory(ctx context.Context, in hippo.StoreInput) (*hippo.S
 	if err != nil {
 		return nil, err
 	}
-	vecs, parts, err := m.embedParts(ctx, []string{in.Content}, after.afterText())
+	vecs, parts, err := m.embedParts(ctx, []string{in.Content}, []string{after.before()})
 	if err != nil {
 		return nil, err
 	}
@@ -360,7 +360,7 @@ func (m *Memory) putMemory(ctx context.Context, tx Tx, hash string, reading floa
 			return nil, err
 		}
 	}
-	if err := after.link(ctx, tx, c); err != nil {
+	if err := after.link(ctx, tx, c, nil); err != nil {
 		return nil, fmt.Errorf("look up the memory before a follow-up: %w", err)
 	}
 	if err := insert(ctx, tx, c); err != nil {
@@ -631,12 +631,8 @@ func (m *Memory) learnFacts(ctx context.Context, in hippo.RememberInput, facts [
 		if after, err = m.after(ctx, text); err != nil {
 			return nil, err
 		}
-		before := ""
-		if after != nil {
-			before = after.text
-		}
 		texts = append(contents[:len(contents):len(contents)], text)
-		texts = append(texts, partTexts(m.cfg, text, before)...)
+		texts = append(texts, partTexts(m.cfg, text, after.before())...)
 	}
 	qs, ai, err := m.embedQuery(ctx, texts...)
 	if err != nil {
