@@ -83,7 +83,7 @@ type DB struct {
 	analyzing atomic.Bool
 
 	statsMu sync.Mutex
-	stats   corpusStats // BM25's corpus statistics, cached
+	stats   map[string]corpusStats // BM25's corpus statistics by agent, cached
 
 	group *engine.GroupCommit[*groupTx] // group commit, by agent (group.go)
 }

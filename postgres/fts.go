@@ -17,8 +17,10 @@ import (
 // in the corpus, so it is not BM25: PostgreSQL finds the matching rows
 // and returns their postings (a word's occurrences in each row, and the
 // row's length), and bm25 scores them as SQLite's FTS5 does, with the
-// whole database's statistics. As on SQLite, the query keeps its rarest
-// words, up to ftsBudget matching rows of the agent.
+// agent's own statistics (its rows, their mean length, each word's rows
+// among them): an agent's scores do not move with what other agents
+// store, nor tell it what they hold. As on SQLite, the query keeps its
+// rarest words, up to ftsBudget matching rows of the agent.
 
 // ftsBudget is how many of the agent's rows the words of a query may
 // match in all (sqlite's ftsBudget).
@@ -30,9 +32,9 @@ const (
 	bm25B  = 0.75
 )
 
-// corpusStats are the whole database's row count and mean row length in
-// words, BM25's corpus statistics; cached for statsTTL, as they move
-// slowly and cost a pass over the rows.
+// corpusStats are an agent's row count and mean row length in words,
+// BM25's corpus statistics; cached for statsTTL, as they move slowly and
+// cost a pass over the agent's rows.
 type corpusStats struct {
 	rows   int64
 	avgLen float64
@@ -41,26 +43,39 @@ type corpusStats struct {
 
 const statsTTL = 30 * time.Second
 
-func (db *DB) corpus(ctx context.Context) (corpusStats, error) {
+// maxCachedStats bounds the cache of corpusStats: past it, entries that
+// have expired are dropped, and all of them if none has.
+const maxCachedStats = 4096
+
+func (db *DB) corpus(ctx context.Context, agentID string) (corpusStats, error) {
 	db.statsMu.Lock()
 	defer db.statsMu.Unlock()
-	if !db.stats.at.IsZero() && time.Since(db.stats.at) < statsTTL {
-		return db.stats, nil
+	if s, ok := db.stats[agentID]; ok && time.Since(s.at) < statsTTL {
+		return s, nil
 	}
 	var s corpusStats
-	if err := db.pool.QueryRow(ctx, `SELECT count(*), coalesce(avg(words), 0)::float8 FROM chunks`).Scan(&s.rows, &s.avgLen); err != nil {
+	if err := db.pool.QueryRow(ctx, `SELECT count(*), coalesce(avg(words), 0)::float8 FROM chunks WHERE agent_id = $1`,
+		agentID).Scan(&s.rows, &s.avgLen); err != nil {
 		return s, fmt.Errorf("full-text statistics: %w", err)
 	}
 	s.at = time.Now()
-	db.stats = s
+	if db.stats == nil || len(db.stats) >= maxCachedStats {
+		for id, old := range db.stats {
+			if time.Since(old.at) >= statsTTL {
+				delete(db.stats, id)
+			}
+		}
+		if db.stats == nil || len(db.stats) >= maxCachedStats {
+			db.stats = map[string]corpusStats{}
+		}
+	}
+	db.stats[agentID] = s
 	return s, nil
 }
 
 // termsSQL reads, for each query word, its lexemes and for each lexeme
-// how many of the agent's rows hold it (counted up to $3) and, when that
-// is within the budget, how many rows of the whole database do.
-const termsSQL = `SELECT t.i, l.lexeme, a.n, CASE WHEN a.n <= $3 THEN
-		(SELECT count(*) FROM chunks WHERE fts @@ quote_literal(l.lexeme)::tsquery) END
+// how many of the agent's rows hold it (counted up to $3 + 1).
+const termsSQL = `SELECT t.i, l.lexeme, a.n
 	FROM unnest($1::text[]) WITH ORDINALITY AS t (w, i),
 	LATERAL unnest(to_tsvector('english'::regconfig, t.w)) AS l,
 	LATERAL (SELECT count(*) AS n FROM (SELECT 1 FROM chunks
@@ -82,21 +97,17 @@ func (m *agentStore) TextScores(ctx context.Context, words []string, _ int) (map
 		return nil, 0, fmt.Errorf("full-text search: %w", err)
 	}
 	type term struct {
-		word        int
-		lexeme      string
-		agent, rows int64
+		word   int
+		lexeme string
+		agent  int64
 	}
 	var terms []term
 	seen := map[string]bool{}
 	for rows.Next() {
 		var t term
-		var all *int64
-		if err := rows.Scan(&t.word, &t.lexeme, &t.agent, &all); err != nil {
+		if err := rows.Scan(&t.word, &t.lexeme, &t.agent); err != nil {
 			rows.Close()
 			return nil, 0, fmt.Errorf("full-text search: %w", err)
-		}
-		if all != nil {
-			t.rows = *all
 		}
 		if t.agent > 0 && !seen[t.lexeme] {
 			seen[t.lexeme] = true
@@ -114,13 +125,13 @@ func (m *agentStore) TextScores(ctx context.Context, words []string, _ int) (map
 	for _, t := range terms {
 		if total += t.agent; total <= ftsBudget {
 			kept = append(kept, t.lexeme)
-			df[t.lexeme] = t.rows
+			df[t.lexeme] = t.agent
 		}
 	}
 	if len(kept) == 0 {
 		return nil, 0, nil
 	}
-	corpus, err := m.db.corpus(ctx)
+	corpus, err := m.db.corpus(ctx, m.opts.AgentID)
 	if err != nil {
 		return nil, 0, err
 	}

@@ -2,8 +2,11 @@ package sqlite
 
 import (
 	"context"
+	"database/sql"
 	"encoding/hex"
+	"errors"
 	"fmt"
+	"math"
 	"sort"
 	"strings"
 )
@@ -38,45 +41,207 @@ const ftsAgentRows = 5000
 // by chunks rowid. Rows of other agents may be among them when the agent
 // (of rows chunks) is not searched through its token. The words kept
 // match at most ftsBudget rows in all (rareWords), so every match is read
-// and each chunk's score is exact.
+// and each chunk's score is exact. When other agents share the database,
+// the scores are the agent's own (agentBM25).
 func (m *agentStore) TextScores(ctx context.Context, words []string, rows int) (map[int64]float64, float64, error) {
-	agent, err := m.db.ftsAgent(ctx, m.opts.AgentID, rows)
+	agent, alone, err := m.db.ftsAgent(ctx, m.opts.AgentID, rows)
 	if err != nil {
 		return nil, 0, err
 	}
-	words, err = m.db.rareWords(ctx, agent, words, ftsBudget)
+	if !alone {
+		agent = "agent:" + ftsToken(m.opts.AgentID) + " AND " // counts of its own rows
+	}
+	words, counts, err := m.db.rareWords(ctx, agent, words, ftsBudget)
 	if err != nil || len(words) == 0 {
 		return nil, 0, err
+	}
+	if !alone {
+		return m.db.agentBM25(ctx, agent, words, counts, rows)
 	}
 	return m.db.searchFTS(ctx, agent+ftsContent(words), ftsBudget)
 }
 
-// ftsAgent returns the MATCH prefix that keeps a search to the agent's own
-// rows, or "" when the words alone are cheaper: when the agent has more
-// than ftsAgentRows chunks, or holds most of the database.
-func (db *DB) ftsAgent(ctx context.Context, agentID string, rows int) (string, error) {
-	var all int
-	st, err := db.readStmt(ctx, `SELECT COALESCE(MAX(rowid), 0) FROM chunks`)
+// FTS5's bm25() takes its statistics from the whole index: the number of
+// rows, each word's number of rows (its IDF) and the mean row length. An
+// agent's scores would then move with what other agents store, and an
+// agent could learn whether another agent's memories hold a word by
+// watching its own scores. agentBM25 gives each word the agent's IDF
+// instead: it scores each word on its own (one bm25() per word: IDF_db ×
+// the word's term-frequency part), divides by the database's IDF (from
+// the same counts FTS5 uses) and multiplies by the agent's. The mean row
+// length stays the database's: FTS5 keeps no per-agent token count.
+
+// agentBM25 is the BM25 score of each of the agent's rows matching words
+// (at most ftsBudget in all), by rowid, with the agent's word statistics:
+// rows is the agent's row count, counts each word's rows among them, and
+// agent the MATCH prefix that keeps a query to its rows.
+func (db *DB) agentBM25(ctx context.Context, agent string, words []string, counts []int, rows int) (map[int64]float64, float64, error) {
+	total, err := db.ftsRowCount(ctx)
+	if err != nil {
+		return nil, 0, err
+	}
+	var q strings.Builder
+	args := make([]any, 0, 2*len(words))
+	for i, w := range words {
+		if i > 0 {
+			q.WriteString(" UNION ALL ")
+		}
+		// The word's rows in the whole index.
+		fmt.Fprintf(&q, `SELECT %d, (SELECT count(*) FROM chunks_fts WHERE chunks_fts MATCH ?)`, i)
+		args = append(args, ftsContent([]string{w}))
+	}
+	crows, err := db.queryReadN(ctx, len(words), q.String(), args...)
+	if err != nil {
+		return nil, 0, fmt.Errorf("full-text search: %w", err)
+	}
+	scale := make([]float64, len(words))
+	for crows.Next() {
+		var i int
+		var inDB int64
+		if err := crows.Scan(&i, &inDB); err != nil {
+			crows.Close()
+			return nil, 0, fmt.Errorf("full-text search: %w", err)
+		}
+		inAgent := int64(counts[i])
+		scale[i] = ftsIDF(max(int64(rows), inAgent), inAgent) / ftsIDF(max(total, inDB), inDB)
+	}
+	if err := crows.Err(); err != nil {
+		return nil, 0, fmt.Errorf("full-text search: %w", err)
+	}
+	q.Reset()
+	args = args[:0]
+	for i, w := range words {
+		if i > 0 {
+			q.WriteString(" UNION ALL ")
+		}
+		fmt.Fprintf(&q, `SELECT %d, rowid, -rank FROM chunks_fts WHERE chunks_fts MATCH ?`, i)
+		args = append(args, agent+ftsContent([]string{w}))
+	}
+	srows, err := db.queryReadN(ctx, len(words), q.String(), args...)
+	if err != nil {
+		return nil, 0, fmt.Errorf("full-text search: %w", err)
+	}
+	defer srows.Close()
+	scores := map[int64]float64{}
+	for srows.Next() {
+		var (
+			i     int
+			rowid int64
+			score float64
+		)
+		if err := srows.Scan(&i, &rowid, &score); err != nil {
+			return nil, 0, fmt.Errorf("full-text search: %w", err)
+		}
+		scores[rowid] += score * scale[i]
+	}
+	if err := srows.Err(); err != nil {
+		return nil, 0, fmt.Errorf("full-text search: %w", err)
+	}
+	if len(scores) == 0 {
+		return nil, 0, nil
+	}
+	best := 0.0
+	for _, s := range scores {
+		best = max(best, s)
+	}
+	return scores, best, nil
+}
+
+// ftsIDF is FTS5's bm25() IDF of a word in hits of rows rows:
+// ln((rows − hits + 0.5) / (hits + 0.5)), and 1e-6 where that is not
+// positive (a word in half the rows or more).
+func ftsIDF(rows, hits int64) float64 {
+	idf := math.Log((float64(rows) - float64(hits) + 0.5) / (float64(hits) + 0.5))
+	if idf <= 0 {
+		return 1e-6
+	}
+	return idf
+}
+
+// ftsRowCount is the index's row count as bm25() reads it: the first
+// varint of FTS5's averages record (chunks_fts_data row 1).
+func (db *DB) ftsRowCount(ctx context.Context) (int64, error) {
+	var rec []byte
+	st, err := db.readStmt(ctx, `SELECT block FROM chunks_fts_data WHERE id = 1`)
 	if err == nil {
-		err = st.QueryRowContext(ctx).Scan(&all)
+		err = st.QueryRowContext(ctx).Scan(&rec)
+	}
+	if errors.Is(err, sql.ErrNoRows) {
+		return 0, nil
 	}
 	if err != nil {
-		return "", fmt.Errorf("full-text search: %w", err)
+		return 0, fmt.Errorf("full-text search: %w", err)
 	}
+	n, ok := sqliteVarint(rec)
+	if !ok {
+		return 0, fmt.Errorf("full-text search: FTS5 averages record of %d bytes is malformed", len(rec))
+	}
+	return int64(n), nil
+}
+
+// sqliteVarint decodes SQLite's variable-length integer at the start of
+// b (1 to 9 bytes, big-endian, 7 bits a byte with the high bit set on all
+// but the last; the ninth byte carries 8).
+func sqliteVarint(b []byte) (uint64, bool) {
+	var v uint64
+	for i := 0; i < 9 && i < len(b); i++ {
+		if i == 8 {
+			return v<<8 | uint64(b[i]), true
+		}
+		v = v<<7 | uint64(b[i]&0x7f)
+		if b[i] < 0x80 {
+			return v, true
+		}
+	}
+	return 0, false
+}
+
+// ftsAgent returns the MATCH prefix that keeps a search to the agent's own
+// rows, or "" when the words alone are cheaper: when the agent has more
+// than ftsAgentRows chunks, or holds most of the database. alone is
+// whether the agent's are the only chunks in the database (or there are
+// none), read in the same statement from the two ends of the agent_id
+// index.
+func (db *DB) ftsAgent(ctx context.Context, agentID string, rows int) (prefix string, alone bool, err error) {
+	var (
+		all    int
+		lo, hi sql.NullString
+	)
+	st, err := db.readStmt(ctx, `SELECT COALESCE(MAX(rowid), 0),
+		(SELECT agent_id FROM chunks ORDER BY agent_id LIMIT 1),
+		(SELECT agent_id FROM chunks ORDER BY agent_id DESC LIMIT 1) FROM chunks`)
+	if err == nil {
+		err = st.QueryRowContext(ctx).Scan(&all, &lo, &hi)
+	}
+	if err != nil {
+		return "", false, fmt.Errorf("full-text search: %w", err)
+	}
+	alone = (!lo.Valid || lo.String == agentID) && (!hi.Valid || hi.String == agentID)
 	if rows > ftsAgentRows || 2*rows > all {
-		return "", nil
+		return "", alone, nil
 	}
-	return "agent:" + ftsToken(agentID) + " AND ", nil
+	return "agent:" + ftsToken(agentID) + " AND ", alone, nil
 }
 
 // maxPreparedWords is the longest list of words whose rareWords query is
 // prepared (DB.queryRead): one statement per length.
 const maxPreparedWords = 16
 
+// queryReadN runs a query built for n words: prepared (queryRead) for
+// the few lengths most queries have, unprepared for a longer list, a
+// query of its own shape.
+func (db *DB) queryReadN(ctx context.Context, n int, query string, args ...any) (*sql.Rows, error) {
+	if n <= maxPreparedWords {
+		return db.queryRead(ctx, query, args...)
+	}
+	return db.read.QueryContext(ctx, query, args...)
+}
+
 // rareWords returns the words that match fewest rows (the agent's, when
 // agent is its MATCH prefix), rarest first, as many as match budget rows
-// in all. Words that match nothing are left out: they change no score.
-func (db *DB) rareWords(ctx context.Context, agent string, words []string, budget int) ([]string, error) {
+// in all, and how many rows each matches. Words that match nothing are
+// left out: they change no score.
+func (db *DB) rareWords(ctx context.Context, agent string, words []string, budget int) ([]string, []int, error) {
 	var q strings.Builder
 	args := make([]any, 0, 2*len(words))
 	for i, w := range words {
@@ -86,15 +251,9 @@ func (db *DB) rareWords(ctx context.Context, agent string, words []string, budge
 		fmt.Fprintf(&q, `SELECT %d, (SELECT count(*) FROM (SELECT 1 FROM chunks_fts WHERE chunks_fts MATCH ? LIMIT ?))`, i)
 		args = append(args, agent+ftsContent([]string{w}), budget+1) // enough to tell
 	}
-	// Prepared for the few lengths most queries have; a longer list of
-	// words, a query of its own shape, runs unprepared.
-	query := db.read.QueryContext
-	if len(words) <= maxPreparedWords {
-		query = db.queryRead
-	}
-	rows, err := query(ctx, q.String(), args...)
+	rows, err := db.queryReadN(ctx, len(words), q.String(), args...)
 	if err != nil {
-		return nil, fmt.Errorf("full-text search: %w", err)
+		return nil, nil, fmt.Errorf("full-text search: %w", err)
 	}
 	defer rows.Close()
 	type count struct{ word, n int }
@@ -102,24 +261,27 @@ func (db *DB) rareWords(ctx context.Context, agent string, words []string, budge
 	for rows.Next() {
 		var c count
 		if err := rows.Scan(&c.word, &c.n); err != nil {
-			return nil, fmt.Errorf("full-text search: %w", err)
+			return nil, nil, fmt.Errorf("full-text search: %w", err)
 		}
 		if c.n > 0 {
 			counts = append(counts, c)
 		}
 	}
 	if err := rows.Err(); err != nil {
-		return nil, fmt.Errorf("full-text search: %w", err)
+		return nil, nil, fmt.Errorf("full-text search: %w", err)
 	}
 	sort.SliceStable(counts, func(i, j int) bool { return counts[i].n < counts[j].n })
-	var out []string
+	var (
+		out []string
+		ns  []int
+	)
 	total := 0
 	for _, c := range counts {
 		if total += c.n; total <= budget {
-			out = append(out, words[c.word])
+			out, ns = append(out, words[c.word]), append(ns, c.n)
 		}
 	}
-	return out, nil
+	return out, ns, nil
 }
 
 // searchFTS returns the BM25 score of up to limit rows matching match,

@@ -202,7 +202,7 @@ func FuzzFTSQuery(f *testing.F) {
 		}
 		if words := engine.QueryWords(s); len(words) > 0 {
 			matches = append(matches, ftsContent(words), agent+ftsContent(words))
-			if _, err := db.rareWords(ctx, agent, words, ftsBudget); err != nil {
+			if _, _, err := db.rareWords(ctx, agent, words, ftsBudget); err != nil {
 				t.Fatalf("rare words of %q: %v", s, err)
 			}
 			if _, _, err := db.searchFTS(ctx, agent+ftsContent(words), 10); err != nil {
@@ -244,8 +244,41 @@ func TestFTSAgentPrefix(t *testing.T) {
 		{"agent-a", ftsAgentRows + 1, ""}, // too many rows to count the token's
 	}
 	for _, tt := range tests {
-		if got, err := db.ftsAgent(ctx, tt.agent, tt.rows); err != nil || got != tt.want {
-			t.Errorf("ftsAgent(%s, %d) = %q, %v; want %q", tt.agent, tt.rows, got, err, tt.want)
+		if got, alone, err := db.ftsAgent(ctx, tt.agent, tt.rows); err != nil || got != tt.want || alone {
+			t.Errorf("ftsAgent(%s, %d) = %q, %v, %v; want %q, false", tt.agent, tt.rows, got, alone, err, tt.want)
+		}
+	}
+	if _, alone, err := db.ftsAgent(ctx, "agent-c", 0); err != nil || alone {
+		t.Errorf("ftsAgent(agent-c) alone = %v, %v; want false", alone, err)
+	}
+	// Alone in an empty database, and with the only rows.
+	db, m = openFTSDB(t)
+	if _, alone, err := db.ftsAgent(ctx, "agent-a", 0); err != nil || !alone {
+		t.Errorf("ftsAgent in an empty database: alone = %v, %v; want true", alone, err)
+	}
+	if _, err := m.StoreMemory(ctx, hippo.StoreInput{Content: "note"}); err != nil {
+		t.Fatal(err)
+	}
+	if _, alone, err := db.ftsAgent(ctx, "agent-a", 1); err != nil || !alone {
+		t.Errorf("ftsAgent with the only rows: alone = %v, %v; want true", alone, err)
+	}
+}
+
+func TestSQLiteVarint(t *testing.T) {
+	for _, tt := range []struct {
+		in   []byte
+		want uint64
+		ok   bool
+	}{
+		{[]byte{0x05, 0xff}, 5, true},
+		{[]byte{0x81, 0x00}, 128, true},
+		{[]byte{0x87, 0x68}, 1000, true}, // 7·128 + 104
+		{[]byte{0x81}, 0, false},
+		{nil, 0, false},
+		{[]byte{0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff}, ^uint64(0), true},
+	} {
+		if got, ok := sqliteVarint(tt.in); got != tt.want || ok != tt.ok {
+			t.Errorf("sqliteVarint(% x) = %d, %v; want %d, %v", tt.in, got, ok, tt.want, tt.ok)
 		}
 	}
 }
@@ -290,7 +323,7 @@ func TestFTSRareWords(t *testing.T) {
 		{[]string{"common"}, nil},
 	}
 	for _, tt := range tests {
-		got, err := db.rareWords(ctx, "", tt.words, budget)
+		got, _, err := db.rareWords(ctx, "", tt.words, budget)
 		if err != nil || !slices.Equal(got, tt.want) {
 			t.Errorf("rareWords(%q) = %q, %v; want %q", tt.words, got, err, tt.want)
 		}

@@ -114,10 +114,18 @@ func benchRecall(b *testing.B, n, dim int) {
 // assorted strengths; the queries are its questions.
 //
 //	go test -run '^$' -bench HybridRecall -benchtime 400x ./sqlite/
+//
+// With others, another agent's chunks share the database: the agent's
+// full-text scores then take its own word statistics (fts.go agentBM25).
 func BenchmarkHybridRecall(b *testing.B) {
 	for _, n := range []int{10_000, 50_000} {
 		b.Run(fmt.Sprintf("chunks=%d", n), func(b *testing.B) {
-			benchHybrid(b, n, false, false)
+			benchHybrid(b, n, 0, false, false)
+		})
+	}
+	for _, c := range []struct{ n, others int }{{10_000, 10_000}, {1_000, 50_000}} {
+		b.Run(fmt.Sprintf("chunks=%d/others=%d", c.n, c.others), func(b *testing.B) {
+			benchHybrid(b, c.n, c.others, false, false)
 		})
 	}
 }
@@ -129,14 +137,15 @@ func BenchmarkHybridRecall(b *testing.B) {
 //
 //	go test -run '^$' -bench HybridRecallParts -benchtime 400x ./sqlite/
 func BenchmarkHybridRecallParts(b *testing.B) {
-	b.Run("chunks=10000/parts=off", func(b *testing.B) { benchHybrid(b, 10_000, true, false) })
-	b.Run("chunks=10000/parts=on", func(b *testing.B) { benchHybrid(b, 10_000, true, true) })
+	b.Run("chunks=10000/parts=off", func(b *testing.B) { benchHybrid(b, 10_000, 0, true, false) })
+	b.Run("chunks=10000/parts=on", func(b *testing.B) { benchHybrid(b, 10_000, 0, true, true) })
 }
 
-// benchHybrid is a run of BenchmarkHybridRecall among n chunks, of
-// several sentences or one, with parts or without.
-func benchHybrid(b *testing.B, n int, several, parts bool) {
-	m, queries := hybridBenchMemory(b, n, local.NewEmbedder(), several, parts)
+// benchHybrid is a run of BenchmarkHybridRecall among n chunks (and
+// others of another agent), of several sentences or one, with parts or
+// without.
+func benchHybrid(b *testing.B, n, others int, several, parts bool) {
+	m, queries := hybridBenchMemory(b, n, others, local.NewEmbedder(), several, parts)
 	ctx := context.Background()
 	var took [3]time.Duration
 	i := 0
@@ -186,7 +195,7 @@ func BenchmarkMiniLMRecallParts(b *testing.B) {
 // benchMiniLM is a run of BenchmarkMiniLMRecall among 10,000 chunks, of
 // several sentences or one, with parts or without.
 func benchMiniLM(b *testing.B, several, parts bool) {
-	m, queries := hybridBenchMemory(b, 10_000, minilm.NewEmbedder(), several, parts)
+	m, queries := hybridBenchMemory(b, 10_000, 0, minilm.NewEmbedder(), several, parts)
 	ctx := context.Background()
 	var took []time.Duration
 	i := 0
@@ -206,8 +215,9 @@ func benchMiniLM(b *testing.B, several, parts bool) {
 
 // hybridBenchMemory is an agent of n chunks embedded with emb: the
 // evaluation set's memories, then sentences drawn from their words, two or
-// three a chunk when several, each chunk with its parts when parts.
-func hybridBenchMemory(b *testing.B, n int, emb hippo.Embedder, several, parts bool) (*sqlite.Memory, []string) {
+// three a chunk when several, each chunk with its parts when parts. Before
+// them, another agent stores others chunks drawn the same way.
+func hybridBenchMemory(b *testing.B, n, others int, emb hippo.Embedder, several, parts bool) (*sqlite.Memory, []string) {
 	ctx := context.Background()
 	memories := readEvalColumn(b, "memories.tsv", 1)
 	queries := readEvalColumn(b, "queries.tsv", 2)
@@ -221,53 +231,58 @@ func hybridBenchMemory(b *testing.B, n int, emb hippo.Embedder, several, parts b
 		b.Fatal(err)
 	}
 	b.Cleanup(func() { db.Close() })
-	r := rand.New(rand.NewPCG(uint64(n), 7))
-	const batch = 5000
-	for start := 0; start < n; start += batch {
-		texts := make([]string, 0, batch)
-		for i := start; i < min(start+batch, n); i++ {
-			if i < len(memories) {
-				texts = append(texts, memories[i])
-				continue
-			}
-			var sentences []string
-			for range 1 + boolInt(several) + r.IntN(1+boolInt(several)) {
-				s := make([]string, 6+r.IntN(14))
-				for j := range s {
-					s[j] = words[r.IntN(len(words))]
+	insert := func(agent string, n int, r *rand.Rand) {
+		const batch = 5000
+		for start := 0; start < n; start += batch {
+			texts := make([]string, 0, batch)
+			for i := start; i < min(start+batch, n); i++ {
+				if i < len(memories) && agent == "bench-agent" {
+					texts = append(texts, memories[i])
+					continue
 				}
-				sentences = append(sentences, strings.Join(s, " "))
-			}
-			if several {
-				texts = append(texts, strings.Join(sentences, ". ")+".")
-			} else {
-				texts = append(texts, sentences[0])
-			}
-		}
-		vecs, err := emb.Embed(ctx, texts)
-		if err != nil {
-			b.Fatal(err)
-		}
-		chunks := make([]*hippo.Chunk, len(texts))
-		cfg := hippo.DefaultConfig()
-		for i, t := range texts {
-			age := time.Duration(r.Float64() * float64(365*24*time.Hour))
-			created := clk.Now().Add(-age)
-			chunks[i] = &hippo.Chunk{Content: t, Embedding: vecs[i], CreatedAt: created,
-				LastAccessedAt:   created.Add(time.Duration(r.Float64() * float64(age))),
-				RunningIntensity: 0.2 + 0.8*r.Float64(), EncounterCount: 1, AccessCount: r.IntN(20)}
-			if ss := engine.PartSentences(cfg, hippo.KindMemory, t); parts && len(ss) > 0 {
-				sv, err := emb.Embed(ctx, ss)
-				if err != nil {
-					b.Fatal(err)
+				var sentences []string
+				for range 1 + boolInt(several) + r.IntN(1+boolInt(several)) {
+					s := make([]string, 6+r.IntN(14))
+					for j := range s {
+						s[j] = words[r.IntN(len(words))]
+					}
+					sentences = append(sentences, strings.Join(s, " "))
 				}
-				chunks[i].Parts = engine.PartVectors(cfg.PartWeight, vecs[i], sv)
+				if several {
+					texts = append(texts, strings.Join(sentences, ". ")+".")
+				} else {
+					texts = append(texts, sentences[0])
+				}
 			}
-		}
-		if err := db.InsertChunks(ctx, "bench-agent", "", emb.Model(), chunks); err != nil {
-			b.Fatal(err)
+			vecs, err := emb.Embed(ctx, texts)
+			if err != nil {
+				b.Fatal(err)
+			}
+			chunks := make([]*hippo.Chunk, len(texts))
+			cfg := hippo.DefaultConfig()
+			for i, t := range texts {
+				age := time.Duration(r.Float64() * float64(365*24*time.Hour))
+				created := clk.Now().Add(-age)
+				chunks[i] = &hippo.Chunk{Content: t, Embedding: vecs[i], CreatedAt: created,
+					LastAccessedAt:   created.Add(time.Duration(r.Float64() * float64(age))),
+					RunningIntensity: 0.2 + 0.8*r.Float64(), EncounterCount: 1, AccessCount: r.IntN(20)}
+				if ss := engine.PartSentences(cfg, hippo.KindMemory, t); parts && len(ss) > 0 {
+					sv, err := emb.Embed(ctx, ss)
+					if err != nil {
+						b.Fatal(err)
+					}
+					chunks[i].Parts = engine.PartVectors(cfg.PartWeight, vecs[i], sv)
+				}
+			}
+			if err := db.InsertChunks(ctx, agent, "", emb.Model(), chunks); err != nil {
+				b.Fatal(err)
+			}
 		}
 	}
+	if others > 0 {
+		insert("bench-others", others, rand.New(rand.NewPCG(uint64(others), 8)))
+	}
+	insert("bench-agent", n, rand.New(rand.NewPCG(uint64(n), 7)))
 	m, err := db.Memory(sqlite.MemoryOptions{AgentID: "bench-agent", Embedder: emb})
 	if err != nil {
 		b.Fatal(err)

@@ -8,6 +8,7 @@ import (
 	"math/rand/v2"
 	"slices"
 	"sort"
+	"strings"
 	"testing"
 	"time"
 
@@ -310,6 +311,84 @@ func testHybridKeepsToTheAgent(t *testing.T, b Backend) {
 		}
 		if found != tt.want {
 			t.Errorf("scoped chunk found = %v, want %v", found, tt.want)
+		}
+	}
+}
+
+// testHybridScoresAreTheAgents checks that an agent's BM25 scores are
+// its own: the same whether or not another agent's memories share the
+// database. The other agent's memories are the agent's with every letter
+// and digit rotated (as long, no word in common), so that only word
+// statistics could tell the two databases apart.
+func testHybridScoresAreTheAgents(t *testing.T, b Backend) {
+	ctx := context.Background()
+	rot := func(s string) string {
+		return strings.Map(func(r rune) rune {
+			switch {
+			case r >= 'a' && r <= 'z':
+				return 'a' + (r-'a'+13)%26
+			case r >= 'A' && r <= 'Z':
+				return 'A' + (r-'A'+13)%26
+			case r >= '0' && r <= '9':
+				return '0' + (r-'0'+5)%10
+			}
+			return r
+		}, s)
+	}
+	queries := []string{"billing database", "Terraform repository", "coffee after dinner", "Maya dashboard service"}
+	scores := func(neighbour bool) map[string]map[string]float64 {
+		e := newOfflineEnv(t, b)
+		if neighbour {
+			other := e.memory(t, "other")
+			for _, text := range hybridTexts {
+				store(t, other, rot(text))
+			}
+		}
+		m := e.memory(t, "mine")
+		for _, text := range hybridTexts {
+			store(t, m, text)
+		}
+		if neighbour { // and more of them after
+			other := e.memory(t, "other")
+			for _, text := range hybridTexts[:5] {
+				store(t, other, rot(text)+" "+rot(text))
+			}
+			for _, text := range hybridTexts[:5] {
+				store(t, m, text+" "+text)
+			}
+		} else {
+			for _, text := range hybridTexts[:5] {
+				store(t, m, text+" "+text)
+			}
+		}
+		out := map[string]map[string]float64{}
+		for _, q := range queries {
+			got, err := m.Recall(ctx, hippo.RecallInput{Query: q, Limit: 50, Alpha: ptr(1.0), DryRun: true})
+			if err != nil {
+				t.Fatal(err)
+			}
+			out[q] = map[string]float64{}
+			for _, res := range got {
+				if res.Chunk.AgentID != "mine" {
+					t.Fatalf("%q recalled another agent's %q", q, res.Chunk.Content)
+				}
+				out[q][res.Chunk.Content] = res.BM25
+			}
+		}
+		return out
+	}
+	alone, shared := scores(false), scores(true)
+	for _, q := range queries {
+		if len(alone[q]) == 0 {
+			t.Fatalf("%q matched nothing", q)
+		}
+		for content, want := range alone[q] {
+			if got, ok := shared[q][content]; !ok || math.Abs(got-want) > 1e-9*max(1, want) {
+				t.Errorf("%q: BM25 of %q is %v beside another agent, %v alone", q, content, got, want)
+			}
+		}
+		if len(shared[q]) != len(alone[q]) {
+			t.Errorf("%q: %d results beside another agent, %d alone", q, len(shared[q]), len(alone[q]))
 		}
 	}
 }

@@ -119,6 +119,7 @@ var suite = []struct {
 	{"HybridAlphaOneRanksByBM25", testHybridAlphaOneRanksByBM25},
 	{"HybridExplainFields", testHybridExplainFields},
 	{"HybridKeepsToTheAgent", testHybridKeepsToTheAgent},
+	{"HybridScoresAreTheAgents", testHybridScoresAreTheAgents},
 	{"HybridQueriesWithFTSSyntax", testHybridQueriesWithFTSSyntax},
 	{"HybridFiltersMatchVectorRecall", testHybridFiltersMatchVectorRecall},
 	{"HybridAlphaInput", testHybridAlphaInput},
