@@ -42,7 +42,7 @@ func (db *DB) Stats(ctx context.Context) (*Stats, error) {
 		(SELECT agent_id FROM chunks UNION SELECT agent_id FROM memory_blocks)`).Scan(&s.Agents); err != nil {
 		return nil, fmt.Errorf("count agents: %w", err)
 	}
-	if s.EmbeddingModel, err = sqlstore.ModelLock(ctx, sqlQuerier{tx}); err != nil {
+	if s.EmbeddingModel, err = sqlstore.ModelLock(ctx, querierOf(tx)); err != nil {
 		return nil, err
 	}
 	if s.FileSize, err = fileSize(db.path); err != nil {

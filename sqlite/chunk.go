@@ -26,7 +26,7 @@ func ContentHash(content string) string { return hippo.ContentHash(content) }
 
 // Chunk returns one chunk by ID, of agentID unless agentID is "".
 func (db *DB) Chunk(ctx context.Context, agentID, id string) (*hippo.Chunk, error) {
-	return txOf(db.read, agentID).Chunk(ctx, id)
+	return txOf(std{db.read}, agentID).Chunk(ctx, id)
 }
 
 func (s adminStore) AdminView(ctx context.Context, fn func(engine.AdminTx) error) error {
@@ -35,7 +35,7 @@ func (s adminStore) AdminView(ctx context.Context, fn func(engine.AdminTx) error
 		return err
 	}
 	defer tx.Rollback()
-	return fn(txOf(tx, ""))
+	return fn(txOf(std{tx}, ""))
 }
 
 func (s adminStore) AdminUpdate(ctx context.Context, _ string, fn func(engine.AdminTx) error) error {
@@ -47,7 +47,7 @@ func (s adminStore) AdminUpdate(ctx context.Context, _ string, fn func(engine.Ad
 		return err
 	}
 	defer tx.Rollback()
-	if err := fn(txOf(tx, "")); err != nil {
+	if err := fn(txOf(std{tx}, "")); err != nil {
 		return err
 	}
 	return tx.Commit()
@@ -124,7 +124,7 @@ func (db *DB) InsertChunks(ctx context.Context, agentID, scope, model string, ch
 		return err
 	}
 	defer tx.Rollback()
-	if err := sqlstore.LockModel(ctx, sqlQuerier{tx}, model, len(chunks[0].Embedding)); err != nil {
+	if err := sqlstore.LockModel(ctx, querierOf(tx), model, len(chunks[0].Embedding)); err != nil {
 		return err
 	}
 	bulk, err := startBulkLog(ctx, tx)
@@ -136,7 +136,7 @@ func (db *DB) InsertChunks(ctx context.Context, agentID, scope, model string, ch
 		if err := engine.PrepareBulk(c, agentID, scope, db.cfg.DefaultIntensity, now, len(chunks[0].Embedding)); err != nil {
 			return err
 		}
-		if err := txOf(tx, "").Insert(ctx, c); err != nil {
+		if err := txOf(std{tx}, "").Insert(ctx, c); err != nil {
 			return err
 		}
 		if err := bulk.added(ctx); err != nil {

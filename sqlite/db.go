@@ -114,12 +114,11 @@ type DB struct {
 	group   *engine.GroupCommit[*groupTx] // Update's group commit (group.go)
 	indexes *engine.Indexes               // by agent ID, loaded on first search
 	writes  atomic.Int64                  // recalls and writes, to pace change-log pruning
+	lengths agentLengths                  // BM25's mean row length by agent, cached (fts.go)
 
 	stmtMu sync.Mutex
-	stmts  map[string]*sql.Stmt // prepared on the write pool, by query
 	rstmts map[string]*sql.Stmt // prepared on the read pool, by query
-	noted  map[string]bool      // queries for stmts, prepared after the write that ran them
-	rnoted map[string]bool      // and for rstmts, after the read
+	rnoted map[string]bool      // queries for rstmts, prepared after the read that ran them
 	light  *lightConn           // used only while holding the write pool's connection
 	// writing counts the write transactions of group commits and lightTx
 	// in progress, for lightRead.
@@ -213,7 +212,7 @@ func Open(ctx context.Context, path string, opts Options) (*DB, error) {
 		db.Close()
 		return nil, err
 	}
-	if db.Admin, err = engine.OpenAdmin(ctx, adminStore{sqlstore.Clock{Read: sqlQuerier{db.read}, Write: sqlQuerier{db.write}}, db}, db.cfg, opts.DecayClock, opts.Decay, db.now, db.indexes, db.group); err != nil {
+	if db.Admin, err = engine.OpenAdmin(ctx, adminStore{sqlstore.Clock{Read: querierOf(db.read), Write: querierOf(db.write)}, db}, db.cfg, opts.DecayClock, opts.Decay, db.now, db.indexes, db.group); err != nil {
 		db.Close()
 		return nil, err
 	}
@@ -372,17 +371,9 @@ func createOnce(ctx context.Context, path string, pageSize int) error {
 	return db.Close()
 }
 
-// writeStmt returns query prepared on the write pool, prepared once per
-// DB: the driver compiles every statement it runs otherwise, and a recall
-// runs the same few every time (the boost's, with its triggers, costs
-// more to compile than to run). Use it in a write transaction through
-// tx.StmtContext.
-func (db *DB) writeStmt(ctx context.Context, query string) (*sql.Stmt, error) {
-	return db.prepared(ctx, db.write, &db.stmts, query)
-}
-
-// readStmt is writeStmt for the read pool: each of its connections
-// compiles the statement once, the first time it runs it.
+// readStmt returns query prepared on the read pool, prepared once per
+// DB, each of the pool's connections compiling it the first time it runs
+// it: the driver compiles every statement it runs otherwise.
 func (db *DB) readStmt(ctx context.Context, query string) (*sql.Stmt, error) {
 	return db.prepared(ctx, db.read, &db.rstmts, query)
 }
@@ -401,50 +392,36 @@ func (db *DB) queryRead(ctx context.Context, query string, args ...any) (*sql.Ro
 }
 
 // maxCachedStmts bounds each cache of prepared statements that
-// cachedStmt fills: queries built with one placeholder per ID come in
-// every length.
+// cachedStmt and lightConn.prepare fill: queries built with one
+// placeholder per ID come in every length.
 const maxCachedStmts = 256
 
-// cachedStmt is query prepared on the write pool (read: the read pool)
-// when writeStmt's (readStmt's) cache holds it, nil when not. It is
-// called inside transactions, and a write transaction holds its pool's
-// one connection, so it never prepares: it notes the query, and
-// prepareNoted prepares it once the transaction is over.
-func (db *DB) cachedStmt(query string, read bool) *sql.Stmt {
+// cachedStmt is query prepared on the read pool when readStmt's cache
+// holds it, nil when not. It is called inside read transactions, which
+// hold one of the pool's connections, so it never prepares: it notes the
+// query, and prepareNoted prepares it once the transaction is over.
+func (db *DB) cachedStmt(query string) *sql.Stmt {
 	db.stmtMu.Lock()
 	defer db.stmtMu.Unlock()
-	cache, noted := db.stmts, &db.noted
-	if read {
-		cache, noted = db.rstmts, &db.rnoted
-	}
-	if st := cache[query]; st != nil || len(cache)+len(*noted) >= maxCachedStmts {
+	if st := db.rstmts[query]; st != nil || len(db.rstmts)+len(db.rnoted) >= maxCachedStmts {
 		return st
 	}
-	if *noted == nil {
-		*noted = map[string]bool{}
+	if db.rnoted == nil {
+		db.rnoted = map[string]bool{}
 	}
-	(*noted)[query] = true
+	db.rnoted[query] = true
 	return nil
 }
 
-// prepareNoted prepares the queries cachedStmt noted for one pool,
-// outside any transaction. A query that fails to prepare runs
-// unprepared.
-func (db *DB) prepareNoted(ctx context.Context, read bool) {
+// prepareNoted prepares the queries cachedStmt noted, outside any
+// transaction. A query that fails to prepare runs unprepared.
+func (db *DB) prepareNoted(ctx context.Context) {
 	db.stmtMu.Lock()
-	noted := &db.noted
-	if read {
-		noted = &db.rnoted
-	}
-	queries := *noted
-	*noted = nil
+	queries := db.rnoted
+	db.rnoted = nil
 	db.stmtMu.Unlock()
 	for query := range queries {
-		if read {
-			db.readStmt(ctx, query)
-		} else {
-			db.writeStmt(ctx, query)
-		}
+		db.readStmt(ctx, query)
 	}
 }
 
@@ -470,12 +447,10 @@ func (db *DB) Close() error {
 	db.closeLight()
 	var errs []error
 	db.stmtMu.Lock()
-	for _, cache := range []map[string]*sql.Stmt{db.stmts, db.rstmts} {
-		for _, st := range cache {
-			errs = append(errs, st.Close())
-		}
+	for _, st := range db.rstmts {
+		errs = append(errs, st.Close())
 	}
-	db.stmts, db.rstmts = nil, nil
+	db.rstmts = nil
 	db.stmtMu.Unlock()
 	if db.read != nil {
 		errs = append(errs, db.read.Close())
@@ -597,7 +572,7 @@ func (db *DB) migrate(ctx context.Context) error {
 			return err
 		}
 		defer tx.Rollback()
-		if err := fn(sqlQuerier{tx}, func(body string) error { _, err := tx.ExecContext(ctx, body); return err }); err != nil {
+		if err := fn(querierOf(tx), func(body string) error { _, err := tx.ExecContext(ctx, body); return err }); err != nil {
 			return err
 		}
 		return tx.Commit()
@@ -623,7 +598,7 @@ func (db *DB) pragmas(ctx context.Context) map[string]string {
 }
 
 // lightConn is the write pool's connection as the driver sees it, for
-// lightTx. Its statements are prepared once per connection and run without
+// lightTx, lightRead and group commits (groupTx). Its statements are prepared once per connection and run without
 // database/sql's transaction and row machinery: a recall's boost paid more
 // for compiling its PRAGMAs, BEGIN and COMMIT on every call, and for the
 // goroutines a database/sql transaction and each of its queries start, than
@@ -717,7 +692,9 @@ func (db *DB) lightOf(ctx context.Context, dc any) (*lightConn, error) {
 // since its last read, so each such check read its pages again, where the
 // connection that made the last commit has them; and the read skips
 // database/sql's statement and row machinery. A write that begins
-// meanwhile waits for the read, which is short.
+// meanwhile waits for the read, which is short: so short that it runs
+// without the driver's watch for ctx's end (a goroutine a statement), ctx
+// being checked once it holds the connection.
 func (db *DB) lightRead(ctx context.Context, fn func(*lightConn) error) (bool, error) {
 	if db.writing.Load() > 0 {
 		return false, nil
@@ -728,7 +705,10 @@ func (db *DB) lightRead(ctx context.Context, fn func(*lightConn) error) (bool, e
 	}
 	defer conn.Close()
 	err = conn.Raw(func(dc any) error {
-		lc, err := db.lightOf(ctx, dc)
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		lc, err := db.lightOf(context.Background(), dc)
 		if err != nil {
 			return err
 		}
@@ -748,6 +728,22 @@ func (lc *lightConn) stmt(query string) (driver.Stmt, error) {
 	}
 	lc.stmts[query] = st
 	return st, nil
+}
+
+// prepare returns query prepared on the connection, kept for the next
+// call while the connection holds fewer than maxCachedStmts (queries
+// built with one placeholder per ID come in every length); done closes
+// one not kept.
+func (lc *lightConn) prepare(query string) (st driver.Stmt, done func(), err error) {
+	if st := lc.stmts[query]; st != nil || len(lc.stmts) < maxCachedStmts {
+		st, err := lc.stmt(query)
+		return st, func() {}, err
+	}
+	st, err = lc.conn.(driver.ConnPrepareContext).PrepareContext(lc.ctx, query)
+	if err != nil {
+		return nil, nil, err
+	}
+	return st, func() { st.Close() }, nil
 }
 
 func (lc *lightConn) exec(query string, args ...driver.NamedValue) error {
@@ -845,9 +841,36 @@ func (r driverRow) Scan(dest ...any) error {
 			default:
 				ok = false
 			}
+		case *sql.RawBytes:
+			switch v := v.(type) {
+			case nil:
+				*d = nil
+			case []byte:
+				*d = v
+			case string:
+				*d = sql.RawBytes(v)
+			default:
+				ok = false
+			}
+		case *any:
+			*d = v
 		case *int:
 			n, isInt := v.(int64)
 			*d, ok = int(n), isInt
+		case *int64:
+			*d, ok = v.(int64)
+		case *bool:
+			n, isInt := v.(int64)
+			*d, ok = n != 0, isInt
+		case *float32:
+			switch v := v.(type) {
+			case float64:
+				*d = float32(v)
+			case int64:
+				*d = float32(v)
+			default:
+				ok = false
+			}
 		case *float64:
 			switch v := v.(type) {
 			case float64:

@@ -104,12 +104,12 @@ func TestUniqueViolationIsConflict(t *testing.T) {
 	now := time.Now()
 	c := &hippo.Chunk{ID: engine.NewChunkID(now), AgentID: "a", Kind: hippo.KindMemory, Content: "x", ContentHash: ContentHash("x"),
 		Embedding: []float32{1, 0}, RunningIntensity: 0.5, EncounterCount: 1, LastAccessedAt: now, CreatedAt: now}
-	if err := txOf(db.write, "").Insert(ctx, c); err != nil {
+	if err := txOf(std{db.write}, "").Insert(ctx, c); err != nil {
 		t.Fatal(err)
 	}
 	dup := *c
 	dup.ID = engine.NewChunkID(now)
-	err = txOf(db.write, "").Insert(ctx, &dup)
+	err = txOf(std{db.write}, "").Insert(ctx, &dup)
 	if code := hippo.ErrorCode(err); code != hippo.ECONFLICT {
 		t.Errorf("same memory twice: code %q (%v), want %q", code, err, hippo.ECONFLICT)
 	}

@@ -42,7 +42,7 @@ func (db *DB) ExportView(ctx context.Context, fn func(engine.ExportRows) error) 
 		return err
 	}
 	defer tx.Rollback()
-	return fn(sqlstore.Export{Q: sqlQuerier{tx}})
+	return fn(sqlstore.Export{Q: querierOf(tx)})
 }
 
 // closeRows closes rows, returning the first error of their reading or

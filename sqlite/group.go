@@ -3,6 +3,10 @@ package sqlite
 import (
 	"context"
 	"database/sql"
+	"database/sql/driver"
+	"errors"
+	"fmt"
+	"io"
 
 	"github.com/hippo-mem/hippo"
 	"github.com/hippo-mem/hippo/engine"
@@ -15,63 +19,93 @@ import (
 // transaction, a savepoint each, and one commit; the store supplies the
 // transaction (groupTx), the engine runs the group.
 
-// sqlTx is what a transaction's statements need: *sql.Tx, or a grouped
-// call's view of the group's transaction.
+// sqlTx is what a transaction's statements need: a database/sql pool or
+// transaction (std), or a group's transaction on the driver connection
+// (connTx).
 type sqlTx interface {
+	ExecContext(ctx context.Context, query string, args ...any) (sql.Result, error)
+	QueryContext(ctx context.Context, query string, args ...any) (sqlRows, error)
+	QueryRowContext(ctx context.Context, query string, args ...any) sqlRow
+}
+
+// sqlRows are a query's rows, as *sql.Rows are; sqlRow is one row, whose
+// Scan returns sql.ErrNoRows when there is none, as *sql.Row's does.
+type (
+	sqlRows interface {
+		Next() bool
+		Scan(dest ...any) error
+		Err() error
+		Close() error
+	}
+	sqlRow interface{ Scan(dest ...any) error }
+)
+
+// stdConn is a database/sql pool or transaction (*sql.DB, *sql.Tx,
+// readTx, preparedTx).
+type stdConn interface {
 	ExecContext(ctx context.Context, query string, args ...any) (sql.Result, error)
 	QueryContext(ctx context.Context, query string, args ...any) (*sql.Rows, error)
 	QueryRowContext(ctx context.Context, query string, args ...any) *sql.Row
 }
 
-// writeTx runs a transaction's statements prepared once per DB
-// (cachedStmt; read: on the read pool): the driver otherwise compiles
-// every statement it runs, and compiling an insert with its triggers
-// costs about as much as running it. A query's first run, and queries
-// beyond the cache's bound (lists of IDs of every length), run
-// unprepared. With detach, a call of a group runs its statements without
-// its own cancellation: the driver answers a cancelled statement by
-// interrupting SQLite, which may roll back the whole transaction and with
-// it the other calls of the group; so a call that has started runs to its
-// end, and cancellation counts only while it waits.
-type writeTx struct {
-	tx           *sql.Tx
-	db           *DB
-	detach, read bool
+// std is a stdConn as sqlTx.
+type std struct{ c stdConn }
+
+func (s std) ExecContext(ctx context.Context, query string, args ...any) (sql.Result, error) {
+	return s.c.ExecContext(ctx, query, args...)
 }
 
-func (w writeTx) stmt(ctx context.Context, query string) (context.Context, *sql.Stmt) {
-	if w.detach {
-		ctx = context.WithoutCancel(ctx)
+func (s std) QueryContext(ctx context.Context, query string, args ...any) (sqlRows, error) {
+	rows, err := s.c.QueryContext(ctx, query, args...)
+	if err != nil {
+		return nil, err
 	}
-	st := w.db.cachedStmt(query, w.read)
-	if st == nil {
-		return ctx, nil
-	}
-	return ctx, w.tx.StmtContext(ctx, st)
+	return rows, nil
 }
 
-func (w writeTx) ExecContext(ctx context.Context, query string, args ...any) (sql.Result, error) {
-	ctx, st := w.stmt(ctx, query)
-	if st == nil {
-		return w.tx.ExecContext(ctx, query, args...)
-	}
-	return st.ExecContext(ctx, args...)
+func (s std) QueryRowContext(ctx context.Context, query string, args ...any) sqlRow {
+	return s.c.QueryRowContext(ctx, query, args...)
 }
 
-func (w writeTx) QueryContext(ctx context.Context, query string, args ...any) (*sql.Rows, error) {
-	ctx, st := w.stmt(ctx, query)
-	if st == nil {
-		return w.tx.QueryContext(ctx, query, args...)
-	}
-	return st.QueryContext(ctx, args...)
+// querierOf is a stdConn as sqlstore.Querier.
+func querierOf(c stdConn) sqlQuerier { return sqlQuerier{std{c}} }
+
+// readTx runs a read transaction's statements prepared once per
+// connection of the read pool (cachedStmt): the driver otherwise compiles
+// every statement it runs. A query's first run, and queries beyond the
+// cache's bound (lists of IDs of every length), run unprepared.
+type readTx struct {
+	tx *sql.Tx
+	db *DB
 }
 
-func (w writeTx) QueryRowContext(ctx context.Context, query string, args ...any) *sql.Row {
-	ctx, st := w.stmt(ctx, query)
+func (r readTx) stmt(ctx context.Context, query string) *sql.Stmt {
+	st := r.db.cachedStmt(query)
 	if st == nil {
-		return w.tx.QueryRowContext(ctx, query, args...)
+		return nil
 	}
-	return st.QueryRowContext(ctx, args...)
+	return r.tx.StmtContext(ctx, st)
+}
+
+func (r readTx) ExecContext(ctx context.Context, query string, args ...any) (sql.Result, error) {
+	if st := r.stmt(ctx, query); st != nil {
+		return st.ExecContext(ctx, args...)
+	}
+	return r.tx.ExecContext(ctx, query, args...)
+}
+
+func (r readTx) QueryContext(ctx context.Context, query string, args ...any) (*sql.Rows, error) {
+	if st := r.stmt(ctx, query); st != nil {
+		return st.QueryContext(ctx, args...)
+	}
+	return r.tx.QueryContext(ctx, query, args...)
+}
+
+func (r readTx) QueryRowContext(ctx context.Context, query string, args ...any) *sql.Row {
+	if st := r.stmt(ctx, query); st != nil {
+		return st.QueryRowContext(ctx, args...)
+	}
+	return r.tx.QueryRowContext(ctx, query, args...)
 }
 
 // agentTx is one agent's chunks in a transaction (agent "": every
@@ -102,14 +136,15 @@ func (q sqlQuerier) Query(ctx context.Context, query string, args ...any) (engin
 }
 
 func (q sqlQuerier) QueryRow(ctx context.Context, query string, args ...any) sqlstore.Row {
-	return sqlRow{q.tx.QueryRowContext(ctx, query, args...)}
+	return storeRow{q.tx.QueryRowContext(ctx, query, args...)}
 }
 
-// sqlRow is a row whose Scan reports a missing row as sqlstore.ErrNoRows.
-type sqlRow struct{ *sql.Row }
+// storeRow is a row whose Scan reports a missing row as
+// sqlstore.ErrNoRows.
+type storeRow struct{ sqlRow }
 
-func (r sqlRow) Scan(dest ...any) error {
-	if err := r.Row.Scan(dest...); err != sql.ErrNoRows {
+func (r storeRow) Scan(dest ...any) error {
+	if err := r.sqlRow.Scan(dest...); err != sql.ErrNoRows {
 		return err
 	}
 	return sqlstore.ErrNoRows
@@ -117,58 +152,214 @@ func (r sqlRow) Scan(dest ...any) error {
 
 // groupTx is a transaction on the write connection as engine.GroupTx:
 // a group's calls run in it, each in a savepoint when there are several.
+// It runs on the driver connection (lightConn) rather than in a *sql.Tx:
+// database/sql starts a goroutine for every transaction and every query
+// in one, and the driver one for every statement whose context can be
+// cancelled, six for a lone store_memory, each waking an idle thread.
+// The sql.Conn held from begin to end keeps the pool from handing the
+// driver connection to anyone else meanwhile.
 type groupTx struct {
 	db      *DB
-	tx      *sql.Tx
+	conn    *sql.Conn
+	lc      *lightConn
 	several bool
 }
 
 // beginGroup begins a group's transaction (engine.GroupCommit's begin).
+// BEGIN IMMEDIATE waits for another process's write lock up to the busy
+// timeout, whatever the group's context.
 func (db *DB) beginGroup(_ context.Context, _ string, several bool) (*groupTx, error) {
 	db.writing.Add(1)
-	tx, err := db.write.BeginTx(context.Background(), nil)
+	g := &groupTx{db: db, several: several}
+	conn, err := db.write.Conn(context.Background())
+	if err == nil {
+		g.conn = conn
+		err = conn.Raw(func(dc any) (err error) {
+			g.lc, err = db.lightOf(context.Background(), dc)
+			return err
+		})
+		if err == nil {
+			err = g.lc.exec(`BEGIN IMMEDIATE`)
+		}
+		if err != nil {
+			conn.Close()
+		}
+	}
 	if err != nil {
 		db.writing.Add(-1)
-		db.prepareNoted(context.Background(), false)
 		return nil, err
 	}
-	return &groupTx{db: db, tx: tx, several: several}, nil
+	return g, nil
 }
 
 // in is the transaction as one agent's call sees it (detached from its
-// cancellation when there are several, writeTx).
+// cancellation when there are several, connTx).
 func (g *groupTx) in(m *agentStore) storeTx {
-	return storeTx{txOf(writeTx{tx: g.tx, db: g.db, detach: g.several}, m.opts.AgentID), m}
+	return storeTx{txOf(connTx{lc: g.lc, detach: g.several}, m.opts.AgentID), m}
 }
 
-func (g *groupTx) Savepoint(context.Context) error {
-	_, err := g.tx.Exec(`SAVEPOINT grouped`)
-	return err
-}
+func (g *groupTx) Savepoint(context.Context) error  { return g.lc.exec(`SAVEPOINT grouped`) }
+func (g *groupTx) RollbackTo(context.Context) error { return g.lc.exec(`ROLLBACK TO grouped`) }
+func (g *groupTx) Release(context.Context) error    { return g.lc.exec(`RELEASE grouped`) }
 
-func (g *groupTx) RollbackTo(context.Context) error {
-	_, err := g.tx.Exec(`ROLLBACK TO grouped`)
-	return err
-}
-
-func (g *groupTx) Release(context.Context) error {
-	_, err := g.tx.Exec(`RELEASE grouped`)
-	return err
-}
-
-// Commit and Rollback end the transaction, then prepare the statements
-// its calls noted (cachedStmt).
+// Commit commits the transaction and gives the connection back; after a
+// failed commit Rollback does.
 func (g *groupTx) Commit(context.Context) error {
-	err := g.tx.Commit()
+	if err := g.lc.exec(`COMMIT`); err != nil {
+		return err
+	}
+	g.end(false)
+	return nil
+}
+
+// Rollback abandons the transaction (a no-op once Commit succeeded). A
+// connection the ROLLBACK fails on (as after a commit SQLite already
+// rolled back) is discarded, so that none is pooled inside a transaction.
+func (g *groupTx) Rollback(context.Context) {
+	if g.conn == nil {
+		return
+	}
+	g.end(g.lc.exec(`ROLLBACK`) != nil)
+}
+
+// end gives the connection back to the pool, or discards it when bad.
+func (g *groupTx) end(bad bool) {
+	if bad {
+		_ = g.conn.Raw(func(any) error {
+			g.lc.close()
+			g.db.light = nil
+			return driver.ErrBadConn
+		})
+	}
+	g.conn.Close()
+	g.conn = nil
 	g.db.writing.Add(-1)
-	g.db.prepareNoted(context.Background(), false)
+}
+
+// connTx is a group's transaction as one call's sqlTx: its statements run
+// on the driver connection, prepared once (lightConn.prepare), and never
+// interrupted midway, which would roll back the whole group's
+// transaction. A call alone (not detach) is checked for cancellation
+// before each statement, so that a cancelled call fails at its next
+// statement and its transaction is rolled back; a call of several runs to
+// its end, as GroupCommit has it.
+type connTx struct {
+	lc     *lightConn
+	detach bool
+}
+
+func (c connTx) ExecContext(ctx context.Context, query string, args ...any) (sql.Result, error) {
+	st, done, nv, err := c.start(ctx, query, args)
+	if err != nil {
+		return nil, err
+	}
+	defer done()
+	return st.(driver.StmtExecContext).ExecContext(context.Background(), nv)
+}
+
+func (c connTx) QueryContext(ctx context.Context, query string, args ...any) (sqlRows, error) {
+	st, done, nv, err := c.start(ctx, query, args)
+	if err != nil {
+		return nil, err
+	}
+	rows, err := st.(driver.StmtQueryContext).QueryContext(context.Background(), nv)
+	if err != nil {
+		done()
+		return nil, err
+	}
+	return &connRows{rows: rows, vals: make(driverRow, len(rows.Columns())), done: done}, nil
+}
+
+func (c connTx) QueryRowContext(ctx context.Context, query string, args ...any) sqlRow {
+	rows, err := c.QueryContext(ctx, query, args...)
+	return connRow{rows, err}
+}
+
+// start checks the call's context and prepares query with its arguments
+// converted as database/sql converts them; done releases the statement.
+func (c connTx) start(ctx context.Context, query string, args []any) (driver.Stmt, func(), []driver.NamedValue, error) {
+	if !c.detach {
+		if err := ctx.Err(); err != nil {
+			return nil, nil, nil, err
+		}
+	}
+	nv := make([]driver.NamedValue, len(args))
+	for i, a := range args {
+		v, err := driver.DefaultParameterConverter.ConvertValue(a)
+		if err != nil {
+			return nil, nil, nil, fmt.Errorf("sql: converting argument $%d type: %w", i+1, err)
+		}
+		nv[i] = driver.NamedValue{Ordinal: i + 1, Value: v}
+	}
+	c.lc.ctx = context.Background()
+	st, done, err := c.lc.prepare(query)
+	return st, done, nv, err
+}
+
+// connRows are a driver query's rows as sqlRows: closed at their end, as
+// *sql.Rows are.
+type connRows struct {
+	rows   driver.Rows
+	vals   driverRow
+	err    error
+	done   func()
+	closed bool
+}
+
+func (r *connRows) Next() bool {
+	if r.closed {
+		return false
+	}
+	if err := r.rows.Next(r.vals); err != nil {
+		if err != io.EOF {
+			r.err = err
+		}
+		r.Close()
+		return false
+	}
+	return true
+}
+
+func (r *connRows) Scan(dest ...any) error {
+	if r.closed {
+		return errors.New("sql: Rows are closed")
+	}
+	return r.vals.Scan(dest...)
+}
+
+func (r *connRows) Err() error { return r.err }
+
+func (r *connRows) Close() error {
+	if r.closed {
+		return nil
+	}
+	r.closed = true
+	err := r.rows.Close()
+	r.done()
 	return err
 }
 
-func (g *groupTx) Rollback(context.Context) {
-	g.tx.Rollback()
-	g.db.writing.Add(-1)
-	g.db.prepareNoted(context.Background(), false)
+// connRow is a query's first row as sqlRow.
+type connRow struct {
+	rows sqlRows
+	err  error
+}
+
+func (r connRow) Scan(dest ...any) error {
+	if r.err != nil {
+		return r.err
+	}
+	defer r.rows.Close()
+	if !r.rows.Next() {
+		if err := r.rows.Err(); err != nil {
+			return err
+		}
+		return sql.ErrNoRows
+	}
+	if err := r.rows.Scan(dest...); err != nil {
+		return err
+	}
+	return r.rows.Close()
 }
 
 var _ hippo.CommitReporter = (*DB)(nil)

@@ -45,7 +45,7 @@ func (s importStore) ImportUpdate(ctx context.Context, fn func(engine.ImportTx) 
 	defer tx.Rollback()
 	q := &preparedTx{tx: tx, stmts: map[string]*sql.Stmt{}}
 	defer q.close()
-	t := &importTx{db: s.db, tx: tx, q: sqlQuerier{q}}
+	t := &importTx{db: s.db, tx: tx, q: querierOf(q)}
 	if t.bulk, err = startBulkLog(ctx, tx); err != nil {
 		return err
 	}
@@ -77,7 +77,7 @@ func (t *importTx) ModelLock(ctx context.Context) (*ModelLock, error) {
 
 // DecayModel implements engine.ImportTx.
 func (t *importTx) DecayModel(ctx context.Context) (hippo.DecayModel, error) {
-	return readDecayModel(ctx, t.tx)
+	return readDecayModel(ctx, std{t.tx})
 }
 
 func (t *importTx) LockModel(ctx context.Context, lock ModelLock) error {

@@ -70,9 +70,9 @@ func (m *agentStore) View(ctx context.Context, fn func(engine.Tx) error) error {
 		return err
 	}
 	defer tx.Rollback()
-	err = fn(storeTx{txOf(writeTx{tx: tx, db: m.db, read: true}, m.opts.AgentID), m})
+	err = fn(storeTx{txOf(std{readTx{tx: tx, db: m.db}}, m.opts.AgentID), m})
 	tx.Rollback()
-	m.db.prepareNoted(ctx, true)
+	m.db.prepareNoted(ctx)
 	return err
 }
 
@@ -127,12 +127,13 @@ func (m *agentStore) Boost(ctx context.Context, ids []string, now int64) (map[st
 // Peek implements engine.RecallStore: the chunks as stored, read without
 // the write lock (a dry run).
 func (m *agentStore) Peek(ctx context.Context, ids []string) (map[string]*hippo.Chunk, error) {
-	return sqlstore.ByID(recalledChunks(ctx, m.db, m.db.read, m.opts.AgentID, ids))
+	return sqlstore.ByID(recalledChunks(ctx, m.db, nil, m.opts.AgentID, ids))
 }
 
-// recalledChunks reads the agent's chunks ids without their vectors.
-// "+agent_id" keeps the planner on the primary key.
-func recalledChunks(ctx context.Context, db *DB, q querier, agent string, ids []string) ([]*hippo.Chunk, error) {
+// recalledChunks reads the agent's chunks ids without their vectors,
+// through q (nil: the read pool). "+agent_id" keeps the planner on the
+// primary key.
+func recalledChunks(ctx context.Context, db *DB, q sqlTx, agent string, ids []string) ([]*hippo.Chunk, error) {
 	args := make([]any, 0, len(ids)+1)
 	for _, id := range ids {
 		args = append(args, id)
@@ -141,10 +142,11 @@ func recalledChunks(ctx context.Context, db *DB, q querier, agent string, ids []
 	query := `SELECT ` + recalledColumns + ` FROM chunks WHERE id IN (` + placeholders(len(ids)) + `) AND +agent_id = ?`
 	// On the read pool, a statement prepared once per length of the list
 	// (recall reads the results it does not boost on every call).
-	if q == querier(db.read) {
+	if q == nil {
 		if st, err := db.readStmt(ctx, query); err == nil {
 			return engine.ReadChunks(st.QueryContext(ctx, args...))
 		}
+		q = std{db.read}
 	}
 	return engine.ReadChunks(q.QueryContext(ctx, query, args...))
 }

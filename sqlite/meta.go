@@ -13,7 +13,7 @@ type ModelLock = hippo.ModelLock
 
 // ModelLock implements engine.AdminStore: the committed lock.
 func (s adminStore) ModelLock(ctx context.Context) (*ModelLock, error) {
-	return sqlstore.ModelLock(ctx, sqlQuerier{s.db.read})
+	return sqlstore.ModelLock(ctx, querierOf(s.db.read))
 }
 
 // LockModel implements engine.AdminStore in a write transaction of its
@@ -24,7 +24,7 @@ func (s adminStore) LockModel(ctx context.Context, model string, dim int) error 
 		return err
 	}
 	defer tx.Rollback()
-	if err := sqlstore.LockModel(ctx, sqlQuerier{tx}, model, dim); err != nil {
+	if err := sqlstore.LockModel(ctx, querierOf(tx), model, dim); err != nil {
 		return err
 	}
 	return tx.Commit()

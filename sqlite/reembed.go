@@ -72,15 +72,15 @@ type reembedTx struct {
 }
 
 func (t reembedTx) Meta(ctx context.Context, key string) (string, error) {
-	return sqlstore.Meta(ctx, sqlQuerier{t.tx}, key)
+	return sqlstore.Meta(ctx, querierOf(t.tx), key)
 }
 
 func (t reembedTx) SetMeta(ctx context.Context, key, value string) error {
-	return sqlstore.SetMeta(ctx, sqlQuerier{t.tx}, key, value)
+	return sqlstore.SetMeta(ctx, querierOf(t.tx), key, value)
 }
 
 func (t reembedTx) ModelLock(ctx context.Context) (*ModelLock, error) {
-	return sqlstore.ModelLock(ctx, sqlQuerier{t.tx})
+	return sqlstore.ModelLock(ctx, querierOf(t.tx))
 }
 
 func (t reembedTx) Chunks(ctx context.Context) (n int, err error) {
@@ -124,7 +124,7 @@ func (t reembedTx) ResetShadow(ctx context.Context, key string) error {
 			return err
 		}
 	}
-	return sqlstore.SetMeta(ctx, sqlQuerier{t.tx}, "reembed_target", key)
+	return sqlstore.SetMeta(ctx, querierOf(t.tx), "reembed_target", key)
 }
 
 // DropShadow implements engine.ReembedTx: the shadow table, its triggers
