@@ -9,6 +9,8 @@ import (
 	"math"
 	"sort"
 	"strings"
+	"sync"
+	"time"
 )
 
 // The BM25 side of hybrid recall runs on chunks_fts (migration 0004), a
@@ -56,7 +58,7 @@ func (m *agentStore) TextScores(ctx context.Context, words []string, rows int) (
 		return nil, 0, err
 	}
 	if !alone {
-		return m.db.agentBM25(ctx, agent, words, counts, rows)
+		return m.db.agentBM25(ctx, m.opts.AgentID, agent, words, counts, rows)
 	}
 	return m.db.searchFTS(ctx, agent+ftsContent(words), ftsBudget)
 }
@@ -65,23 +67,35 @@ func (m *agentStore) TextScores(ctx context.Context, words []string, rows int) (
 // rows, each word's number of rows (its IDF) and the mean row length. An
 // agent's scores would then move with what other agents store, and an
 // agent could learn whether another agent's memories hold a word by
-// watching its own scores. agentBM25 gives each word the agent's IDF
-// instead: it scores each word on its own (one bm25() per word: IDF_db ×
-// the word's term-frequency part), divides by the database's IDF (from
-// the same counts FTS5 uses) and multiplies by the agent's. The mean row
-// length stays the database's: FTS5 keeps no per-agent token count.
+// watching its own scores. agentBM25 scores with the agent's statistics
+// instead. FTS5 gives no term frequencies outside its own functions, so it
+// reads them back from bm25() of each word alone: that score is the
+// database's IDF (known from the same counts FTS5 uses) times the word's
+// term-frequency part, which with the row's length (FTS5's docsize table)
+// and the database's mean length gives the word's count in the row. The
+// score is then BM25 of that count with the agent's IDF and mean length.
+
+// BM25's parameters, FTS5's.
+const (
+	bm25K1 = 1.2
+	bm25B  = 0.75
+)
 
 // agentBM25 is the BM25 score of each of the agent's rows matching words
-// (at most ftsBudget in all), by rowid, with the agent's word statistics:
-// rows is the agent's row count, counts each word's rows among them, and
-// agent the MATCH prefix that keeps a query to its rows.
-func (db *DB) agentBM25(ctx context.Context, agent string, words []string, counts []int, rows int) (map[int64]float64, float64, error) {
-	total, err := db.ftsRowCount(ctx)
+// (at most ftsBudget in all), by rowid, with the agent's statistics: rows
+// is the agent's row count, counts each word's rows among them, and agent
+// the MATCH prefix that keeps a query to its rows.
+func (db *DB) agentBM25(ctx context.Context, agentID, agent string, words []string, counts []int, rows int) (map[int64]float64, float64, error) {
+	total, dbLen, err := db.ftsAverages(ctx)
+	if err != nil {
+		return nil, 0, err
+	}
+	agentLen, err := db.agentLength(ctx, agentID)
 	if err != nil {
 		return nil, 0, err
 	}
 	var q strings.Builder
-	args := make([]any, 0, 2*len(words))
+	args := make([]any, 0, len(words))
 	for i, w := range words {
 		if i > 0 {
 			q.WriteString(" UNION ALL ")
@@ -94,7 +108,7 @@ func (db *DB) agentBM25(ctx context.Context, agent string, words []string, count
 	if err != nil {
 		return nil, 0, fmt.Errorf("full-text search: %w", err)
 	}
-	scale := make([]float64, len(words))
+	idfDB, idfAgent := make([]float64, len(words)), make([]float64, len(words))
 	for crows.Next() {
 		var i int
 		var inDB int64
@@ -103,7 +117,7 @@ func (db *DB) agentBM25(ctx context.Context, agent string, words []string, count
 			return nil, 0, fmt.Errorf("full-text search: %w", err)
 		}
 		inAgent := int64(counts[i])
-		scale[i] = ftsIDF(max(int64(rows), inAgent), inAgent) / ftsIDF(max(total, inDB), inDB)
+		idfDB[i], idfAgent[i] = ftsIDF(max(total, inDB), inDB), ftsIDF(max(int64(rows), inAgent), inAgent)
 	}
 	if err := crows.Err(); err != nil {
 		return nil, 0, fmt.Errorf("full-text search: %w", err)
@@ -114,7 +128,8 @@ func (db *DB) agentBM25(ctx context.Context, agent string, words []string, count
 		if i > 0 {
 			q.WriteString(" UNION ALL ")
 		}
-		fmt.Fprintf(&q, `SELECT %d, rowid, -rank FROM chunks_fts WHERE chunks_fts MATCH ?`, i)
+		fmt.Fprintf(&q, `SELECT %d, f.rowid, -f.rank, d.sz FROM chunks_fts AS f
+			JOIN chunks_fts_docsize AS d ON d.id = f.rowid WHERE chunks_fts MATCH ?`, i)
 		args = append(args, agent+ftsContent([]string{w}))
 	}
 	srows, err := db.queryReadN(ctx, len(words), q.String(), args...)
@@ -128,11 +143,17 @@ func (db *DB) agentBM25(ctx context.Context, agent string, words []string, count
 			i     int
 			rowid int64
 			score float64
+			size  []byte
 		)
-		if err := srows.Scan(&i, &rowid, &score); err != nil {
+		if err := srows.Scan(&i, &rowid, &score, &size); err != nil {
 			return nil, 0, fmt.Errorf("full-text search: %w", err)
 		}
-		scores[rowid] += score * scale[i]
+		length, ok := varintSum(size)
+		if !ok {
+			return nil, 0, fmt.Errorf("full-text search: FTS5 docsize of row %d is malformed", rowid)
+		}
+		tf := bm25Count(score/idfDB[i], length, dbLen)
+		scores[rowid] += idfAgent[i] * bm25Part(tf, length, agentLen)
 	}
 	if err := srows.Err(); err != nil {
 		return nil, 0, fmt.Errorf("full-text search: %w", err)
@@ -147,6 +168,19 @@ func (db *DB) agentBM25(ctx context.Context, agent string, words []string, count
 	return scores, best, nil
 }
 
+// bm25Part is BM25's term-frequency part of a word found tf times in a row
+// of length tokens where rows average avgLen: tf·(k1+1) / (tf + k1·(1 − b
+// + b·length/avgLen)).
+func bm25Part(tf, length, avgLen float64) float64 {
+	return tf * (bm25K1 + 1) / (tf + bm25K1*(1-bm25B+bm25B*length/avgLen))
+}
+
+// bm25Count is the tf whose bm25Part is part: bm25Part solved for tf.
+func bm25Count(part, length, avgLen float64) float64 {
+	k := bm25K1 * (1 - bm25B + bm25B*length/avgLen)
+	return part * k / max(1e-12, bm25K1+1-part)
+}
+
 // ftsIDF is FTS5's bm25() IDF of a word in hits of rows rows:
 // ln((rows − hits + 0.5) / (hits + 0.5)), and 1e-6 where that is not
 // positive (a word in half the rows or more).
@@ -158,42 +192,118 @@ func ftsIDF(rows, hits int64) float64 {
 	return idf
 }
 
-// ftsRowCount is the index's row count as bm25() reads it: the first
-// varint of FTS5's averages record (chunks_fts_data row 1).
-func (db *DB) ftsRowCount(ctx context.Context) (int64, error) {
+// ftsAverages are the index's row count and mean row length in tokens
+// (every column's) as bm25() reads them: FTS5's averages record
+// (chunks_fts_data row 1), the row count and then each column's tokens.
+func (db *DB) ftsAverages(ctx context.Context) (rows int64, avgLen float64, err error) {
 	var rec []byte
 	st, err := db.readStmt(ctx, `SELECT block FROM chunks_fts_data WHERE id = 1`)
 	if err == nil {
 		err = st.QueryRowContext(ctx).Scan(&rec)
 	}
 	if errors.Is(err, sql.ErrNoRows) {
-		return 0, nil
+		return 0, 0, nil
 	}
+	if err != nil {
+		return 0, 0, fmt.Errorf("full-text search: %w", err)
+	}
+	n, size, ok := sqliteVarint(rec)
+	tokens, ok2 := varintSum(rec[size:])
+	if !ok || !ok2 {
+		return 0, 0, fmt.Errorf("full-text search: FTS5 averages record of %d bytes is malformed", len(rec))
+	}
+	if n == 0 {
+		return 0, 0, nil
+	}
+	return int64(n), tokens / float64(n), nil
+}
+
+// agentLengths caches each agent's mean row length in tokens for
+// agentBM25, for lengthTTL: it moves slowly, and reading it costs a pass
+// over the agent's rows. At most maxCachedLengths agents are kept.
+type agentLengths struct {
+	mu sync.Mutex
+	m  map[string]agentLength
+}
+
+type agentLength struct {
+	avg float64
+	at  time.Time
+}
+
+const (
+	lengthTTL        = 30 * time.Second
+	maxCachedLengths = 4096
+)
+
+// agentLength is the mean length in tokens of agentID's rows of the
+// full-text index, every column's as bm25() counts it, from FTS5's
+// docsize table; cached (agentLengths).
+func (db *DB) agentLength(ctx context.Context, agentID string) (float64, error) {
+	c := &db.lengths
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if l, ok := c.m[agentID]; ok && time.Since(l.at) < lengthTTL {
+		return l.avg, nil
+	}
+	rows, err := db.queryRead(ctx, `SELECT d.sz FROM chunks AS c JOIN chunks_fts_docsize AS d ON d.id = c.rowid
+		WHERE c.agent_id = ?`, agentID)
 	if err != nil {
 		return 0, fmt.Errorf("full-text search: %w", err)
 	}
-	n, ok := sqliteVarint(rec)
-	if !ok {
-		return 0, fmt.Errorf("full-text search: FTS5 averages record of %d bytes is malformed", len(rec))
+	defer rows.Close()
+	var sum, n float64
+	var size []byte
+	for rows.Next() {
+		if err := rows.Scan(&size); err != nil {
+			return 0, fmt.Errorf("full-text search: %w", err)
+		}
+		if l, ok := varintSum(size); ok {
+			sum, n = sum+l, n+1
+		}
 	}
-	return int64(n), nil
+	if err := rows.Err(); err != nil {
+		return 0, fmt.Errorf("full-text search: %w", err)
+	}
+	avg := 1.0
+	if n > 0 {
+		avg = sum / n
+	}
+	if c.m == nil || len(c.m) >= maxCachedLengths {
+		c.m = map[string]agentLength{}
+	}
+	c.m[agentID] = agentLength{avg, time.Now()}
+	return avg, nil
+}
+
+// varintSum is the sum of the SQLite varints that fill b.
+func varintSum(b []byte) (float64, bool) {
+	sum := 0.0
+	for len(b) > 0 {
+		v, n, ok := sqliteVarint(b)
+		if !ok {
+			return 0, false
+		}
+		sum += float64(v)
+		b = b[n:]
+	}
+	return sum, true
 }
 
 // sqliteVarint decodes SQLite's variable-length integer at the start of
 // b (1 to 9 bytes, big-endian, 7 bits a byte with the high bit set on all
-// but the last; the ninth byte carries 8).
-func sqliteVarint(b []byte) (uint64, bool) {
-	var v uint64
+// but the last; the ninth byte carries 8) and its length in bytes.
+func sqliteVarint(b []byte) (v uint64, n int, ok bool) {
 	for i := 0; i < 9 && i < len(b); i++ {
 		if i == 8 {
-			return v<<8 | uint64(b[i]), true
+			return v<<8 | uint64(b[i]), 9, true
 		}
 		v = v<<7 | uint64(b[i]&0x7f)
 		if b[i] < 0x80 {
-			return v, true
+			return v, i + 1, true
 		}
 	}
-	return 0, false
+	return 0, 0, false
 }
 
 // ftsAgent returns the MATCH prefix that keeps a search to the agent's own

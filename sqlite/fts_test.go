@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"fmt"
+	"math"
 	"os"
 	"path/filepath"
 	"slices"
@@ -268,18 +269,43 @@ func TestSQLiteVarint(t *testing.T) {
 	for _, tt := range []struct {
 		in   []byte
 		want uint64
+		n    int
 		ok   bool
 	}{
-		{[]byte{0x05, 0xff}, 5, true},
-		{[]byte{0x81, 0x00}, 128, true},
-		{[]byte{0x87, 0x68}, 1000, true}, // 7·128 + 104
-		{[]byte{0x81}, 0, false},
-		{nil, 0, false},
-		{[]byte{0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff}, ^uint64(0), true},
+		{[]byte{0x05, 0xff}, 5, 1, true},
+		{[]byte{0x81, 0x00}, 128, 2, true},
+		{[]byte{0x87, 0x68}, 1000, 2, true}, // 7·128 + 104
+		{[]byte{0x81}, 0, 0, false},
+		{nil, 0, 0, false},
+		{[]byte{0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff}, ^uint64(0), 9, true},
 	} {
-		if got, ok := sqliteVarint(tt.in); got != tt.want || ok != tt.ok {
-			t.Errorf("sqliteVarint(% x) = %d, %v; want %d, %v", tt.in, got, ok, tt.want, tt.ok)
+		if got, n, ok := sqliteVarint(tt.in); got != tt.want || n != tt.n || ok != tt.ok {
+			t.Errorf("sqliteVarint(% x) = %d, %d, %v; want %d, %d, %v", tt.in, got, n, ok, tt.want, tt.n, tt.ok)
 		}
+	}
+	if sum, ok := varintSum([]byte{0x05, 0x87, 0x68, 0x01}); sum != 1006 || !ok {
+		t.Errorf("varintSum = %v, %v; want 1006, true", sum, ok)
+	}
+	if _, ok := varintSum([]byte{0x05, 0x87}); ok {
+		t.Error("varintSum of a cut varint is ok")
+	}
+}
+
+// TestBM25Count checks that bm25Count reads back the count bm25Part was
+// given, as agentBM25 reads term frequencies back from bm25().
+func TestBM25Count(t *testing.T) {
+	for _, tf := range []float64{1, 2, 3, 7, 40} {
+		for _, length := range []float64{1, 12, 80, 900} {
+			for _, avg := range []float64{5, 30, 200} {
+				if got := bm25Count(bm25Part(tf, length, avg), length, avg); math.Abs(got-tf) > 1e-9*tf {
+					t.Errorf("bm25Count(bm25Part(%v, %v, %v)) = %v", tf, length, avg, got)
+				}
+			}
+		}
+	}
+	// FTS5's own: one word once in a row of average length scores its IDF.
+	if got := bm25Part(1, 10, 10); math.Abs(got-1) > 1e-12 {
+		t.Errorf("bm25Part(1, avg, avg) = %v, want 1", got)
 	}
 }
 

@@ -318,8 +318,9 @@ func testHybridKeepsToTheAgent(t *testing.T, b Backend) {
 // testHybridScoresAreTheAgents checks that an agent's BM25 scores are
 // its own: the same whether or not another agent's memories share the
 // database. The other agent's memories are the agent's with every letter
-// and digit rotated (as long, no word in common), so that only word
-// statistics could tell the two databases apart.
+// and digit rotated (no word in common), some of them three times over,
+// so that the database's word statistics and mean length both differ
+// from the agent's.
 func testHybridScoresAreTheAgents(t *testing.T, b Backend) {
 	ctx := context.Background()
 	rot := func(s string) string {
@@ -351,7 +352,7 @@ func testHybridScoresAreTheAgents(t *testing.T, b Backend) {
 		if neighbour { // and more of them after
 			other := e.memory(t, "other")
 			for _, text := range hybridTexts[:5] {
-				store(t, other, rot(text)+" "+rot(text))
+				store(t, other, strings.Repeat(rot(text)+" ", 3))
 			}
 			for _, text := range hybridTexts[:5] {
 				store(t, m, text+" "+text)
