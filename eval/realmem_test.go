@@ -5,6 +5,7 @@ import (
 	"compress/gzip"
 	"context"
 	"encoding/json"
+	"flag"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -322,6 +323,27 @@ func runRealMem(t testing.TB, ctx context.Context, dir string, cfg hippo.Config,
 //
 // RealMem is held out: no constant of recall was chosen on it. Every
 // query is reported (both halves together) as well as by half.
+// flagRealMemRuns keeps TestRealMem to some of its runs (a method and the
+// boost on or off take 10 to 15 minutes each): a comma-separated list of
+// "<word of the method's name>/<on|off>", such as "default/on,bm25/on";
+// empty for all.
+var flagRealMemRuns = flag.String("realmem-runs", "", "TestRealMem: the runs to make, as method/boost (default/on,bm25/on,vector/off,...); empty for all")
+
+// realMemRuns reports whether -realmem-runs asks for the run of the method
+// named name with the boost on or off.
+func realMemRuns(name string, boost bool) bool {
+	if *flagRealMemRuns == "" {
+		return true
+	}
+	for _, run := range strings.Split(*flagRealMemRuns, ",") {
+		word, b, _ := strings.Cut(strings.TrimSpace(run), "/")
+		if strings.Contains(name, word) && (b == "" || b == onOff(boost)) {
+			return true
+		}
+	}
+	return false
+}
+
 func TestRealMem(t *testing.T) {
 	if !*flagRealMem {
 		t.Skip("runs with -realmem")
@@ -336,6 +358,9 @@ func TestRealMem(t *testing.T) {
 	cats := newTable("method", "boost", "category", "n", "R@10", "MRR@10")
 	for _, boost := range []bool{true, false} {
 		for _, m := range methods(emb) {
+			if !realMemRuns(m.name, boost) {
+				continue
+			}
 			cfg := evalConfig(boost)
 			start := time.Now()
 			r := runRealMem(t, ctx, dir, cfg, ce, d, m)
