@@ -267,7 +267,9 @@ type FactWriter interface {
 	FactRows(ctx context.Context, scope string, since int64) (Rows, error)
 	// IsLive reports whether the agent's chunk id exists and is current.
 	IsLive(ctx context.Context, id string) (bool, error)
-	// Insert inserts c, which has its ID.
+	// Insert inserts c, which has its ID: ECONFLICT, with nothing written
+	// and the transaction still usable, when the ID or, for a memory, its
+	// content in its scope is taken (putMemory relies on it).
 	Insert(ctx context.Context, c *hippo.Chunk) error
 	// Supersede marks the agent's chunk id as superseded by by at at,
 	// unless it is gone or superseded already (ok false), and returns its

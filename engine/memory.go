@@ -341,32 +341,53 @@ func (m *Memory) strengthenMemory(ctx context.Context, hash string, reading floa
 // hash at now if it exists; otherwise it inserts c (when given), a
 // follow-up of after (nil: none), taking the model lock first unless the
 // caller holds it (lock false). nil when there is neither.
+//
+// A new memory is inserted without looking first: the insert writes
+// nothing and fails with ECONFLICT when the scope holds its content (the
+// stores' dedup index), and only then is the memory read and strengthened.
+// store_memory has just looked outside the transaction, so a repeat found
+// here is rare, and the read it saves was a tenth of a new memory's write.
 func (m *Memory) putMemory(ctx context.Context, tx Tx, hash string, reading float64, c *hippo.Chunk, after *followUp, now time.Time, lock bool) (*hippo.StoreResult, error) {
+	var taken error
+	if c != nil {
+		err := m.insertMemory(ctx, tx, c, after, lock)
+		if err == nil {
+			return &hippo.StoreResult{Chunk: c}, nil
+		}
+		if hippo.ErrorCode(err) != hippo.ECONFLICT {
+			return nil, err
+		}
+		// Taken by a memory with this content (strengthened below), by a
+		// chunk with c's ID, or the lock is another model's.
+		taken = err
+	}
 	existing, err := tx.SameMemory(ctx, m.opts.Scope, hash)
 	switch {
 	case err != nil:
 		return nil, fmt.Errorf("look up memory: %w", err)
-	case existing != nil:
-		existing.Strengthen(reading, now, true)
-		if err := tx.SaveStrength(ctx, existing); err != nil {
-			return nil, fmt.Errorf("strengthen memory: %w", err)
-		}
-		return &hippo.StoreResult{Chunk: existing, Duplicate: true}, nil
-	case c == nil:
-		return nil, nil
+	case existing == nil:
+		return nil, taken
 	}
+	existing.Strengthen(reading, now, true)
+	if err := tx.SaveStrength(ctx, existing); err != nil {
+		return nil, fmt.Errorf("strengthen memory: %w", err)
+	}
+	return &hippo.StoreResult{Chunk: existing, Duplicate: true}, nil
+}
+
+// insertMemory inserts c, a follow-up of after, taking the model lock
+// first when lock: ECONFLICT, nothing written, when its content or ID is
+// taken or the lock is another model's.
+func (m *Memory) insertMemory(ctx context.Context, tx Tx, c *hippo.Chunk, after *followUp, lock bool) error {
 	if lock {
 		if err := tx.LockModel(ctx, m.opts.Embedder.Model(), len(c.Embedding)); err != nil {
-			return nil, err
+			return err
 		}
 	}
 	if err := after.link(ctx, tx, c, nil); err != nil {
-		return nil, fmt.Errorf("look up the memory before a follow-up: %w", err)
+		return fmt.Errorf("look up the memory before a follow-up: %w", err)
 	}
-	if err := insert(ctx, tx, c); err != nil {
-		return nil, err
-	}
-	return &hippo.StoreResult{Chunk: c}, nil
+	return insert(ctx, tx, c)
 }
 
 // Recall implements hippo.MemoryService. Every live chunk of the agent in
