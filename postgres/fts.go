@@ -33,24 +33,27 @@ const (
 )
 
 // corpusStats are an agent's row count and mean row length in words,
-// BM25's corpus statistics; cached for statsTTL, as they move slowly and
-// cost a pass over the agent's rows.
+// BM25's corpus statistics. They cost a pass over the agent's rows and
+// move slowly: they are read again when the agent's row count in its
+// index (seen) has moved by more than a hundredth since, or after statsTTL
+// (edits keep the count), as on SQLite.
 type corpusStats struct {
 	rows   int64
 	avgLen float64
+	seen   int
 	at     time.Time
 }
 
-const statsTTL = 30 * time.Second
+const statsTTL = 10 * time.Minute
 
 // maxCachedStats bounds the cache of corpusStats: past it, entries that
 // have expired are dropped, and all of them if none has.
 const maxCachedStats = 4096
 
-func (db *DB) corpus(ctx context.Context, agentID string) (corpusStats, error) {
+func (db *DB) corpus(ctx context.Context, agentID string, seen int) (corpusStats, error) {
 	db.statsMu.Lock()
 	defer db.statsMu.Unlock()
-	if s, ok := db.stats[agentID]; ok && time.Since(s.at) < statsTTL {
+	if s, ok := db.stats[agentID]; ok && time.Since(s.at) < statsTTL && abs(seen-s.seen) <= s.seen/100 {
 		return s, nil
 	}
 	var s corpusStats
@@ -58,7 +61,7 @@ func (db *DB) corpus(ctx context.Context, agentID string) (corpusStats, error) {
 		agentID).Scan(&s.rows, &s.avgLen); err != nil {
 		return s, fmt.Errorf("full-text statistics: %w", err)
 	}
-	s.at = time.Now()
+	s.seen, s.at = seen, time.Now()
 	if db.stats == nil || len(db.stats) >= maxCachedStats {
 		for id, old := range db.stats {
 			if time.Since(old.at) >= statsTTL {
@@ -91,7 +94,7 @@ const postingsSQL = `SELECT c.rowid, l.lexeme, coalesce(cardinality(l.positions)
 // TextScores implements engine.RecallStore: the BM25 score (higher is
 // better) of each of the agent's rows matching words, by rowid, computed
 // from their postings.
-func (m *agentStore) TextScores(ctx context.Context, words []string, _ int) (map[int64]float64, float64, error) {
+func (m *agentStore) TextScores(ctx context.Context, words []string, indexed int) (map[int64]float64, float64, error) {
 	rows, err := m.db.pool.Query(ctx, termsSQL, words, m.opts.AgentID, ftsBudget)
 	if err != nil {
 		return nil, 0, fmt.Errorf("full-text search: %w", err)
@@ -131,7 +134,7 @@ func (m *agentStore) TextScores(ctx context.Context, words []string, _ int) (map
 	if len(kept) == 0 {
 		return nil, 0, nil
 	}
-	corpus, err := m.db.corpus(ctx, m.opts.AgentID)
+	corpus, err := m.db.corpus(ctx, m.opts.AgentID, indexed)
 	if err != nil {
 		return nil, 0, err
 	}
@@ -166,6 +169,13 @@ func (m *agentStore) TextScores(ctx context.Context, words []string, _ int) (map
 		best = max(best, s)
 	}
 	return scores, best, nil
+}
+
+func abs(x int) int {
+	if x < 0 {
+		return -x
+	}
+	return x
 }
 
 // bm25 is one term's BM25 contribution to a row's score, as FTS5
