@@ -122,6 +122,17 @@ type Config struct {
 	LengthPivot          int
 	CosineLengthExponent float64
 	BM25LengthExponent   float64
+	// AgentTextStatistics gives each agent's full-text scores its own
+	// statistics (its row count, each word's rows among them, their mean
+	// length) instead of the whole database's. Then nothing another agent
+	// stores moves an agent's scores, and an agent cannot learn whether
+	// another agent's memories hold a word by watching its own scores
+	// (recall --explain shows them). Off by default: the relevance
+	// constants were chosen on corpora of thousands of rows, and an
+	// agent's own smaller corpus scores words lower (eval/README.md,
+	// session 13: RealMem R@10 0.276 -> 0.260 with it on). Costs about
+	// 0.25 ms a recall at 10,000 chunks when agents share a SQLite file.
+	AgentTextStatistics bool
 
 	// DefaultLimit and MaxLimit bound recall result counts.
 	DefaultLimit int

@@ -248,7 +248,7 @@ var evalClock = time.Date(2026, 3, 1, 12, 0, 0, 0, time.UTC)
 var configTweak func(*hippo.Config)
 
 // evalConfig is the configuration of a run: the default, the retrieval
-// boost on or off, -before, -newer and configTweak.
+// boost on or off, -before, -newer, -agent-statistics and configTweak.
 func evalConfig(boost bool) hippo.Config {
 	cfg := hippo.DefaultConfig()
 	if *flagBefore {
@@ -260,6 +260,7 @@ func evalConfig(boost bool) hippo.Config {
 	if !*flagLink {
 		cfg.NewerLink = 0
 	}
+	cfg.AgentTextStatistics = *flagAgentStats
 	if configTweak != nil {
 		configTweak(&cfg)
 	}

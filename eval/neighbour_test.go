@@ -28,16 +28,20 @@ func (f neighbourVecs) Embed(_ context.Context, texts []string) ([][]float32, er
 }
 
 // flagNeighbour is how many LongMemEval turns another agent holds in
-// each user's database in TestConversationSetsNeighbour.
-var flagNeighbour = flag.Int("neighbour", 0, "TestConversationSetsNeighbour: LongMemEval turns another agent stores in each user's database")
+// each user's database in TestConversationSetsNeighbour; flagAgentStats
+// turns Config.AgentTextStatistics on for the library's evaluations.
+var (
+	flagNeighbour  = flag.Int("neighbour", 0, "TestConversationSetsNeighbour: LongMemEval turns another agent stores in each user's database")
+	flagAgentStats = flag.Bool("agent-statistics", false, "the library's evaluations run with Config.AgentTextStatistics")
+)
 
 // TestConversationSetsNeighbour runs the conversation sets as
 // TestConversationSets does, verbatim, boost on, but with another agent
 // holding -neighbour LongMemEval turns in each user's database, as agents
-// share a database in use: an agent's recall should not move with what
-// another agent stores.
+// share a database in use. With -agent-statistics an agent's recall does
+// not move with what another agent stores.
 //
-//	go test ./eval/ -run ConversationSetsNeighbour -neighbour 10000 -v
+//	go test ./eval/ -run ConversationSetsNeighbour -neighbour 10000 [-agent-statistics] -v
 func TestConversationSetsNeighbour(t *testing.T) {
 	n := *flagNeighbour
 	if n <= 0 {

@@ -17,10 +17,11 @@ import (
 // in the corpus, so it is not BM25: PostgreSQL finds the matching rows
 // and returns their postings (a word's occurrences in each row, and the
 // row's length), and bm25 scores them as SQLite's FTS5 does, with the
-// agent's own statistics (its rows, their mean length, each word's rows
-// among them): an agent's scores do not move with what other agents
-// store, nor tell it what they hold. As on SQLite, the query keeps its
-// rarest words, up to ftsBudget matching rows of the agent.
+// whole database's statistics, or with Config.AgentTextStatistics the
+// agent's own (its rows, their mean length, each word's rows among them),
+// so that its scores do not move with what other agents store, nor tell
+// it what they hold. As on SQLite, the query keeps its rarest words, up
+// to ftsBudget matching rows of the agent.
 
 // ftsBudget is how many of the agent's rows the words of a query may
 // match in all (sqlite's ftsBudget).
@@ -32,11 +33,12 @@ const (
 	bm25B  = 0.75
 )
 
-// corpusStats are an agent's row count and mean row length in words,
-// BM25's corpus statistics. They cost a pass over the agent's rows and
-// move slowly: they are read again when the agent's row count in its
-// index (seen) has moved by more than a hundredth since, or after statsTTL
-// (edits keep the count), as on SQLite.
+// corpusStats are a row count and mean row length in words, BM25's
+// corpus statistics: the whole database's, or an agent's. They cost a
+// pass over the rows and move slowly. The database's are read again after
+// dbStatsTTL; an agent's when its row count in its index (seen) has moved
+// by more than a hundredth since, or after agentStatsTTL (edits keep the
+// count), as on SQLite.
 type corpusStats struct {
 	rows   int64
 	avgLen float64
@@ -44,27 +46,41 @@ type corpusStats struct {
 	at     time.Time
 }
 
-const statsTTL = 10 * time.Minute
+const (
+	dbStatsTTL    = 30 * time.Second
+	agentStatsTTL = 10 * time.Minute
+)
 
 // maxCachedStats bounds the cache of corpusStats: past it, entries that
 // have expired are dropped, and all of them if none has.
 const maxCachedStats = 4096
 
+// corpus is the database's statistics (agentID "") or agentID's, whose
+// index holds seen rows.
 func (db *DB) corpus(ctx context.Context, agentID string, seen int) (corpusStats, error) {
 	db.statsMu.Lock()
 	defer db.statsMu.Unlock()
-	if s, ok := db.stats[agentID]; ok && time.Since(s.at) < statsTTL && abs(seen-s.seen) <= s.seen/100 {
-		return s, nil
+	if s, ok := db.stats[agentID]; ok {
+		if agentID == "" && time.Since(s.at) < dbStatsTTL ||
+			agentID != "" && time.Since(s.at) < agentStatsTTL && abs(seen-s.seen) <= s.seen/100 {
+			return s, nil
+		}
 	}
 	var s corpusStats
-	if err := db.pool.QueryRow(ctx, `SELECT count(*), coalesce(avg(words), 0)::float8 FROM chunks WHERE agent_id = $1`,
-		agentID).Scan(&s.rows, &s.avgLen); err != nil {
+	var err error
+	if agentID == "" {
+		err = db.pool.QueryRow(ctx, `SELECT count(*), coalesce(avg(words), 0)::float8 FROM chunks`).Scan(&s.rows, &s.avgLen)
+	} else {
+		err = db.pool.QueryRow(ctx, `SELECT count(*), coalesce(avg(words), 0)::float8 FROM chunks WHERE agent_id = $1`,
+			agentID).Scan(&s.rows, &s.avgLen)
+	}
+	if err != nil {
 		return s, fmt.Errorf("full-text statistics: %w", err)
 	}
 	s.seen, s.at = seen, time.Now()
 	if db.stats == nil || len(db.stats) >= maxCachedStats {
 		for id, old := range db.stats {
-			if time.Since(old.at) >= statsTTL {
+			if time.Since(old.at) >= agentStatsTTL {
 				delete(db.stats, id)
 			}
 		}
@@ -77,8 +93,11 @@ func (db *DB) corpus(ctx context.Context, agentID string, seen int) (corpusStats
 }
 
 // termsSQL reads, for each query word, its lexemes and for each lexeme
-// how many of the agent's rows hold it (counted up to $3 + 1).
-const termsSQL = `SELECT t.i, l.lexeme, a.n
+// how many of the agent's rows hold it (counted up to $3 + 1) and, when
+// that is within the budget and $4 (the database's statistics) is true,
+// how many rows of the whole database do.
+const termsSQL = `SELECT t.i, l.lexeme, a.n, CASE WHEN $4 AND a.n <= $3 THEN
+		(SELECT count(*) FROM chunks WHERE fts @@ quote_literal(l.lexeme)::tsquery) END
 	FROM unnest($1::text[]) WITH ORDINALITY AS t (w, i),
 	LATERAL unnest(to_tsvector('english'::regconfig, t.w)) AS l,
 	LATERAL (SELECT count(*) AS n FROM (SELECT 1 FROM chunks
@@ -95,22 +114,27 @@ const postingsSQL = `SELECT c.rowid, l.lexeme, coalesce(cardinality(l.positions)
 // better) of each of the agent's rows matching words, by rowid, computed
 // from their postings.
 func (m *agentStore) TextScores(ctx context.Context, words []string, indexed int) (map[int64]float64, float64, error) {
-	rows, err := m.db.pool.Query(ctx, termsSQL, words, m.opts.AgentID, ftsBudget)
+	own := m.db.cfg.AgentTextStatistics
+	rows, err := m.db.pool.Query(ctx, termsSQL, words, m.opts.AgentID, ftsBudget, !own)
 	if err != nil {
 		return nil, 0, fmt.Errorf("full-text search: %w", err)
 	}
 	type term struct {
-		word   int
-		lexeme string
-		agent  int64
+		word        int
+		lexeme      string
+		agent, rows int64
 	}
 	var terms []term
 	seen := map[string]bool{}
 	for rows.Next() {
 		var t term
-		if err := rows.Scan(&t.word, &t.lexeme, &t.agent); err != nil {
+		var all *int64
+		if err := rows.Scan(&t.word, &t.lexeme, &t.agent, &all); err != nil {
 			rows.Close()
 			return nil, 0, fmt.Errorf("full-text search: %w", err)
+		}
+		if t.rows = t.agent; all != nil {
+			t.rows = *all
 		}
 		if t.agent > 0 && !seen[t.lexeme] {
 			seen[t.lexeme] = true
@@ -128,13 +152,17 @@ func (m *agentStore) TextScores(ctx context.Context, words []string, indexed int
 	for _, t := range terms {
 		if total += t.agent; total <= ftsBudget {
 			kept = append(kept, t.lexeme)
-			df[t.lexeme] = t.agent
+			df[t.lexeme] = t.rows
 		}
 	}
 	if len(kept) == 0 {
 		return nil, 0, nil
 	}
-	corpus, err := m.db.corpus(ctx, m.opts.AgentID, indexed)
+	statsOf := ""
+	if own {
+		statsOf = m.opts.AgentID
+	}
+	corpus, err := m.db.corpus(ctx, statsOf, indexed)
 	if err != nil {
 		return nil, 0, err
 	}

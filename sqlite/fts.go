@@ -43,21 +43,25 @@ const ftsAgentRows = 5000
 // by chunks rowid. Rows of other agents may be among them when the agent
 // (of rows chunks) is not searched through its token. The words kept
 // match at most ftsBudget rows in all (rareWords), so every match is read
-// and each chunk's score is exact. When other agents share the database,
-// the scores are the agent's own (agentBM25).
+// and each chunk's score is exact. With Config.AgentTextStatistics, when
+// other agents share the database, the scores are the agent's own
+// (agentBM25).
 func (m *agentStore) TextScores(ctx context.Context, words []string, rows int) (map[int64]float64, float64, error) {
 	agent, alone, err := m.db.ftsAgent(ctx, m.opts.AgentID, rows)
 	if err != nil {
 		return nil, 0, err
 	}
-	if !alone {
+	// FTS5's one query scores with the whole index's statistics, which
+	// are the agent's own when it is alone in the database.
+	own := m.db.cfg.AgentTextStatistics && !alone
+	if own {
 		agent = "agent:" + ftsToken(m.opts.AgentID) + " AND " // counts of its own rows
 	}
 	words, counts, err := m.db.rareWords(ctx, agent, words, ftsBudget)
 	if err != nil || len(words) == 0 {
 		return nil, 0, err
 	}
-	if !alone {
+	if own {
 		return m.db.agentBM25(ctx, m.opts.AgentID, agent, words, counts, rows)
 	}
 	return m.db.searchFTS(ctx, agent+ftsContent(words), ftsBudget)

@@ -315,9 +315,9 @@ func testHybridKeepsToTheAgent(t *testing.T, b Backend) {
 	}
 }
 
-// testHybridScoresAreTheAgents checks that an agent's BM25 scores are
-// its own: the same whether or not another agent's memories share the
-// database. The other agent's memories are the agent's with every letter
+// testHybridScoresAreTheAgents checks that with
+// Config.AgentTextStatistics an agent's BM25 scores are its own: the same
+// whether or not another agent's memories share the database. The other agent's memories are the agent's with every letter
 // and digit rotated (no word in common), some of them three times over,
 // so that the database's word statistics and mean length both differ
 // from the agent's.
@@ -338,7 +338,11 @@ func testHybridScoresAreTheAgents(t *testing.T, b Backend) {
 	}
 	queries := []string{"billing database", "Terraform repository", "coffee after dinner", "Maya dashboard service"}
 	scores := func(neighbour bool) map[string]map[string]float64 {
-		e := newOfflineEnv(t, b)
+		clk := newClock()
+		cfg := hippo.DefaultConfig()
+		cfg.MinRelevance = 0
+		cfg.AgentTextStatistics = true
+		e := &offlineEnv{s: openWith(t, b, b.New(t), Options{Now: clk.Now, Config: &cfg}), clock: clk, emb: local.NewEmbedder()}
 		if neighbour {
 			other := e.memory(t, "other")
 			for _, text := range hybridTexts {
