@@ -3,13 +3,13 @@ package postgres
 import (
 	"context"
 	"fmt"
-	"math"
 	"sort"
 	"strings"
 	"time"
 	"unicode"
 
 	"github.com/hippo-mem/hippo"
+	"github.com/hippo-mem/hippo/engine"
 )
 
 // The BM25 side of hybrid recall. chunks.fts is a generated tsvector with
@@ -26,12 +26,6 @@ import (
 // ftsBudget is how many of the agent's rows the words of a query may
 // match in all (sqlite's ftsBudget).
 const ftsBudget = 2000
-
-// BM25's parameters, FTS5's.
-const (
-	bm25K1 = 1.2
-	bm25B  = 0.75
-)
 
 // corpusStats are a row count and mean row length in words, BM25's
 // corpus statistics: the whole database's, or an agent's. They cost a
@@ -192,11 +186,7 @@ func (m *agentStore) TextScores(ctx context.Context, words []string, indexed int
 	if len(scores) == 0 {
 		return nil, 0, nil
 	}
-	best := 0.0
-	for _, s := range scores {
-		best = max(best, s)
-	}
-	return scores, best, nil
+	return scores, engine.BestScore(scores), nil
 }
 
 func abs(x int) int {
@@ -207,18 +197,14 @@ func abs(x int) int {
 }
 
 // bm25 is one term's BM25 contribution to a row's score, as FTS5
-// computes it: tf occurrences in a row of length dl, rows of mean length
-// avgdl, n rows in all of which df hold the term. A term in more than
-// half the rows gets a token IDF rather than a negative one.
+// computes it (engine.BM25IDF, engine.BM25Part): tf occurrences in a row
+// of length dl, rows of mean length avgdl, n rows in all of which df hold
+// the term.
 func bm25(tf, dl, avgdl float64, n, df int64) float64 {
-	idf := math.Log((float64(n-df) + 0.5) / (float64(df) + 0.5))
-	if idf <= 0 {
-		idf = 1e-6
-	}
 	if avgdl <= 0 {
 		avgdl = max(dl, 1)
 	}
-	return idf * tf * (bm25K1 + 1) / (tf + bm25K1*(1-bm25B+bm25B*dl/avgdl))
+	return engine.BM25IDF(n, df) * engine.BM25Part(tf, dl, avgdl)
 }
 
 // SearchConversation implements engine.Store over the consumer's

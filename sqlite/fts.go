@@ -6,11 +6,12 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
-	"math"
 	"sort"
 	"strings"
 	"sync"
 	"time"
+
+	"github.com/hippo-mem/hippo/engine"
 )
 
 // The BM25 side of hybrid recall runs on chunks_fts (migration 0004), a
@@ -79,12 +80,6 @@ func (m *agentStore) TextScores(ctx context.Context, words []string, rows int) (
 // and the database's mean length gives the word's count in the row. The
 // score is then BM25 of that count with the agent's IDF and mean length.
 
-// BM25's parameters, FTS5's.
-const (
-	bm25K1 = 1.2
-	bm25B  = 0.75
-)
-
 // agentBM25 is the BM25 score of each of the agent's rows matching words
 // (at most ftsBudget in all), by rowid, with the agent's statistics: rows
 // is the agent's row count, counts each word's rows among them, and agent
@@ -121,7 +116,7 @@ func (db *DB) agentBM25(ctx context.Context, agentID, agent string, words []stri
 			return nil, 0, fmt.Errorf("full-text search: %w", err)
 		}
 		inAgent := int64(counts[i])
-		idfDB[i], idfAgent[i] = ftsIDF(max(total, inDB), inDB), ftsIDF(max(int64(rows), inAgent), inAgent)
+		idfDB[i], idfAgent[i] = engine.BM25IDF(max(total, inDB), inDB), engine.BM25IDF(max(int64(rows), inAgent), inAgent)
 	}
 	if err := crows.Err(); err != nil {
 		return nil, 0, fmt.Errorf("full-text search: %w", err)
@@ -156,8 +151,8 @@ func (db *DB) agentBM25(ctx context.Context, agentID, agent string, words []stri
 		if !ok {
 			return nil, 0, fmt.Errorf("full-text search: FTS5 docsize of row %d is malformed", rowid)
 		}
-		tf := bm25Count(score/idfDB[i], length, dbLen)
-		scores[rowid] += idfAgent[i] * bm25Part(tf, length, agentLen)
+		tf := engine.BM25Count(score/idfDB[i], length, dbLen)
+		scores[rowid] += idfAgent[i] * engine.BM25Part(tf, length, agentLen)
 	}
 	if err := srows.Err(); err != nil {
 		return nil, 0, fmt.Errorf("full-text search: %w", err)
@@ -165,35 +160,7 @@ func (db *DB) agentBM25(ctx context.Context, agentID, agent string, words []stri
 	if len(scores) == 0 {
 		return nil, 0, nil
 	}
-	best := 0.0
-	for _, s := range scores {
-		best = max(best, s)
-	}
-	return scores, best, nil
-}
-
-// bm25Part is BM25's term-frequency part of a word found tf times in a row
-// of length tokens where rows average avgLen: tf·(k1+1) / (tf + k1·(1 − b
-// + b·length/avgLen)).
-func bm25Part(tf, length, avgLen float64) float64 {
-	return tf * (bm25K1 + 1) / (tf + bm25K1*(1-bm25B+bm25B*length/avgLen))
-}
-
-// bm25Count is the tf whose bm25Part is part: bm25Part solved for tf.
-func bm25Count(part, length, avgLen float64) float64 {
-	k := bm25K1 * (1 - bm25B + bm25B*length/avgLen)
-	return part * k / max(1e-12, bm25K1+1-part)
-}
-
-// ftsIDF is FTS5's bm25() IDF of a word in hits of rows rows:
-// ln((rows − hits + 0.5) / (hits + 0.5)), and 1e-6 where that is not
-// positive (a word in half the rows or more).
-func ftsIDF(rows, hits int64) float64 {
-	idf := math.Log((float64(rows) - float64(hits) + 0.5) / (float64(hits) + 0.5))
-	if idf <= 0 {
-		return 1e-6
-	}
-	return idf
+	return scores, engine.BestScore(scores), nil
 }
 
 // ftsAverages are the index's row count and mean row length in tokens

@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"context"
 	"fmt"
-	"math"
 	"os"
 	"path/filepath"
 	"slices"
@@ -288,24 +287,6 @@ func TestSQLiteVarint(t *testing.T) {
 	}
 	if _, ok := varintSum([]byte{0x05, 0x87}); ok {
 		t.Error("varintSum of a cut varint is ok")
-	}
-}
-
-// TestBM25Count checks that bm25Count reads back the count bm25Part was
-// given, as agentBM25 reads term frequencies back from bm25().
-func TestBM25Count(t *testing.T) {
-	for _, tf := range []float64{1, 2, 3, 7, 40} {
-		for _, length := range []float64{1, 12, 80, 900} {
-			for _, avg := range []float64{5, 30, 200} {
-				if got := bm25Count(bm25Part(tf, length, avg), length, avg); math.Abs(got-tf) > 1e-9*tf {
-					t.Errorf("bm25Count(bm25Part(%v, %v, %v)) = %v", tf, length, avg, got)
-				}
-			}
-		}
-	}
-	// FTS5's own: one word once in a row of average length scores its IDF.
-	if got := bm25Part(1, 10, 10); math.Abs(got-1) > 1e-12 {
-		t.Errorf("bm25Part(1, avg, avg) = %v, want 1", got)
 	}
 }
 
