@@ -1,6 +1,10 @@
 package engine
 
-import "math"
+import (
+	"math"
+	"sync"
+	"time"
+)
 
 // BM25 as SQLite's FTS5 computes it (its bm25() function), for the stores
 // that compute it themselves: PostgreSQL from its postings, SQLite when an
@@ -45,4 +49,51 @@ func BestScore(scores map[int64]float64) float64 {
 		best = max(best, s)
 	}
 	return best
+}
+
+// AgentStats caches, per agent, a statistic of its rows that costs a pass
+// over them and moves slowly (an agent's full-text row count and mean
+// length, Config.AgentTextStatistics): a value stands until the agent's
+// row count in its index has moved by more than a hundredth since it was
+// read, or for AgentStatsTTL (edits keep the count). At most
+// maxAgentStats agents are kept. The zero value is ready to use.
+type AgentStats[T any] struct {
+	mu sync.Mutex
+	m  map[string]agentStat[T]
+}
+
+type agentStat[T any] struct {
+	v    T
+	rows int
+	at   time.Time
+}
+
+const (
+	AgentStatsTTL = 10 * time.Minute
+	maxAgentStats = 4096
+)
+
+// Get is agentID's value if it still stands now that its index holds
+// rows.
+func (c *AgentStats[T]) Get(agentID string, rows int) (T, bool) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	s, ok := c.m[agentID]
+	if !ok || time.Since(s.at) >= AgentStatsTTL || max(rows-s.rows, s.rows-rows) > s.rows/100 {
+		var zero T
+		return zero, false
+	}
+	return s.v, true
+}
+
+// Put records agentID's value v, read while its index held rows. The
+// value is read outside the cache's lock, so that a long pass over one
+// agent's rows does not hold up another's recall.
+func (c *AgentStats[T]) Put(agentID string, rows int, v T) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.m == nil || len(c.m) >= maxAgentStats {
+		c.m = map[string]agentStat[T]{}
+	}
+	c.m[agentID] = agentStat[T]{v, rows, time.Now()}
 }

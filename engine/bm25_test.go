@@ -46,3 +46,26 @@ func TestBM25(t *testing.T) {
 		}
 	}
 }
+
+func TestAgentStats(t *testing.T) {
+	var c AgentStats[float64]
+	if _, ok := c.Get("a", 10); ok {
+		t.Error("Get of an agent never put")
+	}
+	c.Put("a", 1000, 12.5)
+	for _, tt := range []struct {
+		rows int
+		ok   bool
+	}{{1000, true}, {1010, true}, {990, true}, {1011, false}, {989, false}} {
+		if v, ok := c.Get("a", tt.rows); ok != tt.ok || ok && v != 12.5 {
+			t.Errorf("Get(a, %d) = %v, %v; want %v", tt.rows, v, ok, tt.ok)
+		}
+	}
+	c.Put("b", 5, 3) // a small agent: any new row reads it again
+	if _, ok := c.Get("b", 6); ok {
+		t.Error("Get(b, 6) stands after Put(b, 5)")
+	}
+	if _, ok := c.Get("c", 1000); ok {
+		t.Error("Get of another agent")
+	}
+}

@@ -82,8 +82,9 @@ type DB struct {
 	// statistics of chunks.
 	analyzing atomic.Bool
 
-	statsMu sync.Mutex
-	stats   map[string]corpusStats // BM25's corpus statistics by agent, cached
+	statsMu    sync.Mutex
+	stats      corpusStats                    // BM25's corpus statistics, cached
+	agentStats engine.AgentStats[corpusStats] // and by agent (Config.AgentTextStatistics)
 
 	group *engine.GroupCommit[*groupTx] // group commit, by agent (group.go)
 }

@@ -28,61 +28,44 @@ import (
 const ftsBudget = 2000
 
 // corpusStats are a row count and mean row length in words, BM25's
-// corpus statistics: the whole database's, or an agent's. They cost a
-// pass over the rows and move slowly. The database's are read again after
-// dbStatsTTL; an agent's when its row count in its index (seen) has moved
-// by more than a hundredth since, or after agentStatsTTL (edits keep the
-// count), as on SQLite.
+// corpus statistics: the whole database's, read again after statsTTL, or
+// an agent's, kept while they stand (engine.AgentStats). Both cost a pass
+// over the rows and move slowly.
 type corpusStats struct {
 	rows   int64
 	avgLen float64
-	seen   int
 	at     time.Time
 }
 
-const (
-	dbStatsTTL    = 30 * time.Second
-	agentStatsTTL = 10 * time.Minute
-)
+const statsTTL = 30 * time.Second
 
-// maxCachedStats bounds the cache of corpusStats: past it, entries that
-// have expired are dropped, and all of them if none has.
-const maxCachedStats = 4096
-
-// corpus is the database's statistics (agentID "") or agentID's, whose
-// index holds seen rows.
-func (db *DB) corpus(ctx context.Context, agentID string, seen int) (corpusStats, error) {
+// corpus is the database's statistics.
+func (db *DB) corpus(ctx context.Context) (corpusStats, error) {
 	db.statsMu.Lock()
 	defer db.statsMu.Unlock()
-	if s, ok := db.stats[agentID]; ok {
-		if agentID == "" && time.Since(s.at) < dbStatsTTL ||
-			agentID != "" && time.Since(s.at) < agentStatsTTL && abs(seen-s.seen) <= s.seen/100 {
-			return s, nil
-		}
+	if !db.stats.at.IsZero() && time.Since(db.stats.at) < statsTTL {
+		return db.stats, nil
 	}
 	var s corpusStats
-	var err error
-	if agentID == "" {
-		err = db.pool.QueryRow(ctx, `SELECT count(*), coalesce(avg(words), 0)::float8 FROM chunks`).Scan(&s.rows, &s.avgLen)
-	} else {
-		err = db.pool.QueryRow(ctx, `SELECT count(*), coalesce(avg(words), 0)::float8 FROM chunks WHERE agent_id = $1`,
-			agentID).Scan(&s.rows, &s.avgLen)
-	}
-	if err != nil {
+	if err := db.pool.QueryRow(ctx, `SELECT count(*), coalesce(avg(words), 0)::float8 FROM chunks`).Scan(&s.rows, &s.avgLen); err != nil {
 		return s, fmt.Errorf("full-text statistics: %w", err)
 	}
-	s.seen, s.at = seen, time.Now()
-	if db.stats == nil || len(db.stats) >= maxCachedStats {
-		for id, old := range db.stats {
-			if time.Since(old.at) >= agentStatsTTL {
-				delete(db.stats, id)
-			}
-		}
-		if db.stats == nil || len(db.stats) >= maxCachedStats {
-			db.stats = map[string]corpusStats{}
-		}
+	s.at = time.Now()
+	db.stats = s
+	return s, nil
+}
+
+// agentCorpus is agentID's statistics; its index holds indexed rows.
+func (db *DB) agentCorpus(ctx context.Context, agentID string, indexed int) (corpusStats, error) {
+	if s, ok := db.agentStats.Get(agentID, indexed); ok {
+		return s, nil
 	}
-	db.stats[agentID] = s
+	var s corpusStats
+	if err := db.pool.QueryRow(ctx, `SELECT count(*), coalesce(avg(words), 0)::float8 FROM chunks WHERE agent_id = $1`,
+		agentID).Scan(&s.rows, &s.avgLen); err != nil {
+		return s, fmt.Errorf("full-text statistics: %w", err)
+	}
+	db.agentStats.Put(agentID, indexed, s)
 	return s, nil
 }
 
@@ -152,11 +135,12 @@ func (m *agentStore) TextScores(ctx context.Context, words []string, indexed int
 	if len(kept) == 0 {
 		return nil, 0, nil
 	}
-	statsOf := ""
+	var corpus corpusStats
 	if own {
-		statsOf = m.opts.AgentID
+		corpus, err = m.db.agentCorpus(ctx, m.opts.AgentID, indexed)
+	} else {
+		corpus, err = m.db.corpus(ctx)
 	}
-	corpus, err := m.db.corpus(ctx, statsOf, indexed)
 	if err != nil {
 		return nil, 0, err
 	}
@@ -187,13 +171,6 @@ func (m *agentStore) TextScores(ctx context.Context, words []string, indexed int
 		return nil, 0, nil
 	}
 	return scores, engine.BestScore(scores), nil
-}
-
-func abs(x int) int {
-	if x < 0 {
-		return -x
-	}
-	return x
 }
 
 // bm25 is one term's BM25 contribution to a row's score, as FTS5

@@ -114,7 +114,7 @@ type DB struct {
 	group   *engine.GroupCommit[*groupTx] // Update's group commit (group.go)
 	indexes *engine.Indexes               // by agent ID, loaded on first search
 	writes  atomic.Int64                  // recalls and writes, to pace change-log pruning
-	lengths agentLengths                  // BM25's mean row length by agent, cached (fts.go)
+	lengths engine.AgentStats[float64]    // BM25's mean row length by agent (fts.go)
 
 	stmtMu sync.Mutex
 	rstmts map[string]*sql.Stmt // prepared on the read pool, by query

@@ -8,8 +8,6 @@ import (
 	"fmt"
 	"sort"
 	"strings"
-	"sync"
-	"time"
 
 	"github.com/hippo-mem/hippo/engine"
 )
@@ -48,13 +46,14 @@ const ftsAgentRows = 5000
 // other agents share the database, the scores are the agent's own
 // (agentBM25).
 func (m *agentStore) TextScores(ctx context.Context, words []string, rows int) (map[int64]float64, float64, error) {
-	agent, alone, err := m.db.ftsAgent(ctx, m.opts.AgentID, rows)
+	stats := m.db.cfg.AgentTextStatistics
+	agent, alone, err := m.db.ftsAgent(ctx, m.opts.AgentID, rows, stats)
 	if err != nil {
 		return nil, 0, err
 	}
 	// FTS5's one query scores with the whole index's statistics, which
 	// are the agent's own when it is alone in the database.
-	own := m.db.cfg.AgentTextStatistics && !alone
+	own := stats && !alone
 	if own {
 		agent = "agent:" + ftsToken(m.opts.AgentID) + " AND " // counts of its own rows
 	}
@@ -189,36 +188,13 @@ func (db *DB) ftsAverages(ctx context.Context) (rows int64, avgLen float64, err 
 	return int64(n), tokens / float64(n), nil
 }
 
-// agentLengths caches each agent's mean row length in tokens for
-// agentBM25. Reading it costs a pass over the agent's rows (about 0.5 µs a
-// row), and it moves slowly: it is read again when the agent's row count
-// has moved by more than a hundredth since, or after lengthTTL (edits keep
-// the count). At most maxCachedLengths agents are kept.
-type agentLengths struct {
-	mu sync.Mutex
-	m  map[string]agentLength
-}
-
-type agentLength struct {
-	avg  float64
-	rows int
-	at   time.Time
-}
-
-const (
-	lengthTTL        = 10 * time.Minute
-	maxCachedLengths = 4096
-)
-
 // agentLength is the mean length in tokens of agentID's rows of the
 // full-text index, every column's as bm25() counts it, from FTS5's
-// docsize table; rows is the agent's row count (agentLengths).
+// docsize table: a pass over them (about 0.5 µs a row), kept while it
+// stands (engine.AgentStats); rows is the agent's row count.
 func (db *DB) agentLength(ctx context.Context, agentID string, rows int) (float64, error) {
-	c := &db.lengths
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	if l, ok := c.m[agentID]; ok && time.Since(l.at) < lengthTTL && abs(rows-l.rows) <= l.rows/100 {
-		return l.avg, nil
+	if avg, ok := db.lengths.Get(agentID, rows); ok {
+		return avg, nil
 	}
 	rs, err := db.queryRead(ctx, `SELECT d.sz FROM chunks AS c JOIN chunks_fts_docsize AS d ON d.id = c.rowid
 		WHERE c.agent_id = ?`, agentID)
@@ -243,18 +219,8 @@ func (db *DB) agentLength(ctx context.Context, agentID string, rows int) (float6
 	if n > 0 {
 		avg = sum / n
 	}
-	if c.m == nil || len(c.m) >= maxCachedLengths {
-		c.m = map[string]agentLength{}
-	}
-	c.m[agentID] = agentLength{avg, rows, time.Now()}
+	db.lengths.Put(agentID, rows, avg)
 	return avg, nil
-}
-
-func abs(x int) int {
-	if x < 0 {
-		return -x
-	}
-	return x
 }
 
 // varintSum is the sum of the SQLite varints that fill b.
@@ -289,25 +255,29 @@ func sqliteVarint(b []byte) (v uint64, n int, ok bool) {
 
 // ftsAgent returns the MATCH prefix that keeps a search to the agent's own
 // rows, or "" when the words alone are cheaper: when the agent has more
-// than ftsAgentRows chunks, or holds most of the database. alone is
-// whether the agent's are the only chunks in the database (or there are
-// none), read in the same statement from the two ends of the agent_id
-// index.
-func (db *DB) ftsAgent(ctx context.Context, agentID string, rows int) (prefix string, alone bool, err error) {
+// than ftsAgentRows chunks, or holds most of the database. With
+// askAlone, alone is whether the agent's are the only chunks in the
+// database (or there are none), read in the same statement from the two
+// ends of the agent_id index.
+func (db *DB) ftsAgent(ctx context.Context, agentID string, rows int, askAlone bool) (prefix string, alone bool, err error) {
 	var (
 		all    int
 		lo, hi sql.NullString
 	)
-	st, err := db.readStmt(ctx, `SELECT COALESCE(MAX(rowid), 0),
-		(SELECT agent_id FROM chunks ORDER BY agent_id LIMIT 1),
-		(SELECT agent_id FROM chunks ORDER BY agent_id DESC LIMIT 1) FROM chunks`)
+	query, dest := `SELECT COALESCE(MAX(rowid), 0) FROM chunks`, []any{&all}
+	if askAlone {
+		query, dest = `SELECT COALESCE(MAX(rowid), 0),
+			(SELECT agent_id FROM chunks ORDER BY agent_id LIMIT 1),
+			(SELECT agent_id FROM chunks ORDER BY agent_id DESC LIMIT 1) FROM chunks`, []any{&all, &lo, &hi}
+	}
+	st, err := db.readStmt(ctx, query)
 	if err == nil {
-		err = st.QueryRowContext(ctx).Scan(&all, &lo, &hi)
+		err = st.QueryRowContext(ctx).Scan(dest...)
 	}
 	if err != nil {
 		return "", false, fmt.Errorf("full-text search: %w", err)
 	}
-	alone = (!lo.Valid || lo.String == agentID) && (!hi.Valid || hi.String == agentID)
+	alone = askAlone && (!lo.Valid || lo.String == agentID) && (!hi.Valid || hi.String == agentID)
 	if rows > ftsAgentRows || 2*rows > all {
 		return "", alone, nil
 	}

@@ -244,22 +244,22 @@ func TestFTSAgentPrefix(t *testing.T) {
 		{"agent-a", ftsAgentRows + 1, ""}, // too many rows to count the token's
 	}
 	for _, tt := range tests {
-		if got, alone, err := db.ftsAgent(ctx, tt.agent, tt.rows); err != nil || got != tt.want || alone {
+		if got, alone, err := db.ftsAgent(ctx, tt.agent, tt.rows, true); err != nil || got != tt.want || alone {
 			t.Errorf("ftsAgent(%s, %d) = %q, %v, %v; want %q, false", tt.agent, tt.rows, got, alone, err, tt.want)
 		}
 	}
-	if _, alone, err := db.ftsAgent(ctx, "agent-c", 0); err != nil || alone {
+	if _, alone, err := db.ftsAgent(ctx, "agent-c", 0, true); err != nil || alone {
 		t.Errorf("ftsAgent(agent-c) alone = %v, %v; want false", alone, err)
 	}
 	// Alone in an empty database, and with the only rows.
 	db, m = openFTSDB(t)
-	if _, alone, err := db.ftsAgent(ctx, "agent-a", 0); err != nil || !alone {
+	if _, alone, err := db.ftsAgent(ctx, "agent-a", 0, true); err != nil || !alone {
 		t.Errorf("ftsAgent in an empty database: alone = %v, %v; want true", alone, err)
 	}
 	if _, err := m.StoreMemory(ctx, hippo.StoreInput{Content: "note"}); err != nil {
 		t.Fatal(err)
 	}
-	if _, alone, err := db.ftsAgent(ctx, "agent-a", 1); err != nil || !alone {
+	if _, alone, err := db.ftsAgent(ctx, "agent-a", 1, true); err != nil || !alone {
 		t.Errorf("ftsAgent with the only rows: alone = %v, %v; want true", alone, err)
 	}
 }
