@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"math"
 	"math/rand/v2"
 	"slices"
 	"strings"
@@ -177,5 +178,61 @@ func walkOutput(v any, key string, fn func(key, s string)) {
 		case "id", "chunk_id", "superseded_id", "superseded_by", "agent_id", "upvoted", "downvoted", "memories", "resurrected":
 			fn(key, v)
 		}
+	}
+}
+
+// TestAgentTextStatistics: with --agent-text-statistics (or its variable)
+// an agent's full-text scores stay as they were when another agent of the
+// database stores memories holding the query's word; without it they move
+// (the database's statistics), which is how one agent could tell what
+// another's memories hold.
+func TestAgentTextStatistics(t *testing.T) {
+	c := newCLI(t)
+	for _, text := range []string{"The blue heron nests by the lake.", "We went hiking in the hills.", "My tea is green and strong."} {
+		c.ok("--agent", "me", "store", text)
+	}
+	bm25 := func(args ...string) float64 {
+		t.Helper()
+		var out struct{ Results []recalledView }
+		c.jsonLoose(&out, append([]string{"--agent", "me", "recall", "--min-relevance", "0", "heron"}, args...)...)
+		for _, r := range out.Results {
+			if strings.Contains(r.Content, "heron") {
+				return r.BM25
+			}
+		}
+		t.Fatalf("recall heron %v: the heron memory is not among %d results", args, len(out.Results))
+		return 0
+	}
+	own, whole := bm25("--agent-text-statistics"), bm25()
+	if own <= 0 || own != whole {
+		t.Fatalf("alone in the database: bm25 %v with the flag, %v without; want equal and positive", own, whole)
+	}
+	var lines strings.Builder
+	for i := range 12 {
+		fmt.Fprintf(&lines, "{\"content\":\"heron sighting number %d at the marsh\"}\n", i)
+	}
+	if r := c.runIn(lines.String(), nil, "--agent", "other", "store", "--jsonl", "-"); r.code != 0 {
+		t.Fatal(r)
+	}
+	// The agent's scores are read back from FTS5's (sqlite agentBM25):
+	// equal to rounding.
+	same := func(a, b float64) bool { return math.Abs(a-b) <= 1e-9*math.Abs(b) }
+	if got := bm25("--agent-text-statistics"); !same(got, own) {
+		t.Errorf("with --agent-text-statistics, another agent's memories moved bm25 %v -> %v", own, got)
+	}
+	var out struct{ Results []recalledView }
+	r := c.runIn("", []string{"HIPPO_AGENT_TEXT_STATISTICS=1"}, "--agent", "me", "recall", "--min-relevance", "0", "--json", "heron")
+	if err := json.Unmarshal([]byte(r.stdout), &out); err != nil {
+		t.Fatalf("%v: %s", err, r)
+	}
+	if len(out.Results) == 0 || !same(out.Results[0].BM25, own) {
+		t.Errorf("with HIPPO_AGENT_TEXT_STATISTICS=1: %s\nwant the heron memory first with bm25 %v", r.stdout, own)
+	}
+	if got := bm25(); same(got, own) {
+		t.Errorf("without the flag bm25 stayed %v: the test no longer shows the database's statistics", got)
+	}
+	r = c.runIn("", []string{"HIPPO_AGENT_TEXT_STATISTICS=maybe"}, "--agent", "me", "recall", "heron")
+	if r.code != 2 || !strings.Contains(r.stderr, "HIPPO_AGENT_TEXT_STATISTICS must be 1, 0, true or false") {
+		t.Errorf("a bad HIPPO_AGENT_TEXT_STATISTICS: %s", r)
 	}
 }

@@ -77,6 +77,9 @@ type app struct {
 	// decay, when set (hippo init --decay), chooses the decay model the
 	// database records.
 	decay hippo.DecayModel
+	// agentStats is --agent-text-statistics: each agent's full-text
+	// scores use its own statistics (hippo.Config.AgentTextStatistics).
+	agentStats bool
 	// indexMemory bounds the resident indexes' bytes (hippo serve
 	// --index-memory); 0 sets no bound.
 	indexMemory int64
@@ -115,6 +118,7 @@ go to stderr. Exit codes: 0 success, 1 failure, 2 usage error.`,
 	f.StringVar(&a.scope, "scope", "", `scope ("" is the global scope; default: all scopes where a command lists)`)
 	f.BoolVar(&a.json, "json", false, "print machine-readable JSON")
 	a.providers.addProviderFlags(f)
+	f.BoolVar(&a.agentStats, "agent-text-statistics", false, "score full-text matches with each agent's own word statistics, not the whole database's, so that no agent's scores move with, or tell of, another agent's memories (env HIPPO_AGENT_TEXT_STATISTICS=1)")
 
 	root.AddCommand(
 		a.newInitCommand(),

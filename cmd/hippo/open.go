@@ -73,10 +73,14 @@ func (a *app) openDSN(ctx context.Context, name string, emb hippo.Embedder, mode
 	if err != nil {
 		return nil, err
 	}
+	cfg, err := a.config()
+	if err != nil {
+		return nil, err
+	}
 	switch d.Scheme {
 	case "":
 	case "postgres", "postgresql":
-		db, err := postgres.Open(ctx, name, postgres.Options{MustExist: mode == existingDB, IndexMemory: a.indexMemory, Decay: a.decay})
+		db, err := postgres.Open(ctx, name, postgres.Options{MustExist: mode == existingDB, IndexMemory: a.indexMemory, Decay: a.decay, Config: cfg})
 		if err != nil {
 			return nil, err
 		}
@@ -88,7 +92,7 @@ func (a *app) openDSN(ctx context.Context, name string, emb hippo.Embedder, mode
 	// refused, not written further); a server checks in the background
 	// (serve), so as not to delay its start.
 	opts := sqlite.Options{MustExist: mode == existingDB, IndexMemory: a.indexMemory, Decay: a.decay,
-		Adopt: a.adopt, VerifyBeforeWrite: !a.serving}
+		Adopt: a.adopt, VerifyBeforeWrite: !a.serving, Config: cfg}
 	if emb != nil {
 		opts.Dimension = emb.Dimension()
 		if opts.Dimension == 0 && mode == createDB && !hasFile(d.Path) {
@@ -101,6 +105,18 @@ func (a *app) openDSN(ctx context.Context, name string, emb hippo.Embedder, mode
 	}
 	a.stores = append(a.stores, db)
 	return db, nil
+}
+
+// config is the stores' configuration: nil for the defaults, or with
+// --agent-text-statistics (HIPPO_AGENT_TEXT_STATISTICS) set.
+func (a *app) config() (*hippo.Config, error) {
+	on, err := a.boolSetting("agent-text-statistics", "HIPPO_AGENT_TEXT_STATISTICS", a.agentStats)
+	if err != nil || !on {
+		return nil, err
+	}
+	cfg := hippo.DefaultConfig()
+	cfg.AgentTextStatistics = true
+	return &cfg, nil
 }
 
 // hasFile reports whether path holds a file with something in it: a

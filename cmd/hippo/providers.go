@@ -48,13 +48,19 @@ func (p *providers) addProviderFlags(fs *pflag.FlagSet) {
 
 // discardText is --discard-text, else HIPPO_DISCARD_TEXT.
 func (a *app) discardText() (bool, error) {
-	v := strings.TrimSpace(os.Getenv("HIPPO_DISCARD_TEXT"))
-	if v == "" || a.root.PersistentFlags().Changed("discard-text") {
-		return a.providers.discardText, nil
+	return a.boolSetting("discard-text", "HIPPO_DISCARD_TEXT", a.providers.discardText)
+}
+
+// boolSetting is the boolean flag name, given as value, when it was set,
+// else the variable env when set, else value (the flag's default).
+func (a *app) boolSetting(name, env string, value bool) (bool, error) {
+	v := strings.TrimSpace(os.Getenv(env))
+	if v == "" || a.root.PersistentFlags().Changed(name) {
+		return value, nil
 	}
 	b, err := strconv.ParseBool(v)
 	if err != nil {
-		return false, usageErrorf("HIPPO_DISCARD_TEXT must be 1, 0, true or false, got %q", v)
+		return false, usageErrorf("%s must be 1, 0, true or false, got %q", env, v)
 	}
 	return b, nil
 }
