@@ -3,8 +3,6 @@ package sqlite_test
 import (
 	"context"
 	"fmt"
-	"hash/fnv"
-	"math/rand/v2"
 	"path/filepath"
 	"sync"
 	"sync/atomic"
@@ -12,30 +10,8 @@ import (
 
 	"github.com/hippo-mem/hippo"
 	"github.com/hippo-mem/hippo/sqlite"
+	"github.com/hippo-mem/hippo/storetest"
 )
-
-// seededEmbedder is an in-process embedder of dim dimensions whose vector
-// is seeded by the text: the store benchmark measures the write path, not
-// an embedder.
-type seededEmbedder struct{ dim int }
-
-func (e seededEmbedder) Model() string  { return fmt.Sprintf("seeded-%d", e.dim) }
-func (e seededEmbedder) Dimension() int { return e.dim }
-
-func (e seededEmbedder) Embed(_ context.Context, texts []string) ([][]float32, error) {
-	out := make([][]float32, len(texts))
-	for i, t := range texts {
-		h := fnv.New64a()
-		h.Write([]byte(t))
-		r := rand.New(rand.NewPCG(h.Sum64(), 1))
-		v := make([]float32, e.dim)
-		for j := range v {
-			v[j] = float32(r.NormFloat64())
-		}
-		out[i] = v
-	}
-	return out, nil
-}
 
 // BenchmarkConcurrentStores stores b.N distinct memories of 1536
 // dimensions from 1, 8 and 32 goroutines, each acknowledged durably
@@ -53,7 +29,7 @@ func BenchmarkConcurrentStores(b *testing.B) {
 				b.Fatal(err)
 			}
 			defer db.Close()
-			m, err := db.Memory(sqlite.MemoryOptions{AgentID: "bench", Embedder: seededEmbedder{1536}})
+			m, err := db.Memory(sqlite.MemoryOptions{AgentID: "bench", Embedder: storetest.SeededEmbedder{Dim: 1536}})
 			if err != nil {
 				b.Fatal(err)
 			}
@@ -93,86 +69,18 @@ func BenchmarkConcurrentStores(b *testing.B) {
 	}
 }
 
-// BenchmarkStoreMemoriesLibrary stores b.N distinct memories through the
-// library's StoreMemories in batches of 100 from 4 goroutines, as
-// BenchmarkServeBatch's 4 clients send them, at 384 and 1,536 dimensions,
-// with an in-process embedder that hands out fixed vectors: memories/s is
-// the write path of a batch (concurrent batches share commits).
+// BenchmarkStoreMemoriesLibrary is storetest.BenchStoreMemories on SQLite.
 //
 //	go test -run '^$' -bench StoreMemoriesLibrary -benchtime 50000x ./sqlite/
 func BenchmarkStoreMemoriesLibrary(b *testing.B) {
-	for _, dim := range []int{384, 1536} {
-		b.Run(fmt.Sprintf("dim=%d/clients=4", dim), func(b *testing.B) {
-			ctx := context.Background()
-			db, err := sqlite.Open(ctx, filepath.Join(b.TempDir(), "bench.db"), sqlite.Options{Dimension: dim})
-			if err != nil {
-				b.Fatal(err)
-			}
-			defer db.Close()
-			m, err := db.Memory(sqlite.MemoryOptions{AgentID: "bench", Embedder: newPooledEmbedder(dim)})
-			if err != nil {
-				b.Fatal(err)
-			}
-			const batch, clients = 100, 4
-			var next atomic.Int64
-			var wg sync.WaitGroup
-			b.ResetTimer()
-			for range clients {
-				wg.Add(1)
-				go func() {
-					defer wg.Done()
-					items := make([]hippo.StoreInput, 0, batch)
-					for {
-						i := int(next.Add(batch)) - batch
-						if i >= b.N {
-							return
-						}
-						items = items[:0]
-						for j := i; j < min(i+batch, b.N); j++ {
-							items = append(items, hippo.StoreInput{Content: fmt.Sprintf("Note %d: the deploy of service %d moved to slot %d", j, j%50, j%7)})
-						}
-						res, err := m.StoreMemories(ctx, items)
-						if err != nil || res.Stored != len(items) {
-							b.Errorf("batch at %d: %+v, %v", i, res, err)
-							return
-						}
-					}
-				}()
-			}
-			wg.Wait()
-			b.StopTimer()
-			b.ReportMetric(float64(b.N)/b.Elapsed().Seconds(), "memories/s")
-		})
-	}
-}
-
-// pooledEmbedder hands out one of 1,024 vectors made in advance, chosen by
-// the text's hash: an embedder that costs nothing.
-type pooledEmbedder struct {
-	dim  int
-	vecs [][]float32
-}
-
-func newPooledEmbedder(dim int) pooledEmbedder {
-	e := pooledEmbedder{dim: dim}
-	for i := range 1024 {
-		v, _ := seededEmbedder{dim}.Embed(context.Background(), []string{fmt.Sprint(i)})
-		e.vecs = append(e.vecs, v[0])
-	}
-	return e
-}
-
-func (e pooledEmbedder) Model() string  { return fmt.Sprintf("fixed-%d", e.dim) }
-func (e pooledEmbedder) Dimension() int { return e.dim }
-
-func (e pooledEmbedder) Embed(_ context.Context, texts []string) ([][]float32, error) {
-	out := make([][]float32, len(texts))
-	for i, t := range texts {
-		h := fnv.New32a()
-		h.Write([]byte(t))
-		out[i] = e.vecs[h.Sum32()%uint32(len(e.vecs))]
-	}
-	return out, nil
+	storetest.BenchStoreMemories(b, func(b *testing.B, dim int) hippo.Store {
+		db, err := sqlite.Open(context.Background(), filepath.Join(b.TempDir(), "bench.db"), sqlite.Options{Dimension: dim})
+		if err != nil {
+			b.Fatal(err)
+		}
+		b.Cleanup(func() { db.Close() })
+		return db
+	})
 }
 
 // BenchmarkStoreFollowUp stores memories one at a time into an agent that
@@ -190,7 +98,7 @@ func BenchmarkStoreFollowUp(b *testing.B) {
 				b.Fatal(err)
 			}
 			defer db.Close()
-			m, err := db.Memory(sqlite.MemoryOptions{AgentID: "bench", Embedder: newPooledEmbedder(384)})
+			m, err := db.Memory(sqlite.MemoryOptions{AgentID: "bench", Embedder: storetest.NewPooledEmbedder(384)})
 			if err != nil {
 				b.Fatal(err)
 			}
