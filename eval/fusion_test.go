@@ -38,6 +38,7 @@ func TestSweepFusion(t *testing.T) {
 	for _, s := range sets {
 		data[s] = answerable(saved[s].Queries)
 		setIDF(s, saved[s])
+		setLens(s, saved[s])
 	}
 	type result struct {
 		family, name string
@@ -455,7 +456,81 @@ func fusionFamilies(base hippo.Config) []fusionFamily {
 		}
 	}
 	fams = append(fams, both)
+	fams = append(fams, sizeFamilies(base)...)
 	return fams
+}
+
+// sizeFamilies are today's fusion with BM25's weight set by the size of
+// the agent's memory when the question is asked: its row count N or its
+// rows' mean length L in bytes (agentLen).
+func sizeFamilies(base hippo.Config) []fusionFamily {
+	idfMax := func(n float64) float64 { return math.Log((n - 0.5) / 1.5) }
+	fused := func(alpha func(q *candQuery) float64, scale func(q *candQuery) float64) func(q *candQuery) []float64 {
+		return func(q *candQuery) []float64 {
+			al, k := alpha(q), scale(q)
+			out := make([]float64, len(q.Cands))
+			for i, c := range q.Cands {
+				fc, fb := base.LengthFactors(c.Size)
+				out[i] = hippo.Fuse(base.CosineRelevance(c.Cos)*fc, base.BM25Relevance(c.BM25*fb*k), al)
+			}
+			return out
+		}
+	}
+	fixed := func(q *candQuery) float64 { return base.HybridAlpha }
+	one := func(q *candQuery) float64 { return 1 }
+	scaled := fusionFamily{name: "BM25 × (IDFmax(N)/IDFmax(N0))^P"}
+	for _, n0 := range []float64{30, 100, 300, 1000} {
+		for _, p := range []float64{-0.5, 0.5, 1, 1.5} {
+			scaled.configs = append(scaled.configs, fusionConfig{name: fmt.Sprintf("N0 %g P %g", n0, p), score: fused(fixed, func(q *candQuery) float64 {
+				return math.Pow(idfMax(max(float64(q.Chunks), 3))/idfMax(n0), p)
+			})})
+		}
+	}
+	clamp := func(a float64) float64 { return min(0.9, max(0.1, a)) }
+	byN := fusionFamily{name: "α = α0 + k·ln(N/300)"}
+	byL := fusionFamily{name: "α = α0 + k·ln(L/100)"}
+	for _, a0 := range []float64{0.3, 0.4, 0.5, 0.6, 0.7} {
+		for _, k := range []float64{-0.1, -0.05, 0.025, 0.05, 0.075, 0.1, 0.15} {
+			byN.configs = append(byN.configs, fusionConfig{name: fmt.Sprintf("α0 %.1f k %g", a0, k), score: fused(func(q *candQuery) float64 {
+				return clamp(a0 + k*math.Log(max(float64(q.Chunks), 1)/300))
+			}, one)})
+			byL.configs = append(byL.configs, fusionConfig{name: fmt.Sprintf("α0 %.1f k %g", a0, k), score: fused(func(q *candQuery) float64 {
+				return clamp(a0 + k*math.Log(agentLen(q)/100))
+			}, one)})
+		}
+	}
+	return []fusionFamily{scaled, byN, byL}
+}
+
+// agentLens are each set's agents' chunk lengths in bytes, summed in the
+// order stored (setLens).
+var agentLens = map[string]map[string][]float64{}
+
+// setLens sums set's chunk lengths once (agentLens).
+func setLens(set string, cs candSet) {
+	if _, ok := agentLens[set]; ok {
+		return
+	}
+	m := map[string][]float64{}
+	for agent, texts := range cs.Texts {
+		sum := make([]float64, len(texts)+1)
+		for i, x := range texts {
+			sum[i+1] = sum[i] + float64(len(x))
+		}
+		m[agent] = sum
+	}
+	agentLens[set] = m
+}
+
+// agentLen is the mean length in bytes of the chunks q's agent held when
+// q was asked.
+func agentLen(q *candQuery) float64 {
+	sum := agentLens[q.Set][q.Agent]
+	n := min(q.Chunks, len(sum)-1)
+	if n <= 0 {
+		return 100
+	}
+	return sum[n] / float64(n)
 }
 
 // setDF are each set's document frequencies of words (engine.QueryWords'
