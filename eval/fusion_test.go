@@ -649,6 +649,8 @@ func TestSweepFusionConfigs(t *testing.T) {
 	sets, saved := sweepSets(t, emb.Model())
 	data := map[string][]*candQuery{}
 	for _, s := range sets {
+		setIDF(s, saved[s])
+		setLens(s, saved[s])
 		for _, q := range answerable(saved[s].Queries) {
 			data[s] = append(data[s], q)
 			if short := shortEvidence(q); short != "" {
