@@ -231,6 +231,13 @@ func TestAgentTextStatistics(t *testing.T) {
 	if got := bm25(); same(got, own) {
 		t.Errorf("without the flag bm25 stayed %v: the test no longer shows the database's statistics", got)
 	}
+	// hippo serve says which statistics it scores with (stdio: it stops
+	// at the end of its input).
+	for env, want := range map[string]string{"HIPPO_AGENT_TEXT_STATISTICS=1": "agent_text_statistics=true", "HIPPO_AGENT_TEXT_STATISTICS=0": "agent_text_statistics=false"} {
+		if r := c.runIn("", []string{env}, "serve", "--transport", "stdio"); r.code != 0 || !strings.Contains(r.stderr, want) {
+			t.Errorf("hippo serve with %s: %s\nwant %q in its log", env, r, want)
+		}
+	}
 	r = c.runIn("", []string{"HIPPO_AGENT_TEXT_STATISTICS=maybe"}, "--agent", "me", "recall", "heron")
 	if r.code != 2 || !strings.Contains(r.stderr, "HIPPO_AGENT_TEXT_STATISTICS must be 1, 0, true or false") {
 		t.Errorf("a bad HIPPO_AGENT_TEXT_STATISTICS: %s", r)

@@ -111,7 +111,8 @@ func (a *app) serve(ctx context.Context, o *serveFlags) error {
 	}
 	embedDesc, llmDesc := a.describeProviders(models.Embedder)
 	log.Info("hippo serve", "version", buildVersion().String(), "db", db.Location(), "embedder", embedDesc, "llm", llmDesc,
-		"transport", o.transport, "auth", o.token != "", "embed_window", o.embedWindow, "index_memory", a.indexMemory, "memory_limit", memLimit)
+		"transport", o.transport, "auth", o.token != "", "embed_window", o.embedWindow, "index_memory", a.indexMemory, "memory_limit", memLimit,
+		"agent_text_statistics", db.Config().AgentTextStatistics)
 	go func() { // what async remember_facts calls left queued
 		out, err := learnQueued(ctx, db, models, hippo.CallerMCP, nil)
 		if err != nil {
