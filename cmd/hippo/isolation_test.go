@@ -231,6 +231,12 @@ func TestAgentTextStatistics(t *testing.T) {
 	if got := bm25(); same(got, own) {
 		t.Errorf("without the flag bm25 stayed %v: the test no longer shows the database's statistics", got)
 	}
+	// --explain says which statistics a score was computed with.
+	for flag, want := range map[string]string{"--agent-text-statistics": "the agent's word statistics", "--json=false": "the database's word statistics"} {
+		if r := c.ok("--agent", "me", "recall", "--explain", flag, "heron"); !strings.Contains(r.stdout, want) {
+			t.Errorf("recall --explain %s:\n%s\nwant %q", flag, r.stdout, want)
+		}
+	}
 	// hippo serve says which statistics it scores with (stdio: it stops
 	// at the end of its input).
 	for env, want := range map[string]string{"HIPPO_AGENT_TEXT_STATISTICS=1": "agent_text_statistics=true", "HIPPO_AGENT_TEXT_STATISTICS=0": "agent_text_statistics=false"} {

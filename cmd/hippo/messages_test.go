@@ -25,7 +25,7 @@ func TestRecallExplainLines(t *testing.T) {
 	shapes := []*regexp.Regexp{
 		regexp.MustCompile(`^\d+\. \[memory\] .+ \(score ` + num + `, \w+\)$`),
 		regexp.MustCompile(`^   score ` + num + ` = 0\.90 × relevance ` + num + ` \+ 0\.07 × strength ` + num + ` \+ 0\.03 × recency ` + num + `$`),
-		regexp.MustCompile(`^   relevance ` + num + ` fuses cosine ` + num + ` \(raw -?\d\.\d{3}\) and bm25 ` + num + ` \(raw \d+\.\d{3}\) with α ` + regexp.QuoteMeta(fmt.Sprintf("%.2f", local.HybridAlpha)) + `$`),
+		regexp.MustCompile(`^   relevance ` + num + ` fuses cosine ` + num + ` \(raw -?\d\.\d{3}\) and bm25 ` + num + ` \(raw \d+\.\d{3}, the database's word statistics\) with α ` + regexp.QuoteMeta(fmt.Sprintf("%.2f", local.HybridAlpha)) + `$`),
 		regexp.MustCompile(`^   from store_memory via cli, \d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ()$`),
 	}
 	if len(lines) != 9 || lines[8] != "2 of 2 matching" {

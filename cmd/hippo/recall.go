@@ -176,8 +176,17 @@ func writeRecalled(w io.Writer, views []recalledView, page *hippo.RecallPage, cf
 func explainRecalled(w io.Writer, v recalledView, page *hippo.RecallPage, cfg hippo.Config) {
 	fmt.Fprintf(w, "   score %.3f = %.2f × relevance %.3f + %.2f × strength %.3f + %.2f × recency %.3f\n",
 		v.Score, cfg.WeightSimilarity, v.Relevance, cfg.WeightStrength, v.Strength, cfg.WeightRecency, v.Recency)
-	fmt.Fprintf(w, "   relevance %.3f fuses cosine %.3f (raw %.3f) and bm25 %.3f (raw %.3f) with α %.2f\n",
-		v.Relevance, v.CosineRelevance, v.Similarity, v.BM25Relevance, v.BM25, page.Alpha)
+	// Which word statistics a full-text score was computed with, since the
+	// database's move it with other agents' memories.
+	stats := ""
+	if v.BM25 > 0 {
+		stats = ", the database's word statistics"
+		if cfg.AgentTextStatistics {
+			stats = ", the agent's word statistics"
+		}
+	}
+	fmt.Fprintf(w, "   relevance %.3f fuses cosine %.3f (raw %.3f) and bm25 %.3f (raw %.3f%s) with α %.2f\n",
+		v.Relevance, v.CosineRelevance, v.Similarity, v.BM25Relevance, v.BM25, stats, page.Alpha)
 	if v.Weak {
 		fmt.Fprintf(w, "   weak: under the relevance floor %.2f, one of the %d closest of the rest\n", page.MinRelevance, cfg.WeakResults)
 	}
