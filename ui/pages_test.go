@@ -32,8 +32,9 @@ func TestRecallPreviewDoesNotBoost(t *testing.T) {
 	id, access := hit[0].Chunk.ID, hit[0].Chunk.AccessCount
 	for range 3 {
 		status, body := get(t, e.srv.Client(), e.srv.URL+"/ui/recall?agent=ada&q=where+is+the+deploy+key")
-		if status != http.StatusOK || !strings.Contains(body, "nothing was boosted") || !strings.Contains(body, "deploy key") {
-			t.Fatalf("preview: status %d", status)
+		if status != http.StatusOK || !strings.Contains(body, "nothing was boosted") || !strings.Contains(body, "deploy key") ||
+			!strings.Contains(body, "BM25 with the database's word statistics") {
+			t.Fatalf("preview: status %d\n%s", status, body)
 		}
 	}
 	if c, _ := e.db.Chunk(ctx, "ada", id); c.AccessCount != access {
