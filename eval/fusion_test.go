@@ -477,7 +477,7 @@ func sizeFamilies(base hippo.Config) []fusionFamily {
 		}
 	}
 	fixed := func(q *candQuery) float64 { return base.HybridAlpha }
-	one := func(q *candQuery) float64 { return 1 }
+	unscaled := func(q *candQuery) float64 { return 1 }
 	scaled := fusionFamily{name: "BM25 × (IDFmax(N)/IDFmax(N0))^P"}
 	for _, n0 := range []float64{30, 100, 300, 1000} {
 		for _, p := range []float64{-0.5, 0.5, 1, 1.5} {
@@ -493,10 +493,10 @@ func sizeFamilies(base hippo.Config) []fusionFamily {
 		for _, k := range []float64{-0.1, -0.05, 0.025, 0.05, 0.075, 0.1, 0.15} {
 			byN.configs = append(byN.configs, fusionConfig{name: fmt.Sprintf("α0 %.1f k %g", a0, k), score: fused(func(q *candQuery) float64 {
 				return clamp(a0 + k*math.Log(max(float64(q.Chunks), 1)/300))
-			}, one)})
+			}, unscaled)})
 			byL.configs = append(byL.configs, fusionConfig{name: fmt.Sprintf("α0 %.1f k %g", a0, k), score: fused(func(q *candQuery) float64 {
 				return clamp(a0 + k*math.Log(agentLen(q)/100))
-			}, one)})
+			}, unscaled)})
 		}
 	}
 	return []fusionFamily{scaled, byN, byL}

@@ -27,12 +27,16 @@ type offlineEnv struct {
 	emb   *local.Embedder
 }
 
-// newOfflineEnv opens a new store without a relevance floor (as newEnv).
-func newOfflineEnv(t *testing.T, b Backend) *offlineEnv {
+// newOfflineEnv opens a new store without a relevance floor (as newEnv),
+// its configuration changed further by tweaks.
+func newOfflineEnv(t *testing.T, b Backend, tweaks ...func(*hippo.Config)) *offlineEnv {
 	t.Helper()
 	clk := newClock()
 	cfg := hippo.DefaultConfig()
 	cfg.MinRelevance = 0
+	for _, f := range tweaks {
+		f(&cfg)
+	}
 	return &offlineEnv{s: openWith(t, b, b.New(t), Options{Now: clk.Now, Config: &cfg}), clock: clk, emb: local.NewEmbedder()}
 }
 
@@ -317,10 +321,11 @@ func testHybridKeepsToTheAgent(t *testing.T, b Backend) {
 
 // testHybridScoresAreTheAgents checks that with
 // Config.AgentTextStatistics an agent's BM25 scores are its own: the same
-// whether or not another agent's memories share the database. The other agent's memories are the agent's with every letter
-// and digit rotated (no word in common), some of them three times over,
-// so that the database's word statistics and mean length both differ
-// from the agent's.
+// whether or not another agent's memories share the database. The other
+// agent's memories are the agent's with every letter and digit rotated
+// (no word in common), some of them three times over, so that the
+// database's word statistics and mean length both differ from the
+// agent's.
 func testHybridScoresAreTheAgents(t *testing.T, b Backend) {
 	ctx := context.Background()
 	rot := func(s string) string {
@@ -338,11 +343,7 @@ func testHybridScoresAreTheAgents(t *testing.T, b Backend) {
 	}
 	queries := []string{"billing database", "Terraform repository", "coffee after dinner", "Maya dashboard service"}
 	scores := func(neighbour bool) map[string]map[string]float64 {
-		clk := newClock()
-		cfg := hippo.DefaultConfig()
-		cfg.MinRelevance = 0
-		cfg.AgentTextStatistics = true
-		e := &offlineEnv{s: openWith(t, b, b.New(t), Options{Now: clk.Now, Config: &cfg}), clock: clk, emb: local.NewEmbedder()}
+		e := newOfflineEnv(t, b, func(c *hippo.Config) { c.AgentTextStatistics = true })
 		if neighbour {
 			other := e.memory(t, "other")
 			for _, text := range hybridTexts {
